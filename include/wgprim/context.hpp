@@ -1,0 +1,91 @@
+// A context owns one WebGPU device: the instance, the chosen adapter, the device with its limits raised to what
+// the adapter allows, the queue, and a cache of compiled pipelines. It is move-only and not thread-safe: use one
+// context per thread, or guard a shared one with a mutex.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "wgprim/buffer.hpp"
+
+namespace wgprim {
+
+struct adapter_info {
+  std::string name;          // e.g. "NVIDIA H200", "llvmpipe (LLVM 15.0.6, 256 bits)"
+  std::string vendor, architecture, driver;
+  std::string backend;       // "vulkan", "gl", ...
+  std::string type;          // "discrete-gpu", "integrated-gpu", "cpu", ...
+  std::uint32_t vendor_id = 0, device_id = 0;
+};
+
+struct device_limits {
+  std::uint64_t max_storage_buffer_binding_size = 0;
+  std::uint64_t max_buffer_size = 0;
+  std::uint32_t max_compute_workgroup_storage_size = 0;
+  std::uint32_t max_compute_invocations_per_workgroup = 0;
+  std::uint32_t max_compute_workgroup_size_x = 0;
+  std::uint32_t max_compute_workgroups_per_dimension = 0;
+  std::uint32_t min_storage_buffer_offset_alignment = 0;
+  std::uint32_t min_uniform_buffer_offset_alignment = 0;
+  std::uint32_t max_storage_buffers_per_shader_stage = 0;
+};
+
+struct device_features {
+  bool timestamp_query = false;
+  bool shader_f16 = false;
+  bool subgroups = false;
+};
+
+struct context_options {
+  /// Case-insensitive substring of the adapter name. Empty: the WGPRIM_ADAPTER environment variable, else the
+  /// best adapter (discrete GPU > integrated > virtual > CPU).
+  std::string adapter;
+  /// Test hook: pretend the storage binding limit is this many bytes (0 = the device's). Lets tests exercise
+  /// the chunked paths with small arrays.
+  std::uint64_t max_binding_override = 0;
+};
+
+namespace detail { struct context_impl; }
+
+class context {
+ public:
+  explicit context(const context_options& options = {});
+  ~context();
+  context(context&&) noexcept;
+  context& operator=(context&&) noexcept;
+  context(const context&) = delete;
+  context& operator=(const context&) = delete;
+
+  /// Every adapter the WebGPU implementation sees, best first.
+  static std::vector<adapter_info> enumerate_adapters();
+  /// "major.minor.patch.build" of the loaded wgpu-native.
+  static std::string wgpu_version();
+
+  const adapter_info& adapter() const;
+  const device_limits& limits() const;
+  const device_features& features() const;
+  /// Whether GPU timestamps are meaningful here (false on CPU adapters such as lavapipe: wall time is used).
+  bool timestamps_trustworthy() const;
+  /// The largest storage binding the algorithms use, in bytes (a multiple of 256).
+  std::uint64_t binding_limit() const;
+
+  /// Allocates a device buffer usable as storage and as a copy source and destination.
+  buffer create_buffer(std::uint64_t bytes);
+  /// Copies host bytes into a buffer (queued; ordered before later work).
+  void write(buffer& dst, std::uint64_t offset, const void* data, std::uint64_t bytes);
+  /// Reads buffer bytes back to the host, waiting for the GPU.
+  void read(const buffer& src, std::uint64_t offset, void* data, std::uint64_t bytes);
+  /// Waits until all submitted work has finished.
+  void finish();
+
+  /// Destroys the device, as a lost device would be (for tests of device loss).
+  void simulate_device_loss();
+
+  detail::context_impl& impl() { return *impl_; }
+
+ private:
+  std::unique_ptr<detail::context_impl> impl_;
+};
+
+}  // namespace wgprim

@@ -1,0 +1,24 @@
+// The CPU twins of the device algorithms: plain sequential loops over the same monoid, used by the tests as the
+// reference and by the CLI for the CPU timing. They work on raw 32-bit patterns.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "wgprim/op.hpp"
+
+namespace wgprim::cpu {
+
+std::uint32_t reduce(const std::uint32_t* x, std::size_t n, const monoid& m);
+void inclusive_scan(const std::uint32_t* x, std::size_t n, std::uint32_t* out, const monoid& m);
+void exclusive_scan(const std::uint32_t* x, std::size_t n, std::uint32_t* out, const monoid& m);
+
+/// Exact sum of f32 values, rounded once to the nearest double (compensated long-double accumulation is not
+/// enough for every input, so this uses a wide fixed-point accumulator over the whole f32 exponent range).
+double exact_sum_f32(const float* x, std::size_t n);
+/// Exact integer sum (no wrap-around) of i32 / u32 values.
+long double exact_sum_int(const std::uint32_t* x, std::size_t n, bool is_signed);
+/// Sum of |x| in double (for error bounds).
+double abs_sum_f32(const float* x, std::size_t n);
+
+}  // namespace wgprim::cpu

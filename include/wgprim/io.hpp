@@ -1,0 +1,37 @@
+// Reading and writing 1-D arrays (.npy, raw .bin, .csv/.txt one number per line) and the generated data sets
+// of the source documents. Every failure throws wgprim::error(errc::io or errc::invalid_argument).
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "wgprim/types.hpp"
+
+namespace wgprim::io {
+
+struct array {
+  dtype type = dtype::f32;
+  std::vector<std::uint32_t> bits;  // raw little-endian 32-bit values
+};
+
+/// The largest array the readers and generators accept (2^31 elements, 8 GiB).
+constexpr std::uint64_t max_elements = std::uint64_t(1) << 31;
+
+/// Reads by extension. `type` is required for .bin; for .csv/.txt it forces the type (else integers give i32, or
+/// u32 when a value exceeds i32, and anything with a fraction, exponent, inf or nan gives f32); for .npy it must
+/// match the file's dtype when given.
+array read_array(const std::string& path, std::optional<dtype> type = std::nullopt);
+array parse_npy(const std::string& bytes);
+array parse_text(const std::string& text, std::optional<dtype> type);
+
+/// Writes by extension through a temporary file renamed into place, so a failed write leaves no partial file.
+void write_array(const std::string& path, const array& a);
+std::string format_npy(const array& a);
+
+/// KIND:N[:SEED] with KIND = prices (5.00-50.00 in cents; f32 dollars, or integer cents for i32/u32),
+/// orders (round(4 + 4 sin(i/3000) + U[0,1)); u32 unless a type is given) or uniform (f32 in [0,1), or the
+/// integer type's full range).
+array generate(const std::string& spec, std::optional<dtype> type = std::nullopt);
+
+}  // namespace wgprim::io

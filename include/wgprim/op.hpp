@@ -1,0 +1,80 @@
+// Operators are monoids: an element type, an identity and an associative combine, written once as a WGSL
+// expression in `a` and `b` and mirrored on the host (the CPU twin) so that every GPU result can be checked.
+//
+// reduce() requires an associative and commutative operator (as std::reduce does: it may regroup and reorder);
+// the scans require associativity only and keep the order of the input (as std::inclusive_scan does).
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "wgprim/types.hpp"
+
+namespace wgprim {
+
+namespace detail { class expr_program; }
+
+/// What the user asks for: a built-in by name, or a custom WGSL expression with its identity.
+/// It does not know the element type yet; resolve() binds it to one.
+class op {
+ public:
+  static op sum() { return op("sum"); }
+  static op min() { return op("min"); }
+  static op max() { return op("max"); }
+  static op bit_and() { return op("and"); }
+  static op bit_or() { return op("or"); }
+  static op bit_xor() { return op("xor"); }
+  /// A custom operator: one WGSL expression in `a` and `b` (e.g. "max(a, b)") and the text of its identity
+  /// ("-inf", "0", "0xffffffff", ...). The expression language is a checked subset of WGSL (see expr.cpp).
+  static op custom(std::string expression, std::string identity) {
+    op o("custom");
+    o.expression_ = std::move(expression);
+    o.identity_ = std::move(identity);
+    return o;
+  }
+  /// The CLI's spelling: a built-in name, or an expression (anything containing `a`/`b` and punctuation).
+  static op parse(const std::string& name_or_expression, const std::string& identity = "");
+
+  const std::string& name() const { return name_; }
+  const std::string& expression() const { return expression_; }
+  const std::string& identity() const { return identity_; }
+  bool is_custom() const { return name_ == "custom"; }
+
+ private:
+  explicit op(std::string name) : name_(std::move(name)) {}
+  std::string name_, expression_, identity_;
+};
+
+/// An operator bound to an element type: what the shaders and the CPU twin use.
+class monoid {
+ public:
+  /// Throws wgprim::error (invalid_argument) for an operator the type does not support
+  /// (bitwise ops on f32) or a custom expression that is not a valid expression in a and b.
+  monoid(const op& o, dtype t);
+
+  dtype type() const { return type_; }
+  const std::string& name() const { return name_; }
+  /// The WGSL body of `fn combine(a: T, b: T) -> T`: a single expression.
+  const std::string& wgsl_expression() const { return wgsl_; }
+  std::uint32_t identity_bits() const { return identity_; }
+  /// The CPU twin of combine, on raw bits (exact WGSL semantics: wrapping integers, IEEE f32).
+  std::uint32_t combine(std::uint32_t a, std::uint32_t b) const;
+  bool is_builtin() const { return builtin_ != builtin::none; }
+  bool is_sum() const { return builtin_ == builtin::sum; }
+  /// A stable key naming this monoid in caches.
+  std::string key() const;
+
+ private:
+  enum class builtin { none, sum, min, max, bit_and, bit_or, bit_xor };
+  dtype type_;
+  std::string name_, wgsl_;
+  std::uint32_t identity_ = 0;
+  builtin builtin_ = builtin::none;
+  std::shared_ptr<const detail::expr_program> program_;
+};
+
+/// Parses an identity literal for type t: decimal/hex integers, floats, "inf", "-inf", "+inf", "nan",
+/// and the names "max" / "min" / "lowest" for the type's extremes. Throws wgprim::error on anything else.
+std::uint32_t parse_value(dtype t, const std::string& text);
+
+}  // namespace wgprim

@@ -1,0 +1,36 @@
+// Element types. Every type wgprim handles is 32 bits wide; values travel between layers as raw bits.
+#pragma once
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <type_traits>
+
+namespace wgprim {
+
+enum class dtype { f32, i32, u32 };
+
+const char* dtype_name(dtype t);
+/// Parses "f32" | "i32" | "u32" (also "float32", "int32", "uint32"); throws wgprim::error otherwise.
+dtype parse_dtype(const std::string& name);
+
+template <class T> struct dtype_of;
+template <> struct dtype_of<float> { static constexpr dtype value = dtype::f32; };
+template <> struct dtype_of<std::int32_t> { static constexpr dtype value = dtype::i32; };
+template <> struct dtype_of<std::uint32_t> { static constexpr dtype value = dtype::u32; };
+
+template <class T> std::uint32_t to_bits(T v) {
+  static_assert(sizeof(T) == 4, "wgprim elements are 32-bit");
+  std::uint32_t b;
+  std::memcpy(&b, &v, 4);
+  return b;
+}
+template <class T> T from_bits(std::uint32_t b) {
+  T v;
+  std::memcpy(&v, &b, 4);
+  return v;
+}
+
+/// Formats a raw 32-bit value of type t as text (shortest round-trip for f32).
+std::string format_bits(dtype t, std::uint32_t bits);
+
+}  // namespace wgprim

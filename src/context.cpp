@@ -1,0 +1,648 @@
+// The one file that talks to webgpu.h / wgpu.h. When wgpu-native's API changes, this is what changes.
+#include <webgpu/webgpu.h>
+#include <webgpu/wgpu.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <utility>
+
+#include "gpu.hpp"
+#include "wgprim/error.hpp"
+
+namespace wgprim {
+
+namespace {
+
+WGPUStringView sv(const std::string& s) { return WGPUStringView{s.data(), s.size()}; }
+std::string str(WGPUStringView v) {
+  if (!v.data) return {};
+  return v.length == WGPU_STRLEN ? std::string(v.data) : std::string(v.data, v.length);
+}
+// Error text from wgpu is multi-line; the CLI prints one line.
+std::string one_line(std::string s, std::size_t max_len = 600) {
+  for (char& c : s)
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  std::string out;
+  for (char c : s)
+    if (!(c == ' ' && !out.empty() && out.back() == ' ')) out += c;
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  if (out.size() > max_len) out = out.substr(0, max_len) + "...";
+  return out;
+}
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+const char* backend_name(WGPUBackendType b) {
+  switch (b) {
+    case WGPUBackendType_Vulkan: return "vulkan";
+    case WGPUBackendType_Metal: return "metal";
+    case WGPUBackendType_D3D12: return "d3d12";
+    case WGPUBackendType_D3D11: return "d3d11";
+    case WGPUBackendType_OpenGL: return "gl";
+    case WGPUBackendType_OpenGLES: return "gles";
+    case WGPUBackendType_WebGPU: return "webgpu";
+    case WGPUBackendType_Null: return "null";
+    default: return "unknown";
+  }
+}
+const char* type_name(WGPUAdapterType t) {
+  switch (t) {
+    case WGPUAdapterType_DiscreteGPU: return "discrete-gpu";
+    case WGPUAdapterType_IntegratedGPU: return "integrated-gpu";
+    case WGPUAdapterType_CPU: return "cpu";
+    default: return "unknown";
+  }
+}
+int type_rank(const std::string& t) {
+  if (t == "discrete-gpu") return 0;
+  if (t == "integrated-gpu") return 1;
+  if (t == "unknown") return 2;
+  return 3;  // cpu
+}
+int backend_rank(const std::string& b) { return b == "vulkan" ? 0 : b == "metal" || b == "d3d12" ? 1 : 2; }
+
+adapter_info read_info(WGPUAdapter a) {
+  WGPUAdapterInfo info = WGPU_ADAPTER_INFO_INIT;
+  adapter_info out;
+  if (wgpuAdapterGetInfo(a, &info) != WGPUStatus_Success) return out;
+  out.name = str(info.device);
+  out.vendor = str(info.vendor);
+  out.architecture = str(info.architecture);
+  out.driver = str(info.description);
+  out.backend = backend_name(info.backendType);
+  out.type = type_name(info.adapterType);
+  out.vendor_id = info.vendorID;
+  out.device_id = info.deviceID;
+  wgpuAdapterInfoFreeMembers(info);
+  return out;
+}
+
+struct ranked_adapter {
+  WGPUAdapter handle;
+  adapter_info info;
+};
+
+// All adapters, best first. The caller releases the handles.
+std::vector<ranked_adapter> list(WGPUInstance inst) {
+  std::size_t n = wgpuInstanceEnumerateAdapters(inst, nullptr, nullptr);
+  std::vector<WGPUAdapter> hs(n);
+  if (n) wgpuInstanceEnumerateAdapters(inst, nullptr, hs.data());
+  std::vector<ranked_adapter> out;
+  for (WGPUAdapter h : hs) out.push_back({h, read_info(h)});
+  std::stable_sort(out.begin(), out.end(), [](const ranked_adapter& x, const ranked_adapter& y) {
+    int tx = type_rank(x.info.type), ty = type_rank(y.info.type);
+    if (tx != ty) return tx < ty;
+    return backend_rank(x.info.backend) < backend_rank(y.info.backend);
+  });
+  return out;
+}
+
+// Vulkan/Metal/D3D12 only by default: the GL backend adds nothing for compute and its EGL probe prints noise.
+// WGPRIM_BACKENDS=all lets GL adapters in.
+WGPUInstance make_instance() {
+  WGPUInstanceExtras extras{};
+  extras.chain.sType = static_cast<WGPUSType>(WGPUSType_InstanceExtras);
+  const char* env = std::getenv("WGPRIM_BACKENDS");
+  extras.backends = (env && std::string(env) == "all") ? WGPUInstanceBackend_All : WGPUInstanceBackend_Primary;
+  WGPUInstanceDescriptor d = WGPU_INSTANCE_DESCRIPTOR_INIT;
+  d.nextInChain = &extras.chain;
+  WGPUInstance inst = wgpuCreateInstance(&d);
+  if (!inst) throw error(errc::no_adapter, "could not create a WebGPU instance");
+  return inst;
+}
+
+}  // namespace
+
+namespace detail {
+
+struct kernel {
+  WGPUComputePipeline pipeline = nullptr;
+  WGPUBindGroupLayout layout = nullptr;
+  std::size_t slots = 0;
+};
+
+struct context_impl {
+  WGPUInstance instance = nullptr;
+  WGPUAdapter adapter = nullptr;
+  WGPUDevice device = nullptr;
+  WGPUQueue queue = nullptr;
+  adapter_info info;
+  device_limits limits;
+  device_features features;
+  std::uint64_t binding_limit = 0;
+  std::uint32_t uniform_align = 256;
+
+  // Filled by the callbacks; turned into exceptions by check().
+  std::mutex mu;
+  bool has_error = false;
+  errc error_code = errc::gpu;
+  std::string error_message;
+  bool lost = false;
+  std::string lost_message;
+
+  std::map<std::string, std::unique_ptr<kernel>> kernels;
+  std::vector<WGPUBuffer> param_pool;  // 64 KiB uniform buffers reused by recorders
+
+  void record_error(errc code, const std::string& msg) {
+    std::lock_guard<std::mutex> g(mu);
+    if (!has_error) { has_error = true; error_code = code; error_message = msg; }
+  }
+  // Throws the first error the device reported since the last check.
+  void check(errc fallback = errc::gpu, const std::string& what = "") {
+    std::lock_guard<std::mutex> g(mu);
+    if (lost) throw error(errc::device_lost, "the GPU device was lost: " + lost_message);
+    if (!has_error) return;
+    has_error = false;
+    errc code = error_code == errc::gpu ? fallback : error_code;
+    throw error(code, (what.empty() ? "" : what + ": ") + error_message);
+  }
+  void wait_idle() {
+    if (!lost) wgpuDevicePoll(device, true, nullptr);
+  }
+
+  ~context_impl() {
+    for (auto& kv : kernels) {
+      wgpuComputePipelineRelease(kv.second->pipeline);
+      wgpuBindGroupLayoutRelease(kv.second->layout);
+    }
+    for (WGPUBuffer b : param_pool) { wgpuBufferDestroy(b); wgpuBufferRelease(b); }
+    if (queue) wgpuQueueRelease(queue);
+    if (device) { wgpuDeviceDestroy(device); wgpuDeviceRelease(device); }
+    if (adapter) wgpuAdapterRelease(adapter);
+    if (instance) wgpuInstanceRelease(instance);
+  }
+};
+
+}  // namespace detail
+
+// ---------------------------------------------------------------------------------------------------------------
+// buffer
+
+buffer::~buffer() {
+  if (handle_) { wgpuBufferDestroy(handle_); wgpuBufferRelease(handle_); }
+}
+buffer& buffer::operator=(buffer&& o) noexcept {
+  if (this != &o) {
+    if (handle_) { wgpuBufferDestroy(handle_); wgpuBufferRelease(handle_); }
+    handle_ = o.handle_; size_ = o.size_;
+    o.handle_ = nullptr; o.size_ = 0;
+  }
+  return *this;
+}
+struct detail_buffer_access {
+  static buffer make(WGPUBuffer h, std::uint64_t size) { return buffer(h, size); }
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// context
+
+std::string context::wgpu_version() {
+  std::uint32_t v = wgpuGetVersion();
+  return std::to_string(v >> 24) + "." + std::to_string((v >> 16) & 0xff) + "." + std::to_string((v >> 8) & 0xff) +
+         "." + std::to_string(v & 0xff);
+}
+
+std::vector<adapter_info> context::enumerate_adapters() {
+  WGPUInstance inst = make_instance();
+  std::vector<adapter_info> out;
+  for (auto& a : list(inst)) { out.push_back(a.info); wgpuAdapterRelease(a.handle); }
+  wgpuInstanceRelease(inst);
+  return out;
+}
+
+context::context(const context_options& options) : impl_(std::make_unique<detail::context_impl>()) {
+  auto& s = *impl_;
+  if ((wgpuGetVersion() >> 24) != 29)
+    throw error(errc::unsupported, "wgprim needs wgpu-native 29.x, found " + wgpu_version());
+  s.instance = make_instance();
+
+  std::string want = options.adapter;
+  if (want.empty())
+    if (const char* env = std::getenv("WGPRIM_ADAPTER")) want = env;
+  auto adapters = list(s.instance);
+  std::string names;
+  for (auto& a : adapters) {
+    if (!s.adapter && (want.empty() || lower(a.info.name).find(lower(want)) != std::string::npos)) {
+      s.adapter = a.handle;
+      s.info = a.info;
+    } else {
+      wgpuAdapterRelease(a.handle);
+    }
+    names += (names.empty() ? "" : ", ") + a.info.name + " (" + a.info.backend + ")";
+  }
+  if (!s.adapter) {
+    if (adapters.empty())
+      throw error(errc::no_adapter,
+                  "no WebGPU adapter found (is a Vulkan driver installed? on a machine without a GPU install "
+                  "mesa-vulkan-drivers for lavapipe)");
+    throw error(errc::no_adapter, "no adapter matches '" + want + "'; available: " + names);
+  }
+
+  // Features: take the optional ones the algorithms can use, when the adapter has them.
+  std::vector<WGPUFeatureName> feats;
+  auto take = [&](WGPUFeatureName f) {
+    if (wgpuAdapterHasFeature(s.adapter, f)) { feats.push_back(f); return true; }
+    return false;
+  };
+  s.features.timestamp_query = take(WGPUFeatureName_TimestampQuery);
+  s.features.shader_f16 = take(WGPUFeatureName_ShaderF16);
+  s.features.subgroups = take(WGPUFeatureName_Subgroups);
+  if (!s.features.subgroups) s.features.subgroups = take(static_cast<WGPUFeatureName>(WGPUNativeFeature_Subgroup));
+
+  // Limits: ask for everything the adapter allows (a zeroed WGPULimits would mean "0", not "default").
+  WGPULimits lim = WGPU_LIMITS_INIT;
+  if (wgpuAdapterGetLimits(s.adapter, &lim) != WGPUStatus_Success)
+    throw error(errc::gpu, "could not read the adapter's limits");
+
+  WGPUDeviceDescriptor dd = WGPU_DEVICE_DESCRIPTOR_INIT;
+  dd.requiredFeatureCount = feats.size();
+  dd.requiredFeatures = feats.data();
+  dd.requiredLimits = &lim;
+  dd.deviceLostCallbackInfo.mode = WGPUCallbackMode_AllowSpontaneous;
+  dd.deviceLostCallbackInfo.callback = [](WGPUDevice const*, WGPUDeviceLostReason reason, WGPUStringView msg,
+                                          void* u1, void*) {
+    auto* st = static_cast<detail::context_impl*>(u1);
+    if (reason == WGPUDeviceLostReason_CallbackCancelled) return;
+    std::lock_guard<std::mutex> g(st->mu);
+    st->lost = true;
+    st->lost_message = reason == WGPUDeviceLostReason_Destroyed ? "device destroyed" : one_line(str(msg));
+  };
+  dd.deviceLostCallbackInfo.userdata1 = &s;
+  dd.uncapturedErrorCallbackInfo.callback = [](WGPUDevice const*, WGPUErrorType type, WGPUStringView msg, void* u1,
+                                               void*) {
+    auto* st = static_cast<detail::context_impl*>(u1);
+    errc code = type == WGPUErrorType_OutOfMemory ? errc::out_of_memory : errc::gpu;
+    st->record_error(code, one_line(str(msg)));
+  };
+  dd.uncapturedErrorCallbackInfo.userdata1 = &s;
+
+  struct req { WGPUDevice dev = nullptr; bool done = false; std::string msg; } r;
+  WGPURequestDeviceCallbackInfo cb = WGPU_REQUEST_DEVICE_CALLBACK_INFO_INIT;
+  cb.mode = WGPUCallbackMode_AllowSpontaneous;
+  cb.callback = [](WGPURequestDeviceStatus status, WGPUDevice dev, WGPUStringView msg, void* u1, void*) {
+    auto* rr = static_cast<req*>(u1);
+    rr->done = true;
+    if (status == WGPURequestDeviceStatus_Success) rr->dev = dev;
+    else rr->msg = one_line(str(msg));
+  };
+  cb.userdata1 = &r;
+  wgpuAdapterRequestDevice(s.adapter, &dd, cb);
+  if (!r.done) wgpuInstanceProcessEvents(s.instance);
+  if (!r.dev) throw error(errc::no_adapter, "could not open a device on " + s.info.name + ": " + r.msg);
+  s.device = r.dev;
+  s.queue = wgpuDeviceGetQueue(s.device);
+
+  WGPULimits got = WGPU_LIMITS_INIT;
+  wgpuDeviceGetLimits(s.device, &got);
+  auto& L = s.limits;
+  L.max_storage_buffer_binding_size = got.maxStorageBufferBindingSize;
+  L.max_buffer_size = got.maxBufferSize;
+  L.max_compute_workgroup_storage_size = got.maxComputeWorkgroupStorageSize;
+  L.max_compute_invocations_per_workgroup = got.maxComputeInvocationsPerWorkgroup;
+  L.max_compute_workgroup_size_x = got.maxComputeWorkgroupSizeX;
+  L.max_compute_workgroups_per_dimension = got.maxComputeWorkgroupsPerDimension;
+  L.min_storage_buffer_offset_alignment = got.minStorageBufferOffsetAlignment;
+  L.min_uniform_buffer_offset_alignment = got.minUniformBufferOffsetAlignment;
+  L.max_storage_buffers_per_shader_stage = got.maxStorageBuffersPerShaderStage;
+  s.uniform_align = std::max<std::uint32_t>(256, got.minUniformBufferOffsetAlignment);
+
+  // The algorithms bind at most this many bytes at once: a multiple of 2^20 (and so of every offset alignment)
+  // so that chunks of an array start on aligned offsets.
+  std::uint64_t bl = std::min<std::uint64_t>(L.max_storage_buffer_binding_size, L.max_buffer_size);
+  if (options.max_binding_override) bl = std::min(bl, options.max_binding_override);
+  std::uint64_t granule = bl >= (1u << 20) ? (1u << 20) : 1024;
+  s.binding_limit = bl / granule * granule;
+  if (s.binding_limit < 1024) throw error(errc::unsupported, "the adapter's storage binding limit is too small");
+}
+
+context::~context() = default;
+context::context(context&&) noexcept = default;
+context& context::operator=(context&&) noexcept = default;
+
+const adapter_info& context::adapter() const { return impl_->info; }
+const device_limits& context::limits() const { return impl_->limits; }
+const device_features& context::features() const { return impl_->features; }
+bool context::timestamps_trustworthy() const { return impl_->features.timestamp_query && impl_->info.type != "cpu"; }
+std::uint64_t context::binding_limit() const { return impl_->binding_limit; }
+
+buffer context::create_buffer(std::uint64_t bytes) {
+  auto& s = *impl_;
+  s.check();
+  bytes = std::max<std::uint64_t>(4, (bytes + 3) / 4 * 4);
+  if (bytes > s.limits.max_buffer_size)
+    throw error(errc::limit, "a buffer of " + std::to_string(bytes) + " bytes exceeds the adapter's maximum of " +
+                                 std::to_string(s.limits.max_buffer_size) + " bytes");
+  WGPUBufferDescriptor d = WGPU_BUFFER_DESCRIPTOR_INIT;
+  d.usage = WGPUBufferUsage_Storage | WGPUBufferUsage_CopySrc | WGPUBufferUsage_CopyDst;
+  d.size = bytes;
+  WGPUBuffer b = wgpuDeviceCreateBuffer(s.device, &d);
+  if (!b) throw error(errc::out_of_memory, "could not allocate " + std::to_string(bytes) + " bytes on the GPU");
+  buffer out = detail_buffer_access::make(b, bytes);
+  s.check(errc::out_of_memory, "allocating " + std::to_string(bytes) + " bytes");
+  return out;
+}
+
+void context::write(buffer& dst, std::uint64_t offset, const void* data, std::uint64_t bytes) {
+  auto& s = *impl_;
+  s.check();
+  if (bytes == 0) return;
+  if (offset % 4 || bytes % 4 || offset + bytes > dst.size_bytes())
+    throw error(errc::invalid_argument, "write out of the buffer's range or not 4-byte aligned");
+  wgpuQueueWriteBuffer(s.queue, dst.native(), offset, data, bytes);
+  s.check(errc::out_of_memory, "uploading");
+}
+
+namespace {
+// Maps a MapRead buffer and waits; returns the mapped pointer or throws.
+const void* map_read(detail::context_impl& s, WGPUBuffer b, std::uint64_t bytes) {
+  struct st { bool done = false; WGPUMapAsyncStatus status{}; std::string msg; } m;
+  WGPUBufferMapCallbackInfo cb = WGPU_BUFFER_MAP_CALLBACK_INFO_INIT;
+  cb.mode = WGPUCallbackMode_AllowProcessEvents;
+  cb.callback = [](WGPUMapAsyncStatus status, WGPUStringView msg, void* u1, void*) {
+    auto* mm = static_cast<st*>(u1);
+    mm->done = true; mm->status = status; mm->msg = one_line(str(msg));
+  };
+  cb.userdata1 = &m;
+  wgpuBufferMapAsync(b, WGPUMapMode_Read, 0, bytes, cb);
+  while (!m.done) {
+    s.check();
+    wgpuDevicePoll(s.device, true, nullptr);
+  }
+  s.check();
+  if (m.status != WGPUMapAsyncStatus_Success) throw error(errc::gpu, "reading back from the GPU failed: " + m.msg);
+  const void* p = wgpuBufferGetConstMappedRange(b, 0, bytes);
+  if (!p) throw error(errc::gpu, "reading back from the GPU failed: no mapped range");
+  return p;
+}
+
+WGPUBuffer make_raw(detail::context_impl& s, WGPUBufferUsage usage, std::uint64_t bytes) {
+  WGPUBufferDescriptor d = WGPU_BUFFER_DESCRIPTOR_INIT;
+  d.usage = usage;
+  d.size = bytes;
+  WGPUBuffer b = wgpuDeviceCreateBuffer(s.device, &d);
+  if (!b) throw error(errc::out_of_memory, "could not allocate a staging buffer");
+  s.check(errc::out_of_memory, "allocating a staging buffer");
+  return b;
+}
+}  // namespace
+
+void context::read(const buffer& src, std::uint64_t offset, void* data, std::uint64_t bytes) {
+  auto& s = *impl_;
+  s.check();
+  if (bytes == 0) return;
+  if (offset % 4 || bytes % 4 || offset + bytes > src.size_bytes())
+    throw error(errc::invalid_argument, "read out of the buffer's range or not 4-byte aligned");
+  WGPUBuffer staging = make_raw(s, WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst, bytes);
+  try {
+    WGPUCommandEncoderDescriptor ed = WGPU_COMMAND_ENCODER_DESCRIPTOR_INIT;
+    WGPUCommandEncoder enc = wgpuDeviceCreateCommandEncoder(s.device, &ed);
+    wgpuCommandEncoderCopyBufferToBuffer(enc, src.native(), offset, staging, 0, bytes);
+    WGPUCommandBufferDescriptor cd = WGPU_COMMAND_BUFFER_DESCRIPTOR_INIT;
+    WGPUCommandBuffer cmd = wgpuCommandEncoderFinish(enc, &cd);
+    wgpuCommandEncoderRelease(enc);
+    s.check();
+    wgpuQueueSubmit(s.queue, 1, &cmd);
+    wgpuCommandBufferRelease(cmd);
+    const void* p = map_read(s, staging, bytes);
+    std::memcpy(data, p, bytes);
+    wgpuBufferUnmap(staging);
+  } catch (...) {
+    wgpuBufferDestroy(staging); wgpuBufferRelease(staging);
+    throw;
+  }
+  wgpuBufferDestroy(staging); wgpuBufferRelease(staging);
+}
+
+void context::finish() {
+  impl_->check();
+  impl_->wait_idle();
+  impl_->check();
+}
+
+void context::simulate_device_loss() {
+  wgpuDeviceDestroy(impl_->device);
+  wgpuDevicePoll(impl_->device, false, nullptr);
+  std::lock_guard<std::mutex> g(impl_->mu);
+  impl_->lost = true;
+  if (impl_->lost_message.empty()) impl_->lost_message = "device destroyed";
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// kernels and recording
+
+namespace detail {
+
+const kernel& get_kernel(context& ctx, const std::string& source, const std::string& entry,
+                         const std::vector<slot>& layout, bool trusted) {
+  auto& s = ctx.impl();
+  std::string key = entry + (trusted ? "|t|" : "|c|") + source;
+  auto it = s.kernels.find(key);
+  if (it != s.kernels.end()) return *it->second;
+  s.check();
+
+  WGPUShaderSourceWGSL wgsl = WGPU_SHADER_SOURCE_WGSL_INIT;
+  wgsl.code = sv(source);
+  WGPUShaderModuleDescriptor md = WGPU_SHADER_MODULE_DESCRIPTOR_INIT;
+  md.nextInChain = &wgsl.chain;
+  WGPUShaderModule mod = trusted ? wgpuDeviceCreateShaderModuleTrusted(s.device, &md, WGPUShaderRuntimeChecks_None)
+                                 : wgpuDeviceCreateShaderModule(s.device, &md);
+  try {
+    s.check(errc::shader, "shader '" + entry + "' failed to compile");
+  } catch (...) {
+    if (mod) wgpuShaderModuleRelease(mod);
+    throw;
+  }
+
+  std::vector<WGPUBindGroupLayoutEntry> entries(layout.size());
+  for (std::size_t i = 0; i < layout.size(); ++i) {
+    WGPUBindGroupLayoutEntry e = WGPU_BIND_GROUP_LAYOUT_ENTRY_INIT;
+    e.binding = static_cast<std::uint32_t>(i);
+    e.visibility = WGPUShaderStage_Compute;
+    e.buffer.type = layout[i] == slot::uniform ? WGPUBufferBindingType_Uniform
+                    : layout[i] == slot::storage_read ? WGPUBufferBindingType_ReadOnlyStorage
+                                                      : WGPUBufferBindingType_Storage;
+    entries[i] = e;
+  }
+  WGPUBindGroupLayoutDescriptor bd = WGPU_BIND_GROUP_LAYOUT_DESCRIPTOR_INIT;
+  bd.entryCount = entries.size();
+  bd.entries = entries.data();
+  auto k = std::make_unique<kernel>();
+  k->slots = layout.size();
+  k->layout = wgpuDeviceCreateBindGroupLayout(s.device, &bd);
+  WGPUPipelineLayoutDescriptor pd = WGPU_PIPELINE_LAYOUT_DESCRIPTOR_INIT;
+  pd.bindGroupLayoutCount = 1;
+  pd.bindGroupLayouts = &k->layout;
+  WGPUPipelineLayout pl = wgpuDeviceCreatePipelineLayout(s.device, &pd);
+  WGPUComputePipelineDescriptor cd = WGPU_COMPUTE_PIPELINE_DESCRIPTOR_INIT;
+  cd.layout = pl;
+  cd.compute.module = mod;
+  cd.compute.entryPoint = sv(entry);
+  k->pipeline = wgpuDeviceCreateComputePipeline(s.device, &cd);
+  wgpuPipelineLayoutRelease(pl);
+  wgpuShaderModuleRelease(mod);
+  try {
+    s.check(errc::shader, "pipeline '" + entry + "' could not be created");
+  } catch (...) {
+    if (k->pipeline) wgpuComputePipelineRelease(k->pipeline);
+    wgpuBindGroupLayoutRelease(k->layout);
+    throw;
+  }
+  return *s.kernels.emplace(key, std::move(k)).first->second;
+}
+
+struct recorder::state {
+  WGPUCommandEncoder enc = nullptr;
+  WGPUComputePassEncoder pass = nullptr;
+  std::vector<WGPUBindGroup> groups;
+  // parameter blocks: one 64 KiB uniform buffer per 256 slots
+  static constexpr std::uint64_t param_buffer_bytes = 64 * 1024;
+  std::vector<WGPUBuffer> param_buffers;
+  std::vector<std::vector<std::uint8_t>> param_data;
+  std::uint64_t param_used = param_buffer_bytes;
+  bool timestamps = false, first_pass = true;
+  WGPUQuerySet queries = nullptr;
+  WGPUBuffer resolve = nullptr, readback = nullptr;
+};
+
+recorder::recorder(context& ctx, bool timestamps) : ctx_(ctx), s_(std::make_unique<state>()) {
+  auto& c = ctx.impl();
+  c.check();
+  WGPUCommandEncoderDescriptor ed = WGPU_COMMAND_ENCODER_DESCRIPTOR_INIT;
+  s_->enc = wgpuDeviceCreateCommandEncoder(c.device, &ed);
+  s_->timestamps = timestamps && ctx.timestamps_trustworthy();
+  if (s_->timestamps) {
+    WGPUQuerySetDescriptor qd = WGPU_QUERY_SET_DESCRIPTOR_INIT;
+    qd.type = WGPUQueryType_Timestamp;
+    qd.count = 2;
+    s_->queries = wgpuDeviceCreateQuerySet(c.device, &qd);
+    s_->resolve = make_raw(c, WGPUBufferUsage_QueryResolve | WGPUBufferUsage_CopySrc, 16);
+    s_->readback = make_raw(c, WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst, 16);
+  }
+}
+
+recorder::~recorder() {
+  auto& c = ctx_.impl();
+  if (s_->pass) { wgpuComputePassEncoderEnd(s_->pass); wgpuComputePassEncoderRelease(s_->pass); }
+  if (s_->enc) wgpuCommandEncoderRelease(s_->enc);
+  for (WGPUBindGroup g : s_->groups) wgpuBindGroupRelease(g);
+  for (WGPUBuffer b : s_->param_buffers) c.param_pool.push_back(b);
+  if (s_->queries) wgpuQuerySetRelease(s_->queries);
+  for (WGPUBuffer b : {s_->resolve, s_->readback})
+    if (b) { wgpuBufferDestroy(b); wgpuBufferRelease(b); }
+}
+
+binding recorder::params(const void* data, std::size_t bytes) {
+  auto& c = ctx_.impl();
+  const std::uint64_t stride = c.uniform_align;
+  if (bytes > stride) throw error(errc::invalid_argument, "parameter block too large");
+  if (s_->param_used + stride > state::param_buffer_bytes) {
+    WGPUBuffer b;
+    if (!c.param_pool.empty()) { b = c.param_pool.back(); c.param_pool.pop_back(); }
+    else b = make_raw(c, WGPUBufferUsage_Uniform | WGPUBufferUsage_CopyDst, state::param_buffer_bytes);
+    s_->param_buffers.push_back(b);
+    s_->param_data.emplace_back(state::param_buffer_bytes, 0);
+    s_->param_used = 0;
+  }
+  std::memcpy(s_->param_data.back().data() + s_->param_used, data, bytes);
+  binding out{s_->param_buffers.back(), s_->param_used, stride};
+  s_->param_used += stride;
+  return out;
+}
+
+void recorder::dispatch(const kernel& k, std::initializer_list<binding> bindings, std::uint32_t x, std::uint32_t y) {
+  auto& c = ctx_.impl();
+  if (bindings.size() != k.slots) throw error(errc::gpu, "internal: binding count does not match the kernel");
+  if (x == 0 || y == 0) return;
+  if (x > c.limits.max_compute_workgroups_per_dimension || y > c.limits.max_compute_workgroups_per_dimension)
+    throw error(errc::limit, "internal: dispatch exceeds the workgroups-per-dimension limit");
+  if (!s_->pass) {
+    WGPUComputePassDescriptor pd = WGPU_COMPUTE_PASS_DESCRIPTOR_INIT;
+    WGPUPassTimestampWrites tw = WGPU_PASS_TIMESTAMP_WRITES_INIT;
+    if (s_->timestamps) {
+      tw.querySet = s_->queries;
+      tw.beginningOfPassWriteIndex = s_->first_pass ? 0 : WGPU_QUERY_SET_INDEX_UNDEFINED;
+      tw.endOfPassWriteIndex = 1;
+      pd.timestampWrites = &tw;
+    }
+    s_->first_pass = false;
+    s_->pass = wgpuCommandEncoderBeginComputePass(s_->enc, &pd);
+  }
+  std::vector<WGPUBindGroupEntry> es;
+  std::uint32_t i = 0;
+  for (const binding& b : bindings) {
+    WGPUBindGroupEntry e = WGPU_BIND_GROUP_ENTRY_INIT;
+    e.binding = i++;
+    e.buffer = b.buf;
+    e.offset = b.offset;
+    e.size = b.size;
+    es.push_back(e);
+  }
+  WGPUBindGroupDescriptor gd = WGPU_BIND_GROUP_DESCRIPTOR_INIT;
+  gd.layout = k.layout;
+  gd.entryCount = es.size();
+  gd.entries = es.data();
+  WGPUBindGroup g = wgpuDeviceCreateBindGroup(c.device, &gd);
+  s_->groups.push_back(g);
+  c.check(errc::gpu, "binding buffers");
+  wgpuComputePassEncoderSetPipeline(s_->pass, k.pipeline);
+  wgpuComputePassEncoderSetBindGroup(s_->pass, 0, g, 0, nullptr);
+  wgpuComputePassEncoderDispatchWorkgroups(s_->pass, x, y, 1);
+}
+
+void recorder::copy(const buffer& src, std::uint64_t so, const buffer& dst, std::uint64_t dof, std::uint64_t bytes) {
+  if (s_->pass) { wgpuComputePassEncoderEnd(s_->pass); wgpuComputePassEncoderRelease(s_->pass); s_->pass = nullptr; }
+  if (bytes) wgpuCommandEncoderCopyBufferToBuffer(s_->enc, src.native(), so, dst.native(), dof, bytes);
+}
+
+gpu_time recorder::submit() {
+  auto& c = ctx_.impl();
+  if (s_->pass) { wgpuComputePassEncoderEnd(s_->pass); wgpuComputePassEncoderRelease(s_->pass); s_->pass = nullptr; }
+  bool stamped = s_->timestamps && !s_->first_pass;
+  if (stamped) {
+    wgpuCommandEncoderResolveQuerySet(s_->enc, s_->queries, 0, 2, s_->resolve, 0);
+    wgpuCommandEncoderCopyBufferToBuffer(s_->enc, s_->resolve, 0, s_->readback, 0, 16);
+  }
+  WGPUCommandBufferDescriptor cd = WGPU_COMMAND_BUFFER_DESCRIPTOR_INIT;
+  WGPUCommandBuffer cmd = wgpuCommandEncoderFinish(s_->enc, &cd);
+  wgpuCommandEncoderRelease(s_->enc);
+  s_->enc = nullptr;
+  try {
+    c.check(errc::gpu, "recording GPU work");
+  } catch (...) {
+    if (cmd) wgpuCommandBufferRelease(cmd);
+    throw;
+  }
+  for (std::size_t i = 0; i < s_->param_buffers.size(); ++i) {
+    std::uint64_t used = i + 1 == s_->param_buffers.size() ? s_->param_used : state::param_buffer_bytes;
+    wgpuQueueWriteBuffer(c.queue, s_->param_buffers[i], 0, s_->param_data[i].data(), used);
+  }
+  auto t0 = std::chrono::steady_clock::now();
+  wgpuQueueSubmit(c.queue, 1, &cmd);
+  wgpuCommandBufferRelease(cmd);
+  c.wait_idle();
+  auto t1 = std::chrono::steady_clock::now();
+  c.check(errc::gpu, "running GPU work");
+  gpu_time t;
+  t.ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
+  if (stamped) {
+    const void* p = map_read(c, s_->readback, 16);
+    std::uint64_t ts[2];
+    std::memcpy(ts, p, 16);
+    wgpuBufferUnmap(s_->readback);
+    double period = wgpuQueueGetTimestampPeriod(c.queue);
+    if (ts[1] > ts[0]) {
+      t.ms = static_cast<double>(ts[1] - ts[0]) * period / 1e6;
+      t.from_timestamps = true;
+    }
+  }
+  return t;
+}
+
+}  // namespace detail
+}  // namespace wgprim

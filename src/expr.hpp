@@ -1,0 +1,32 @@
+// The custom-operator front end: a checked subset of WGSL expressions in `a` and `b`.
+// It rejects anything that is not one expression before it reaches the shader compiler, re-emits it as fully
+// parenthesised WGSL, and compiles it to a small stack program that is the operator's CPU twin.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "wgprim/types.hpp"
+
+namespace wgprim::detail {
+
+class expr_program {
+ public:
+  /// Parses `text` for element type t. Throws wgprim::error(invalid_argument) with the position on failure.
+  expr_program(const std::string& text, dtype t);
+  const std::string& wgsl() const { return wgsl_; }
+  std::uint32_t eval(std::uint32_t a, std::uint32_t b) const;
+
+  enum class code : std::uint8_t {
+    push, load_a, load_b, add, sub, mul, div, rem, band, bor, bxor, shl, shr, neg, bnot, lnot,
+    lt, gt, le, ge, eq, ne, land, lor, min, max, abs, clamp, select
+  };
+  struct instr { code c; std::uint32_t imm; };
+
+ private:
+  dtype type_;
+  std::string wgsl_;
+  std::vector<instr> prog_;
+};
+
+}  // namespace wgprim::detail

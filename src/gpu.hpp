@@ -1,0 +1,69 @@
+// The internal GPU layer between the dispatch code (reduce.cpp, scan.cpp) and webgpu.h. Only context.cpp
+// calls wgpu functions; everything else records work through a recorder and gets kernels from the cache.
+#pragma once
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "wgprim/context.hpp"
+
+namespace wgprim::detail {
+
+enum class slot { uniform, storage_read, storage_rw };
+
+struct binding {
+  WGPUBuffer buf = nullptr;
+  std::uint64_t offset = 0, size = 0;
+};
+inline binding bind(const buffer& b, std::uint64_t offset = 0, std::uint64_t size = 0) {
+  return {b.native(), offset, size ? size : b.size_bytes() - offset};
+}
+
+struct kernel;  // a compute pipeline with its bind group layout; owned by the context's cache
+
+/// Compiles (or finds in the cache) the entry point `entry` of a composed WGSL source. `trusted` drops naga's
+/// runtime bounds checks: only for our own shaders whose indexing is in range by construction.
+const kernel& get_kernel(context& ctx, const std::string& source, const std::string& entry,
+                         const std::vector<slot>& layout, bool trusted);
+
+struct gpu_time {
+  double ms = 0;               // GPU time from timestamps when trustworthy, else wall time of submit..done
+  bool from_timestamps = false;
+};
+
+/// Records dispatches and copies into one command encoder; submit() sends them and waits.
+class recorder {
+ public:
+  explicit recorder(context& ctx, bool timestamps = false);
+  ~recorder();
+  recorder(const recorder&) = delete;
+  recorder& operator=(const recorder&) = delete;
+
+  /// Stores a small uniform parameter block (<= 256 bytes) and returns a binding to it.
+  binding params(const void* data, std::size_t bytes);
+  template <class P> binding params(const P& p) { return params(&p, sizeof p); }
+
+  void dispatch(const kernel& k, std::initializer_list<binding> bindings, std::uint32_t x, std::uint32_t y = 1);
+  void copy(const buffer& src, std::uint64_t src_offset, const buffer& dst, std::uint64_t dst_offset,
+            std::uint64_t bytes);
+  /// Submits everything recorded and waits for it.
+  gpu_time submit();
+
+  context& ctx() { return ctx_; }
+
+ private:
+  struct state;
+  context& ctx_;
+  std::unique_ptr<state> s_;
+};
+
+/// Splits n work items into a 2-D grid whose dimensions fit the 65,535 limit; x * y >= n.
+inline void grid_2d(std::uint64_t n, std::uint32_t max_dim, std::uint32_t& x, std::uint32_t& y) {
+  if (n <= max_dim) { x = static_cast<std::uint32_t>(n ? n : 1); y = 1; return; }
+  y = static_cast<std::uint32_t>((n + max_dim - 1) / max_dim);
+  x = static_cast<std::uint32_t>((n + y - 1) / y);
+}
+
+}  // namespace wgprim::detail

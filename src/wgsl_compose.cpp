@@ -1,0 +1,60 @@
+#include "wgsl_compose.hpp"
+
+#include <cstdio>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "wgprim/error.hpp"
+
+namespace wgprim::detail {
+
+struct embedded_file { const char* path; const char* text; };
+extern const embedded_file embedded_shaders[];
+extern const std::size_t embedded_shader_count;
+
+const std::string& shader_text(const std::string& path) {
+  static const std::map<std::string, std::string> files = [] {
+    std::map<std::string, std::string> m;
+    for (std::size_t i = 0; i < embedded_shader_count; ++i) m[embedded_shaders[i].path] = embedded_shaders[i].text;
+    return m;
+  }();
+  auto it = files.find(path);
+  if (it == files.end()) throw error(errc::gpu, "internal: no embedded shader '" + path + "'");
+  return it->second;
+}
+
+namespace {
+void expand(const std::string& path, std::set<std::string>& seen, std::string& out) {
+  if (!seen.insert(path).second) return;
+  std::istringstream in(shader_text(path));
+  std::string line;
+  const std::string directive = "//! import ";
+  while (std::getline(in, line)) {
+    if (line.rfind(directive, 0) == 0) {
+      std::string dep = line.substr(directive.size());
+      while (!dep.empty() && (dep.back() == ' ' || dep.back() == '\r')) dep.pop_back();
+      expand(dep, seen, out);
+    } else {
+      out += line;
+      out += '\n';
+    }
+  }
+}
+}  // namespace
+
+std::string compose_wgsl(const std::string& file, const monoid& m, const wgsl_constants& constants) {
+  std::string out;
+  char id[96];
+  std::snprintf(id, sizeof id, "fn identity() -> T {\n  return bitcast<T>(0x%08xu);\n}\n", m.identity_bits());
+  out += "// composed by wgprim: " + file + " for " + m.name() + " over " + dtype_name(m.type()) + "\n";
+  out += std::string("alias T = ") + dtype_name(m.type()) + ";\n";
+  out += id;
+  out += "fn combine(a: T, b: T) -> T {\n  return " + m.wgsl_expression() + ";\n}\n";
+  for (const auto& c : constants) out += "const " + c.first + " = " + c.second + ";\n";
+  std::set<std::string> seen;
+  expand(file, seen, out);
+  return out;
+}
+
+}  // namespace wgprim::detail
