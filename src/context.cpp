@@ -10,6 +10,9 @@
 #include <mutex>
 #include <utility>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "gpu.hpp"
 #include "wgprim/error.hpp"
 
@@ -106,6 +109,13 @@ std::vector<ranked_adapter> list(WGPUInstance inst) {
 // Vulkan/Metal/D3D12 only by default: the GL backend adds nothing for compute and its EGL probe prints noise.
 // WGPRIM_BACKENDS=all lets GL adapters in.
 WGPUInstance make_instance() {
+  // Mesa's Vulkan WSI complains on every adapter probe when XDG_RUNTIME_DIR is unset (CI, containers):
+  // give it a private directory, as a login session would.
+  if (!std::getenv("XDG_RUNTIME_DIR")) {
+    std::string dir = "/tmp/wgprim-runtime-" + std::to_string(::getuid());
+    ::mkdir(dir.c_str(), 0700);
+    ::setenv("XDG_RUNTIME_DIR", dir.c_str(), 0);
+  }
   WGPUInstanceExtras extras{};
   extras.chain.sType = static_cast<WGPUSType>(WGPUSType_InstanceExtras);
   const char* env = std::getenv("WGPRIM_BACKENDS");

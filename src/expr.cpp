@@ -179,8 +179,8 @@ class parser {
       ++pos_;
     std::string text = s_.substr(start, pos_ - start);
     // WGSL suffixes: the value is converted to T anyway, but a suffix for another type is an error.
-    if (!text.empty() && (text.back() == 'u' || text.back() == 'i' || text.back() == 'f') &&
-        text.rfind("0x", 0) != 0) {
+    const bool hex = text.rfind("0x", 0) == 0 || text.rfind("0X", 0) == 0;
+    if (!text.empty() && (text.back() == 'u' || text.back() == 'i' || (text.back() == 'f' && !hex))) {
       char suf = text.back();
       if ((suf == 'u' && t_ != dtype::u32) || (suf == 'i' && t_ != dtype::i32) || (suf == 'f' && t_ != dtype::f32))
         fail("literal '" + text + "' does not have the element type " + dtype_name(t_));

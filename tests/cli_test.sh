@@ -1,1 +1,97 @@
-exit 0
+#!/usr/bin/env bash
+# CLI tests: the happy paths produce what they claim, and every error class gives one line on stderr and an exit
+# code in 1..125 (no abort, no core dump, no hang).
+set -u
+W=$1
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
+
+# expect_error NAME ARGS...: exit 1..125, exactly one line on stderr that starts with "wgprim: error:"
+expect_error() {
+  local name=$1; shift
+  timeout 120 "$W" "$@" >"$T/out" 2>"$T/err"
+  local rc=$?
+  local lines; lines=$(wc -l <"$T/err")
+  if [ $rc -ge 1 ] && [ $rc -le 125 ] && [ "$lines" -eq 1 ] && grep -q '^wgprim: error:' "$T/err"; then ok
+  else bad "$name: rc=$rc stderr=$(cat "$T/err")"; fi
+}
+
+# --- happy paths
+"$W" reduce --generate prices:100000:1 --json >"$T/r.json" 2>"$T/err" || bad "reduce json rc"
+python3 - "$T/r.json" <<'PY' && ok || bad "reduce json keys/values"
+import json, sys
+j = json.load(open(sys.argv[1]))
+for k in "op type n algorithm adapter result exact naive gpu_ms upload_ms cpu_ms".split():
+    assert k in j, k
+assert j["n"] == 100000 and j["op"] == "sum" and j["type"] == "f32"
+assert abs(j["result"] - j["exact"]) <= 1e-4 * j["exact"]
+PY
+printf '3\n1\n4\n1\n5\n' >"$T/in.csv"
+"$W" scan --input "$T/in.csv" --output "$T/out.csv" --json >"$T/s.json" 2>"$T/err" || bad "scan csv rc"
+[ "$(tr '\n' ' ' <"$T/out.csv")" = "3 4 8 9 14 " ] && ok || bad "scan csv output: $(cat "$T/out.csv")"
+python3 - "$T/s.json" <<'PY' && ok || bad "scan json keys"
+import json, sys
+j = json.load(open(sys.argv[1]))
+for k in "op type n algorithm adapter mismatches last gpu_ms upload_ms cpu_ms".split():
+    assert k in j, k
+assert j["mismatches"] == 0 and j["last"] == 14 and j["type"] == "i32"
+PY
+"$W" scan --input "$T/in.csv" --exclusive --output "$T/out.npy" >/dev/null 2>"$T/err" || bad "scan npy rc"
+python3 - "$T/out.npy" <<'PY' && ok || bad "scan npy output"
+import sys, struct
+b = open(sys.argv[1], "rb").read()
+assert b[:6] == b"\x93NUMPY"
+hl = struct.unpack("<H", b[8:10])[0]
+assert b"'<i4'" in b[10:10 + hl] and (10 + hl) % 64 == 0
+assert list(struct.unpack("<5i", b[10 + hl:])) == [0, 3, 4, 8, 9]
+PY
+"$W" reduce --generate uniform:1000:2 --type u32 --op 'max(a,b)' --identity=0 --json >"$T/c.json" 2>"$T/err" \
+  && grep -q '"matches_cpu":true' "$T/c.json" && ok || bad "custom op reduce: $(cat "$T/err")"
+"$W" reduce --generate prices:1000 --op 'max(a, b)' --identity=-inf >/dev/null 2>&1 && ok || bad "custom f32 max"
+"$W" scan --generate orders:70000 --op xor --algorithm seed >/dev/null 2>&1 && ok || bad "scan xor"
+"$W" info --json | python3 -c 'import json,sys; j=json.load(sys.stdin); assert j["adapter"]["name"]' && ok || bad "info json"
+"$W" reduce --generate prices:0 --json | grep -q '"result":0' && ok || bad "empty reduce"
+
+# --- error classes
+printf 'not numpy at all' >"$T/bad.npy"
+expect_error "malformed npy" reduce --input "$T/bad.npy"
+python3 -c "
+import struct
+h=b\"{'descr': '<f4', 'fortran_order': False, 'shape': (100,), }\"
+h+=b' '*(64-(10+len(h)+1)%64)+b'\n'
+open('$T/trunc.npy','wb').write(b'\x93NUMPY\x01\x00'+struct.pack('<H',len(h))+h+b'\0'*40)
+h8=h.replace(b'<f4',b'<f8')
+open('$T/f8.npy','wb').write(b'\x93NUMPY\x01\x00'+struct.pack('<H',len(h8))+h8+b'\0'*800)"
+expect_error "truncated npy" reduce --input "$T/trunc.npy"
+expect_error "unsupported dtype" reduce --input "$T/f8.npy"
+printf '1\n2\nthree\n' >"$T/bad.csv"
+expect_error "malformed csv" scan --input "$T/bad.csv"
+printf 'abc' >"$T/odd.bin"
+expect_error "truncated raw" reduce --input "$T/odd.bin" --type u32
+expect_error "raw without type" reduce --input "$T/odd.bin"
+expect_error "missing file" reduce --input "$T/does-not-exist.npy"
+expect_error "unknown extension" reduce --input "$T/data.parquet"
+expect_error "unknown op" reduce --generate prices:10 --op product
+expect_error "bitwise on f32" reduce --generate prices:10 --op xor
+expect_error "unknown type" reduce --generate prices:10 --type f64
+expect_error "custom without identity" reduce --generate prices:10 --op 'max(a,b)'
+expect_error "custom bad expression" reduce --generate prices:10 --op 'max(a,b) + c' --identity=0
+expect_error "custom injection" reduce --generate prices:10 --op 'a; } fn evil() {' --identity=0
+expect_error "custom bad identity" reduce --generate prices:10 --op 'max(a,b)' --identity=banana
+expect_error "unwritable output" scan --generate orders:10 --output /nonexistent-dir/out.npy
+expect_error "negative size" reduce --generate prices:-5
+expect_error "absurd size" reduce --generate prices:999999999999999
+expect_error "bad generate kind" reduce --generate bananas:10
+expect_error "no such adapter" reduce --generate prices:10 --adapter no-such-gpu
+expect_error "unknown algorithm" reduce --generate prices:10 --algorithm quantum
+expect_error "input and generate" reduce --generate prices:10 --input "$T/in.csv"
+expect_error "no data" reduce
+# CLI11's own parse errors: non-zero, no crash
+timeout 60 "$W" reduce --no-such-flag >/dev/null 2>&1; rc=$?
+[ $rc -ge 1 ] && [ $rc -le 125 ] && ok || bad "unknown flag rc=$rc"
+
+echo "cli: $pass passed, $fail failed"
+[ $fail -eq 0 ]

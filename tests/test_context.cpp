@@ -1,1 +1,76 @@
-#include <gtest/gtest.h>
+// The context: adapter choice, limits, and every device-side failure turned into a wgprim::error.
+#include "common.hpp"
+#include "gpu.hpp"
+#include "wgsl_compose.hpp"
+
+namespace wgprim::test {
+namespace {
+
+TEST(Context, OpensTheDefaultAdapter) {
+  context& c = ctx();
+  EXPECT_FALSE(c.adapter().name.empty());
+  EXPECT_GE(c.limits().max_storage_buffer_binding_size, 128u << 20);
+  EXPECT_EQ(c.binding_limit() % 256, 0u);
+  auto all = context::enumerate_adapters();
+  ASSERT_FALSE(all.empty());
+  EXPECT_EQ(all.front().name, c.adapter().name);  // best first, and the default is the best
+}
+
+TEST(Context, UnknownAdapterIsAClearError) {
+  try {
+    context c(context_options{"no-such-gpu-anywhere"});
+    FAIL() << "opened a missing adapter";
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), errc::no_adapter);
+    EXPECT_NE(std::string(e.what()).find("available"), std::string::npos);
+  }
+}
+
+TEST(Context, BufferOverTheLimitIsAClearError) {
+  try {
+    ctx().create_buffer(ctx().limits().max_buffer_size + 4);
+    FAIL();
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), errc::limit);
+  }
+}
+
+TEST(Context, BrokenShaderIsAShaderError) {
+  monoid m(op::sum(), dtype::u32);
+  try {
+    detail::get_kernel(ctx(), "fn broken( {", "main", {detail::slot::uniform}, false);
+    FAIL();
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), errc::shader);
+  }
+  // The context still works afterwards.
+  EXPECT_EQ(reduce<std::uint32_t>(ctx(), std::vector<std::uint32_t>{1, 2, 3}), 6u);
+}
+
+TEST(Context, EveryComposedVariantCompiles) {
+  for (dtype t : {dtype::f32, dtype::i32, dtype::u32})
+    for (const op& o : ops_for(t)) {
+      monoid m(o, t);
+      for (const char* f : {"reduce_seed.wgsl", "scan_seed.wgsl"})
+        EXPECT_NO_THROW(detail::compose_wgsl(f, m, {{"WG_SIZE", "256u"}})) << f;
+    }
+}
+
+TEST(Context, LostDeviceThrowsAndANewContextWorks) {
+  {
+    context c;
+    EXPECT_EQ(reduce<std::uint32_t>(c, std::vector<std::uint32_t>{1, 2}), 3u);
+    c.simulate_device_loss();
+    try {
+      reduce<std::uint32_t>(c, std::vector<std::uint32_t>{1, 2});
+      FAIL() << "a lost device still reduced";
+    } catch (const error& e) {
+      EXPECT_EQ(e.code(), errc::device_lost);
+    }
+  }
+  context fresh;
+  EXPECT_EQ(reduce<std::uint32_t>(fresh, std::vector<std::uint32_t>{4, 5}), 9u);
+}
+
+}  // namespace
+}  // namespace wgprim::test

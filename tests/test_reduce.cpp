@@ -1,1 +1,101 @@
-#include <gtest/gtest.h>
+// reduce: every op x type x algorithm over edge sizes, against the CPU twin (exact for integers and for
+// min/max; within the derived bound for f32 sums).
+#include "common.hpp"
+
+namespace wgprim::test {
+namespace {
+
+void check_reduce(context& c, const std::string& alg, const monoid& m, const std::vector<std::uint32_t>& x,
+                  std::size_t n) {
+  run_options o;
+  o.algorithm = alg;
+  std::uint32_t got;
+  if (n == 0) {
+    got = reduce_bits(c, c.create_buffer(4), 0, m, o);
+  } else {
+    buffer in = c.create_buffer(n * 4);
+    c.write(in, 0, x.data(), n * 4);
+    got = reduce_bits(c, in, n, m, o);
+  }
+  if (m.is_sum() && m.type() == dtype::f32) {
+    const float* f = reinterpret_cast<const float*>(x.data());
+    double exact = cpu::exact_sum_f32(f, n);
+    // Longest dependent chain of the seed reduce: the grid-stride loop (n / 65,536 per invocation, per chunk),
+    // two trees of 8 levels, and one addition per chunk in the final grid-stride loop.
+    double chunks = std::ceil(static_cast<double>(n) * 4 / static_cast<double>(c.binding_limit())) + 1;
+    double h = std::ceil(static_cast<double>(n) / 65536.0) + 16 + chunks;
+    double bound = f32_sum_bound(h, cpu::abs_sum_f32(f, n));
+    EXPECT_LE(std::fabs(from_bits<float>(got) - exact), bound) << describe(m, n) << " alg=" << alg;
+  } else {
+    std::uint32_t want = cpu::reduce(x.data(), n, m);
+    EXPECT_EQ(got, want) << describe(m, n) << " alg=" << alg << " got " << format_bits(m.type(), got)
+                         << " want " << format_bits(m.type(), want);
+  }
+}
+
+TEST(Reduce, EveryOpTypeAlgorithmAndEdgeSize) {
+  auto sizes = edge_sizes(22);
+  for (const auto& alg : reduce_algorithms())
+    for (dtype t : {dtype::f32, dtype::i32, dtype::u32}) {
+      auto data = make_data(t, sizes.back(), 11 + static_cast<int>(t));
+      for (const op& o : ops_for(t)) {
+        monoid m(o, t);
+        for (std::size_t n : sizes) check_reduce(ctx(), alg, m, data, n);
+      }
+    }
+}
+
+TEST(Reduce, SmallIntegerFloatSumsAreExact) {
+  for (std::size_t n : {1u, 257u, 65537u, 1000003u}) {
+    auto x = make_data(dtype::f32, n, 3, data_kind::small_ints);
+    double want = cpu::exact_sum_f32(reinterpret_cast<const float*>(x.data()), n);
+    for (const auto& alg : reduce_algorithms()) {
+      run_options o;
+      o.algorithm = alg;
+      std::vector<float> f(n);
+      std::memcpy(f.data(), x.data(), n * 4);
+      EXPECT_EQ(reduce<float>(ctx(), f, op::sum(), o), static_cast<float>(want)) << "n=" << n << " alg=" << alg;
+    }
+  }
+}
+
+TEST(Reduce, HostOverloadsAndEmpty) {
+  std::vector<std::int32_t> v = {5, -7, 3};
+  EXPECT_EQ(reduce<std::int32_t>(ctx(), v), 1);
+  EXPECT_EQ(reduce<std::int32_t>(ctx(), v, op::max()), 5);
+  EXPECT_EQ(reduce<std::uint32_t>(ctx(), std::vector<std::uint32_t>{}, op::min()), 0xffffffffu);
+  EXPECT_EQ(reduce<float>(ctx(), std::vector<float>{}, op::max()), -INFINITY);
+  EXPECT_EQ(reduce<std::uint32_t>(ctx(), std::vector<std::uint32_t>{0xffffffffu, 2u}), 1u);  // wraps mod 2^32
+}
+
+TEST(Reduce, ChunkedPastTheBindingLimit) {
+  // 1 MiB bindings: 262,144 elements per chunk, so these sizes span 2..5 chunks.
+  context& c = small_binding_ctx();
+  ASSERT_EQ(c.binding_limit(), 1u << 20);
+  for (dtype t : {dtype::f32, dtype::u32, dtype::i32}) {
+    auto data = make_data(t, (1u << 20) + 77, 5);
+    for (const op& o : ops_for(t))
+      for (std::size_t n : {262143u, 262144u, 262145u, 524288u + 3u, (1u << 20) + 77u})
+        check_reduce(c, "seed", monoid(o, t), data, n);
+  }
+}
+
+TEST(Reduce, PastTheRealBindingLimit) {
+  // One element more than the adapter's storage binding holds (lavapipe: 128 MiB; H200: 2 GiB).
+  context& c = ctx();
+  std::size_t n = c.binding_limit() / 4 + 1025;
+  if (n * 4 > c.limits().max_buffer_size) GTEST_SKIP() << "the adapter's max buffer equals its binding limit";
+  std::vector<std::uint32_t> x(n);
+  std::mt19937 rng(1);
+  for (auto& v : x) v = rng() & 0xffff;
+  buffer in = c.create_buffer(n * 4);
+  c.write(in, 0, x.data(), n * 4);
+  monoid sum(op::sum(), dtype::u32), mx(op::max(), dtype::u32);
+  EXPECT_EQ(reduce_bits(c, in, n, sum), cpu::reduce(x.data(), n, sum));
+  x[n - 1] = 0x12345678u;  // the maximum sits in the last chunk
+  c.write(in, (n - 1) * 4, &x[n - 1], 4);
+  EXPECT_EQ(reduce_bits(c, in, n, mx), 0x12345678u);
+}
+
+}  // namespace
+}  // namespace wgprim::test

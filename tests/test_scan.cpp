@@ -1,1 +1,128 @@
-#include <gtest/gtest.h>
+// scan: every op x type x algorithm x {inclusive, exclusive} over edge sizes, against the CPU running total.
+#include "common.hpp"
+
+namespace wgprim::test {
+namespace {
+
+std::size_t count_mismatches(context& c, const monoid& m, scan_kind kind, const std::vector<std::uint32_t>& x,
+                             const std::vector<std::uint32_t>& got, std::size_t n, std::string* first) {
+  std::vector<std::uint32_t> want(n);
+  if (kind == scan_kind::inclusive) cpu::inclusive_scan(x.data(), n, want.data(), m);
+  else cpu::exclusive_scan(x.data(), n, want.data(), m);
+  std::size_t bad = 0;
+  if (m.is_sum() && m.type() == dtype::f32) {
+    // Longest dependent chain of the seed scan: 8 Hillis-Steele steps and 2 add-backs per level (<= 4 levels),
+    // plus one carry per storage-binding chunk: h = 64 + chunks bounds it.
+    double chunks = std::ceil(static_cast<double>(n) * 4 / static_cast<double>(c.binding_limit())) + 1;
+    double h = 64 + chunks;
+    long double exact = 0, abs_sum = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      double xi = from_bits<float>(x[i]);
+      long double e0 = exact, a0 = abs_sum;
+      exact += xi;
+      abs_sum += std::fabs(xi);
+      double w = static_cast<double>(kind == scan_kind::inclusive ? exact : e0);
+      double bound = f32_sum_bound(h, static_cast<double>(kind == scan_kind::inclusive ? abs_sum : a0));
+      double g = from_bits<float>(got[i]);
+      if (!(std::fabs(g - w) <= bound)) {
+        if (!bad++ && first) *first = "i=" + std::to_string(i) + " got " + std::to_string(g) + " want " + std::to_string(w);
+      }
+    }
+  } else {
+    for (std::size_t i = 0; i < n; ++i)
+      if (got[i] != want[i] && !bad++ && first)
+        *first = "i=" + std::to_string(i) + " got " + format_bits(m.type(), got[i]) + " want " +
+                 format_bits(m.type(), want[i]);
+  }
+  return bad;
+}
+
+void check_scan(context& c, const std::string& alg, const monoid& m, scan_kind kind,
+                const std::vector<std::uint32_t>& x, std::size_t n) {
+  run_options o;
+  o.algorithm = alg;
+  std::vector<std::uint32_t> got(n);
+  if (n) {
+    buffer in = c.create_buffer(n * 4), out = c.create_buffer(n * 4);
+    c.write(in, 0, x.data(), n * 4);
+    scan(c, in, out, n, m, kind, o);
+    c.read(out, 0, got.data(), n * 4);
+  }
+  std::string first;
+  EXPECT_EQ(count_mismatches(c, m, kind, x, got, n, &first), 0u)
+      << describe(m, n) << (kind == scan_kind::inclusive ? " inclusive" : " exclusive") << " alg=" << alg << ": "
+      << first;
+}
+
+TEST(Scan, EveryOpTypeAlgorithmAndEdgeSize) {
+  auto sizes = edge_sizes(22);
+  for (const auto& alg : scan_algorithms())
+    for (dtype t : {dtype::f32, dtype::i32, dtype::u32}) {
+      auto data = make_data(t, sizes.back(), 21 + static_cast<int>(t));
+      for (const op& o : ops_for(t)) {
+        monoid m(o, t);
+        for (scan_kind k : {scan_kind::inclusive, scan_kind::exclusive})
+          for (std::size_t n : sizes) check_scan(ctx(), alg, m, k, data, n);
+      }
+    }
+}
+
+TEST(Scan, SmallIntegerFloatSumsAreExact) {
+  const std::size_t n = 1u << 20;
+  auto x = make_data(dtype::f32, n, 9, data_kind::small_ints);
+  std::vector<float> in(n);
+  std::memcpy(in.data(), x.data(), n * 4);
+  for (const auto& alg : scan_algorithms()) {
+    run_options o;
+    o.algorithm = alg;
+    auto got = inclusive_scan<float>(ctx(), in, op::sum(), o);
+    float acc = 0;
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < n; ++i) bad += got[i] != (acc += in[i]);
+    EXPECT_EQ(bad, 0u) << alg;
+  }
+}
+
+TEST(Scan, HostOverloadsAndInPlace) {
+  std::vector<std::uint32_t> v = {3, 1, 4, 1, 5};
+  EXPECT_EQ(inclusive_scan<std::uint32_t>(ctx(), v), (std::vector<std::uint32_t>{3, 4, 8, 9, 14}));
+  EXPECT_EQ(exclusive_scan<std::uint32_t>(ctx(), v), (std::vector<std::uint32_t>{0, 3, 4, 8, 9}));
+  EXPECT_EQ(inclusive_scan<std::uint32_t>(ctx(), v, op::max()), (std::vector<std::uint32_t>{3, 3, 4, 4, 5}));
+  buffer b = ctx().create_buffer(v.size() * 4);
+  ctx().write(b, 0, v.data(), v.size() * 4);
+  inclusive_scan<std::uint32_t>(ctx(), b, b, v.size());
+  std::vector<std::uint32_t> got(v.size());
+  ctx().read(b, 0, got.data(), v.size() * 4);
+  EXPECT_EQ(got, (std::vector<std::uint32_t>{3, 4, 8, 9, 14}));
+}
+
+TEST(Scan, PastTheWorkgroupsPerDimensionCap) {
+  // 2^24 + 3 elements = 65,537 blocks of 256: more than one dispatch dimension holds.
+  const std::size_t n = (1u << 24) + 3;
+  auto x = make_data(dtype::u32, n, 4);
+  monoid m(op::sum(), dtype::u32);
+  for (const auto& alg : scan_algorithms()) check_scan(ctx(), alg, m, scan_kind::inclusive, x, n);
+}
+
+TEST(Scan, ChunkedPastTheBindingLimit) {
+  context& c = small_binding_ctx();
+  for (dtype t : {dtype::f32, dtype::u32, dtype::i32}) {
+    auto data = make_data(t, (1u << 20) + 77, 6);
+    for (const op& o : ops_for(t))
+      for (scan_kind k : {scan_kind::inclusive, scan_kind::exclusive})
+        for (std::size_t n : {262143u, 262145u, 524288u + 3u, (1u << 20) + 77u})
+          check_scan(c, "seed", monoid(o, t), k, data, n);
+  }
+}
+
+TEST(Scan, PastTheRealBindingLimit) {
+  context& c = ctx();
+  std::size_t n = c.binding_limit() / 4 + 1025;
+  if (n * 4 > c.limits().max_buffer_size) GTEST_SKIP() << "the adapter's max buffer equals its binding limit";
+  auto x = make_data(dtype::u32, n, 8);
+  for (scan_kind k : {scan_kind::inclusive, scan_kind::exclusive})
+    check_scan(c, "", monoid(op::sum(), dtype::u32), k, x, n);
+}
+
+}  // namespace
+}  // namespace wgprim::test

@@ -1,0 +1,82 @@
+// Shared test fixtures: one context per test process, data generators, the f32 error bound.
+#pragma once
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "wgprim/wgprim.hpp"
+
+namespace wgprim::test {
+
+inline context& ctx() {
+  static context c;
+  return c;
+}
+
+/// A context whose storage bindings are capped at 1 MiB, so that arrays of a few hundred thousand elements
+/// already take the chunked paths (carry between bindings).
+inline context& small_binding_ctx() {
+  static context c(context_options{"", std::uint64_t(1) << 20});
+  return c;
+}
+
+/// Sizes every algorithm must handle: 0, 1, 2, tile-1/tile/tile+1 for 256 and 65,536, 2^k±1 up to 2^max_log2,
+/// and some random sizes.
+inline std::vector<std::size_t> edge_sizes(int max_log2) {
+  std::vector<std::size_t> s = {0, 1, 2, 3, 255, 256, 257, 511, 1000, 65535, 65536, 65537};
+  for (int k = 2; k <= max_log2; ++k) {
+    s.push_back((std::size_t(1) << k) - 1);
+    s.push_back((std::size_t(1) << k) + 1);
+  }
+  std::mt19937 rng(7);
+  for (int i = 0; i < 4; ++i) s.push_back(rng() % (std::size_t(1) << std::min(max_log2, 20)));
+  std::sort(s.begin(), s.end());
+  s.erase(std::unique(s.begin(), s.end()), s.end());
+  return s;
+}
+
+enum class data_kind { random, small_ints };
+
+/// Random data for a monoid: full-range bits for integers; for f32, uniform in [-1, 1) (random) or small
+/// integers (every partial sum exactly representable, so sums must match exactly).
+inline std::vector<std::uint32_t> make_data(dtype t, std::size_t n, std::uint32_t seed,
+                                            data_kind kind = data_kind::random) {
+  std::mt19937 rng(seed);
+  std::vector<std::uint32_t> v(n);
+  for (auto& x : v) {
+    if (t != dtype::f32) x = rng();
+    else if (kind == data_kind::small_ints) x = to_bits(static_cast<float>(static_cast<int>(rng() % 7) - 3));
+    else x = to_bits(std::uniform_real_distribution<float>(-1.0f, 1.0f)(rng));
+  }
+  return v;
+}
+
+/// Higham's bound for a sum evaluated by any bracketing whose longest chain of dependent additions is h:
+/// |computed - exact| <= gamma_h * sum |x_i|, gamma_h = h u / (1 - h u), u = 2^-24.
+inline double f32_sum_bound(double h, double abs_sum) {
+  const double u = std::ldexp(1.0, -24);
+  return h * u / (1 - h * u) * abs_sum;
+}
+
+inline std::vector<op> ops_for(dtype t) {
+  std::vector<op> o = {op::sum(), op::min(), op::max()};
+  if (t != dtype::f32) {
+    o.push_back(op::bit_and());
+    o.push_back(op::bit_or());
+    o.push_back(op::bit_xor());
+    o.push_back(op::custom("(a | b) ^ (a & b) ^ (a & b)", "0"));  // == or, through the expression path
+    o.push_back(op::custom("select(b, a, a < b)", "max"));         // == min
+  } else {
+    o.push_back(op::custom("max(a, b)", "-inf"));
+    o.push_back(op::custom("select(a, b, b < a)", "inf"));  // == min
+  }
+  return o;
+}
+
+inline std::string describe(const monoid& m, std::size_t n) {
+  return std::string(dtype_name(m.type())) + " " + m.name() + " [" + m.wgsl_expression() + "] n=" + std::to_string(n);
+}
+
+}  // namespace wgprim::test
