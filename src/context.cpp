@@ -194,12 +194,14 @@ struct context_impl {
 // ---------------------------------------------------------------------------------------------------------------
 // buffer
 
+// Release, not destroy: wgpu keeps a released buffer alive while recorded or submitted work still uses it, so
+// dropping a buffer early can never invalidate a command buffer (a destroyed one makes the submit fatal).
 buffer::~buffer() {
-  if (handle_) { wgpuBufferDestroy(handle_); wgpuBufferRelease(handle_); }
+  if (handle_) wgpuBufferRelease(handle_);
 }
 buffer& buffer::operator=(buffer&& o) noexcept {
   if (this != &o) {
-    if (handle_) { wgpuBufferDestroy(handle_); wgpuBufferRelease(handle_); }
+    if (handle_) wgpuBufferRelease(handle_);
     handle_ = o.handle_; size_ = o.size_;
     o.handle_ = nullptr; o.size_ = 0;
   }
@@ -608,6 +610,11 @@ void recorder::dispatch(const kernel& k, std::initializer_list<binding> bindings
 void recorder::copy(const buffer& src, std::uint64_t so, const buffer& dst, std::uint64_t dof, std::uint64_t bytes) {
   if (s_->pass) { wgpuComputePassEncoderEnd(s_->pass); wgpuComputePassEncoderRelease(s_->pass); s_->pass = nullptr; }
   if (bytes) wgpuCommandEncoderCopyBufferToBuffer(s_->enc, src.native(), so, dst.native(), dof, bytes);
+}
+
+void recorder::clear(const buffer& b, std::uint64_t offset, std::uint64_t bytes) {
+  if (s_->pass) { wgpuComputePassEncoderEnd(s_->pass); wgpuComputePassEncoderRelease(s_->pass); s_->pass = nullptr; }
+  if (bytes) wgpuCommandEncoderClearBuffer(s_->enc, b.native(), offset, bytes);
 }
 
 gpu_time recorder::submit() {

@@ -48,6 +48,8 @@ class recorder {
   void dispatch(const kernel& k, std::initializer_list<binding> bindings, std::uint32_t x, std::uint32_t y = 1);
   void copy(const buffer& src, std::uint64_t src_offset, const buffer& dst, std::uint64_t dst_offset,
             std::uint64_t bytes);
+  /// Zeroes bytes [offset, offset + bytes) of a buffer (both multiples of 4).
+  void clear(const buffer& b, std::uint64_t offset, std::uint64_t bytes);
   /// Submits everything recorded and waits for it.
   gpu_time submit();
 

@@ -1,6 +1,8 @@
-// Dispatch layer of reduce: picks the algorithm, sizes the grid, binds chunks of arrays larger than one storage
-// binding, orders the passes, reads the result back.
+// Dispatch layer of reduce: picks the algorithm and its policy, sizes the grid, binds chunks of arrays larger
+// than one storage binding, orders the passes, reads the result back.
 #include "wgprim/reduce.hpp"
+
+#include <algorithm>
 
 #include "gpu.hpp"
 #include "wgprim/error.hpp"
@@ -8,23 +10,52 @@
 
 namespace wgprim {
 
-std::vector<std::string> reduce_algorithms() { return {"seed"}; }
+std::vector<std::string> reduce_algorithms() { return {"fast", "seed"}; }
 
 namespace {
 
 struct reduce_params {
-  std::uint32_t n, out_offset, pad0, pad1;
+  std::uint32_t n, n_vec, out_offset, pad0;
 };
 
-// The seed's two-pass reduction. Pass 1 runs `groups` workgroups per chunk of the input, each chunk writing its
-// own `groups` partials; pass 2 is the same entry point over all partials with one workgroup.
+// The policy of the fast reduce, from the adapter unless run_options.tune overrides it.
+struct reduce_policy {
+  std::uint32_t wg_size = 256;
+  std::uint32_t items = 4;           // vec4 per invocation per tile: a tile is 4,096 elements
+  std::uint32_t max_groups = 1024;   // H200: 132 SMs x 8 resident workgroups of 256 ~ 1,056
+  std::uint64_t small_n = 16384;     // one workgroup, one dispatch (launch latency dominates below this)
+  bool subgroups = true;
+};
+
+reduce_policy pick_policy(context& ctx, const tuning& t) {
+  reduce_policy p;
+  if (ctx.adapter().type == "cpu") {  // lavapipe runs workgroups on a few threads: fewer, bigger is cheaper
+    p.max_groups = 32;
+    p.small_n = 65536;
+  }
+  p.subgroups = ctx.features().subgroups;
+  if (t.workgroups) p.max_groups = t.workgroups;
+  if (t.items) p.items = (t.items + 1) / 2 * 2;  // the full-tile loop takes two at a time
+  if (t.subgroups == 0) p.subgroups = false;
+  if (t.small_n) p.small_n = t.small_n;
+  return p;
+}
+
+void fill_stats(const run_options& opt, const detail::gpu_time& t, const char* alg) {
+  if (!opt.stats) return;
+  opt.stats->gpu_ms = t.ms;
+  opt.stats->gpu_timestamps = t.from_timestamps;
+  opt.stats->algorithm = alg;
+}
+
+// The seed's two-pass reduction. Pass 1 runs 256 workgroups per chunk of the input, each chunk writing its own
+// 256 partials; pass 2 is the same entry point over all partials with one workgroup.
 std::uint32_t reduce_seed(context& ctx, const buffer& in, std::size_t n, const monoid& m, const run_options& opt) {
-  constexpr std::uint32_t wg_size = 256, groups = 256;
+  constexpr std::uint32_t groups = 256;
   const std::string src = detail::compose_wgsl("reduce_seed.wgsl", m, {{"WG_SIZE", "256u"}});
   const auto& k = detail::get_kernel(ctx, src, "reduce",
                                      {detail::slot::uniform, detail::slot::storage_read, detail::slot::storage_rw},
                                      /*trusted=*/m.is_builtin());
-  (void)wg_size;
   const std::uint64_t chunk = ctx.binding_limit() / 4;
   const std::uint64_t chunks = (n + chunk - 1) / chunk;
   buffer partials = ctx.create_buffer(chunks * groups * 4);
@@ -41,20 +72,72 @@ std::uint32_t reduce_seed(context& ctx, const buffer& in, std::size_t n, const m
   detail::gpu_time t = rec.submit();
   std::uint32_t bits;
   ctx.read(result, 0, &bits, 4);
-  if (opt.stats) {
-    opt.stats->gpu_ms = t.ms;
-    opt.stats->gpu_timestamps = t.from_timestamps;
-    opt.stats->algorithm = "seed";
+  fill_stats(opt, t, "seed");
+  return bits;
+}
+
+// The fast reduce: vec4 loads, a grid sized to fill the GPU (not more), subgroup reductions, and a single
+// dispatch of one workgroup for small n.
+std::uint32_t reduce_fast(context& ctx, const buffer& in, std::size_t n, const monoid& m, const run_options& opt) {
+  const reduce_policy pol = pick_policy(ctx, opt.tune);
+  const std::string lanes = pol.subgroups ? "shared/lanes_subgroup.wgsl" : "shared/lanes_workgroup.wgsl";
+  const std::string src = detail::compose_wgsl(
+      "reduce_fast.wgsl", m, {{"WG_SIZE", std::to_string(pol.wg_size) + "u"}, {"ITEMS", std::to_string(pol.items) + "u"}},
+      {lanes});
+  using detail::slot;
+  const auto& k = detail::get_kernel(ctx, src, "reduce",
+                                     {slot::uniform, slot::storage_read, slot::storage_read, slot::storage_rw},
+                                     /*trusted=*/m.is_builtin());
+  const std::uint64_t chunk = ctx.binding_limit() / 4;
+  const std::uint64_t chunks = (n + chunk - 1) / chunk;
+  const std::uint64_t tile = std::uint64_t(pol.wg_size) * pol.items * 4;
+  buffer result = ctx.create_buffer(4);
+  buffer dummy = ctx.create_buffer(16);
+  auto vec_binding = [&](const buffer& b, std::uint64_t first, std::uint64_t count) {
+    return count / 4 ? detail::bind(b, first * 4, count / 4 * 16) : detail::bind(dummy);
+  };
+  auto params = [](std::uint64_t count, std::uint64_t offset) {
+    return reduce_params{static_cast<std::uint32_t>(count), static_cast<std::uint32_t>(count / 4),
+                         static_cast<std::uint32_t>(offset), 0};
+  };
+
+  detail::recorder rec(ctx, opt.timestamps || opt.stats);
+  if (n <= pol.small_n) {
+    rec.dispatch(k, {rec.params(params(n, 0)), vec_binding(in, 0, n), detail::bind(in, 0, n * 4), detail::bind(result)},
+                 1);
+  } else {
+    // Groups per chunk: enough to fill the GPU, never more than there are tiles.
+    auto groups_for = [&](std::uint64_t count) {
+      return static_cast<std::uint32_t>(std::max<std::uint64_t>(1, std::min<std::uint64_t>(pol.max_groups, (count + tile - 1) / tile)));
+    };
+    std::uint64_t total_groups = 0;
+    for (std::uint64_t c = 0; c < chunks; ++c)
+      total_groups += groups_for(std::min<std::uint64_t>(chunk, n - c * chunk));
+    buffer partials = ctx.create_buffer(std::max<std::uint64_t>(16, total_groups * 4));
+    std::uint64_t offset = 0;
+    for (std::uint64_t c = 0; c < chunks; ++c) {
+      std::uint64_t first = c * chunk, count = std::min<std::uint64_t>(chunk, n - first);
+      std::uint32_t g = groups_for(count);
+      rec.dispatch(k, {rec.params(params(count, offset)), vec_binding(in, first, count),
+                       detail::bind(in, first * 4, count * 4), detail::bind(partials)}, g);
+      offset += g;
+    }
+    rec.dispatch(k, {rec.params(params(total_groups, 0)), vec_binding(partials, 0, total_groups),
+                     detail::bind(partials, 0, total_groups * 4), detail::bind(result)}, 1);
   }
+  detail::gpu_time t = rec.submit();
+  std::uint32_t bits;
+  ctx.read(result, 0, &bits, 4);
+  fill_stats(opt, t, "fast");
   return bits;
 }
 
 }  // namespace
 
 std::uint32_t reduce_bits(context& ctx, const buffer& in, std::size_t n, const monoid& m, const run_options& opt) {
-  std::string alg = opt.algorithm.empty() ? "seed" : opt.algorithm;
-  if (alg != "seed")
-    throw error(errc::invalid_argument, "unknown reduce algorithm '" + alg + "' (available: seed)");
+  std::string alg = opt.algorithm.empty() ? "fast" : opt.algorithm;
+  if (alg != "seed" && alg != "fast")
+    throw error(errc::invalid_argument, "unknown reduce algorithm '" + alg + "' (available: fast, seed)");
   if (n * 4ull > in.size_bytes())
     throw error(errc::invalid_argument, "n = " + std::to_string(n) + " elements exceeds the buffer's " +
                                             std::to_string(in.size_bytes()) + " bytes");
@@ -62,7 +145,7 @@ std::uint32_t reduce_bits(context& ctx, const buffer& in, std::size_t n, const m
     if (opt.stats) *opt.stats = run_stats{0, false, 0, 0, alg};
     return m.identity_bits();
   }
-  return reduce_seed(ctx, in, n, m, opt);
+  return alg == "seed" ? reduce_seed(ctx, in, n, m, opt) : reduce_fast(ctx, in, n, m, opt);
 }
 
 }  // namespace wgprim

@@ -2,13 +2,15 @@
 // carry between chunks, 2-D grids past 65,535 workgroups.
 #include "wgprim/scan.hpp"
 
+#include <algorithm>
+
 #include "gpu.hpp"
 #include "wgprim/error.hpp"
 #include "wgsl_compose.hpp"
 
 namespace wgprim {
 
-std::vector<std::string> scan_algorithms() { return {"seed"}; }
+std::vector<std::string> scan_algorithms() { return {"decoupled", "seed"}; }
 
 namespace {
 
@@ -104,16 +106,92 @@ void scan_seed(context& ctx, const buffer& in, buffer& out, std::size_t n, const
   }
 }
 
+struct decoupled_params {
+  std::uint32_t n, tiles, grid_x, exclusive, use_carry, carry_index, spin_limit, stress;
+};
+
+// The single-pass decoupled-fallback scan: one dispatch per storage-binding chunk, tiles claimed in order from
+// an atomic counter, look-back over published tile states with a bounded spin and the fallback.
+void scan_decoupled(context& ctx, const buffer& in, buffer& out, std::size_t n, const monoid& m, scan_kind kind,
+                    const run_options& opt) {
+  const bool cpu = ctx.adapter().type == "cpu";
+  const std::uint32_t wg_size = 256;
+  const std::uint32_t items = opt.tune.items ? opt.tune.items : 4;  // vec4 per invocation: tiles of 4,096
+  // Polls of a NOT_READY predecessor before reducing its tile here. On a GPU the predecessor is usually running
+  // and a poll is cheap; on a CPU adapter a few threads run workgroups in turn, so waiting long is waste.
+  const std::uint32_t spin = opt.tune.spin_limit ? opt.tune.spin_limit : opt.tune.stress ? 1 : cpu ? 16 : 256;
+  const std::string src = detail::compose_wgsl(
+      "scan_decoupled.wgsl", m,
+      {{"WG_SIZE", std::to_string(wg_size) + "u"}, {"ITEMS", std::to_string(items) + "u"}});
+  using detail::slot;
+  const auto& k = detail::get_kernel(
+      ctx, src, "scan",
+      {slot::uniform, slot::storage_read, slot::storage_read, slot::storage_rw, slot::storage_rw, slot::storage_rw,
+       slot::storage_rw},
+      /*trusted=*/m.is_builtin());
+  const std::uint64_t tile = std::uint64_t(wg_size) * items * 4;
+  const std::uint64_t chunk = ctx.binding_limit() / 4 / tile * tile;  // whole tiles per chunk
+  const std::uint64_t chunks = (n + chunk - 1) / chunk;
+  const std::uint64_t max_tiles = (std::min<std::uint64_t>(chunk, n) + tile - 1) / tile;
+  buffer state = ctx.create_buffer((2 + 2 * max_tiles) * 4);
+  buffer carry = ctx.create_buffer((chunks + 1) * 4);
+  buffer dummy_in = ctx.create_buffer(16), dummy_out = ctx.create_buffer(16);
+  {
+    std::uint32_t id = m.identity_bits();
+    ctx.write(carry, 0, &id, 4);
+  }
+  buffer copy;
+  const buffer* input = &in;
+  detail::recorder rec(ctx, opt.timestamps || opt.stats);
+  if (in.native() == out.native()) {
+    copy = ctx.create_buffer(n * 4);
+    rec.copy(in, 0, copy, 0, n * 4);
+    input = &copy;
+  }
+  buffer fallbacks = ctx.create_buffer(chunks * 4);
+  for (std::uint64_t c = 0; c < chunks; ++c) {
+    std::uint64_t first = c * chunk, count = std::min<std::uint64_t>(chunk, n - first);
+    std::uint64_t tiles = (count + tile - 1) / tile;
+    std::uint32_t gx, gy;
+    detail::grid_2d(tiles, ctx.limits().max_compute_workgroups_per_dimension, gx, gy);
+    decoupled_params p{static_cast<std::uint32_t>(count), static_cast<std::uint32_t>(tiles), gx,
+                       kind == scan_kind::exclusive ? 1u : 0u, c > 0 ? 1u : 0u, static_cast<std::uint32_t>(c), spin,
+                       opt.tune.stress ? 1u : 0u};
+    rec.clear(state, 0, (2 + 2 * tiles) * 4);
+    // Fewer than 4 elements: no whole vec4 to bind, so the vector views bind (unused) placeholders.
+    auto vec = [&](const buffer& b, const buffer& placeholder) {
+      return count / 4 ? detail::bind(b, first * 4, count / 4 * 16) : detail::bind(placeholder);
+    };
+    rec.dispatch(k, {rec.params(p), detail::bind(*input, first * 4, count * 4), vec(*input, dummy_in),
+                     detail::bind(out, first * 4, count * 4), vec(out, dummy_out), detail::bind(state),
+                     detail::bind(carry)},
+                 gx, gy);
+    if (opt.stats) rec.copy(state, 4, fallbacks, c * 4, 4);  // this chunk's fallback count
+  }
+  detail::gpu_time t = rec.submit();
+  if (opt.stats) {
+    opt.stats->gpu_ms = t.ms;
+    opt.stats->gpu_timestamps = t.from_timestamps;
+    opt.stats->algorithm = "decoupled";
+    std::vector<std::uint32_t> f(chunks);
+    ctx.read(fallbacks, 0, f.data(), chunks * 4);
+    opt.stats->lookback_fallbacks = 0;
+    for (std::uint32_t x : f) opt.stats->lookback_fallbacks += x;
+  }
+}
+
 }  // namespace
 
 void scan(context& ctx, const buffer& in, buffer& out, std::size_t n, const monoid& m, scan_kind kind,
           const run_options& opt) {
-  std::string alg = opt.algorithm.empty() ? "seed" : opt.algorithm;
-  if (alg != "seed") throw error(errc::invalid_argument, "unknown scan algorithm '" + alg + "' (available: seed)");
+  std::string alg = opt.algorithm.empty() ? "decoupled" : opt.algorithm;
+  if (alg != "seed" && alg != "decoupled")
+    throw error(errc::invalid_argument, "unknown scan algorithm '" + alg + "' (available: decoupled, seed)");
   if (n * 4ull > in.size_bytes() || n * 4ull > out.size_bytes())
     throw error(errc::invalid_argument, "n = " + std::to_string(n) + " elements exceeds a buffer's size");
   if (n == 0) return;
-  scan_seed(ctx, in, out, n, m, kind, opt);
+  if (alg == "seed") scan_seed(ctx, in, out, n, m, kind, opt);
+  else scan_decoupled(ctx, in, out, n, m, kind, opt);
 }
 
 }  // namespace wgprim

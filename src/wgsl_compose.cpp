@@ -43,7 +43,8 @@ void expand(const std::string& path, std::set<std::string>& seen, std::string& o
 }
 }  // namespace
 
-std::string compose_wgsl(const std::string& file, const monoid& m, const wgsl_constants& constants) {
+std::string compose_wgsl(const std::string& file, const monoid& m, const wgsl_constants& constants,
+                         const std::vector<std::string>& imports) {
   std::string out;
   char id[96];
   std::snprintf(id, sizeof id, "fn identity() -> T {\n  return bitcast<T>(0x%08xu);\n}\n", m.identity_bits());
@@ -53,6 +54,7 @@ std::string compose_wgsl(const std::string& file, const monoid& m, const wgsl_co
   out += "fn combine(a: T, b: T) -> T {\n  return " + m.wgsl_expression() + ";\n}\n";
   for (const auto& c : constants) out += "const " + c.first + " = " + c.second + ";\n";
   std::set<std::string> seen;
+  for (const auto& i : imports) expand(i, seen, out);
   expand(file, seen, out);
   return out;
 }

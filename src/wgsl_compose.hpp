@@ -12,7 +12,8 @@ namespace wgprim::detail {
 
 using wgsl_constants = std::vector<std::pair<std::string, std::string>>;  // name, WGSL value text
 
-std::string compose_wgsl(const std::string& file, const monoid& m, const wgsl_constants& constants);
+std::string compose_wgsl(const std::string& file, const monoid& m, const wgsl_constants& constants,
+                         const std::vector<std::string>& imports = {});
 /// The embedded text of one shader file (path relative to shaders/); throws if missing.
 const std::string& shader_text(const std::string& path);
 

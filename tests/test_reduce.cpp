@@ -20,10 +20,11 @@ void check_reduce(context& c, const std::string& alg, const monoid& m, const std
   if (m.is_sum() && m.type() == dtype::f32) {
     const float* f = reinterpret_cast<const float*>(x.data());
     double exact = cpu::exact_sum_f32(f, n);
-    // Longest dependent chain of the seed reduce: the grid-stride loop (n / 65,536 per invocation, per chunk),
-    // two trees of 8 levels, and one addition per chunk in the final grid-stride loop.
+    // Longest dependent chain: the grid-stride loop (seed: n / 65,536 per invocation, per chunk; fast:
+    // n / (groups * 256 * 4 * 2) per accumulator, at most that with >= 32 groups), the fold of a vec4, subgroup
+    // and workgroup trees (<= 16 levels each), the final pass, one addition per chunk: 64 + chunks covers the rest.
     double chunks = std::ceil(static_cast<double>(n) * 4 / static_cast<double>(c.binding_limit())) + 1;
-    double h = std::ceil(static_cast<double>(n) / 65536.0) + 16 + chunks;
+    double h = std::ceil(static_cast<double>(n) / 65536.0) + 64 + chunks;
     double bound = f32_sum_bound(h, cpu::abs_sum_f32(f, n));
     EXPECT_LE(std::fabs(from_bits<float>(got) - exact), bound) << describe(m, n) << " alg=" << alg;
   } else {

@@ -1,4 +1,6 @@
 // scan: every op x type x algorithm x {inclusive, exclusive} over edge sizes, against the CPU running total.
+#include <iostream>
+
 #include "common.hpp"
 
 namespace wgprim::test {
@@ -14,7 +16,9 @@ std::size_t count_mismatches(context& c, const monoid& m, scan_kind kind, const 
     // Longest dependent chain of the seed scan: 8 Hillis-Steele steps and 2 add-backs per level (<= 4 levels),
     // plus one carry per storage-binding chunk: h = 64 + chunks bounds it.
     double chunks = std::ceil(static_cast<double>(n) * 4 / static_cast<double>(c.binding_limit())) + 1;
-    double h = 64 + chunks;
+    // Decoupled: per-invocation serial fold of 16, 8 Hillis-Steele steps, then one combine per preceding tile
+    // in the look-back chain (at most n / 4,096).
+    double h = 64 + chunks + std::ceil(static_cast<double>(n) / 4096.0);
     long double exact = 0, abs_sum = 0;
     for (std::size_t i = 0; i < n; ++i) {
       double xi = from_bits<float>(x[i]);
@@ -38,9 +42,12 @@ std::size_t count_mismatches(context& c, const monoid& m, scan_kind kind, const 
 }
 
 void check_scan(context& c, const std::string& alg, const monoid& m, scan_kind kind,
-                const std::vector<std::uint32_t>& x, std::size_t n) {
+                const std::vector<std::uint32_t>& x, std::size_t n, const tuning& tune = {},
+                run_stats* stats = nullptr) {
   run_options o;
   o.algorithm = alg;
+  o.tune = tune;
+  o.stats = stats;
   std::vector<std::uint32_t> got(n);
   if (n) {
     buffer in = c.create_buffer(n * 4), out = c.create_buffer(n * 4);
@@ -106,13 +113,42 @@ TEST(Scan, PastTheWorkgroupsPerDimensionCap) {
 
 TEST(Scan, ChunkedPastTheBindingLimit) {
   context& c = small_binding_ctx();
-  for (dtype t : {dtype::f32, dtype::u32, dtype::i32}) {
-    auto data = make_data(t, (1u << 20) + 77, 6);
-    for (const op& o : ops_for(t))
+  for (const auto& alg : scan_algorithms())
+    for (dtype t : {dtype::f32, dtype::u32, dtype::i32}) {
+      auto data = make_data(t, (1u << 20) + 77, 6);
+      for (const op& o : ops_for(t))
+        for (scan_kind k : {scan_kind::inclusive, scan_kind::exclusive})
+          for (std::size_t n : {262143u, 262145u, 524288u + 3u, (1u << 20) + 77u})
+            check_scan(c, alg, monoid(o, t), k, data, n);
+    }
+}
+
+TEST(Scan, DecoupledFallbackPathRunsAndStaysExact) {
+  // Stress mode holds back every third tile's aggregate and lets successors poll only once, so they must reduce
+  // their predecessor's tile themselves. The result must not change, and the fallback count proves the path ran.
+  tuning stress;
+  stress.stress = true;
+  std::uint64_t total_fallbacks = 0;
+  for (dtype t : {dtype::u32, dtype::i32, dtype::f32})
+    for (const op& o : ops_for(t)) {
+      monoid m(o, t);
+      auto data = make_data(t, 300000, 12);
       for (scan_kind k : {scan_kind::inclusive, scan_kind::exclusive})
-        for (std::size_t n : {262143u, 262145u, 524288u + 3u, (1u << 20) + 77u})
-          check_scan(c, "seed", monoid(o, t), k, data, n);
-  }
+        for (std::size_t n : {8193u, 65536u, 300000u}) {
+          run_stats st;
+          check_scan(ctx(), "decoupled", m, k, data, n, stress, &st);
+          total_fallbacks += st.lookback_fallbacks;
+        }
+    }
+  EXPECT_GT(total_fallbacks, 0u);
+  // Also across binding chunks, with fallbacks.
+  run_stats st;
+  auto data = make_data(dtype::u32, (1u << 20) + 77, 13);
+  check_scan(small_binding_ctx(), "decoupled", monoid(op::sum(), dtype::u32), scan_kind::inclusive, data,
+             (1u << 20) + 77, stress, &st);
+  EXPECT_GT(st.lookback_fallbacks, 0u);
+  std::cout << "[          ] look-back fallbacks taken under stress: " << total_fallbacks + st.lookback_fallbacks
+            << "\n";
 }
 
 TEST(Scan, PastTheRealBindingLimit) {

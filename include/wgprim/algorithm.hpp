@@ -1,5 +1,7 @@
 // Options and statistics shared by the device-wide algorithms.
 #pragma once
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -12,6 +14,17 @@ struct run_stats {
   double upload_ms = 0;       // host-to-device copy (host-span overloads only)
   double download_ms = 0;     // device-to-host copy (host-span overloads only)
   std::string algorithm;      // the algorithm that ran
+  std::uint64_t lookback_fallbacks = 0;  // decoupled scan: predecessor tiles reduced by a waiting workgroup
+};
+
+/// Tuning knobs; zero / negative means "the default policy for this adapter".
+struct tuning {
+  std::uint32_t workgroups = 0;  // reduce: workgroups of the first pass
+  std::uint32_t items = 0;       // vec4 loads per invocation per tile
+  int subgroups = -1;            // 0: force the workgroup-memory path, 1: subgroups (when the adapter has them)
+  std::uint32_t small_n = 0;     // reduce: at or below this n, one dispatch of one workgroup
+  std::uint32_t spin_limit = 0;  // decoupled scan: polls of a predecessor before computing its tile itself
+  bool stress = false;           // decoupled scan (tests): delay some tiles so that successors fall back
 };
 
 struct run_options {
@@ -21,7 +34,14 @@ struct run_options {
   run_stats* stats = nullptr;
   /// Measure GPU time with timestamp queries (slightly slower; implied when stats is set).
   bool timestamps = false;
+  tuning tune;
 };
+
+class context;
+class buffer;
+
+/// Copies n 32-bit elements between two device buffers with a compute shader (the speed limit of a scan).
+void copy(context& ctx, const buffer& in, buffer& out, std::size_t n, const run_options& options = {});
 
 std::vector<std::string> reduce_algorithms();
 std::vector<std::string> scan_algorithms();

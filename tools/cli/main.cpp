@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "bench.hpp"
 #include "wgprim/io.hpp"
 #include "wgprim/wgprim.hpp"
 
@@ -354,6 +355,18 @@ int main(int argc, char** argv) {
   auto* demo = app.add_subcommand("demo", "the source documents' two showcases, then info");
   add_common(demo);
 
+  bench_args ba;
+  auto* bench = app.add_subcommand("bench", "GB/s of every algorithm over n = 2^min..2^max, and a copy kernel");
+  bench->add_option("--adapter", ba.adapter, "adapter name substring");
+  bench->add_flag("--json", ba.json, "print one JSON object with a results array");
+  bench->add_option("--min-log2", ba.min_log2, "smallest n = 2^k (default 16)");
+  bench->add_option("--max-log2", ba.max_log2, "largest n = 2^k (default 24 on CPU adapters, 28 on GPUs)");
+  bench->add_option("--reps", ba.reps, "timed runs per point (median reported)");
+  bench->add_option("--warmup", ba.warmup, "discarded runs per point");
+  bench->add_option("--primitives", ba.primitives, "all, or a list of reduce,scan,copy");
+  bench->add_option("--algorithm", ba.algorithm, "only this algorithm (the copy kernel always runs)");
+  bench->add_option("--output", ba.output, "also write the JSON to this file");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -364,6 +377,7 @@ int main(int argc, char** argv) {
     if (red->parsed()) return cmd_reduce(c);
     if (sc->parsed()) return cmd_scan(c);
     if (demo->parsed()) return cmd_demo(c);
+    if (bench->parsed()) return cmd_bench(ba);
   } catch (const wgprim::error& e) {
     std::cerr << "wgprim: error: " << e.what() << "\n";
     return static_cast<int>(e.code());

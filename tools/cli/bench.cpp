@@ -1,0 +1,153 @@
+// wgprim bench: sweeps n = 2^min..2^max over every algorithm of reduce and scan, plus a copy kernel of the same
+// bytes (the adapter's limit). GPU time from timestamp queries (wall time on CPU adapters), median of `reps`
+// runs after `warmup` discarded runs. GB/s = bytes moved / time: reduce reads 4n bytes, scan and copy move 8n.
+#include "bench.hpp"
+
+#include <fmt/core.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "wgprim/wgprim.hpp"
+
+using json = nlohmann::json;
+using namespace wgprim;
+
+namespace {
+
+struct bench_case {
+  std::string primitive, algorithm, type, op;
+  double bytes_per_element;
+  std::function<double(std::size_t)> run;  // returns GPU ms of one run
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  std::size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+}  // namespace
+
+int cmd_bench(const bench_args& a) {
+  context ctx(context_options{a.adapter});
+  const bool cpu = ctx.adapter().type == "cpu";
+  const int max_log2 = a.max_log2 ? a.max_log2 : (cpu ? 24 : 28);
+  if (a.min_log2 < 0 || max_log2 > 31 || a.min_log2 > max_log2)
+    throw error(errc::invalid_argument, "bad size range 2^" + std::to_string(a.min_log2) + "..2^" + std::to_string(max_log2));
+  if (a.reps < 1 || a.reps > 10000 || a.warmup < 0 || a.warmup > 1000)
+    throw error(errc::invalid_argument, "bad --reps or --warmup");
+  std::size_t n_max = std::size_t(1) << max_log2;
+  if (n_max * 4 > ctx.limits().max_buffer_size)
+    throw error(errc::limit, fmt::format("2^{} elements exceed the adapter's max buffer of {} bytes", max_log2,
+                                         ctx.limits().max_buffer_size));
+
+  // One input buffer (floats in [1, 2): also fine as u32 data) and one output buffer, bound by prefix.
+  buffer in = ctx.create_buffer(n_max * 4), out = ctx.create_buffer(n_max * 4);
+  {
+    std::vector<std::uint32_t> host(std::min<std::size_t>(n_max, std::size_t(1) << 24));
+    std::mt19937 rng(1);
+    for (auto& x : host) x = 0x3f800000u | (rng() & 0x7fffffu);
+    for (std::size_t off = 0; off < n_max; off += host.size())
+      ctx.write(in, off * 4, host.data(), std::min(host.size(), n_max - off) * 4);
+    ctx.finish();
+  }
+
+  auto wants = [&](const std::string& prim, const std::string& alg) {
+    bool p = a.primitives == "all" || a.primitives.find(prim) != std::string::npos;
+    bool g = a.algorithm.empty() || a.algorithm == alg || prim == "copy";
+    return p && g;
+  };
+  std::vector<bench_case> cases;
+  for (const auto& alg : reduce_algorithms()) {
+    if (!wants("reduce", alg)) continue;
+    struct v { const char* type; dtype t; op o; };
+    for (const v& x : {v{"f32", dtype::f32, op::sum()}, v{"u32", dtype::u32, op::sum()}, v{"f32", dtype::f32, op::max()}}) {
+      auto m = std::make_shared<monoid>(x.o, x.t);
+      cases.push_back({"reduce", alg, x.type, x.o.name(), 4, [&, m, alg](std::size_t n) {
+                         run_stats st;
+                         run_options ro;
+                         ro.algorithm = alg;
+                         ro.stats = &st;
+                         reduce_bits(ctx, in, n, *m, ro);
+                         return st.gpu_ms;
+                       }});
+    }
+  }
+  for (const auto& alg : scan_algorithms()) {
+    if (!wants("scan", alg)) continue;
+    struct v { const char* prim; const char* type; dtype t; scan_kind k; };
+    for (const v& x : {v{"inclusive_scan", "u32", dtype::u32, scan_kind::inclusive},
+                       v{"inclusive_scan", "f32", dtype::f32, scan_kind::inclusive},
+                       v{"exclusive_scan", "u32", dtype::u32, scan_kind::exclusive}}) {
+      auto m = std::make_shared<monoid>(op::sum(), x.t);
+      scan_kind k = x.k;
+      cases.push_back({x.prim, alg, x.type, "sum", 8, [&, m, alg, k](std::size_t n) {
+                         run_stats st;
+                         run_options ro;
+                         ro.algorithm = alg;
+                         ro.stats = &st;
+                         scan(ctx, in, out, n, *m, k, ro);
+                         return st.gpu_ms;
+                       }});
+    }
+  }
+  if (wants("copy", "copy"))
+    cases.push_back({"copy", "wgsl-copy", "u32", "-", 8, [&](std::size_t n) {
+                       run_stats st;
+                       run_options ro;
+                       ro.stats = &st;
+                       copy(ctx, in, out, n, ro);
+                       return st.gpu_ms;
+                     }});
+
+  const bool tty = ::isatty(2);
+  const std::size_t total = cases.size() * static_cast<std::size_t>(max_log2 - a.min_log2 + 1);
+  std::size_t done = 0;
+  json results = json::array();
+  for (int lg = a.min_log2; lg <= max_log2; ++lg) {
+    std::size_t n = std::size_t(1) << lg;
+    for (auto& c : cases) {
+      if (tty) {
+        int w = 30, filled = static_cast<int>(w * done / std::max<std::size_t>(1, total));
+        fmt::print(stderr, "\r[{}{}] {}/{} {} {} {} 2^{}   ", std::string(filled, '#'), std::string(w - filled, ' '),
+                   done, total, c.primitive, c.algorithm, c.type, lg);
+      }
+      for (int i = 0; i < a.warmup; ++i) c.run(n);
+      std::vector<double> t;
+      for (int i = 0; i < a.reps; ++i) t.push_back(c.run(n));
+      double ms = median(t);
+      double gbps = c.bytes_per_element * static_cast<double>(n) / (ms * 1e-3) / 1e9;
+      results.push_back({{"primitive", c.primitive}, {"algorithm", c.algorithm}, {"type", c.type}, {"op", c.op},
+                         {"n", n}, {"gpu_ms", ms}, {"gbps", gbps}});
+      ++done;
+    }
+  }
+  if (tty) fmt::print(stderr, "\r{}\r", std::string(90, ' '));
+  json doc = {{"adapter", ctx.adapter().name}, {"backend", ctx.adapter().backend},
+              {"timer", ctx.timestamps_trustworthy() ? "timestamps" : "wall"}, {"reps", a.reps},
+              {"warmup", a.warmup}, {"results", results}};
+  if (!a.output.empty()) {
+    std::ofstream f(a.output);
+    if (!f) throw error(errc::io, "cannot write '" + a.output + "'");
+    f << doc.dump(1) << "\n";
+  }
+  if (a.json) {
+    std::cout << doc.dump() << "\n";
+    return 0;
+  }
+  fmt::print("{} ({}), GPU time by {}; median of {} after {} warm-up runs\n", ctx.adapter().name,
+             ctx.adapter().backend, doc["timer"].get<std::string>(), a.reps, a.warmup);
+  fmt::print("{:<15} {:<10} {:<4} {:<4} {:>11} {:>10} {:>9}\n", "primitive", "algorithm", "type", "op", "n", "ms",
+             "GB/s");
+  for (const auto& r : results)
+    fmt::print("{:<15} {:<10} {:<4} {:<4} {:>11} {:>10.4f} {:>9.1f}\n", r["primitive"].get<std::string>(),
+               r["algorithm"].get<std::string>(), r["type"].get<std::string>(), r["op"].get<std::string>(),
+               r["n"].get<std::size_t>(), r["gpu_ms"].get<double>(), r["gbps"].get<double>());
+  return 0;
+}

@@ -1,0 +1,11 @@
+#pragma once
+#include <string>
+
+struct bench_args {
+  std::string adapter, primitives = "all", algorithm, output;
+  int min_log2 = 16, max_log2 = 0;  // 0: 24 on CPU adapters, 28 on GPUs
+  int reps = 20, warmup = 3;
+  bool json = false;
+};
+
+int cmd_bench(const bench_args& a);
