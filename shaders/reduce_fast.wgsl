@@ -1,5 +1,6 @@
 // Bandwidth-class reduction. Each workgroup walks tiles of WG_SIZE * ITEMS vec4 values in a grid-stride loop:
-// full tiles without bounds checks, ITEMS independent coalesced vec4 loads per invocation per tile, then one
+// full tiles without bounds checks, ITEMS independent coalesced vec4 loads per invocation per tile (or
+// 4 * ITEMS scalar loads when VEC_LOADS is false), then one
 // partial tile with checks, and workgroup 0 folds the 0-3 scalars past the last whole vec4. The workgroup's
 // values meet in workgroup_reduce (subgroups when available) and invocation 0 writes dst[out_offset + group].
 // The same entry point with one workgroup folds the partials. Needs a commutative combine.
@@ -32,9 +33,18 @@ fn reduce(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid: v
   let stride = nwg.x * tile;
   // Full tiles: ITEMS loads in flight per invocation, two accumulators to shorten the dependency chain.
   while (base + tile <= n_vec) {
-    for (var k = 0u; k < ITEMS; k += 2u) {
-      acc0 = combine(acc0, fold4(src_vec[base + k * WG_SIZE + l]));
-      acc1 = combine(acc1, fold4(src_vec[base + (k + 1u) * WG_SIZE + l]));
+    if (VEC_LOADS) {
+      for (var k = 0u; k < ITEMS; k += 2u) {
+        acc0 = combine(acc0, fold4(src_vec[base + k * WG_SIZE + l]));
+        acc1 = combine(acc1, fold4(src_vec[base + (k + 1u) * WG_SIZE + l]));
+      }
+    } else {
+      // Scalar loads, consecutive across invocations: what a CPU adapter (lavapipe) vectorises best.
+      let first = base * 4u;
+      for (var k = 0u; k < ITEMS * 4u; k += 2u) {
+        acc0 = combine(acc0, src[first + k * WG_SIZE + l]);
+        acc1 = combine(acc1, src[first + (k + 1u) * WG_SIZE + l]);
+      }
     }
     base += stride;
   }

@@ -6,9 +6,10 @@ namespace wgprim::test {
 namespace {
 
 void check_reduce(context& c, const std::string& alg, const monoid& m, const std::vector<std::uint32_t>& x,
-                  std::size_t n) {
+                  std::size_t n, const tuning& tune = {}) {
   run_options o;
   o.algorithm = alg;
+  o.tune = tune;
   std::uint32_t got;
   if (n == 0) {
     got = reduce_bits(c, c.create_buffer(4), 0, m, o);
@@ -44,6 +45,33 @@ TEST(Reduce, EveryOpTypeAlgorithmAndEdgeSize) {
         for (std::size_t n : sizes) check_reduce(ctx(), alg, m, data, n);
       }
     }
+}
+
+TEST(Reduce, FastPolicyVariants) {
+  // Every code path of the fast reduce, whatever the adapter's default policy picks: subgroups or workgroup
+  // memory, vec4 or scalar loads, one workgroup or a few, short and long tiles, the small-n single dispatch.
+  std::vector<tuning> variants;
+  for (int sg : {0, 1})
+    for (int vec : {0, 1}) {
+      tuning t;
+      t.subgroups = sg;
+      t.vec_loads = vec;
+      variants.push_back(t);
+      t.workgroups = 3;
+      t.items = 2;
+      variants.push_back(t);
+      t.workgroups = 1;
+      t.items = 8;
+      t.small_n = 1;
+      variants.push_back(t);
+    }
+  for (dtype t : {dtype::f32, dtype::i32, dtype::u32}) {
+    auto data = make_data(t, 300007, 17 + static_cast<int>(t));
+    for (const op& o : ops_for(t))
+      for (const tuning& v : variants)
+        for (std::size_t n : {1u, 3u, 4u, 5u, 4095u, 4097u, 16384u, 16385u, 65537u, 300007u})
+          check_reduce(ctx(), "fast", monoid(o, t), data, n, v);
+  }
 }
 
 TEST(Reduce, SmallIntegerFloatSumsAreExact) {

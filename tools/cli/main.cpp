@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <iostream>
@@ -21,6 +22,8 @@ namespace {
 struct common {
   std::string adapter, input, generate, type, op = "sum", identity, algorithm, output;
   bool json = false, exclusive = false;
+  tuning tune;
+  int repeat = 1;
 };
 
 io::array load(const common& c) {
@@ -128,7 +131,14 @@ json run_reduce(context& ctx, const common& c, const io::array& a) {
     ctx.write(in, 0, a.bits.data(), n * 4);
     ctx.finish();
     upload_ms = ms_since(t0);
-    gpu = reduce_bits(ctx, in, n, m, ro);
+    ro.tune = c.tune;
+    std::vector<double> times;
+    for (int r = 0; r < c.repeat; ++r) {
+      gpu = reduce_bits(ctx, in, n, m, ro);
+      times.push_back(st.gpu_ms);
+    }
+    std::sort(times.begin(), times.end());
+    st.gpu_ms = times[times.size() / 2];
   } else {
     gpu = reduce_bits(ctx, ctx.create_buffer(4), 0, m, ro);
   }
@@ -220,7 +230,14 @@ json run_scan(context& ctx, const common& c, const io::array& a, std::vector<std
     ctx.finish();
     upload_ms = ms_since(t0);
     buffer d_out = ctx.create_buffer(n * 4);
-    scan(ctx, in, d_out, n, m, kind, ro);
+    ro.tune = c.tune;
+    std::vector<double> times;
+    for (int r = 0; r < c.repeat; ++r) {
+      scan(ctx, in, d_out, n, m, kind, ro);
+      times.push_back(st.gpu_ms);
+    }
+    std::sort(times.begin(), times.end());
+    st.gpu_ms = times[times.size() / 2];
     ctx.read(d_out, 0, out.data(), n * 4);
   } else {
     st.algorithm = c.algorithm.empty() ? scan_algorithms().front() : c.algorithm;
@@ -341,6 +358,11 @@ int main(int argc, char** argv) {
     s->add_option("--op", c.op, "sum|min|max|and|or|xor, or a WGSL expression in a and b");
     s->add_option("--identity", c.identity, "identity of a custom operator (e.g. --identity=-inf)");
     s->add_option("--algorithm", c.algorithm, "algorithm name (see wgprim info)");
+    s->add_option("--workgroups", c.tune.workgroups, "policy override: workgroups of the first reduce pass");
+    s->add_option("--items", c.tune.items, "policy override: vec4 loads per invocation per tile");
+    s->add_option("--subgroups", c.tune.subgroups, "policy override: 1 use subgroups, 0 workgroup memory only");
+    s->add_option("--repeat", c.repeat, "run the GPU algorithm this many times and report the median time")
+        ->check(CLI::Range(1, 1000));
   };
   auto* info = app.add_subcommand("info", "adapter, backend, driver, limits, features");
   add_common(info);
