@@ -38,10 +38,28 @@ struct scan_params {
 @group(0) @binding(5) var<storage, read_write> state: array<atomic<u32>>;
 @group(0) @binding(6) var<storage, read_write> carry: array<T>;
 
+const PAST_TILE_ZERO: u32 = 3u;
+const VERDICT_WALK: u32 = 0u;
+const VERDICT_INCLUSIVE: u32 = 1u;
+const VERDICT_PAST_ZERO: u32 = 2u;
+const VERDICT_WAIT: u32 = 3u;
+
 var<workgroup> wg_tile: u32;
 var<workgroup> wg_flag: u32;
-var<workgroup> wg_value: T;
+var<workgroup> wg_steps: u32;
+var<workgroup> wg_prefix: T;
+var<workgroup> wg_window_flag: array<u32, WINDOW>;
+var<workgroup> wg_window_value: array<T, WINDOW>;
 var<private> vals: array<T, ITEMS4>;
+// STAGED: loads and stores go through workgroup memory, so that global accesses are coalesced (invocation l
+// touches vec4 k * WG_SIZE + l) while each invocation still scans ITEMS consecutive vec4 values.
+var<workgroup> wg_stage: array<vec4<T>, STAGE_SIZE>;
+
+// Index into wg_stage of invocation l's j-th vec4, skewed by l / 8 so that the 16-byte reads of eight
+// neighbouring invocations fall into different banks.
+fn stage_index(l: u32, j: u32) -> u32 {
+  return l * ITEMS + (j + l / 8u) % ITEMS;
+}
 
 fn publish(tile: u32, flag: u32, v: T) {
   let b = bitcast<u32>(v);
@@ -88,7 +106,22 @@ fn scan(@builtin(local_invocation_index) l: u32) {
   }
   let full = (tile + 1u) * TILE <= params.n;
   let first = tile * TILE + l * ITEMS4;
-  if (full) {
+  if (full && STAGED) {
+    let tile_vec = tile * TILE / 4u;
+    for (var k = 0u; k < ITEMS; k += 1u) {
+      let g = k * WG_SIZE + l;             // coalesced global vec4 index within the tile
+      let owner = g / ITEMS;               // the invocation that scans it, as its (g % ITEMS)-th vec4
+      wg_stage[stage_index(owner, g % ITEMS)] = src_vec[tile_vec + g];
+    }
+    workgroupBarrier();
+    for (var j = 0u; j < ITEMS; j += 1u) {
+      let v = wg_stage[stage_index(l, j)];
+      vals[4u * j] = v.x;
+      vals[4u * j + 1u] = v.y;
+      vals[4u * j + 2u] = v.z;
+      vals[4u * j + 3u] = v.w;
+    }
+  } else if (full) {
     for (var j = 0u; j < ITEMS; j += 1u) {
       let v = src_vec[first / 4u + j];
       vals[4u * j] = v.x;
@@ -125,39 +158,75 @@ fn scan(@builtin(local_invocation_index) l: u32) {
     publish(tile, AGGREGATE, aggregate);
   }
 
-  // Look-back: prefix = combine of the tiles before this one, walked right to left.
+  // Look-back: prefix = combine of the tiles before this one, walked right to left, WINDOW tiles at a time:
+  // invocations l < WINDOW read the states of tiles j - l at once, invocation 0 folds the window up to the first
+  // tile that is not AGGREGATE, and the whole workgroup acts on its verdict (uniformly, through
+  // workgroupUniformLoad): done, walk on, poll again, or fall back.
   var prefix = identity();
   var reached_inclusive = false;
   if (tile > 0u) {
     var j = tile - 1u;
     var spins = 0u;
     loop {
-      if (l == 0u) {
-        let lo = atomicLoad(&state[2u + 2u * j]);
-        let hi = atomicLoad(&state[3u + 2u * j]);
-        var f = lo >> 16u;
-        if (f != (hi >> 16u)) {
-          f = NOT_READY;  // halves from two different writes: not yet consistent
+      if (l < WINDOW) {
+        var f = PAST_TILE_ZERO;
+        var v = identity();
+        if (l <= j) {
+          let lo = atomicLoad(&state[2u + 2u * (j - l)]);
+          let hi = atomicLoad(&state[3u + 2u * (j - l)]);
+          f = lo >> 16u;
+          if (f != (hi >> 16u)) {
+            f = NOT_READY;  // halves from two different writes: not yet consistent
+          }
+          v = bitcast<T>((hi << 16u) | (lo & 0xffffu));
         }
-        wg_flag = f;
-        wg_value = bitcast<T>((hi << 16u) | (lo & 0xffffu));
+        wg_window_flag[l] = f;
+        wg_window_value[l] = v;
       }
-      let f = workgroupUniformLoad(&wg_flag);
-      let v = wg_value;
       workgroupBarrier();
-      if (f == INCLUSIVE) {
-        prefix = combine(v, prefix);
+      if (l == 0u) {
+        var acc = prefix;
+        var verdict = VERDICT_WALK;
+        var i = 0u;
+        for (; i < WINDOW; i += 1u) {
+          let f = wg_window_flag[i];
+          if (f == AGGREGATE) {
+            acc = combine(wg_window_value[i], acc);
+            continue;
+          }
+          if (f == INCLUSIVE) {
+            acc = combine(wg_window_value[i], acc);
+            verdict = VERDICT_INCLUSIVE;
+          } else if (f == PAST_TILE_ZERO) {
+            verdict = VERDICT_PAST_ZERO;
+          } else {
+            verdict = VERDICT_WAIT;  // tile j - i is not ready
+          }
+          break;
+        }
+        wg_prefix = acc;
+        wg_steps = i;
+        wg_flag = verdict;
+      }
+      let verdict = workgroupUniformLoad(&wg_flag);
+      let steps = workgroupUniformLoad(&wg_steps);
+      prefix = wg_prefix;
+      if (verdict == VERDICT_INCLUSIVE) {
         reached_inclusive = true;
         break;
       }
-      if (f == AGGREGATE) {
-        prefix = combine(v, prefix);
-        if (j == 0u) {
-          break;
-        }
-        j -= 1u;
+      if (verdict == VERDICT_PAST_ZERO) {
+        break;
+      }
+      if (verdict == VERDICT_WALK) {
+        j -= WINDOW;  // the whole window was AGGREGATE (and tile 0 not in it)
         spins = 0u;
         continue;
+      }
+      // VERDICT_WAIT: tile j - steps is not ready.
+      if (steps > 0u) {
+        j -= steps;
+        spins = 0u;
       }
       spins += 1u;
       if (spins < params.spin_limit) {
@@ -208,7 +277,18 @@ fn scan(@builtin(local_invocation_index) l: u32) {
       vals[k] = running;
     }
   }
-  if (full) {
+  if (full && STAGED) {
+    workgroupBarrier();  // every invocation has read its staged input
+    for (var j = 0u; j < ITEMS; j += 1u) {
+      wg_stage[stage_index(l, j)] = vec4<T>(vals[4u * j], vals[4u * j + 1u], vals[4u * j + 2u], vals[4u * j + 3u]);
+    }
+    workgroupBarrier();
+    let tile_vec = tile * TILE / 4u;
+    for (var k = 0u; k < ITEMS; k += 1u) {
+      let g = k * WG_SIZE + l;
+      dst_vec[tile_vec + g] = wg_stage[stage_index(g / ITEMS, g % ITEMS)];
+    }
+  } else if (full) {
     for (var j = 0u; j < ITEMS; j += 1u) {
       dst_vec[first / 4u + j] = vec4<T>(vals[4u * j], vals[4u * j + 1u], vals[4u * j + 2u], vals[4u * j + 3u]);
     }

@@ -120,9 +120,14 @@ void scan_decoupled(context& ctx, const buffer& in, buffer& out, std::size_t n, 
   // Polls of a NOT_READY predecessor before reducing its tile here. On a GPU the predecessor is usually running
   // and a poll is cheap; on a CPU adapter a few threads run workgroups in turn, so waiting long is waste.
   const std::uint32_t spin = opt.tune.spin_limit ? opt.tune.spin_limit : opt.tune.stress ? 1 : cpu ? 16 : 256;
+  // Staging through workgroup memory needs WG_SIZE * ITEMS * 16 bytes of it (16 KiB for the default tile).
+  const std::uint64_t stage_bytes = std::uint64_t(wg_size) * items * 16;
+  bool staged = !cpu && stage_bytes + 2048 <= ctx.limits().max_compute_workgroup_storage_size;
+  if (opt.tune.staged >= 0) staged = opt.tune.staged == 1 && stage_bytes + 2048 <= ctx.limits().max_compute_workgroup_storage_size;
   const std::string src = detail::compose_wgsl(
       "scan_decoupled.wgsl", m,
-      {{"WG_SIZE", std::to_string(wg_size) + "u"}, {"ITEMS", std::to_string(items) + "u"}});
+      {{"WG_SIZE", std::to_string(wg_size) + "u"}, {"ITEMS", std::to_string(items) + "u"},
+       {"STAGED", staged ? "true" : "false"}, {"WINDOW", "32u"}, {"STAGE_SIZE", staged ? std::to_string(wg_size * items) + "u" : "1u"}});
   using detail::slot;
   const auto& k = detail::get_kernel(
       ctx, src, "scan",

@@ -123,6 +123,29 @@ TEST(Scan, ChunkedPastTheBindingLimit) {
     }
 }
 
+TEST(Scan, DecoupledPolicyVariants) {
+  // Every code path of the decoupled scan, whatever the adapter's default picks: staged through workgroup
+  // memory or direct, short and long tiles, a spin limit of one poll.
+  std::vector<tuning> variants;
+  for (int staged : {0, 1})
+    for (std::uint32_t items : {1u, 2u, 8u}) {
+      tuning t;
+      t.staged = staged;
+      t.items = items;
+      t.spin_limit = items == 2 ? 1 : 0;
+      variants.push_back(t);
+    }
+  for (dtype t : {dtype::u32, dtype::f32, dtype::i32})
+    for (const op& o : ops_for(t)) {
+      monoid m(o, t);
+      auto data = make_data(t, 200003, 14);
+      for (const tuning& v : variants)
+        for (scan_kind k : {scan_kind::inclusive, scan_kind::exclusive})
+          for (std::size_t n : {1u, 4u, 1023u, 1024u, 1025u, 8192u, 8195u, 200003u})
+            check_scan(ctx(), "decoupled", m, k, data, n, v);
+    }
+}
+
 TEST(Scan, DecoupledFallbackPathRunsAndStaysExact) {
   // Stress mode holds back every third tile's aggregate and lets successors poll only once, so they must reduce
   // their predecessor's tile themselves. The result must not change, and the fallback count proves the path ran.

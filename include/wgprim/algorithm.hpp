@@ -23,6 +23,7 @@ struct tuning {
   std::uint32_t items = 0;       // vec4 loads per invocation per tile
   int subgroups = -1;            // 0: force the workgroup-memory path, 1: subgroups (when the adapter has them)
   int vec_loads = -1;            // reduce: 0 scalar loads consecutive across invocations, 1 vec4 loads
+  int staged = -1;               // decoupled scan: 1 coalesce loads/stores through workgroup memory, 0 direct
   std::uint32_t small_n = 0;     // reduce: at or below this n, one dispatch of one workgroup
   std::uint32_t spin_limit = 0;  // decoupled scan: polls of a predecessor before computing its tile itself
   bool stress = false;           // decoupled scan (tests): delay some tiles so that successors fall back

@@ -361,6 +361,9 @@ int main(int argc, char** argv) {
     s->add_option("--workgroups", c.tune.workgroups, "policy override: workgroups of the first reduce pass");
     s->add_option("--items", c.tune.items, "policy override: vec4 loads per invocation per tile");
     s->add_option("--subgroups", c.tune.subgroups, "policy override: 1 use subgroups, 0 workgroup memory only");
+    s->add_option("--vec-loads", c.tune.vec_loads, "policy override (reduce): 1 vec4 loads, 0 scalar loads");
+    s->add_option("--staged", c.tune.staged, "policy override (decoupled scan): 1 stage tiles in workgroup memory");
+    s->add_option("--spin-limit", c.tune.spin_limit, "policy override (decoupled scan): polls before fallback");
     s->add_option("--repeat", c.repeat, "run the GPU algorithm this many times and report the median time")
         ->check(CLI::Range(1, 1000));
   };
