@@ -9,9 +9,10 @@
 // Tile state: two u32 atomics per tile, each (flag << 16) | one 16-bit half of the value, written with atomicMax
 // so a state only moves forward (NOT_READY < AGGREGATE < INCLUSIVE); a reader trusts a value only when both
 // halves carry the same flag. state[0] is the tile counter, state[1] counts fallbacks (for tests).
+// The workgroup scan (workgroup_scan, lane_info) comes from the lanes import the dispatch layer picks:
+// subgroups when the adapter has them, workgroup memory otherwise.
 // carry[carry_index] is the total of earlier chunks (an array larger than one binding is scanned in chunks);
 // the last tile writes the running total to carry[carry_index + 1].
-//! import shared/workgroup.wgsl
 
 const NOT_READY: u32 = 0u;
 const AGGREGATE: u32 = 1u;
@@ -88,15 +89,9 @@ fn fold_tile_from_memory(tile: u32, l: u32) -> T {
   return acc;
 }
 
-// Workgroup scan of the per-invocation folds; returns the tile's aggregate. wg_data keeps the inclusive scan.
-fn scan_folds(l: u32, fold: T) -> T {
-  workgroupBarrier();  // earlier readers of wg_data are done
-  workgroup_scan_inclusive(l, fold);
-  return wg_data[WG_SIZE - 1u];
-}
 
 @compute @workgroup_size(WG_SIZE)
-fn scan(@builtin(local_invocation_index) l: u32) {
+fn scan(@builtin(local_invocation_index) l: u32, li: lane_info) {
   if (l == 0u) {
     wg_tile = atomicAdd(&state[0], 1u);
   }
@@ -137,8 +132,9 @@ fn scan(@builtin(local_invocation_index) l: u32) {
       }
     }
   }
-  let aggregate = scan_folds(l, fold_vals());
-  let thread_prefix = workgroup_exclusive_of(l);
+  let parts = workgroup_scan(l, fold_vals(), li);
+  let aggregate = parts.aggregate;
+  let thread_prefix = parts.exclusive;
 
   var carry_in = identity();
   if (params.use_carry != 0u) {
@@ -233,7 +229,7 @@ fn scan(@builtin(local_invocation_index) l: u32) {
         continue;
       }
       // Fallback: reduce the predecessor's tile here instead of waiting for its workgroup.
-      let agg = scan_folds(l, fold_tile_from_memory(j, l));
+      let agg = workgroup_scan(l, fold_tile_from_memory(j, l), li).aggregate;
       if (l == 0u) {
         publish(j, AGGREGATE, agg);
         atomicAdd(&state[1], 1u);

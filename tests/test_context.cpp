@@ -48,11 +48,42 @@ TEST(Context, BrokenShaderIsAShaderError) {
 }
 
 TEST(Context, EveryComposedVariantCompiles) {
+  // Each shader file x monoid x lanes variant through the real compiler (checked modules, so that a custom
+  // operator's path is exercised too).
+  using detail::slot;
+  const std::vector<slot> any;  // the layout does not matter for compilation
   for (dtype t : {dtype::f32, dtype::i32, dtype::u32})
     for (const op& o : ops_for(t)) {
       monoid m(o, t);
-      for (const char* f : {"reduce_seed.wgsl", "scan_seed.wgsl"})
-        EXPECT_NO_THROW(detail::compose_wgsl(f, m, {{"WG_SIZE", "256u"}})) << f;
+      std::vector<std::pair<std::string, std::string>> files = {
+          {"reduce_seed.wgsl", "reduce"}, {"scan_seed.wgsl", "scan_blocks"}, {"scan_seed.wgsl", "add_back"}};
+      for (const auto& f : files) {
+        auto src = detail::compose_wgsl(f.first, m, {{"WG_SIZE", "256u"}});
+        EXPECT_NO_THROW(detail::get_kernel(ctx(), src, f.second,
+                                           {slot::uniform, slot::storage_read, slot::storage_rw, slot::storage_rw},
+                                           false))
+            << f.first << " " << describe(m, 0);
+      }
+      std::vector<std::string> lanes = {"shared/lanes_workgroup.wgsl"};
+      if (ctx().features().subgroups) lanes.push_back("shared/lanes_subgroup.wgsl");
+      for (const auto& lane : lanes) {
+        auto r = detail::compose_wgsl("reduce_fast.wgsl", m,
+                                      {{"WG_SIZE", "256u"}, {"ITEMS", "4u"}, {"VEC_LOADS", "true"}}, {lane});
+        EXPECT_NO_THROW(detail::get_kernel(
+            ctx(), r, "reduce", {slot::uniform, slot::storage_read, slot::storage_read, slot::storage_rw}, false))
+            << lane << " " << describe(m, 0);
+        for (const char* staged : {"true", "false"}) {
+          auto sc = detail::compose_wgsl("scan_decoupled.wgsl", m,
+                                         {{"WG_SIZE", "256u"}, {"ITEMS", "4u"}, {"STAGED", staged},
+                                          {"WINDOW", "32u"}, {"STAGE_SIZE", "1024u"}},
+                                         {lane});
+          EXPECT_NO_THROW(detail::get_kernel(ctx(), sc, "scan",
+                                             {slot::uniform, slot::storage_read, slot::storage_read,
+                                              slot::storage_rw, slot::storage_rw, slot::storage_rw, slot::storage_rw},
+                                             false))
+              << lane << " staged=" << staged << " " << describe(m, 0);
+        }
+      }
     }
 }
 

@@ -124,17 +124,18 @@ TEST(Scan, ChunkedPastTheBindingLimit) {
 }
 
 TEST(Scan, DecoupledPolicyVariants) {
-  // Every code path of the decoupled scan, whatever the adapter's default picks: staged through workgroup
-  // memory or direct, short and long tiles, a spin limit of one poll.
+  // Every code path of the decoupled scan, whatever the adapter's default picks: subgroup or workgroup-memory
+  // scans, staged through workgroup memory or direct, short and long tiles, a spin limit of one poll.
   std::vector<tuning> variants;
-  for (int staged : {0, 1})
-    for (std::uint32_t items : {1u, 2u, 8u}) {
-      tuning t;
-      t.staged = staged;
-      t.items = items;
-      t.spin_limit = items == 2 ? 1 : 0;
-      variants.push_back(t);
-    }
+  struct v { int subgroups, staged; std::uint32_t items, spin; };
+  for (const v& x : {v{0, 0, 4, 0}, v{1, 0, 2, 1}, v{0, 1, 1, 0}, v{1, 1, 8, 0}, v{1, 0, 4, 0}}) {
+    tuning t;
+    t.subgroups = x.subgroups;
+    t.staged = x.staged;
+    t.items = x.items;
+    t.spin_limit = x.spin;
+    variants.push_back(t);
+  }
   for (dtype t : {dtype::u32, dtype::f32, dtype::i32})
     for (const op& o : ops_for(t)) {
       monoid m(o, t);

@@ -34,3 +34,52 @@ fn workgroup_reduce(l: u32, x: T, li: lane_info) -> T {
   workgroupBarrier();
   return total;
 }
+
+// Inclusive scan inside a subgroup: Hillis-Steele over lanes with subgroupShuffleUp; the earlier lane's value is
+// always the left operand, so it is correct for operators that do not commute.
+fn subgroup_scan_inclusive(x: T, li: lane_info) -> T {
+  var v = x;
+  for (var d = 1u; d < li.size; d <<= 1u) {
+    let other = subgroupShuffleUp(v, d);
+    if (li.lane >= d) {
+      v = combine(other, v);
+    }
+  }
+  return v;
+}
+
+struct scan_parts {
+  exclusive: T,  // combine of the values of all lower invocations (identity for invocation 0)
+  aggregate: T,  // combine of all values, the same bits in every invocation
+}
+
+// Workgroup scan: subgroup scans, then each invocation folds the totals of the subgroups before its own.
+// Two barriers instead of the 2 log2(WG_SIZE) of the workgroup-memory scan.
+fn workgroup_scan(l: u32, x: T, li: lane_info) -> scan_parts {
+  workgroupBarrier();  // earlier readers of wg_subgroup_totals are done
+  let inclusive = subgroup_scan_inclusive(x, li);
+  let lower = subgroupShuffleUp(inclusive, 1u);
+  if (li.lane == li.size - 1u) {
+    wg_subgroup_totals[li.id] = inclusive;
+  }
+  workgroupBarrier();
+  var total = wg_subgroup_totals[0];
+  var before = identity();
+  if (li.id > 0u) {
+    before = total;
+  }
+  for (var i = 1u; i < li.count; i += 1u) {
+    total = combine(total, wg_subgroup_totals[i]);
+    if (i < li.id) {
+      before = total;
+    }
+  }
+  var exclusive = before;
+  if (li.lane > 0u) {
+    exclusive = lower;
+    if (li.id > 0u) {
+      exclusive = combine(before, lower);
+    }
+  }
+  return scan_parts(exclusive, total);
+}
