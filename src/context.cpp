@@ -453,7 +453,9 @@ namespace detail {
 const kernel& get_kernel(context& ctx, const std::string& source, const std::string& entry,
                          const std::vector<slot>& layout, bool trusted) {
   auto& s = ctx.impl();
-  std::string key = entry + (trusted ? "|t|" : "|c|") + source;
+  std::string key = entry + (trusted ? "|t|" : "|c|");
+  for (slot sl : layout) key += static_cast<char>('0' + static_cast<int>(sl));
+  key += "|" + source;
   auto it = s.kernels.find(key);
   if (it != s.kernels.end()) return *it->second;
   s.check();

@@ -51,18 +51,16 @@ TEST(Context, EveryComposedVariantCompiles) {
   // Each shader file x monoid x lanes variant through the real compiler (checked modules, so that a custom
   // operator's path is exercised too).
   using detail::slot;
-  const std::vector<slot> any;  // the layout does not matter for compilation
   for (dtype t : {dtype::f32, dtype::i32, dtype::u32})
     for (const op& o : ops_for(t)) {
       monoid m(o, t);
-      std::vector<std::pair<std::string, std::string>> files = {
-          {"reduce_seed.wgsl", "reduce"}, {"scan_seed.wgsl", "scan_blocks"}, {"scan_seed.wgsl", "add_back"}};
-      for (const auto& f : files) {
-        auto src = detail::compose_wgsl(f.first, m, {{"WG_SIZE", "256u"}});
-        EXPECT_NO_THROW(detail::get_kernel(ctx(), src, f.second,
-                                           {slot::uniform, slot::storage_read, slot::storage_rw, slot::storage_rw},
-                                           false))
-            << f.first << " " << describe(m, 0);
+      const std::vector<slot> three{slot::uniform, slot::storage_read, slot::storage_rw};
+      const std::vector<slot> four{slot::uniform, slot::storage_read, slot::storage_rw, slot::storage_rw};
+      struct file { const char* name; const char* entry; const std::vector<slot>& layout; };
+      for (const file& f : {file{"reduce_seed.wgsl", "reduce", three}, file{"scan_seed.wgsl", "scan_blocks", four},
+                            file{"scan_seed.wgsl", "add_back", four}}) {
+        auto src = detail::compose_wgsl(f.name, m, {{"WG_SIZE", "256u"}});
+        EXPECT_NO_THROW(detail::get_kernel(ctx(), src, f.entry, f.layout, false)) << f.name << " " << describe(m, 0);
       }
       std::vector<std::string> lanes = {"shared/lanes_workgroup.wgsl"};
       if (ctx().features().subgroups) lanes.push_back("shared/lanes_subgroup.wgsl");
