@@ -40,13 +40,17 @@ struct scan_params {
 @group(0) @binding(6) var<storage, read_write> carry: array<T>;
 
 const PAST_TILE_ZERO: u32 = 3u;
+const VERDICT_WALK: u32 = 0u;
 const VERDICT_INCLUSIVE: u32 = 1u;
 const VERDICT_PAST_ZERO: u32 = 2u;
-const VERDICT_FALLBACK: u32 = 3u;
+const VERDICT_WAIT: u32 = 3u;
 
 var<workgroup> wg_tile: u32;
 var<workgroup> wg_flag: u32;
+var<workgroup> wg_steps: u32;
 var<workgroup> wg_prefix: T;
+var<workgroup> wg_window_flag: array<u32, WINDOW>;
+var<workgroup> wg_window_value: array<T, WINDOW>;
 var<private> vals: array<T, ITEMS4>;
 // STAGED: loads and stores go through workgroup memory, so that global accesses are coalesced (invocation l
 // touches vec4 k * WG_SIZE + l) while each invocation still scans ITEMS consecutive vec4 values.
@@ -150,92 +154,92 @@ fn scan(@builtin(local_invocation_index) l: u32, li: lane_info) {
     publish(tile, AGGREGATE, aggregate);
   }
 
-  // Look-back: prefix = combine of the tiles before this one, walked right to left. Invocation 0 walks alone
-  // (no barriers), reading WINDOW predecessor states at a time with independent loads, until it meets an
-  // INCLUSIVE state, walks past tile 0, or gives up on a tile that stayed NOT_READY for spin_limit polls. Only
-  // then does the workgroup meet, once: to finish, or to reduce the stalled tile together (the fallback).
+  // Look-back: prefix = combine of the tiles before this one, walked right to left, WINDOW tiles at a time:
+  // invocations l < WINDOW read the states of tiles j - l at once, invocation 0 folds the window up to the first
+  // tile that is not AGGREGATE, and the whole workgroup acts on its verdict (uniformly, through
+  // workgroupUniformLoad): done, walk on, poll again, or fall back.
   var prefix = identity();
   var reached_inclusive = false;
-  var walk_acc = identity();  // invocation 0's running combine of the tiles it passed
-  var walk_j = 0u;            // invocation 0's next tile to look at
-  var walk_done_past_zero = false;
   if (tile > 0u) {
-    walk_j = tile - 1u;
+    var j = tile - 1u;
+    var spins = 0u;
     loop {
-      if (l == 0u) {
-        var verdict = VERDICT_PAST_ZERO;
-        var spins = 0u;
-        if (!walk_done_past_zero) {
-          loop {
-            var flags: array<u32, WINDOW>;
-            var values: array<T, WINDOW>;
-            for (var i = 0u; i < WINDOW; i += 1u) {
-              flags[i] = PAST_TILE_ZERO;
-              if (i <= walk_j) {
-                let lo = atomicLoad(&state[2u + 2u * (walk_j - i)]);
-                let hi = atomicLoad(&state[3u + 2u * (walk_j - i)]);
-                flags[i] = lo >> 16u;
-                if (flags[i] != (hi >> 16u)) {
-                  flags[i] = NOT_READY;  // halves from two different writes: not yet consistent
-                }
-                values[i] = bitcast<T>((hi << 16u) | (lo & 0xffffu));
-              }
-            }
-            var i = 0u;
-            for (; i < WINDOW; i += 1u) {
-              if (flags[i] != AGGREGATE) {
-                break;
-              }
-              walk_acc = combine(values[i], walk_acc);
-            }
-            if (i == WINDOW) {
-              walk_j -= WINDOW;  // all AGGREGATE, and tile 0 was not in the window
-              spins = 0u;
-              continue;
-            }
-            if (flags[i] == INCLUSIVE) {
-              walk_acc = combine(values[i], walk_acc);
-              verdict = VERDICT_INCLUSIVE;
-              break;
-            }
-            if (flags[i] == PAST_TILE_ZERO) {
-              verdict = VERDICT_PAST_ZERO;
-              break;
-            }
-            if (i > 0u) {
-              walk_j -= i;  // tile walk_j is the one not ready
-              spins = 0u;
-            }
-            spins += 1u;
-            if (spins >= params.spin_limit) {
-              verdict = VERDICT_FALLBACK;
-              break;
-            }
+      if (l < WINDOW) {
+        var f = PAST_TILE_ZERO;
+        var v = identity();
+        if (l <= j) {
+          let lo = atomicLoad(&state[2u + 2u * (j - l)]);
+          let hi = atomicLoad(&state[3u + 2u * (j - l)]);
+          f = lo >> 16u;
+          if (f != (hi >> 16u)) {
+            f = NOT_READY;  // halves from two different writes: not yet consistent
           }
+          v = bitcast<T>((hi << 16u) | (lo & 0xffffu));
         }
-        wg_prefix = walk_acc;
-        wg_flag = (walk_j << 2u) | verdict;
+        wg_window_flag[l] = f;
+        wg_window_value[l] = v;
       }
-      let packed = workgroupUniformLoad(&wg_flag);
-      let verdict = packed & 3u;
-      if (verdict != VERDICT_FALLBACK) {
-        prefix = wg_prefix;
-        reached_inclusive = verdict == VERDICT_INCLUSIVE;
+      workgroupBarrier();
+      if (l == 0u) {
+        var acc = prefix;
+        var verdict = VERDICT_WALK;
+        var i = 0u;
+        for (; i < WINDOW; i += 1u) {
+          let f = wg_window_flag[i];
+          if (f == AGGREGATE) {
+            acc = combine(wg_window_value[i], acc);
+            continue;
+          }
+          if (f == INCLUSIVE) {
+            acc = combine(wg_window_value[i], acc);
+            verdict = VERDICT_INCLUSIVE;
+          } else if (f == PAST_TILE_ZERO) {
+            verdict = VERDICT_PAST_ZERO;
+          } else {
+            verdict = VERDICT_WAIT;  // tile j - i is not ready
+          }
+          break;
+        }
+        wg_prefix = acc;
+        wg_steps = i;
+        wg_flag = verdict;
+      }
+      let verdict = workgroupUniformLoad(&wg_flag);
+      let steps = workgroupUniformLoad(&wg_steps);
+      prefix = wg_prefix;
+      if (verdict == VERDICT_INCLUSIVE) {
+        reached_inclusive = true;
         break;
       }
-      // Fallback: reduce the stalled predecessor's tile here instead of waiting for its workgroup.
-      let j = packed >> 2u;
+      if (verdict == VERDICT_PAST_ZERO) {
+        break;
+      }
+      if (verdict == VERDICT_WALK) {
+        j -= WINDOW;  // the whole window was AGGREGATE (and tile 0 not in it)
+        spins = 0u;
+        continue;
+      }
+      // VERDICT_WAIT: tile j - steps is not ready.
+      if (steps > 0u) {
+        j -= steps;
+        spins = 0u;
+      }
+      spins += 1u;
+      if (spins < params.spin_limit) {
+        continue;
+      }
+      // Fallback: reduce the predecessor's tile here instead of waiting for its workgroup.
       let agg = workgroup_scan(l, fold_tile_from_memory(j, l), li).aggregate;
       if (l == 0u) {
         publish(j, AGGREGATE, agg);
         atomicAdd(&state[1], 1u);
-        walk_acc = combine(agg, walk_acc);
-        if (j == 0u) {
-          walk_done_past_zero = true;
-        } else {
-          walk_j = j - 1u;
-        }
       }
+      prefix = combine(agg, prefix);
+      if (j == 0u) {
+        break;
+      }
+      j -= 1u;
+      spins = 0u;
     }
   }
   if (!reached_inclusive && params.use_carry != 0u) {

@@ -132,7 +132,7 @@ void scan_decoupled(context& ctx, const buffer& in, buffer& out, std::size_t n, 
   const std::string src = detail::compose_wgsl(
       "scan_decoupled.wgsl", m,
       {{"WG_SIZE", std::to_string(wg_size) + "u"}, {"ITEMS", std::to_string(items) + "u"},
-       {"STAGED", staged ? "true" : "false"}, {"WINDOW", "8u"},
+       {"STAGED", staged ? "true" : "false"}, {"WINDOW", "32u"},
        {"STAGE_SIZE", staged ? std::to_string(wg_size * items) + "u" : "1u"}},
       {lanes});
   using detail::slot;

@@ -73,7 +73,7 @@ TEST(Context, EveryComposedVariantCompiles) {
         for (const char* staged : {"true", "false"}) {
           auto sc = detail::compose_wgsl("scan_decoupled.wgsl", m,
                                          {{"WG_SIZE", "256u"}, {"ITEMS", "4u"}, {"STAGED", staged},
-                                          {"WINDOW", "8u"}, {"STAGE_SIZE", "1024u"}},
+                                          {"WINDOW", "32u"}, {"STAGE_SIZE", "1024u"}},
                                          {lane});
           EXPECT_NO_THROW(detail::get_kernel(ctx(), sc, "scan",
                                              {slot::uniform, slot::storage_read, slot::storage_read,
