@@ -431,6 +431,9 @@ void context::read(const buffer& src, std::uint64_t offset, void* data, std::uin
   wgpuBufferDestroy(staging); wgpuBufferRelease(staging);
 }
 
+WGPUDevice context::native_device() const { return impl_->device; }
+WGPUQueue context::native_queue() const { return impl_->queue; }
+
 void context::finish() {
   impl_->check();
   impl_->wait_idle();
@@ -519,7 +522,7 @@ struct recorder::state {
   std::vector<WGPUBuffer> param_buffers;
   std::vector<std::vector<std::uint8_t>> param_data;
   std::uint64_t param_used = param_buffer_bytes;
-  bool timestamps = false, first_pass = true;
+  bool timestamps = false, first_pass = true, external = false;
   WGPUQuerySet queries = nullptr;
   WGPUBuffer resolve = nullptr, readback = nullptr;
 };
@@ -540,12 +543,34 @@ recorder::recorder(context& ctx, bool timestamps) : ctx_(ctx), s_(std::make_uniq
   }
 }
 
+recorder::recorder(context& ctx, WGPUCommandEncoder external) : ctx_(ctx), s_(std::make_unique<state>()) {
+  ctx.impl().check();
+  if (!external) throw error(errc::invalid_argument, "null command encoder");
+  s_->enc = external;
+  s_->external = true;
+}
+
+void recorder::end() {
+  auto& c = ctx_.impl();
+  if (s_->pass) { wgpuComputePassEncoderEnd(s_->pass); wgpuComputePassEncoderRelease(s_->pass); s_->pass = nullptr; }
+  for (std::size_t i = 0; i < s_->param_buffers.size(); ++i) {
+    std::uint64_t used = i + 1 == s_->param_buffers.size() ? s_->param_used : state::param_buffer_bytes;
+    wgpuQueueWriteBuffer(c.queue, s_->param_buffers[i], 0, s_->param_data[i].data(), used);
+  }
+  c.check(errc::gpu, "recording GPU work");
+}
+
 recorder::~recorder() {
   auto& c = ctx_.impl();
   if (s_->pass) { wgpuComputePassEncoderEnd(s_->pass); wgpuComputePassEncoderRelease(s_->pass); }
-  if (s_->enc) wgpuCommandEncoderRelease(s_->enc);
+  if (s_->enc && !s_->external) wgpuCommandEncoderRelease(s_->enc);
   for (WGPUBindGroup g : s_->groups) wgpuBindGroupRelease(g);
-  for (WGPUBuffer b : s_->param_buffers) c.param_pool.push_back(b);
+  // Work in a caller's encoder may run later: its parameter buffers are released (wgpu keeps them alive while
+  // the commands need them), not handed to the next recorder.
+  for (WGPUBuffer b : s_->param_buffers) {
+    if (s_->external) wgpuBufferRelease(b);
+    else c.param_pool.push_back(b);
+  }
   if (s_->queries) wgpuQuerySetRelease(s_->queries);
   for (WGPUBuffer b : {s_->resolve, s_->readback})
     if (b) { wgpuBufferDestroy(b); wgpuBufferRelease(b); }
@@ -621,6 +646,7 @@ void recorder::clear(const buffer& b, std::uint64_t offset, std::uint64_t bytes)
 
 gpu_time recorder::submit() {
   auto& c = ctx_.impl();
+  if (s_->external) throw error(errc::gpu, "internal: submit() on a recorder of an external encoder");
   if (s_->pass) { wgpuComputePassEncoderEnd(s_->pass); wgpuComputePassEncoderRelease(s_->pass); s_->pass = nullptr; }
   bool stamped = s_->timestamps && !s_->first_pass;
   if (stamped) {

@@ -9,6 +9,8 @@
 
 #include "wgprim/context.hpp"
 
+typedef struct WGPUCommandEncoderImpl* WGPUCommandEncoder;
+
 namespace wgprim::detail {
 
 enum class slot { uniform, storage_read, storage_rw };
@@ -37,6 +39,8 @@ struct gpu_time {
 class recorder {
  public:
   explicit recorder(context& ctx, bool timestamps = false);
+  /// Records into the caller's command encoder: end() instead of submit(); the caller submits.
+  recorder(context& ctx, WGPUCommandEncoder external);
   ~recorder();
   recorder(const recorder&) = delete;
   recorder& operator=(const recorder&) = delete;
@@ -52,6 +56,8 @@ class recorder {
   void clear(const buffer& b, std::uint64_t offset, std::uint64_t bytes);
   /// Submits everything recorded and waits for it.
   gpu_time submit();
+  /// External encoder: closes the open pass and uploads the parameter blocks (queued before any later submit).
+  void end();
 
   context& ctx() { return ctx_; }
 

@@ -48,16 +48,11 @@ reduce_policy pick_policy(context& ctx, const tuning& t) {
   return p;
 }
 
-void fill_stats(const run_options& opt, const detail::gpu_time& t, const char* alg) {
-  if (!opt.stats) return;
-  opt.stats->gpu_ms = t.ms;
-  opt.stats->gpu_timestamps = t.from_timestamps;
-  opt.stats->algorithm = alg;
-}
-
 // The seed's two-pass reduction. Pass 1 runs 256 workgroups per chunk of the input, each chunk writing its own
 // 256 partials; pass 2 is the same entry point over all partials with one workgroup.
-std::uint32_t reduce_seed(context& ctx, const buffer& in, std::size_t n, const monoid& m, const run_options& opt) {
+void reduce_seed(detail::recorder& rec, const buffer& in, std::size_t n, const monoid& m, const buffer& result,
+                 std::uint32_t result_index) {
+  context& ctx = rec.ctx();
   constexpr std::uint32_t groups = 256;
   const std::string src = detail::compose_wgsl("reduce_seed.wgsl", m, {{"WG_SIZE", "256u"}});
   const auto& k = detail::get_kernel(ctx, src, "reduce",
@@ -66,26 +61,20 @@ std::uint32_t reduce_seed(context& ctx, const buffer& in, std::size_t n, const m
   const std::uint64_t chunk = ctx.binding_limit() / 4;
   const std::uint64_t chunks = (n + chunk - 1) / chunk;
   buffer partials = ctx.create_buffer(chunks * groups * 4);
-  buffer result = ctx.create_buffer(4);
-
-  detail::recorder rec(ctx, opt.timestamps || opt.stats);
   for (std::uint64_t c = 0; c < chunks; ++c) {
     std::uint64_t first = c * chunk, count = std::min<std::uint64_t>(chunk, n - first);
     reduce_params p{static_cast<std::uint32_t>(count), static_cast<std::uint32_t>(c * groups), 0, 0};
     rec.dispatch(k, {rec.params(p), detail::bind(in, first * 4, count * 4), detail::bind(partials)}, groups);
   }
-  reduce_params p{static_cast<std::uint32_t>(chunks * groups), 0, 0, 0};
+  reduce_params p{static_cast<std::uint32_t>(chunks * groups), result_index, 0, 0};
   rec.dispatch(k, {rec.params(p), detail::bind(partials), detail::bind(result)}, 1);
-  detail::gpu_time t = rec.submit();
-  std::uint32_t bits;
-  ctx.read(result, 0, &bits, 4);
-  fill_stats(opt, t, "seed");
-  return bits;
 }
 
 // The fast reduce: vec4 loads, a grid sized to fill the GPU (not more), subgroup reductions, and a single
 // dispatch of one workgroup for small n.
-std::uint32_t reduce_fast(context& ctx, const buffer& in, std::size_t n, const monoid& m, const run_options& opt) {
+void reduce_fast(detail::recorder& rec, const buffer& in, std::size_t n, const monoid& m, const buffer& result,
+                 std::uint32_t result_index, const run_options& opt) {
+  context& ctx = rec.ctx();
   const reduce_policy pol = pick_policy(ctx, opt.tune);
   const std::string lanes = pol.subgroups ? "shared/lanes_subgroup.wgsl" : "shared/lanes_workgroup.wgsl";
   const std::string src = detail::compose_wgsl(
@@ -99,7 +88,6 @@ std::uint32_t reduce_fast(context& ctx, const buffer& in, std::size_t n, const m
   const std::uint64_t chunk = ctx.binding_limit() / 4;
   const std::uint64_t chunks = (n + chunk - 1) / chunk;
   const std::uint64_t tile = std::uint64_t(pol.wg_size) * pol.items * 4;
-  buffer result = ctx.create_buffer(4);
   buffer dummy = ctx.create_buffer(16);
   auto vec_binding = [&](const buffer& b, std::uint64_t first, std::uint64_t count) {
     return count / 4 ? detail::bind(b, first * 4, count / 4 * 16) : detail::bind(dummy);
@@ -109,9 +97,8 @@ std::uint32_t reduce_fast(context& ctx, const buffer& in, std::size_t n, const m
                          static_cast<std::uint32_t>(offset), 0};
   };
 
-  detail::recorder rec(ctx, opt.timestamps || opt.stats);
   if (n <= pol.small_n) {
-    rec.dispatch(k, {rec.params(params(n, 0)), vec_binding(in, 0, n), detail::bind(in, 0, n * 4), detail::bind(result)},
+    rec.dispatch(k, {rec.params(params(n, result_index)), vec_binding(in, 0, n), detail::bind(in, 0, n * 4), detail::bind(result)},
                  1);
   } else {
     // Groups per chunk: enough to fill the GPU, never more than there are tiles.
@@ -130,30 +117,68 @@ std::uint32_t reduce_fast(context& ctx, const buffer& in, std::size_t n, const m
                        detail::bind(in, first * 4, count * 4), detail::bind(partials)}, g);
       offset += g;
     }
-    rec.dispatch(k, {rec.params(params(total_groups, 0)), vec_binding(partials, 0, total_groups),
+    rec.dispatch(k, {rec.params(params(total_groups, result_index)), vec_binding(partials, 0, total_groups),
                      detail::bind(partials, 0, total_groups * 4), detail::bind(result)}, 1);
   }
-  detail::gpu_time t = rec.submit();
-  std::uint32_t bits;
-  ctx.read(result, 0, &bits, 4);
-  fill_stats(opt, t, "fast");
-  return bits;
+}
+
+std::string pick_algorithm(const run_options& opt) {
+  std::string alg = opt.algorithm.empty() ? "fast" : opt.algorithm;
+  if (alg != "seed" && alg != "fast")
+    throw error(errc::invalid_argument, "unknown reduce algorithm '" + alg + "' (available: fast, seed)");
+  return alg;
+}
+
+void check_size(const buffer& in, std::size_t n) {
+  if (n * 4ull > in.size_bytes())
+    throw error(errc::invalid_argument, "n = " + std::to_string(n) + " elements exceeds the buffer's " +
+                                            std::to_string(in.size_bytes()) + " bytes");
+}
+
+// Records the reduction of in[0, n) into result[result_index] (n > 0).
+void record_reduce(detail::recorder& rec, const std::string& alg, const buffer& in, std::size_t n, const monoid& m,
+                   const buffer& result, std::uint32_t result_index, const run_options& opt) {
+  if (alg == "seed") reduce_seed(rec, in, n, m, result, result_index);
+  else reduce_fast(rec, in, n, m, result, result_index, opt);
 }
 
 }  // namespace
 
 std::uint32_t reduce_bits(context& ctx, const buffer& in, std::size_t n, const monoid& m, const run_options& opt) {
-  std::string alg = opt.algorithm.empty() ? "fast" : opt.algorithm;
-  if (alg != "seed" && alg != "fast")
-    throw error(errc::invalid_argument, "unknown reduce algorithm '" + alg + "' (available: fast, seed)");
-  if (n * 4ull > in.size_bytes())
-    throw error(errc::invalid_argument, "n = " + std::to_string(n) + " elements exceeds the buffer's " +
-                                            std::to_string(in.size_bytes()) + " bytes");
+  const std::string alg = pick_algorithm(opt);
+  check_size(in, n);
   if (n == 0) {
-    if (opt.stats) *opt.stats = run_stats{0, false, 0, 0, alg};
+    if (opt.stats) *opt.stats = run_stats{0, false, 0, 0, alg, 0};
     return m.identity_bits();
   }
-  return alg == "seed" ? reduce_seed(ctx, in, n, m, opt) : reduce_fast(ctx, in, n, m, opt);
+  buffer result = ctx.create_buffer(4);
+  detail::recorder rec(ctx, opt.timestamps || opt.stats);
+  record_reduce(rec, alg, in, n, m, result, 0, opt);
+  detail::gpu_time t = rec.submit();
+  std::uint32_t bits;
+  ctx.read(result, 0, &bits, 4);
+  if (opt.stats) {
+    opt.stats->gpu_ms = t.ms;
+    opt.stats->gpu_timestamps = t.from_timestamps;
+    opt.stats->algorithm = alg;
+  }
+  return bits;
+}
+
+void reduce(context& ctx, WGPUCommandEncoder encoder, const buffer& in, std::size_t n, const monoid& m,
+            buffer& result, std::size_t result_index, const run_options& opt) {
+  const std::string alg = pick_algorithm(opt);
+  check_size(in, n);
+  if ((result_index + 1) * 4 > result.size_bytes())
+    throw error(errc::invalid_argument, "result index outside the result buffer");
+  detail::recorder rec(ctx, encoder);
+  if (n == 0) {
+    std::uint32_t id = m.identity_bits();
+    ctx.write(result, result_index * 4, &id, 4);
+  } else {
+    record_reduce(rec, alg, in, n, m, result, static_cast<std::uint32_t>(result_index), opt);
+  }
+  rec.end();
 }
 
 }  // namespace wgprim

@@ -51,8 +51,9 @@ struct seed_scan {
   }
 };
 
-void scan_seed(context& ctx, const buffer& in, buffer& out, std::size_t n, const monoid& m, scan_kind kind,
-               const run_options& opt) {
+void scan_seed(detail::recorder& rec, const buffer& in, buffer& out, std::size_t n, const monoid& m,
+               scan_kind kind) {
+  context& ctx = rec.ctx();
   const std::string src = detail::compose_wgsl("scan_seed.wgsl", m, {{"WG_SIZE", "256u"}});
   using detail::slot;
   const std::vector<slot> layout{slot::uniform, slot::storage_read, slot::storage_rw, slot::storage_rw};
@@ -65,7 +66,6 @@ void scan_seed(context& ctx, const buffer& in, buffer& out, std::size_t n, const
   const std::uint64_t chunks = (n + chunk - 1) / chunk;
   const std::uint64_t first_chunk = std::min<std::uint64_t>(chunk, n);
 
-  detail::recorder rec(ctx, opt.timestamps || opt.stats);
   seed_scan s{ctx, rec, k_scan, k_add, {}, {}, ctx.limits().max_compute_workgroups_per_dimension};
   for (std::uint64_t len = first_chunk;;) {
     std::uint64_t blocks = (len + block - 1) / block;
@@ -98,12 +98,6 @@ void scan_seed(context& ctx, const buffer& in, buffer& out, std::size_t n, const
       rec.dispatch(k_carry, {rec.params(p), detail::bind(*total.first), detail::bind(carry), detail::bind(dummy)}, 1);
     }
   }
-  detail::gpu_time t = rec.submit();
-  if (opt.stats) {
-    opt.stats->gpu_ms = t.ms;
-    opt.stats->gpu_timestamps = t.from_timestamps;
-    opt.stats->algorithm = "seed";
-  }
 }
 
 struct decoupled_params {
@@ -112,8 +106,10 @@ struct decoupled_params {
 
 // The single-pass decoupled-fallback scan: one dispatch per storage-binding chunk, tiles claimed in order from
 // an atomic counter, look-back over published tile states with a bounded spin and the fallback.
-void scan_decoupled(context& ctx, const buffer& in, buffer& out, std::size_t n, const monoid& m, scan_kind kind,
-                    const run_options& opt) {
+// When `fallbacks` is given, each chunk's count of look-back fallbacks is copied into it (one u32 per chunk).
+void scan_decoupled(detail::recorder& rec, const buffer& in, buffer& out, std::size_t n, const monoid& m,
+                    scan_kind kind, const run_options& opt, const buffer* fallbacks) {
+  context& ctx = rec.ctx();
   const bool cpu = ctx.adapter().type == "cpu";
   const std::uint32_t wg_size = 256;
   const std::uint32_t items = opt.tune.items ? opt.tune.items : 4;  // vec4 per invocation: tiles of 4,096
@@ -154,13 +150,11 @@ void scan_decoupled(context& ctx, const buffer& in, buffer& out, std::size_t n, 
   }
   buffer copy;
   const buffer* input = &in;
-  detail::recorder rec(ctx, opt.timestamps || opt.stats);
   if (in.native() == out.native()) {
     copy = ctx.create_buffer(n * 4);
     rec.copy(in, 0, copy, 0, n * 4);
     input = &copy;
   }
-  buffer fallbacks = ctx.create_buffer(chunks * 4);
   for (std::uint64_t c = 0; c < chunks; ++c) {
     std::uint64_t first = c * chunk, count = std::min<std::uint64_t>(chunk, n - first);
     std::uint64_t tiles = (count + tile - 1) / tile;
@@ -178,32 +172,67 @@ void scan_decoupled(context& ctx, const buffer& in, buffer& out, std::size_t n, 
                      detail::bind(out, first * 4, count * 4), vec(out, dummy_out), detail::bind(state),
                      detail::bind(carry)},
                  gx, gy);
-    if (opt.stats) rec.copy(state, 4, fallbacks, c * 4, 4);  // this chunk's fallback count
+    if (fallbacks) rec.copy(state, 4, *fallbacks, c * 4, 4);  // this chunk's fallback count
   }
-  detail::gpu_time t = rec.submit();
-  if (opt.stats) {
-    opt.stats->gpu_ms = t.ms;
-    opt.stats->gpu_timestamps = t.from_timestamps;
-    opt.stats->algorithm = "decoupled";
-    std::vector<std::uint32_t> f(chunks);
-    ctx.read(fallbacks, 0, f.data(), chunks * 4);
-    opt.stats->lookback_fallbacks = 0;
-    for (std::uint32_t x : f) opt.stats->lookback_fallbacks += x;
-  }
+}
+
+std::uint64_t chunk_count(context& ctx, std::size_t n) {
+  // The decoupled scan's chunks are whole tiles of at most 8,192 elements; the seed's are the binding limit.
+  // Sizing the fallback counters for the smaller chunk covers both.
+  const std::uint64_t chunk = ctx.binding_limit() / 4 / 8192 * 8192;
+  return (n + chunk - 1) / chunk;
+}
+
+std::string pick_algorithm(const run_options& opt) {
+  std::string alg = opt.algorithm.empty() ? "decoupled" : opt.algorithm;
+  if (alg != "seed" && alg != "decoupled")
+    throw error(errc::invalid_argument, "unknown scan algorithm '" + alg + "' (available: decoupled, seed)");
+  return alg;
+}
+
+void check_sizes(const buffer& in, const buffer& out, std::size_t n) {
+  if (n * 4ull > in.size_bytes() || n * 4ull > out.size_bytes())
+    throw error(errc::invalid_argument, "n = " + std::to_string(n) + " elements exceeds a buffer's size");
 }
 
 }  // namespace
 
 void scan(context& ctx, const buffer& in, buffer& out, std::size_t n, const monoid& m, scan_kind kind,
           const run_options& opt) {
-  std::string alg = opt.algorithm.empty() ? "decoupled" : opt.algorithm;
-  if (alg != "seed" && alg != "decoupled")
-    throw error(errc::invalid_argument, "unknown scan algorithm '" + alg + "' (available: decoupled, seed)");
-  if (n * 4ull > in.size_bytes() || n * 4ull > out.size_bytes())
-    throw error(errc::invalid_argument, "n = " + std::to_string(n) + " elements exceeds a buffer's size");
+  const std::string alg = pick_algorithm(opt);
+  check_sizes(in, out, n);
+  if (n == 0) {
+    if (opt.stats) *opt.stats = run_stats{0, false, 0, 0, alg, 0};
+    return;
+  }
+  detail::recorder rec(ctx, opt.timestamps || opt.stats);
+  buffer fallbacks;
+  if (opt.stats && alg == "decoupled") fallbacks = ctx.create_buffer(chunk_count(ctx, n) * 4);
+  if (alg == "seed") scan_seed(rec, in, out, n, m, kind);
+  else scan_decoupled(rec, in, out, n, m, kind, opt, opt.stats ? &fallbacks : nullptr);
+  detail::gpu_time t = rec.submit();
+  if (opt.stats) {
+    opt.stats->gpu_ms = t.ms;
+    opt.stats->gpu_timestamps = t.from_timestamps;
+    opt.stats->algorithm = alg;
+    opt.stats->lookback_fallbacks = 0;
+    if (fallbacks) {
+      std::vector<std::uint32_t> f(fallbacks.size_bytes() / 4);
+      ctx.read(fallbacks, 0, f.data(), f.size() * 4);
+      for (std::uint32_t x : f) opt.stats->lookback_fallbacks += x;
+    }
+  }
+}
+
+void scan(context& ctx, WGPUCommandEncoder encoder, const buffer& in, buffer& out, std::size_t n, const monoid& m,
+          scan_kind kind, const run_options& opt) {
+  const std::string alg = pick_algorithm(opt);
+  check_sizes(in, out, n);
   if (n == 0) return;
-  if (alg == "seed") scan_seed(ctx, in, out, n, m, kind, opt);
-  else scan_decoupled(ctx, in, out, n, m, kind, opt);
+  detail::recorder rec(ctx, encoder);
+  if (alg == "seed") scan_seed(rec, in, out, n, m, kind);
+  else scan_decoupled(rec, in, out, n, m, kind, opt, nullptr);
+  rec.end();
 }
 
 }  // namespace wgprim

@@ -9,6 +9,9 @@
 
 #include "wgprim/buffer.hpp"
 
+typedef struct WGPUDeviceImpl* WGPUDevice;
+typedef struct WGPUQueueImpl* WGPUQueue;
+
 namespace wgprim {
 
 struct adapter_info {
@@ -78,6 +81,11 @@ class context {
   void read(const buffer& src, std::uint64_t offset, void* data, std::uint64_t bytes);
   /// Waits until all submitted work has finished.
   void finish();
+
+  /// The underlying WebGPU device and queue, for interop (e.g. to create a command encoder that wgprim records
+  /// into and the caller submits). Ownership stays with the context.
+  WGPUDevice native_device() const;
+  WGPUQueue native_queue() const;
 
   /// Destroys the device, as a lost device would be (for tests of device loss).
   void simulate_device_loss();

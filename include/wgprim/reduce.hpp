@@ -9,11 +9,18 @@
 #include "wgprim/context.hpp"
 #include "wgprim/op.hpp"
 
+typedef struct WGPUCommandEncoderImpl* WGPUCommandEncoder;
+
 namespace wgprim {
 
 /// Reduces n elements of type t already in a device buffer; returns the raw bits of the result.
 std::uint32_t reduce_bits(context& ctx, const buffer& in, std::size_t n, const monoid& m,
                           const run_options& options = {});
+
+/// Records the reduction into the caller's command encoder; the result lands in result[result_index] on the
+/// device when the caller's submit runs (nothing is read back).
+void reduce(context& ctx, WGPUCommandEncoder encoder, const buffer& in, std::size_t n, const monoid& m,
+            buffer& result, std::size_t result_index = 0, const run_options& options = {});
 
 /// Reduces n elements of a device buffer (data stays on the GPU; only the result comes back).
 template <class T>

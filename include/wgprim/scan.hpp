@@ -10,6 +10,8 @@
 #include "wgprim/context.hpp"
 #include "wgprim/op.hpp"
 
+typedef struct WGPUCommandEncoderImpl* WGPUCommandEncoder;
+
 namespace wgprim {
 
 enum class scan_kind { inclusive, exclusive };
@@ -17,6 +19,12 @@ enum class scan_kind { inclusive, exclusive };
 /// Scans n elements of `in` into `out` on the device (in and out may be the same buffer).
 void scan(context& ctx, const buffer& in, buffer& out, std::size_t n, const monoid& m, scan_kind kind,
           const run_options& options = {});
+
+/// Records the scan into the caller's command encoder instead of submitting it: the data never leaves the GPU
+/// and the caller can batch several primitives into one submit. Parameters are uploaded at once through the
+/// queue (ordered before the caller's later submit); temporary buffers live as long as the commands need them.
+void scan(context& ctx, WGPUCommandEncoder encoder, const buffer& in, buffer& out, std::size_t n, const monoid& m,
+          scan_kind kind, const run_options& options = {});
 
 template <class T>
 void inclusive_scan(context& ctx, const buffer& in, buffer& out, std::size_t n, const op& o = op::sum(),

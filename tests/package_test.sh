@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs the build into a temporary prefix, then builds the examples as a separate CMake project that finds
+# the installed package (find_package(wgprim)), and runs them; also checks the pkg-config file and the CLI.
+set -euo pipefail
+build=$1 src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
+cmake -S "$src/examples" -B "$tmp/ex" -DCMAKE_PREFIX_PATH="$tmp/prefix" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$tmp/ex" -j 2 >/dev/null
+for ex in sum_floats scan_on_gpu custom_op; do
+  "$tmp/ex/$ex"
+done
+# pkg-config: compile and run the smallest program against the installed files
+PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" pkg-config --exists wgprim
+c++ -o "$tmp/pc" "$src/examples/sum_floats.cpp" $(PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" pkg-config --cflags --libs wgprim)
+"$tmp/pc"
+# the installed CLI finds its library through its RPATH
+"$tmp/prefix/bin/wgprim" reduce --generate prices:1000 --json >/dev/null
+echo "package: 1 passed, 0 failed"
