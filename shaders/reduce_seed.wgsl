@@ -19,6 +19,7 @@ struct reduce_params {
 @compute @workgroup_size(WG_SIZE)
 fn reduce(@builtin(global_invocation_id) gid: vec3u, @builtin(local_invocation_index) l: u32,
           @builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
+  accum_init(nwg.x);
   var acc = identity();
   let stride = nwg.x * WG_SIZE;
   for (var i = gid.x; i < params.n; i += stride) {

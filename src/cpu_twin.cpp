@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <vector>
 
 namespace wgprim::cpu {
 
@@ -72,6 +73,74 @@ long double exact_sum_int(const std::uint32_t* x, std::size_t n, bool is_signed)
   __int128 s = 0;
   for (std::size_t i = 0; i < n; ++i) s += is_signed ? static_cast<__int128>(static_cast<std::int32_t>(x[i])) : x[i];
   return static_cast<long double>(s);
+}
+
+namespace {
+struct dw {
+  float hi, lo;
+};
+dw two_sum(float a, float b) {
+  float s = a + b;
+  float bb = s - a;
+  return {s, (a - (s - bb)) + (b - bb)};
+}
+dw fast_two_sum(float a, float b) {
+  float s = a + b;
+  return {s, b - (s - a)};
+}
+// Mirrors shaders/shared/double_word.wgsl operation for operation.
+dw dw_add(dw x, dw y) {
+  dw s = two_sum(x.hi, y.hi);
+  if (!(std::fabs(s.hi) <= std::numeric_limits<float>::max())) return {s.hi, 0.0f};
+  dw t = two_sum(x.lo, y.lo);
+  dw v = fast_two_sum(s.hi, s.lo + t.hi);
+  return fast_two_sum(v.hi, t.lo + v.lo);
+}
+// One level of shaders/reduce_fixed.wgsl.
+std::vector<dw> fixed_level(const std::vector<dw>& in) {
+  constexpr std::size_t wg = 256, items = 16, block = wg * items;
+  std::size_t n = in.size(), blocks = (n + block - 1) / block;
+  std::vector<dw> out(blocks), sums(wg);
+  for (std::size_t b = 0; b < blocks; ++b) {
+    for (std::size_t l = 0; l < wg; ++l) {
+      dw acc{0.0f, 0.0f};
+      for (std::size_t k = 0; k < items; ++k) {
+        std::size_t i = b * block + k * wg + l;
+        if (i < n) acc = dw_add(acc, in[i]);
+      }
+      sums[l] = acc;
+    }
+    for (std::size_t stride = wg / 2; stride > 0; stride >>= 1)
+      for (std::size_t l = 0; l < stride; ++l) sums[l] = dw_add(sums[l], sums[l + stride]);
+    out[b] = sums[0];
+  }
+  return out;
+}
+}  // namespace
+
+float reduce_reproducible_f32(const float* x, std::size_t n) {
+  if (n == 0) return 0.0f;
+  std::vector<dw> level(n);
+  for (std::size_t i = 0; i < n; ++i) level[i] = {x[i], 0.0f};
+  do {
+    level = fixed_level(level);
+  } while (level.size() > 1);
+  return level[0].hi;
+}
+
+float correctly_rounded_sum_f32(const float* x, std::size_t n) {
+  return static_cast<float>(exact_sum_f32(x, n));
+}
+
+double ulp_error_f32(float got, double want) {
+  if (std::isnan(want)) return std::isnan(got) ? 0.0 : INFINITY;
+  if (std::isinf(want)) return static_cast<double>(got) == want ? 0.0 : INFINITY;
+  if (!std::isfinite(got)) return INFINITY;
+  float w = static_cast<float>(want);
+  float up = std::nextafter(std::fabs(w), INFINITY);
+  double ulp = static_cast<double>(up) - std::fabs(static_cast<double>(w));
+  if (!(ulp > 0)) ulp = std::ldexp(1.0, -149);
+  return std::fabs(static_cast<double>(got) - want) / ulp;
 }
 
 double abs_sum_f32(const float* x, std::size_t n) {

@@ -104,12 +104,30 @@ op op::parse(const std::string& s, const std::string& identity) {
   return custom(s, identity);
 }
 
+namespace {
+std::string nan_guard(const char* f) {
+  return std::string("select(") + f +
+         "(a, b), bitcast<f32>(0x7fc00000u), max(bitcast<u32>(a) & 0x7fffffffu, bitcast<u32>(b) & 0x7fffffffu) > "
+         "0x7f800000u)";
+}
+}  // namespace
+
 monoid::monoid(const op& o, dtype t) : type_(t), name_(o.name()) {
   const bool fl = t == dtype::f32;
   const std::string& n = o.name();
   if (n == "sum") { builtin_ = builtin::sum; wgsl_ = "a + b"; identity_ = 0; }
-  else if (n == "min") { builtin_ = builtin::min; wgsl_ = "min(a, b)"; identity_ = parse_value(t, fl ? "inf" : "max"); }
-  else if (n == "max") { builtin_ = builtin::max; wgsl_ = "max(a, b)"; identity_ = parse_value(t, fl ? "-inf" : "min"); }
+  // f32 min/max propagate NaN (IEEE 754-2019 minimum/maximum, numpy's min/max): WGSL's min/max leave a NaN
+  // operand's result to the GPU, so the NaN case is made explicit. The test is on the bits, because shader
+  // compilers may assume a != a is false; the result is the canonical quiet NaN.
+  else if (n == "min") {
+    builtin_ = builtin::min;
+    wgsl_ = fl ? nan_guard("min") : "min(a, b)";
+    identity_ = parse_value(t, fl ? "inf" : "max");
+  } else if (n == "max") {
+    builtin_ = builtin::max;
+    wgsl_ = fl ? nan_guard("max") : "max(a, b)";
+    identity_ = parse_value(t, fl ? "-inf" : "min");
+  }
   else if (n == "and" || n == "or" || n == "xor") {
     if (fl) throw error(errc::invalid_argument, "operator '" + n + "' is not defined for f32");
     builtin_ = n == "and" ? builtin::bit_and : n == "or" ? builtin::bit_or : builtin::bit_xor;
@@ -137,8 +155,10 @@ std::uint32_t monoid::combine(std::uint32_t a, std::uint32_t b) const {
   };
   switch (builtin_) {
     case builtin::sum: return fl ? to_bits(from_bits<float>(a) + from_bits<float>(b)) : a + b;
-    case builtin::min: return lt(b, a) ? b : a;
-    case builtin::max: return lt(a, b) ? b : a;
+    case builtin::min:
+    case builtin::max:
+      if (fl && (std::isnan(from_bits<float>(a)) || std::isnan(from_bits<float>(b)))) return 0x7fc00000u;
+      return builtin_ == builtin::min ? (lt(b, a) ? b : a) : (lt(a, b) ? b : a);
     case builtin::bit_and: return a & b;
     case builtin::bit_or: return a | b;
     case builtin::bit_xor: return a ^ b;

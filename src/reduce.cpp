@@ -12,6 +12,22 @@ namespace wgprim {
 
 std::vector<std::string> reduce_algorithms() { return {"fast", "seed"}; }
 
+const char* accuracy_name(accuracy a) {
+  switch (a) {
+    case accuracy::fast: return "fast";
+    case accuracy::compensated: return "compensated";
+    case accuracy::reproducible: return "reproducible";
+  }
+  return "?";
+}
+
+accuracy parse_accuracy(const std::string& s) {
+  if (s == "fast") return accuracy::fast;
+  if (s == "compensated") return accuracy::compensated;
+  if (s == "reproducible") return accuracy::reproducible;
+  throw error(errc::invalid_argument, "unknown accuracy '" + s + "' (expected fast, compensated or reproducible)");
+}
+
 namespace {
 
 struct reduce_params {
@@ -72,23 +88,31 @@ void reduce_seed(detail::recorder& rec, const buffer& in, std::size_t n, const m
 
 // The fast reduce: vec4 loads, a grid sized to fill the GPU (not more), subgroup reductions, and a single
 // dispatch of one workgroup for small n.
+// With double-word accumulation (compensated f32 sums) the partials and the result are (hi, lo) pairs, and the
+// pass over the partials uses a module whose elements are pairs too (scalar loads).
 void reduce_fast(detail::recorder& rec, const buffer& in, std::size_t n, const monoid& m, const buffer& result,
-                 std::uint32_t result_index, const run_options& opt) {
+                 std::uint32_t result_index, const run_options& opt, detail::accum acc = detail::accum::plain) {
   context& ctx = rec.ctx();
   const reduce_policy pol = pick_policy(ctx, opt.tune);
   const std::string lanes = pol.subgroups ? "shared/lanes_subgroup.wgsl" : "shared/lanes_workgroup.wgsl";
-  const std::string src = detail::compose_wgsl(
-      "reduce_fast.wgsl", m, {{"WG_SIZE", std::to_string(pol.wg_size) + "u"}, {"ITEMS", std::to_string(pol.items) + "u"},
-                          {"VEC_LOADS", pol.vec_loads ? "true" : "false"}},
-      {lanes});
+  const bool dw = acc == detail::accum::double_word;
+  auto module = [&](bool vec_loads, bool elements_are_accumulators) {
+    return detail::compose_wgsl("reduce_fast.wgsl", m,
+                                {{"WG_SIZE", std::to_string(pol.wg_size) + "u"},
+                                 {"ITEMS", std::to_string(pol.items) + "u"},
+                                 {"VEC_LOADS", vec_loads ? "true" : "false"}},
+                                {lanes}, acc, elements_are_accumulators);
+  };
   using detail::slot;
-  const auto& k = detail::get_kernel(ctx, src, "reduce",
-                                     {slot::uniform, slot::storage_read, slot::storage_read, slot::storage_rw},
-                                     /*trusted=*/m.is_builtin());
+  const std::vector<slot> layout{slot::uniform, slot::storage_read, slot::storage_read, slot::storage_rw};
+  const auto& k = detail::get_kernel(ctx, module(pol.vec_loads, false), "reduce", layout, /*trusted=*/m.is_builtin());
+  const auto& k_partials =
+      dw ? detail::get_kernel(ctx, module(false, true), "reduce", layout, /*trusted=*/true) : k;
+  const std::uint64_t acc_bytes = dw ? 8 : 4;
   const std::uint64_t chunk = ctx.binding_limit() / 4;
   const std::uint64_t chunks = (n + chunk - 1) / chunk;
   const std::uint64_t tile = std::uint64_t(pol.wg_size) * pol.items * 4;
-  buffer dummy = ctx.create_buffer(16);
+  buffer dummy = ctx.create_buffer(32);
   auto vec_binding = [&](const buffer& b, std::uint64_t first, std::uint64_t count) {
     return count / 4 ? detail::bind(b, first * 4, count / 4 * 16) : detail::bind(dummy);
   };
@@ -108,7 +132,7 @@ void reduce_fast(detail::recorder& rec, const buffer& in, std::size_t n, const m
     std::uint64_t total_groups = 0;
     for (std::uint64_t c = 0; c < chunks; ++c)
       total_groups += groups_for(std::min<std::uint64_t>(chunk, n - c * chunk));
-    buffer partials = ctx.create_buffer(std::max<std::uint64_t>(16, total_groups * 4));
+    buffer partials = ctx.create_buffer(std::max<std::uint64_t>(16, total_groups * acc_bytes));
     std::uint64_t offset = 0;
     for (std::uint64_t c = 0; c < chunks; ++c) {
       std::uint64_t first = c * chunk, count = std::min<std::uint64_t>(chunk, n - first);
@@ -117,9 +141,63 @@ void reduce_fast(detail::recorder& rec, const buffer& in, std::size_t n, const m
                        detail::bind(in, first * 4, count * 4), detail::bind(partials)}, g);
       offset += g;
     }
-    rec.dispatch(k, {rec.params(params(total_groups, result_index)), vec_binding(partials, 0, total_groups),
-                     detail::bind(partials, 0, total_groups * 4), detail::bind(result)}, 1);
+    if (dw)
+      rec.dispatch(k_partials, {rec.params(params(total_groups, result_index)), detail::bind(dummy),
+                                detail::bind(partials, 0, total_groups * acc_bytes), detail::bind(result)}, 1);
+    else
+      rec.dispatch(k, {rec.params(params(total_groups, result_index)), vec_binding(partials, 0, total_groups),
+                       detail::bind(partials, 0, total_groups * 4), detail::bind(result)}, 1);
   }
+}
+
+struct fixed_params {
+  std::uint32_t n, blocks, grid_x, out_offset;
+};
+
+// The reproducible reduce: blocks of 4,096 in a fixed tree, level after level, with double-word accumulation.
+// The first level reads the data in binding-sized chunks of whole blocks; block numbering is global, so the
+// chunking does not change the shape. The result (a pair) lands in result[result_index].
+void reduce_reproducible(detail::recorder& rec, const buffer& in, std::size_t n, const monoid& m,
+                         const buffer& result, std::uint32_t result_index) {
+  context& ctx = rec.ctx();
+  constexpr std::uint64_t block = 256 * 16;
+  using detail::slot;
+  const std::vector<slot> layout{slot::uniform, slot::storage_read, slot::storage_rw};
+  const auto& k_data = detail::get_kernel(
+      ctx, detail::compose_wgsl("reduce_fixed.wgsl", m, {}, {}, detail::accum::double_word, false), "reduce_block",
+      layout, true);
+  const auto& k_pairs = detail::get_kernel(
+      ctx, detail::compose_wgsl("reduce_fixed.wgsl", m, {}, {}, detail::accum::double_word, true), "reduce_block",
+      layout, true);
+  const std::uint32_t max_dim = ctx.limits().max_compute_workgroups_per_dimension;
+  const std::uint64_t chunk = ctx.binding_limit() / 4 / block * block;
+  std::uint64_t blocks = (n + block - 1) / block;
+  buffer level[2] = {ctx.create_buffer(blocks * 8), ctx.create_buffer(((blocks + block - 1) / block) * 8)};
+  auto dispatch = [&](const detail::kernel& k, detail::binding src, std::uint64_t count, const buffer& dst,
+                      std::uint64_t out_offset) {
+    std::uint64_t b = (count + block - 1) / block;
+    std::uint32_t gx, gy;
+    detail::grid_2d(b, max_dim, gx, gy);
+    fixed_params p{static_cast<std::uint32_t>(count), static_cast<std::uint32_t>(b), gx,
+                   static_cast<std::uint32_t>(out_offset)};
+    rec.dispatch(k, {rec.params(p), src, detail::bind(dst)}, gx, gy);
+  };
+  if (blocks == 1) {
+    dispatch(k_data, detail::bind(in, 0, n * 4), n, result, result_index);
+    return;
+  }
+  for (std::uint64_t first = 0; first < n; first += chunk) {
+    std::uint64_t count = std::min<std::uint64_t>(chunk, n - first);
+    dispatch(k_data, detail::bind(in, first * 4, count * 4), count, level[0], first / block);
+  }
+  int cur = 0;
+  while (blocks > block) {
+    std::uint64_t next = (blocks + block - 1) / block;
+    dispatch(k_pairs, detail::bind(level[cur], 0, blocks * 8), blocks, level[1 - cur], 0);
+    blocks = next;
+    cur = 1 - cur;
+  }
+  dispatch(k_pairs, detail::bind(level[cur], 0, blocks * 8), blocks, result, result_index);
 }
 
 std::string pick_algorithm(const run_options& opt) {
@@ -136,10 +214,21 @@ void check_size(const buffer& in, std::size_t n) {
 }
 
 // Records the reduction of in[0, n) into result[result_index] (n > 0).
+// Whether this call accumulates in double words (the result is then a (hi, lo) pair).
+bool uses_pairs(const monoid& m, const run_options& opt) {
+  return m.is_sum() && m.type() == dtype::f32 && opt.accuracy != accuracy::fast;
+}
+
 void record_reduce(detail::recorder& rec, const std::string& alg, const buffer& in, std::size_t n, const monoid& m,
                    const buffer& result, std::uint32_t result_index, const run_options& opt) {
-  if (alg == "seed") reduce_seed(rec, in, n, m, result, result_index);
-  else reduce_fast(rec, in, n, m, result, result_index, opt);
+  if (uses_pairs(m, opt) && opt.accuracy == accuracy::reproducible)
+    reduce_reproducible(rec, in, n, m, result, result_index);
+  else if (uses_pairs(m, opt))
+    reduce_fast(rec, in, n, m, result, result_index, opt, detail::accum::double_word);
+  else if (alg == "seed")
+    reduce_seed(rec, in, n, m, result, result_index);
+  else
+    reduce_fast(rec, in, n, m, result, result_index, opt);
 }
 
 }  // namespace
@@ -151,18 +240,20 @@ std::uint32_t reduce_bits(context& ctx, const buffer& in, std::size_t n, const m
     if (opt.stats) *opt.stats = run_stats{0, false, 0, 0, alg, 0};
     return m.identity_bits();
   }
-  buffer result = ctx.create_buffer(4);
+  const bool pairs = uses_pairs(m, opt);
+  buffer result = ctx.create_buffer(pairs ? 8 : 4);
   detail::recorder rec(ctx, opt.timestamps || opt.stats);
   record_reduce(rec, alg, in, n, m, result, 0, opt);
   detail::gpu_time t = rec.submit();
-  std::uint32_t bits;
-  ctx.read(result, 0, &bits, 4);
+  std::uint32_t bits[2];
+  // A pair's leading part is the correctly rounded value of hi + lo (combine ends with FastTwoSum).
+  ctx.read(result, 0, bits, pairs ? 8 : 4);
   if (opt.stats) {
     opt.stats->gpu_ms = t.ms;
     opt.stats->gpu_timestamps = t.from_timestamps;
-    opt.stats->algorithm = alg;
+    opt.stats->algorithm = opt.accuracy == accuracy::reproducible && pairs ? "reproducible" : alg;
   }
-  return bits;
+  return bits[0];
 }
 
 void reduce(context& ctx, WGPUCommandEncoder encoder, const buffer& in, std::size_t n, const monoid& m,
@@ -171,6 +262,8 @@ void reduce(context& ctx, WGPUCommandEncoder encoder, const buffer& in, std::siz
   check_size(in, n);
   if ((result_index + 1) * 4 > result.size_bytes())
     throw error(errc::invalid_argument, "result index outside the result buffer");
+  if (uses_pairs(m, opt))
+    throw error(errc::unsupported, "reduce into a caller's encoder supports accuracy::fast only");
   detail::recorder rec(ctx, encoder);
   if (n == 0) {
     std::uint32_t id = m.identity_bits();

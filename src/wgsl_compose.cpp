@@ -44,16 +44,32 @@ void expand(const std::string& path, std::set<std::string>& seen, std::string& o
 }  // namespace
 
 std::string compose_wgsl(const std::string& file, const monoid& m, const wgsl_constants& constants,
-                         const std::vector<std::string>& imports) {
+                         const std::vector<std::string>& imports, accum a, bool elements_are_accumulators) {
   std::string out;
-  char id[96];
-  std::snprintf(id, sizeof id, "fn identity() -> T {\n  return bitcast<T>(0x%08xu);\n}\n", m.identity_bits());
-  out += "// composed by wgprim: " + file + " for " + m.name() + " over " + dtype_name(m.type()) + "\n";
-  out += std::string("alias T = ") + dtype_name(m.type()) + ";\n";
-  out += id;
-  out += "fn combine(a: T, b: T) -> T {\n  return " + m.wgsl_expression() + ";\n}\n";
-  for (const auto& c : constants) out += "const " + c.first + " = " + c.second + ";\n";
   std::set<std::string> seen;
+  out += "// composed by wgprim: " + file + " for " + m.name() + " over " + dtype_name(m.type()) +
+         (a == accum::double_word ? " (double-word accumulation)" : "") + "\n";
+  if (a == accum::double_word) {
+    if (!(m.is_sum() && m.type() == dtype::f32))
+      throw error(errc::invalid_argument, "internal: double-word accumulation is for f32 sums");
+    expand("shared/double_word.wgsl", seen, out);
+    if (elements_are_accumulators) {
+      out += "alias E = T;\nalias EV = array<E, 4>;\n";
+      out += "fn lift(x: E) -> T {\n  return x;\n}\nfn finalize(v: T) -> E {\n  return v;\n}\n";
+    } else {
+      out += "alias E = f32;\nalias EV = vec4<f32>;\nfn lift(x: E) -> T {\n  return vec2<f32>(x, 0.0);\n}\n";
+      out += "fn finalize(v: T) -> E {\n  return v.x;\n}\n";
+    }
+  } else {
+    char id[96];
+    std::snprintf(id, sizeof id, "fn identity() -> T {\n  return bitcast<T>(0x%08xu);\n}\n", m.identity_bits());
+    out += std::string("alias T = ") + dtype_name(m.type()) + ";\nalias E = T;\nalias EV = vec4<E>;\n";
+    out += id;
+    out += "fn combine(a: T, b: T) -> T {\n  return " + m.wgsl_expression() + ";\n}\n";
+    out += "fn lift(x: E) -> T {\n  return x;\n}\nfn finalize(v: T) -> E {\n  return v;\n}\n";
+    out += "fn accum_init(never_negative: u32) {\n}\n";
+  }
+  for (const auto& c : constants) out += "const " + c.first + " = " + c.second + ";\n";
   for (const auto& i : imports) expand(i, seen, out);
   expand(file, seen, out);
   return out;

@@ -12,8 +12,16 @@ namespace wgprim::detail {
 
 using wgsl_constants = std::vector<std::pair<std::string, std::string>>;  // name, WGSL value text
 
+/// How values are accumulated. `plain`: in the element type (T = E). `double_word`: f32 sums carried as
+/// (hi, lo) pairs (shared/double_word.wgsl); E is f32 for passes over the data, T itself for passes over partial
+/// results (elements_are_accumulators).
+enum class accum { plain, double_word };
+
+/// The prelude defines E (element type in memory), T (accumulator type), identity(), combine(a, b),
+/// lift(x: E) -> T and finalize(v: T) -> E.
 std::string compose_wgsl(const std::string& file, const monoid& m, const wgsl_constants& constants,
-                         const std::vector<std::string>& imports = {});
+                         const std::vector<std::string>& imports = {}, accum a = accum::plain,
+                         bool elements_are_accumulators = false);
 /// The embedded text of one shader file (path relative to shaders/); throws if missing.
 const std::string& shader_text(const std::string& path);
 

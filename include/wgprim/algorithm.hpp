@@ -29,6 +29,17 @@ struct tuning {
   bool stress = false;           // decoupled scan (tests): delay some tiles so that successors fall back
 };
 
+/// Accuracy of f32 sums (other operators are exact or order-independent and ignore it).
+enum class accuracy {
+  fast,          ///< the algorithm's own tree: fastest; error bounded by gamma_h * sum|x|
+  compensated,   ///< double-word (TwoSum) accumulation through the same fast algorithm
+  reproducible,  ///< a summation shape that depends on n alone, with double-word accumulation: the same bits
+                 ///< on every adapter, workgroup count, subgroup size, chunking and algorithm
+};
+const char* accuracy_name(accuracy a);
+/// Parses "fast" | "compensated" | "reproducible"; throws wgprim::error otherwise.
+accuracy parse_accuracy(const std::string& name);
+
 struct run_options {
   /// Algorithm name; empty picks the default for the adapter. See reduce_algorithms() / scan_algorithms().
   std::string algorithm;
@@ -36,6 +47,8 @@ struct run_options {
   run_stats* stats = nullptr;
   /// Measure GPU time with timestamp queries (slightly slower; implied when stats is set).
   bool timestamps = false;
+  /// For f32 sums; see accuracy.
+  wgprim::accuracy accuracy = wgprim::accuracy::fast;
   tuning tune;
 };
 

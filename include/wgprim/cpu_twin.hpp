@@ -18,6 +18,15 @@ void exclusive_scan(const std::uint32_t* x, std::size_t n, std::uint32_t* out, c
 double exact_sum_f32(const float* x, std::size_t n);
 /// Exact integer sum (no wrap-around) of i32 / u32 values.
 long double exact_sum_int(const std::uint32_t* x, std::size_t n, bool is_signed);
+/// The CPU twin of accuracy::reproducible: the same fixed summation shape and the same double-word arithmetic,
+/// so its bits must equal the GPU's.
+float reduce_reproducible_f32(const float* x, std::size_t n);
+/// The exact sum rounded to the nearest f32 (via exact_sum_f32's double, which is exact enough for any n that
+/// fits in memory unless the sum is a near tie).
+float correctly_rounded_sum_f32(const float* x, std::size_t n);
+/// |got - want| in units in the last place of want (as an f32); 0 when both are the same NaN/Inf.
+double ulp_error_f32(float got, double want);
+
 /// Sum of |x| in double (for error bounds).
 double abs_sum_f32(const float* x, std::size_t n);
 
