@@ -255,12 +255,28 @@ array generate(const std::string& spec, std::optional<dtype> type) {
       double v = std::round(4 + 4 * std::sin(static_cast<double>(i) / 3000) + unit());
       a.bits[i] = a.type == dtype::f32 ? to_bits(static_cast<float>(v)) : static_cast<std::uint32_t>(v);
     }
+  } else if (kind == "mixed") {
+    // Mixed signs and magnitudes (2^-8 .. 2^8), the last value adjusted so that sum|x| / |sum x| is about 1e6:
+    // an ill-conditioned sum, where any f32 tree loses digits.
+    if (type && *type != dtype::f32) throw bad("mixed data is f32");
+    a.type = dtype::f32;
+    double s = 0, abs_sum = 0;
+    for (auto& b : a.bits) {
+      float v = static_cast<float>((0.5 + 0.5 * unit()) * std::exp2(16 * unit() - 8) * ((rng() & 1) ? 1 : -1));
+      s += v;
+      abs_sum += std::fabs(v);
+      b = to_bits(v);
+    }
+    if (n) {
+      float last = from_bits<float>(a.bits[n - 1]);
+      a.bits[n - 1] = to_bits(static_cast<float>(last + (abs_sum / 1e6 - s)));
+    }
   } else if (kind == "uniform") {
     a.type = type.value_or(dtype::f32);
     for (auto& b : a.bits)
       b = a.type == dtype::f32 ? to_bits(static_cast<float>(unit())) : static_cast<std::uint32_t>(rng() >> 32);
   } else {
-    throw bad("unknown kind '" + kind + "' (prices, orders, uniform)");
+    throw bad("unknown kind '" + kind + "' (prices, orders, uniform, mixed)");
   }
   return a;
 }

@@ -30,8 +30,8 @@ void write_array(const std::string& path, const array& a);
 std::string format_npy(const array& a);
 
 /// KIND:N[:SEED] with KIND = prices (5.00-50.00 in cents; f32 dollars, or integer cents for i32/u32),
-/// orders (round(4 + 4 sin(i/3000) + U[0,1)); u32 unless a type is given) or uniform (f32 in [0,1), or the
-/// integer type's full range).
+/// orders (round(4 + 4 sin(i/3000) + U[0,1)); u32 unless a type is given), uniform (f32 in [0,1), or the
+/// integer type's full range) or mixed (f32, signs and magnitudes mixed, condition number about 1e6).
 array generate(const std::string& spec, std::optional<dtype> type = std::nullopt);
 
 }  // namespace wgprim::io

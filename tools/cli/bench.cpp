@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
+#include "wgprim/io.hpp"
 #include "wgprim/wgprim.hpp"
 
 using json = nlohmann::json;
@@ -149,5 +150,75 @@ int cmd_bench(const bench_args& a) {
     fmt::print("{:<15} {:<10} {:<4} {:<4} {:>11} {:>10.4f} {:>9.1f}\n", r["primitive"].get<std::string>(),
                r["algorithm"].get<std::string>(), r["type"].get<std::string>(), r["op"].get<std::string>(),
                r["n"].get<std::size_t>(), r["gpu_ms"].get<double>(), r["gbps"].get<double>());
+  return 0;
+}
+
+// wgprim bench --accuracy: for f32 sums, the error in ulps against the exact sum and the GPU time of every
+// accuracy mode, over the seed's prices, uniform and ill-conditioned (mixed) data, and one large n.
+int cmd_bench_accuracy(const bench_args& a) {
+  context ctx(context_options{a.adapter});
+  const bool cpu = ctx.adapter().type == "cpu";
+  const int lg = a.max_log2 ? a.max_log2 : (cpu ? 22 : 28);
+  const std::size_t small = std::size_t(1) << std::min(lg, 22);
+  struct data_set { std::string name, spec; };
+  std::vector<data_set> sets = {{"prices", "prices:" + std::to_string(small) + ":1"},
+                                {"uniform", "uniform:" + std::to_string(small) + ":2"},
+                                {"mixed (cond ~1e6)", "mixed:" + std::to_string(small) + ":3"},
+                                {"prices, large n", "prices:" + std::to_string(std::size_t(1) << lg) + ":4"},
+                                {"mixed, large n", "mixed:" + std::to_string(std::size_t(1) << lg) + ":5"}};
+  const monoid sum(op::sum(), dtype::f32);
+  json results = json::array();
+  for (const auto& ds : sets) {
+    io::array arr = io::generate(ds.spec);
+    const std::size_t n = arr.bits.size();
+    const float* x = reinterpret_cast<const float*>(arr.bits.data());
+    const double exact = cpu::exact_sum_f32(x, n);
+    float naive = 0;
+    for (std::size_t i = 0; i < n; ++i) naive += x[i];
+    buffer in = ctx.create_buffer(n * 4);
+    ctx.write(in, 0, arr.bits.data(), n * 4);
+    double fast_ms = 0;
+    for (accuracy acc : {accuracy::fast, accuracy::compensated, accuracy::reproducible}) {
+      run_stats st;
+      run_options ro;
+      ro.stats = &st;
+      ro.accuracy = acc;
+      std::uint32_t bits = 0;
+      for (int i = 0; i < a.warmup; ++i) reduce_bits(ctx, in, n, sum, ro);
+      std::vector<double> t;
+      for (int i = 0; i < a.reps; ++i) {
+        bits = reduce_bits(ctx, in, n, sum, ro);
+        t.push_back(st.gpu_ms);
+      }
+      double ms = median(t);
+      if (acc == accuracy::fast) fast_ms = ms;
+      results.push_back({{"data", ds.name}, {"n", n}, {"accuracy", accuracy_name(acc)},
+                         {"result", from_bits<float>(bits)}, {"exact", exact},
+                         {"ulps", cpu::ulp_error_f32(from_bits<float>(bits), exact)},
+                         {"naive_ulps", cpu::ulp_error_f32(naive, exact)}, {"gpu_ms", ms},
+                         {"gbps", 4.0 * static_cast<double>(n) / (ms * 1e-3) / 1e9},
+                         {"speed_vs_fast", fast_ms / ms}});
+    }
+  }
+  json doc = {{"adapter", ctx.adapter().name}, {"timer", ctx.timestamps_trustworthy() ? "timestamps" : "wall"},
+              {"reps", a.reps}, {"accuracy_results", results}};
+  if (!a.output.empty()) {
+    std::ofstream f(a.output);
+    if (!f) throw error(errc::io, "cannot write '" + a.output + "'");
+    f << doc.dump(1) << "\n";
+  }
+  if (a.json) {
+    std::cout << doc.dump() << "\n";
+    return 0;
+  }
+  fmt::print("f32 sum accuracy on {} (GPU time by {}, median of {})\n", ctx.adapter().name,
+             doc["timer"].get<std::string>(), a.reps);
+  fmt::print("{:<18} {:>10} {:<13} {:>10} {:>11} {:>10} {:>8} {:>8}\n", "data", "n", "accuracy", "ulps",
+             "naive ulps", "ms", "GB/s", "vs fast");
+  for (const auto& r : results)
+    fmt::print("{:<18} {:>10} {:<13} {:>10.2f} {:>11.1f} {:>10.4f} {:>8.1f} {:>8.2f}\n", r["data"].get<std::string>(),
+               r["n"].get<std::size_t>(), r["accuracy"].get<std::string>(), r["ulps"].get<double>(),
+               r["naive_ulps"].get<double>(), r["gpu_ms"].get<double>(), r["gbps"].get<double>(),
+               r["speed_vs_fast"].get<double>());
   return 0;
 }

@@ -6,6 +6,8 @@ struct bench_args {
   int min_log2 = 16, max_log2 = 0;  // 0: 24 on CPU adapters, 28 on GPUs
   int reps = 20, warmup = 3;
   bool json = false;
+  bool accuracy = false;  // the accuracy table instead of the speed sweep
 };
 
 int cmd_bench(const bench_args& a);
+int cmd_bench_accuracy(const bench_args& a);

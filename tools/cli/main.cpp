@@ -24,6 +24,7 @@ struct common {
   bool json = false, exclusive = false;
   tuning tune;
   int repeat = 1;
+  std::string accuracy = "fast";
 };
 
 io::array load(const common& c) {
@@ -132,6 +133,7 @@ json run_reduce(context& ctx, const common& c, const io::array& a) {
     ctx.finish();
     upload_ms = ms_since(t0);
     ro.tune = c.tune;
+    ro.accuracy = parse_accuracy(c.accuracy);
     std::vector<double> times;
     for (int r = 0; r < c.repeat; ++r) {
       gpu = reduce_bits(ctx, in, n, m, ro);
@@ -165,6 +167,9 @@ json run_reduce(context& ctx, const common& c, const io::array& a) {
     double exact = cpu::exact_sum_f32(x, n);
     j["exact"] = std::isfinite(exact) ? json(exact) : json(fmt::format("{}", exact));
     j["naive"] = value_json(a.type, cpu_bits);
+    j["accuracy"] = c.accuracy;
+    j["gpu_ulps"] = cpu::ulp_error_f32(from_bits<float>(gpu), exact);
+    j["naive_ulps"] = cpu::ulp_error_f32(from_bits<float>(cpu_bits), exact);
   } else if (m.is_sum()) {
     long double exact = cpu::exact_sum_int(a.bits.data(), n, a.type == dtype::i32);
     j["exact"] = static_cast<double>(exact);
@@ -191,9 +196,15 @@ void print_reduce(const json& j, dtype t) {
   fmt::print("reduce {} over {} {} values on {} (algorithm {})\n", j["op"].get<std::string>(),
              with_commas(j["n"].get<double>(), 0), j["type"].get<std::string>(), j["adapter"].get<std::string>(),
              j["algorithm"].get<std::string>());
+  auto ulps = [&](const char* key) -> std::string {
+    if (!j.contains(key)) return "";
+    double u = j[key].get<double>();
+    return std::isfinite(u) ? fmt::format("   ({:.1f} ulp)", u) : "";
+  };
   fmt::print("  exact                {}\n", num(j["exact"]));
-  fmt::print("  GPU                  {}\n", num(j["result"]));
-  if (!j["naive"].is_null()) fmt::print("  naive f32 loop       {}\n", num(j["naive"]));
+  fmt::print("  GPU                  {}{}{}\n", num(j["result"]), ulps("gpu_ulps"),
+             j.contains("accuracy") ? fmt::format("   [{}]", j["accuracy"].get<std::string>()) : "");
+  if (!j["naive"].is_null()) fmt::print("  naive f32 loop       {}{}\n", num(j["naive"]), ulps("naive_ulps"));
   if (!j["matches_cpu"].is_null())
     fmt::print("  CPU twin             {}\n", j["matches_cpu"].get<bool>() ? "matches" : "DIFFERS");
   fmt::print("  GPU time {:.3f} ms ({}), upload {:.3f} ms, CPU loop {:.3f} ms\n", j["gpu_ms"].get<double>(),
@@ -202,8 +213,8 @@ void print_reduce(const json& j, dtype t) {
 
 int cmd_reduce(const common& c) {
   io::array a = load(c);
-  op::parse(c.op, c.identity);  // reject a bad operator before touching the GPU
-  monoid check(op::parse(c.op, c.identity), a.type);
+  monoid check(op::parse(c.op, c.identity), a.type);  // reject a bad operator before touching the GPU
+  parse_accuracy(c.accuracy);
   context ctx(context_options{c.adapter});
   json j = run_reduce(ctx, c, a);
   if (c.json) std::cout << j.dump() << "\n";
@@ -231,6 +242,7 @@ json run_scan(context& ctx, const common& c, const io::array& a, std::vector<std
     upload_ms = ms_since(t0);
     buffer d_out = ctx.create_buffer(n * 4);
     ro.tune = c.tune;
+    ro.accuracy = parse_accuracy(c.accuracy);
     std::vector<double> times;
     for (int r = 0; r < c.repeat; ++r) {
       scan(ctx, in, d_out, n, m, kind, ro);
@@ -300,6 +312,7 @@ void print_scan(const json& j) {
 int cmd_scan(const common& c) {
   io::array a = load(c);
   monoid check(op::parse(c.op, c.identity), a.type);
+  parse_accuracy(c.accuracy);
   if (!c.output.empty()) {  // fail on an unusable output path before the work, not after
     io::array probe{a.type, {}};
     io::write_array(c.output, probe);
@@ -358,6 +371,7 @@ int main(int argc, char** argv) {
     s->add_option("--op", c.op, "sum|min|max|and|or|xor, or a WGSL expression in a and b");
     s->add_option("--identity", c.identity, "identity of a custom operator (e.g. --identity=-inf)");
     s->add_option("--algorithm", c.algorithm, "algorithm name (see wgprim info)");
+    s->add_option("--accuracy", c.accuracy, "f32 sums: fast | compensated | reproducible");
     s->add_option("--workgroups", c.tune.workgroups, "policy override: workgroups of the first reduce pass");
     s->add_option("--items", c.tune.items, "policy override: vec4 loads per invocation per tile");
     s->add_option("--subgroups", c.tune.subgroups, "policy override: 1 use subgroups, 0 workgroup memory only");
@@ -391,6 +405,7 @@ int main(int argc, char** argv) {
   bench->add_option("--primitives", ba.primitives, "all, or a list of reduce,scan,copy");
   bench->add_option("--algorithm", ba.algorithm, "only this algorithm (the copy kernel always runs)");
   bench->add_option("--output", ba.output, "also write the JSON to this file");
+  bench->add_flag("--accuracy", ba.accuracy, "f32 sum accuracy table: ulps and speed of every accuracy mode");
 
   try {
     app.parse(argc, argv);
@@ -402,7 +417,7 @@ int main(int argc, char** argv) {
     if (red->parsed()) return cmd_reduce(c);
     if (sc->parsed()) return cmd_scan(c);
     if (demo->parsed()) return cmd_demo(c);
-    if (bench->parsed()) return cmd_bench(ba);
+    if (bench->parsed()) return ba.accuracy ? cmd_bench_accuracy(ba) : cmd_bench(ba);
   } catch (const wgprim::error& e) {
     std::cerr << "wgprim: error: " << e.what() << "\n";
     return static_cast<int>(e.code());
