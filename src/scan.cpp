@@ -20,66 +20,83 @@ struct scan_params {
 
 constexpr std::uint64_t block = 256;
 
+// The seed's recursion. Level 0 scans the data (elements E); the levels above scan block totals, which are
+// accumulators (E = T). With double-word accumulation T is a (hi, lo) pair of 8 bytes.
 struct seed_scan {
   context& ctx;
   detail::recorder& rec;
-  const detail::kernel& scan_blocks;
-  const detail::kernel& add_back;
+  const detail::kernel *scan_data, *add_data, *scan_sums, *add_sums;
   std::vector<buffer> sums, scanned;  // per level: block totals, and their inclusive scan
+  std::uint64_t acc_bytes;
+  const buffer &dummy_in, &dummy_out, &dummy_carry;  // unused slots: distinct buffers, as WebGPU requires
   std::uint32_t max_dim;
 
-  // Scans n elements src -> dst. Returns where the inclusive total of the n elements lies.
+  // Scans n elements src -> dst. Returns where the inclusive total of the n elements lies (an accumulator).
   std::pair<const buffer*, std::uint32_t> level(std::size_t lv, detail::binding src, detail::binding dst,
-                                                std::uint64_t n, bool exclusive, const buffer* carry,
-                                                const buffer& dummy) {
+                                                std::uint64_t n, bool exclusive, const buffer* carry) {
+    const detail::kernel& k_scan = lv == 0 ? *scan_data : *scan_sums;
+    const detail::kernel& k_add = lv == 0 ? *add_data : *add_sums;
     std::uint64_t blocks = (n + block - 1) / block;
     std::uint32_t gx, gy;
     detail::grid_2d(blocks, max_dim, gx, gy);
     scan_params p{static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(blocks), gx, exclusive ? 1u : 0u,
                   carry ? 1u : 0u, 0, 0, 0};
-    rec.dispatch(scan_blocks, {rec.params(p), src, dst, detail::bind(sums[lv])}, gx, gy);
+    rec.dispatch(k_scan, {rec.params(p), src, dst, detail::bind(sums[lv]), detail::bind(dummy_carry)}, gx, gy);
     if (blocks == 1) {
-      if (carry) rec.dispatch(add_back, {rec.params(p), detail::bind(sums[lv]), dst, detail::bind(*carry)}, gx, gy);
+      if (carry)
+        rec.dispatch(k_add, {rec.params(p), detail::bind(dummy_in), dst, detail::bind(sums[lv]), detail::bind(*carry)},
+                     gx, gy);
       return {&sums[lv], 0};
     }
-    level(lv + 1, detail::bind(sums[lv], 0, blocks * 4), detail::bind(scanned[lv], 0, blocks * 4), blocks, false,
-          nullptr, dummy);
-    rec.dispatch(add_back,
-                 {rec.params(p), detail::bind(scanned[lv], 0, blocks * 4), dst, detail::bind(carry ? *carry : dummy)},
+    level(lv + 1, detail::bind(sums[lv], 0, blocks * acc_bytes), detail::bind(scanned[lv], 0, blocks * acc_bytes),
+          blocks, false, nullptr);
+    rec.dispatch(k_add, {rec.params(p), detail::bind(dummy_in), dst, detail::bind(scanned[lv], 0, blocks * acc_bytes),
+                         detail::bind(carry ? *carry : dummy_carry)},
                  gx, gy);
     return {&scanned[lv], static_cast<std::uint32_t>(blocks - 1)};
   }
 };
 
+// With accum::double_word (compensated / reproducible f32 sums) the chunk size is fixed at 2^22 elements where
+// the binding limit allows (every WebGPU adapter: the minimum limit is 128 MiB), so that the summation shape
+// depends on n alone.
 void scan_seed(detail::recorder& rec, const buffer& in, buffer& out, std::size_t n, const monoid& m,
-               scan_kind kind) {
+               scan_kind kind, detail::accum acc = detail::accum::plain) {
   context& ctx = rec.ctx();
-  const std::string src = detail::compose_wgsl("scan_seed.wgsl", m, {{"WG_SIZE", "256u"}});
+  const bool dw = acc == detail::accum::double_word;
+  const std::string src_data = detail::compose_wgsl("scan_seed.wgsl", m, {{"WG_SIZE", "256u"}}, {}, acc, false);
+  const std::string src_sums = detail::compose_wgsl("scan_seed.wgsl", m, {{"WG_SIZE", "256u"}}, {}, acc, true);
   using detail::slot;
-  const std::vector<slot> layout{slot::uniform, slot::storage_read, slot::storage_rw, slot::storage_rw};
+  const std::vector<slot> layout{slot::uniform, slot::storage_read, slot::storage_rw, slot::storage_rw,
+                                 slot::storage_rw};
   const bool trusted = m.is_builtin();
-  const auto& k_scan = detail::get_kernel(ctx, src, "scan_blocks", layout, trusted);
-  const auto& k_add = detail::get_kernel(ctx, src, "add_back", layout, trusted);
-  const auto& k_carry = detail::get_kernel(ctx, src, "update_carry", layout, trusted);
+  const auto& k_scan = detail::get_kernel(ctx, src_data, "scan_blocks", layout, trusted);
+  const auto& k_add = detail::get_kernel(ctx, src_data, "add_back", layout, trusted);
+  const auto& k_scan_sums = detail::get_kernel(ctx, src_sums, "scan_blocks", layout, trusted);
+  const auto& k_add_sums = detail::get_kernel(ctx, src_sums, "add_back", layout, trusted);
+  const auto& k_carry = detail::get_kernel(ctx, src_sums, "update_carry", layout, trusted);
+  const std::uint64_t acc_bytes = dw ? 8 : 4;
 
-  const std::uint64_t chunk = ctx.binding_limit() / 4;
+  std::uint64_t chunk = ctx.binding_limit() / 4;
+  if (dw) chunk = std::min<std::uint64_t>(chunk, std::uint64_t(1) << 22);
   const std::uint64_t chunks = (n + chunk - 1) / chunk;
   const std::uint64_t first_chunk = std::min<std::uint64_t>(chunk, n);
 
-  seed_scan s{ctx, rec, k_scan, k_add, {}, {}, ctx.limits().max_compute_workgroups_per_dimension};
+  buffer dummy_in = ctx.create_buffer(16), dummy_out = ctx.create_buffer(16), dummy_carry = ctx.create_buffer(16);
+  seed_scan s{ctx, rec, &k_scan, &k_add, &k_scan_sums, &k_add_sums, {}, {}, acc_bytes,
+              dummy_in, dummy_out, dummy_carry, ctx.limits().max_compute_workgroups_per_dimension};
   for (std::uint64_t len = first_chunk;;) {
     std::uint64_t blocks = (len + block - 1) / block;
-    s.sums.push_back(ctx.create_buffer(blocks * 4));
-    s.scanned.push_back(ctx.create_buffer(blocks * 4));
+    s.sums.push_back(ctx.create_buffer(blocks * acc_bytes));
+    s.scanned.push_back(ctx.create_buffer(blocks * acc_bytes));
     if (blocks == 1) break;
     len = blocks;
   }
-  buffer dummy = ctx.create_buffer(4);
   buffer carry;
   if (chunks > 1) {
-    carry = ctx.create_buffer(4);
-    std::uint32_t id = m.identity_bits();
-    ctx.write(carry, 0, &id, 4);
+    carry = ctx.create_buffer(acc_bytes);
+    std::uint32_t id[2] = {dw ? 0u : m.identity_bits(), 0u};
+    ctx.write(carry, 0, id, acc_bytes);
   }
   // In-place scans read and write one buffer, which one dispatch may not bind twice: scan from a copy.
   buffer copy;
@@ -92,10 +109,12 @@ void scan_seed(detail::recorder& rec, const buffer& in, buffer& out, std::size_t
   for (std::uint64_t c = 0; c < chunks; ++c) {
     std::uint64_t first = c * chunk, count = std::min<std::uint64_t>(chunk, n - first);
     auto total = s.level(0, detail::bind(*input, first * 4, count * 4), detail::bind(out, first * 4, count * 4), count,
-                         kind == scan_kind::exclusive, c > 0 ? &carry : nullptr, dummy);
+                         kind == scan_kind::exclusive, c > 0 ? &carry : nullptr);
     if (c + 1 < chunks) {
       scan_params p{0, 0, 0, 0, 0, total.second, 0, 0};
-      rec.dispatch(k_carry, {rec.params(p), detail::bind(*total.first), detail::bind(carry), detail::bind(dummy)}, 1);
+      rec.dispatch(k_carry, {rec.params(p), detail::bind(dummy_in), detail::bind(dummy_out),
+                             detail::bind(*total.first), detail::bind(carry)},
+                   1);
     }
   }
 }
@@ -183,6 +202,12 @@ std::uint64_t chunk_count(context& ctx, std::size_t n) {
   return (n + chunk - 1) / chunk;
 }
 
+// Compensated and reproducible f32 sums go through the seed's shape with double-word accumulation (the
+// decoupled scan publishes 32-bit tile states; a pair would need four words).
+bool uses_pairs(const monoid& m, const run_options& opt) {
+  return m.is_sum() && m.type() == dtype::f32 && opt.accuracy != accuracy::fast;
+}
+
 std::string pick_algorithm(const run_options& opt) {
   std::string alg = opt.algorithm.empty() ? "decoupled" : opt.algorithm;
   if (alg != "seed" && alg != "decoupled")
@@ -207,14 +232,16 @@ void scan(context& ctx, const buffer& in, buffer& out, std::size_t n, const mono
   }
   detail::recorder rec(ctx, opt.timestamps || opt.stats);
   buffer fallbacks;
-  if (opt.stats && alg == "decoupled") fallbacks = ctx.create_buffer(chunk_count(ctx, n) * 4);
-  if (alg == "seed") scan_seed(rec, in, out, n, m, kind);
+  const bool pairs = uses_pairs(m, opt);
+  if (opt.stats && alg == "decoupled" && !pairs) fallbacks = ctx.create_buffer(chunk_count(ctx, n) * 4);
+  if (pairs) scan_seed(rec, in, out, n, m, kind, detail::accum::double_word);
+  else if (alg == "seed") scan_seed(rec, in, out, n, m, kind);
   else scan_decoupled(rec, in, out, n, m, kind, opt, opt.stats ? &fallbacks : nullptr);
   detail::gpu_time t = rec.submit();
   if (opt.stats) {
     opt.stats->gpu_ms = t.ms;
     opt.stats->gpu_timestamps = t.from_timestamps;
-    opt.stats->algorithm = alg;
+    opt.stats->algorithm = pairs ? std::string("seed-") + accuracy_name(opt.accuracy) : alg;
     opt.stats->lookback_fallbacks = 0;
     if (fallbacks) {
       std::vector<std::uint32_t> f(fallbacks.size_bytes() / 4);
@@ -230,7 +257,8 @@ void scan(context& ctx, WGPUCommandEncoder encoder, const buffer& in, buffer& ou
   check_sizes(in, out, n);
   if (n == 0) return;
   detail::recorder rec(ctx, encoder);
-  if (alg == "seed") scan_seed(rec, in, out, n, m, kind);
+  if (uses_pairs(m, opt)) scan_seed(rec, in, out, n, m, kind, detail::accum::double_word);
+  else if (alg == "seed") scan_seed(rec, in, out, n, m, kind);
   else scan_decoupled(rec, in, out, n, m, kind, opt, nullptr);
   rec.end();
 }

@@ -123,3 +123,59 @@ TEST(Numerics, NanAndInfFollowIeeeOnEveryPath) {
 
 }  // namespace
 }  // namespace wgprim::test
+
+namespace wgprim::test {
+namespace {
+
+// Compensated scans: each prefix is within 1 ulp of the exact prefix, plus the one rounding of its 256-block
+// local prefix that the seed shape adds (0.5 ulp of a value no larger than the block's sum of |x|).
+TEST(Numerics, CompensatedScanPrefixesAreAccurate) {
+  const double u = std::ldexp(1.0, -24);
+  for (std::size_t n : {1000u, 300001u}) {
+    for (int set = 0; set < 2; ++set) {
+      auto x = set == 0 ? prices(n, 7) : mixed(n, 1e4, 8);
+      for (scan_kind k : {scan_kind::inclusive, scan_kind::exclusive}) {
+        run_options o;
+        o.accuracy = accuracy::compensated;
+        std::vector<float> got(n);
+        scan<float>(ctx(), x.data(), n, got.data(), op::sum(), k, o);
+        long double exact = 0;
+        double block_abs = 0;
+        std::size_t bad = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+          if (i % 256 == 0) block_abs = 0;
+          long double before = exact;
+          exact += x[i];
+          block_abs += std::fabs(x[i]);
+          double want = static_cast<double>(k == scan_kind::inclusive ? exact : before);
+          float w = static_cast<float>(want);
+          double ulp = static_cast<double>(std::nextafter(std::fabs(w), INFINITY)) - std::fabs(static_cast<double>(w));
+          if (!(std::fabs(got[i] - want) <= ulp + u * block_abs)) ++bad;
+        }
+        EXPECT_EQ(bad, 0u) << "n=" << n << " set=" << set;
+      }
+    }
+  }
+}
+
+TEST(Numerics, ReproducibleScanIgnoresThePolicy) {
+  const std::size_t n = 300001;
+  auto x = mixed(n, 1e3, 9);
+  run_options base;
+  base.accuracy = accuracy::reproducible;
+  std::vector<float> want = inclusive_scan<float>(ctx(), x, op::sum(), base);
+  std::vector<run_options> variants(4, base);
+  variants[0].algorithm = "seed";
+  variants[1].algorithm = "decoupled";
+  variants[2].tune.subgroups = 0;
+  variants[3].tune.items = 8;
+  for (const auto& v : variants) {
+    auto got = inclusive_scan<float>(ctx(), x, op::sum(), v);
+    EXPECT_EQ(std::memcmp(got.data(), want.data(), n * 4), 0) << v.algorithm;
+  }
+  // The last value is also close to the exact sum.
+  EXPECT_LE(cpu::ulp_error_f32(want.back(), cpu::exact_sum_f32(x.data(), n)), 1.0);
+}
+
+}  // namespace
+}  // namespace wgprim::test
