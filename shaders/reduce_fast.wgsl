@@ -19,26 +19,28 @@ struct reduce_params {
 @group(0) @binding(2) var<storage, read> src: array<E>;
 @group(0) @binding(3) var<storage, read_write> dst: array<T>;
 
-fn fold4(v: EV) -> T {
-  return combine(combine(lift(v[0]), lift(v[1])), combine(lift(v[2]), lift(v[3])));
-}
-
 @compute @workgroup_size(WG_SIZE)
 fn reduce(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid: vec3u,
           @builtin(num_workgroups) nwg: vec3u, li: lane_info) {
   accum_init(nwg.x);
+  // Four accumulators, one per vec4 lane: four independent dependency chains per invocation.
   var acc0 = identity();
   var acc1 = identity();
+  var acc2 = identity();
+  var acc3 = identity();
   if (VEC_LOADS) {
     let tile = WG_SIZE * ITEMS;  // in vec4
     let n_vec = params.n_vec;
     var base = wid.x * tile;
     let stride = nwg.x * tile;
-    // Full tiles: ITEMS loads in flight per invocation, two accumulators to shorten the dependency chain.
+    // Full tiles: ITEMS loads in flight per invocation.
     while (base + tile <= n_vec) {
-      for (var k = 0u; k < ITEMS; k += 2u) {
-        acc0 = combine(acc0, fold4(src_vec[base + k * WG_SIZE + l]));
-        acc1 = combine(acc1, fold4(src_vec[base + (k + 1u) * WG_SIZE + l]));
+      for (var k = 0u; k < ITEMS; k += 1u) {
+        let v = src_vec[base + k * WG_SIZE + l];
+        acc0 = accumulate(acc0, v[0]);
+        acc1 = accumulate(acc1, v[1]);
+        acc2 = accumulate(acc2, v[2]);
+        acc3 = accumulate(acc3, v[3]);
       }
       base += stride;
     }
@@ -46,13 +48,17 @@ fn reduce(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid: v
       for (var k = 0u; k < ITEMS; k += 1u) {
         let i = base + k * WG_SIZE + l;
         if (i < n_vec) {
-          acc0 = combine(acc0, fold4(src_vec[i]));
+          let v = src_vec[i];
+          acc0 = accumulate(acc0, v[0]);
+          acc1 = accumulate(acc1, v[1]);
+          acc2 = accumulate(acc2, v[2]);
+          acc3 = accumulate(acc3, v[3]);
         }
       }
     }
     let tail = n_vec * 4u;
     if (wid.x == 0u && tail + l < params.n) {
-      acc1 = combine(acc1, lift(src[tail + l]));
+      acc0 = accumulate(acc0, src[tail + l]);
     }
   } else {
     let tile = WG_SIZE * ITEMS * 4u;  // in elements
@@ -60,9 +66,11 @@ fn reduce(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid: v
     var base = wid.x * tile;
     let stride = nwg.x * tile;
     while (base + tile <= n) {
-      for (var k = 0u; k < ITEMS * 4u; k += 2u) {
-        acc0 = combine(acc0, lift(src[base + k * WG_SIZE + l]));
-        acc1 = combine(acc1, lift(src[base + (k + 1u) * WG_SIZE + l]));
+      for (var k = 0u; k < ITEMS * 4u; k += 4u) {
+        acc0 = accumulate(acc0, src[base + k * WG_SIZE + l]);
+        acc1 = accumulate(acc1, src[base + (k + 1u) * WG_SIZE + l]);
+        acc2 = accumulate(acc2, src[base + (k + 2u) * WG_SIZE + l]);
+        acc3 = accumulate(acc3, src[base + (k + 3u) * WG_SIZE + l]);
       }
       base += stride;
     }
@@ -70,12 +78,12 @@ fn reduce(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid: v
       for (var k = 0u; k < ITEMS * 4u; k += 1u) {
         let i = base + k * WG_SIZE + l;
         if (i < n) {
-          acc0 = combine(acc0, lift(src[i]));
+          acc0 = accumulate(acc0, src[i]);
         }
       }
     }
   }
-  let total = workgroup_reduce(l, combine(acc0, acc1), li);
+  let total = workgroup_reduce(l, combine(combine(acc0, acc1), combine(acc2, acc3)), li);
   if (l == 0u) {
     dst[params.out_offset + wid.x] = total;
   }

@@ -1,6 +1,7 @@
 // Reproducible reduction: a summation tree whose shape depends on n alone. Block b holds elements
 // [b * BLOCK, (b + 1) * BLOCK), BLOCK = 256 * 16; invocation l folds elements b * BLOCK + k * 256 + l for
-// k = 0..15 in that order (coalesced loads), then a fixed halving tree over the 256 values (no subgroups: their
+// k = 0..15 in that order (coalesced loads) into four accumulators by k % 4, combined as (0+1)+(2+3),
+// then a fixed halving tree over the 256 values (no subgroups: their
 // size differs between GPUs). The block results form the next level's input until one block remains. Nothing
 // depends on the adapter, the workgroup count, the subgroup size or the storage-binding chunking, so with
 // correctly rounded IEEE additions (WGSL's rule for f32 +) the bits are the same everywhere.
@@ -31,14 +32,15 @@ fn reduce_block(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) 
     return;
   }
   let base = block * FIXED_WG * FIXED_ITEMS;
-  var acc = identity();
+  // Element k goes to accumulator k % 4 (four independent chains), in increasing k.
+  var acc = array<T, 4>(identity(), identity(), identity(), identity());
   for (var k = 0u; k < FIXED_ITEMS; k += 1u) {
     let i = base + k * FIXED_WG + l;
     if (i < params.n) {
-      acc = combine(acc, lift(src[i]));
+      acc[k % 4u] = accumulate(acc[k % 4u], src[i]);
     }
   }
-  wg_sums[l] = acc;
+  wg_sums[l] = combine(combine(acc[0], acc[1]), combine(acc[2], acc[3]));
   workgroupBarrier();
   for (var stride = FIXED_WG / 2u; stride > 0u; stride >>= 1u) {
     if (l < stride) {

@@ -96,19 +96,25 @@ dw dw_add(dw x, dw y) {
   dw v = fast_two_sum(s.hi, s.lo + t.hi);
   return fast_two_sum(v.hi, t.lo + v.lo);
 }
-// One level of shaders/reduce_fixed.wgsl.
-std::vector<dw> fixed_level(const std::vector<dw>& in) {
+// DWPlusFP, as add_one in double_word.wgsl.
+dw dw_add_one(dw acc, float x) {
+  dw s = two_sum(acc.hi, x);
+  if (!(std::fabs(s.hi) <= std::numeric_limits<float>::max())) return {s.hi, 0.0f};
+  return fast_two_sum(s.hi, s.lo + acc.lo);
+}
+// One level of shaders/reduce_fixed.wgsl; the first level adds data (f32) with add_one, the others pairs.
+std::vector<dw> fixed_level(const std::vector<dw>& in, bool data_level) {
   constexpr std::size_t wg = 256, items = 16, block = wg * items;
   std::size_t n = in.size(), blocks = (n + block - 1) / block;
   std::vector<dw> out(blocks), sums(wg);
   for (std::size_t b = 0; b < blocks; ++b) {
     for (std::size_t l = 0; l < wg; ++l) {
-      dw acc{0.0f, 0.0f};
+      dw acc[4] = {};
       for (std::size_t k = 0; k < items; ++k) {
         std::size_t i = b * block + k * wg + l;
-        if (i < n) acc = dw_add(acc, in[i]);
+        if (i < n) acc[k % 4] = data_level ? dw_add_one(acc[k % 4], in[i].hi) : dw_add(acc[k % 4], in[i]);
       }
-      sums[l] = acc;
+      sums[l] = dw_add(dw_add(acc[0], acc[1]), dw_add(acc[2], acc[3]));
     }
     for (std::size_t stride = wg / 2; stride > 0; stride >>= 1)
       for (std::size_t l = 0; l < stride; ++l) sums[l] = dw_add(sums[l], sums[l + stride]);
@@ -122,8 +128,10 @@ float reduce_reproducible_f32(const float* x, std::size_t n) {
   if (n == 0) return 0.0f;
   std::vector<dw> level(n);
   for (std::size_t i = 0; i < n; ++i) level[i] = {x[i], 0.0f};
+  bool data_level = true;
   do {
-    level = fixed_level(level);
+    level = fixed_level(level, data_level);
+    data_level = false;
   } while (level.size() > 1);
   return level[0].hi;
 }

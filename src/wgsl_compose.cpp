@@ -56,9 +56,11 @@ std::string compose_wgsl(const std::string& file, const monoid& m, const wgsl_co
     if (elements_are_accumulators) {
       out += "alias E = T;\nalias EV = array<E, 4>;\n";
       out += "fn lift(x: E) -> T {\n  return x;\n}\nfn finalize(v: T) -> E {\n  return v;\n}\n";
+      out += "fn accumulate(acc: T, x: E) -> T {\n  return combine(acc, x);\n}\n";
     } else {
       out += "alias E = f32;\nalias EV = vec4<f32>;\nfn lift(x: E) -> T {\n  return vec2<f32>(x, 0.0);\n}\n";
       out += "fn finalize(v: T) -> E {\n  return v.x;\n}\n";
+      out += "fn accumulate(acc: T, x: E) -> T {\n  return add_one(acc, x);\n}\n";
     }
   } else {
     char id[96];
@@ -67,6 +69,7 @@ std::string compose_wgsl(const std::string& file, const monoid& m, const wgsl_co
     out += id;
     out += "fn combine(a: T, b: T) -> T {\n  return " + m.wgsl_expression() + ";\n}\n";
     out += "fn lift(x: E) -> T {\n  return x;\n}\nfn finalize(v: T) -> E {\n  return v;\n}\n";
+    out += "fn accumulate(acc: T, x: E) -> T {\n  return combine(acc, x);\n}\n";
     out += "fn accum_init(never_negative: u32) {\n}\n";
   }
   for (const auto& c : constants) out += "const " + c.first + " = " + c.second + ";\n";

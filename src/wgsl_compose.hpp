@@ -18,7 +18,8 @@ using wgsl_constants = std::vector<std::pair<std::string, std::string>>;  // nam
 enum class accum { plain, double_word };
 
 /// The prelude defines E (element type in memory), T (accumulator type), identity(), combine(a, b),
-/// lift(x: E) -> T and finalize(v: T) -> E.
+/// lift(x: E) -> T, finalize(v: T) -> E, accumulate(acc: T, x: E) -> T (the per-element step) and
+/// accum_init(u32) (every entry point calls it first).
 std::string compose_wgsl(const std::string& file, const monoid& m, const wgsl_constants& constants,
                          const std::vector<std::string>& imports = {}, accum a = accum::plain,
                          bool elements_are_accumulators = false);

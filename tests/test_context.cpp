@@ -55,12 +55,23 @@ TEST(Context, EveryComposedVariantCompiles) {
     for (const op& o : ops_for(t)) {
       monoid m(o, t);
       const std::vector<slot> three{slot::uniform, slot::storage_read, slot::storage_rw};
-      const std::vector<slot> four{slot::uniform, slot::storage_read, slot::storage_rw, slot::storage_rw};
+      const std::vector<slot> five{slot::uniform, slot::storage_read, slot::storage_rw, slot::storage_rw,
+                                   slot::storage_rw};
       struct file { const char* name; const char* entry; const std::vector<slot>& layout; };
-      for (const file& f : {file{"reduce_seed.wgsl", "reduce", three}, file{"scan_seed.wgsl", "scan_blocks", four},
-                            file{"scan_seed.wgsl", "add_back", four}}) {
+      for (const file& f : {file{"reduce_seed.wgsl", "reduce", three}, file{"scan_seed.wgsl", "scan_blocks", five},
+                            file{"scan_seed.wgsl", "add_back", five}, file{"scan_seed.wgsl", "update_carry", five}}) {
         auto src = detail::compose_wgsl(f.name, m, {{"WG_SIZE", "256u"}});
         EXPECT_NO_THROW(detail::get_kernel(ctx(), src, f.entry, f.layout, false)) << f.name << " " << describe(m, 0);
+      }
+      if (m.is_sum() && t == dtype::f32) {  // the double-word modules (compensated / reproducible)
+        for (bool pairs : {false, true}) {
+          auto r = detail::compose_wgsl("reduce_fixed.wgsl", m, {}, {}, detail::accum::double_word, pairs);
+          EXPECT_NO_THROW(detail::get_kernel(ctx(), r, "reduce_block", three, false));
+          auto sc = detail::compose_wgsl("scan_seed.wgsl", m, {{"WG_SIZE", "256u"}}, {}, detail::accum::double_word,
+                                         pairs);
+          for (const char* e : {"scan_blocks", "add_back", "update_carry"})
+            EXPECT_NO_THROW(detail::get_kernel(ctx(), sc, e, five, false)) << e;
+        }
       }
       std::vector<std::string> lanes = {"shared/lanes_workgroup.wgsl"};
       if (ctx().features().subgroups) lanes.push_back("shared/lanes_subgroup.wgsl");

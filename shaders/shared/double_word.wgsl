@@ -39,6 +39,15 @@ fn fast_two_sum(a: f32, b: f32) -> vec2<f32> {
   return vec2<f32>(s, b - (s - a));
 }
 
+// Adds one f32 to a pair (DWPlusFP, relative error below 2u^2): the per-element step, cheaper than combine.
+fn add_one(acc: T, x: f32) -> T {
+  let s = two_sum(acc.x, x);
+  if (!(abs(s.x) <= F32_MAX)) {
+    return vec2<f32>(s.x, 0.0);
+  }
+  return fast_two_sum(s.x, s.y + acc.y);
+}
+
 fn combine(x: T, y: T) -> T {
   let s = two_sum(x.x, y.x);
   if (!(abs(s.x) <= F32_MAX)) {
