@@ -8,6 +8,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <thread>
 #include <utility>
 
 #include <sys/stat.h>
@@ -172,18 +173,83 @@ struct context_impl {
     errc code = error_code == errc::gpu ? fallback : error_code;
     throw error(code, (what.empty() ? "" : what + ": ") + error_message);
   }
-  void wait_idle() {
-    if (!lost) wgpuDevicePoll(device, true, nullptr);
+  // No wait on the GPU is unbounded: wgpuDevicePoll(wait = true) has no timeout, so this polls without
+  // blocking, yielding, then sleeping, until `ready` says so or the deadline passes. A timed-out device is in an
+  // unknown state: the context is marked lost (a new context works).
+  double timeout_s = 120;
+  template <class Ready>
+  void wait_until(Ready ready, const char* what) {
+    using clock = std::chrono::steady_clock;
+    const auto start = clock::now();
+    const auto deadline = start + std::chrono::duration<double>(timeout_s);
+    auto nap = std::chrono::microseconds(10);
+    for (;;) {
+      bool empty = wgpuDevicePoll(device, false, nullptr);
+      check();
+      if (ready(empty)) return;
+      auto now = clock::now();
+      if (now > deadline) {
+        std::lock_guard<std::mutex> g(mu);
+        lost = true;
+        lost_message = std::string("timed out after ") + std::to_string(timeout_s) + " s " + what;
+        throw error(errc::timeout, "GPU work did not finish within " + std::to_string(timeout_s) + " s (" + what +
+                                       "); set WGPRIM_TIMEOUT_S to allow longer");
+      }
+      // Spin briefly (small dispatches finish in microseconds), then back off to at most 1 ms between polls so
+      // that a CPU adapter's worker threads keep the cores.
+      if (now - start < std::chrono::microseconds(50)) {
+        std::this_thread::yield();
+      } else {
+        std::this_thread::sleep_for(nap);
+        nap = std::min(nap * 2, std::chrono::microseconds(1000));
+      }
+    }
   }
+  // Waits for everything submitted so far: the queue's work-done callback fires inside a poll once it is done
+  // (poll's own "queue empty" answer can come before the work has run).
+  void wait_idle() {
+    if (lost) return;
+    struct flag { bool done = false; } f;
+    WGPUQueueWorkDoneCallbackInfo cb = WGPU_QUEUE_WORK_DONE_CALLBACK_INFO_INIT;
+    cb.mode = WGPUCallbackMode_AllowProcessEvents;
+    cb.callback = [](WGPUQueueWorkDoneStatus, WGPUStringView, void* u1, void*) { static_cast<flag*>(u1)->done = true; };
+    cb.userdata1 = &f;
+    wgpuQueueOnSubmittedWorkDone(queue, cb);
+    wait_until([&](bool) { return f.done; }, "waiting for submitted work");
+  }
+
+  // Waits (bounded, ignoring errors) until submitted work has finished; false if it did not in time.
+  bool drain(double seconds) {
+    struct flag { bool done = false; } f;
+    WGPUQueueWorkDoneCallbackInfo cb = WGPU_QUEUE_WORK_DONE_CALLBACK_INFO_INIT;
+    cb.mode = WGPUCallbackMode_AllowProcessEvents;
+    cb.callback = [](WGPUQueueWorkDoneStatus, WGPUStringView, void* u1, void*) { static_cast<flag*>(u1)->done = true; };
+    cb.userdata1 = &f;
+    wgpuQueueOnSubmittedWorkDone(queue, cb);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    while (!f.done && std::chrono::steady_clock::now() < deadline) {
+      wgpuDevicePoll(device, false, nullptr);
+      if (!f.done) std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+    return f.done;
+  }
+
+  bool destroyed = false;  // by simulate_device_loss
 
   ~context_impl() {
     for (auto& kv : kernels) {
       wgpuComputePipelineRelease(kv.second->pipeline);
       wgpuBindGroupLayoutRelease(kv.second->layout);
     }
-    for (WGPUBuffer b : param_pool) { wgpuBufferDestroy(b); wgpuBufferRelease(b); }
+    for (WGPUBuffer b : param_pool) wgpuBufferRelease(b);
+    // Releasing a device while its work still runs aborts inside wgpu-native, so work in flight (after a
+    // timeout) gets another bounded wait; if it still runs, the device is leaked rather than the process lost.
+    if (device && !destroyed && !drain(std::max(timeout_s, 10.0))) return;
     if (queue) wgpuQueueRelease(queue);
-    if (device) { wgpuDeviceDestroy(device); wgpuDeviceRelease(device); }
+    if (device) {
+      if (!destroyed) wgpuDeviceDestroy(device);
+      wgpuDeviceRelease(device);
+    }
     if (adapter) wgpuAdapterRelease(adapter);
     if (instance) wgpuInstanceRelease(instance);
   }
@@ -230,6 +296,13 @@ std::vector<adapter_info> context::enumerate_adapters() {
 
 context::context(const context_options& options) : impl_(std::make_unique<detail::context_impl>()) {
   auto& s = *impl_;
+  s.timeout_s = options.timeout_s;
+  if (const char* t = std::getenv("WGPRIM_TIMEOUT_S")) {
+    char* end = nullptr;
+    double v = std::strtod(t, &end);
+    if (end == t || *end || !(v > 0)) throw error(errc::invalid_argument, "WGPRIM_TIMEOUT_S must be a positive number");
+    s.timeout_s = v;
+  }
   if ((wgpuGetVersion() >> 24) != 29)
     throw error(errc::unsupported, "wgprim needs wgpu-native 29.x, found " + wgpu_version());
   s.instance = make_instance();
@@ -382,10 +455,7 @@ const void* map_read(detail::context_impl& s, WGPUBuffer b, std::uint64_t bytes)
   };
   cb.userdata1 = &m;
   wgpuBufferMapAsync(b, WGPUMapMode_Read, 0, bytes, cb);
-  while (!m.done) {
-    s.check();
-    wgpuDevicePoll(s.device, true, nullptr);
-  }
+  s.wait_until([&](bool) { return m.done; }, "reading back");
   s.check();
   if (m.status != WGPUMapAsyncStatus_Success) throw error(errc::gpu, "reading back from the GPU failed: " + m.msg);
   const void* p = wgpuBufferGetConstMappedRange(b, 0, bytes);
@@ -441,6 +511,8 @@ void context::finish() {
 }
 
 void context::simulate_device_loss() {
+  impl_->drain(impl_->timeout_s);
+  impl_->destroyed = true;
   wgpuDeviceDestroy(impl_->device);
   wgpuDevicePoll(impl_->device, false, nullptr);
   std::lock_guard<std::mutex> g(impl_->mu);

@@ -1,4 +1,6 @@
 // The context: adapter choice, limits, and every device-side failure turned into a wgprim::error.
+#include <thread>
+
 #include "common.hpp"
 #include "gpu.hpp"
 #include "wgsl_compose.hpp"
@@ -110,6 +112,63 @@ TEST(Context, LostDeviceThrowsAndANewContextWorks) {
   }
   context fresh;
   EXPECT_EQ(reduce<std::uint32_t>(fresh, std::vector<std::uint32_t>{4, 5}), 9u);
+}
+
+}  // namespace
+}  // namespace wgprim::test
+
+namespace wgprim::test {
+namespace {
+
+TEST(Context, AWaitPastItsDeadlineIsATimeoutError) {
+  {
+    context_options o;
+    o.timeout_s = 1e-7;  // 100 ns: no GPU round trip is that fast
+    context c(o);
+    std::vector<std::uint32_t> x(1u << 22, 1u);
+    try {
+      reduce<std::uint32_t>(c, x);
+      FAIL() << "no timeout";
+    } catch (const error& e) {
+      EXPECT_EQ(e.code(), errc::timeout) << e.what();
+    }
+    // The timed-out context counts as lost: a clear error, not a hang.
+    try {
+      reduce<std::uint32_t>(c, x);
+      FAIL() << "a timed-out context kept working";
+    } catch (const error& e) {
+      EXPECT_EQ(e.code(), errc::device_lost) << e.what();
+    }
+  }
+  context fresh;
+  EXPECT_EQ(reduce<std::uint32_t>(fresh, std::vector<std::uint32_t>{1, 2, 3}), 6u);
+}
+
+TEST(Context, SeveralContextsInSeveralThreads) {
+  // The promise: a context per thread works concurrently. Each thread reduces and scans its own data.
+  constexpr int threads = 3;
+  std::vector<std::thread> pool;
+  std::vector<int> ok(threads, 0);
+  for (int t = 0; t < threads; ++t)
+    pool.emplace_back([t, &ok] {
+      try {
+        context c;
+        std::vector<std::uint32_t> x(100000 + 7 * t);
+        for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<std::uint32_t>(i * (t + 1));
+        std::uint32_t want = 0;
+        for (auto v : x) want += v;
+        bool good = true;
+        for (int rep = 0; rep < 5; ++rep) {
+          good &= reduce<std::uint32_t>(c, x) == want;
+          good &= inclusive_scan<std::uint32_t>(c, x).back() == want;
+        }
+        ok[t] = good ? 1 : 0;
+      } catch (...) {
+        ok[t] = 0;
+      }
+    });
+  for (auto& th : pool) th.join();
+  for (int t = 0; t < threads; ++t) EXPECT_EQ(ok[t], 1) << "thread " << t;
 }
 
 }  // namespace

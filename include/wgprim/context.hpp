@@ -1,6 +1,7 @@
 // A context owns one WebGPU device: the instance, the chosen adapter, the device with its limits raised to what
 // the adapter allows, the queue, and a cache of compiled pipelines. It is move-only and not thread-safe: use one
-// context per thread, or guard a shared one with a mutex.
+// context per thread (several contexts in several threads work; tests check it), or guard a shared one with a
+// mutex. Every failure is a wgprim::error; after errc::device_lost or errc::timeout make a new context.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -47,6 +48,9 @@ struct context_options {
   /// Test hook: pretend the storage binding limit is this many bytes (0 = the device's). Lets tests exercise
   /// the chunked paths with small arrays.
   std::uint64_t max_binding_override = 0;
+  /// Longest wait for GPU work, in seconds; past it the call throws errc::timeout and the context counts as
+  /// lost. The environment variable WGPRIM_TIMEOUT_S overrides it.
+  double timeout_s = 120;
 };
 
 namespace detail { struct context_impl; }
