@@ -4,7 +4,13 @@ JOBS ?= $(shell nproc)
 BUILD_TYPE ?= RelWithDebInfo
 CMAKE_FLAGS ?=
 
-.PHONY: all setup build demo test bench clean
+.PHONY: all setup build demo test soak sanitize fuzz bench clean
+FUZZ_SECONDS ?= 60
+SOAK_CASES ?= 2000000
+SAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+# wgpu-native (Rust) and Mesa keep allocations for the life of the process: not our leaks.
+SAN_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
+          UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
 all: build
 
@@ -23,5 +29,28 @@ demo: build
 test: build
 	cd $(BUILD) && ctest --output-on-failure --timeout 1200 -j 1
 
+# The randomized differential test, long: SOAK_CASES cases with a seed from the clock (printed on failure).
+soak: build
+	WGPRIM_DIFF_CASES=$(SOAK_CASES) WGPRIM_DIFF_SEED=$$(date +%s) $(BUILD)/wgprim_tests --gtest_filter='Differential.*'
+
+# ASan + UBSan build of the library, CLI, tests and examples, and the whole suite under it.
+sanitize: setup
+	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS="$(SAN_FLAGS)" \
+	  -DCMAKE_EXE_LINKER_FLAGS="$(SAN_FLAGS)"
+	cmake --build build-asan -j $(JOBS)
+	cd build-asan && $(SAN_ENV) WGPRIM_DIFF_CASES=$${WGPRIM_DIFF_CASES:-20000} \
+	  ctest --output-on-failure --timeout 1800 -j 1 -E package
+
+# libFuzzer on each harness for FUZZ_SECONDS; the corpus in fuzz/corpus seeds it.
+fuzz: setup
+	cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ -DWGPRIM_FUZZ=ON \
+	  -DWGPRIM_BUILD_TESTS=OFF -DWGPRIM_BUILD_EXAMPLES=OFF
+	cmake --build build-fuzz -j $(JOBS) --target fuzz_npy fuzz_text fuzz_generate fuzz_expr
+	for h in npy text generate expr; do \
+	  mkdir -p build-fuzz/corpus-$$h && \
+	  build-fuzz/fuzz_$$h -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -print_final_stats=1 \
+	    build-fuzz/corpus-$$h fuzz/corpus/$$h 2>&1 | tail -12 || exit 1; \
+	done
+
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) build-asan build-fuzz

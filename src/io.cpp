@@ -214,7 +214,7 @@ void write_array(const std::string& path, const array& a) {
   }
 }
 
-array generate(const std::string& spec, std::optional<dtype> type) {
+generate_spec parse_generate_spec(const std::string& spec) {
   auto bad = [&](const std::string& why) -> error {
     return error(errc::invalid_argument, "bad --generate '" + spec + "': " + why + " (expected KIND:N[:SEED])");
   };
@@ -223,22 +223,35 @@ array generate(const std::string& spec, std::optional<dtype> type) {
   for (;;) {
     auto c = spec.find(':', p);
     parts.push_back(spec.substr(p, c == std::string::npos ? std::string::npos : c - p));
-    if (c == std::string::npos) break;
+    if (c == std::string::npos || parts.size() > 3) break;
     p = c + 1;
   }
   if (parts.size() < 2 || parts.size() > 3) throw bad("wrong number of fields");
   auto number = [&](const std::string& s, const char* what) {
-    if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos)
+    if (s.empty() || s.size() > 20 || s.find_first_not_of("0123456789") != std::string::npos)
       throw bad(std::string(what) + " must be a non-negative integer");
     errno = 0;
     unsigned long long v = std::strtoull(s.c_str(), nullptr, 10);
     if (errno == ERANGE) throw bad(std::string(what) + " is too large");
     return v;
   };
-  const std::string& kind = parts[0];
-  unsigned long long n = number(parts[1], "N");
-  if (n > max_elements) throw bad("N exceeds " + std::to_string(max_elements));
-  unsigned long long seed = parts.size() == 3 ? number(parts[2], "SEED") : 42;
+  generate_spec g;
+  g.kind = parts[0];
+  if (g.kind != "prices" && g.kind != "orders" && g.kind != "uniform" && g.kind != "mixed")
+    throw bad("unknown kind '" + g.kind + "' (prices, orders, uniform, mixed)");
+  g.n = number(parts[1], "N");
+  if (g.n > max_elements) throw bad("N exceeds " + std::to_string(max_elements));
+  if (parts.size() == 3) g.seed = number(parts[2], "SEED");
+  return g;
+}
+
+array generate(const std::string& spec_text, std::optional<dtype> type) {
+  const generate_spec spec = parse_generate_spec(spec_text);
+  auto bad = [&](const std::string& why) -> error {
+    return error(errc::invalid_argument, "bad --generate '" + spec_text + "': " + why);
+  };
+  const std::string& kind = spec.kind;
+  const unsigned long long n = spec.n, seed = spec.seed;
   std::mt19937_64 rng(seed);
   auto unit = [&] { return static_cast<double>(rng() >> 11) * 0x1.0p-53; };  // [0, 1), portable
   array a;
@@ -276,7 +289,7 @@ array generate(const std::string& spec, std::optional<dtype> type) {
     for (auto& b : a.bits)
       b = a.type == dtype::f32 ? to_bits(static_cast<float>(unit())) : static_cast<std::uint32_t>(rng() >> 32);
   } else {
-    throw bad("unknown kind '" + kind + "' (prices, orders, uniform, mixed)");
+    throw bad("unknown kind '" + kind + "'");
   }
   return a;
 }

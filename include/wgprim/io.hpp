@@ -34,4 +34,11 @@ std::string format_npy(const array& a);
 /// integer type's full range) or mixed (f32, signs and magnitudes mixed, condition number about 1e6).
 array generate(const std::string& spec, std::optional<dtype> type = std::nullopt);
 
+/// The parsed form of a --generate spec; throws wgprim::error(invalid_argument) on a malformed one.
+struct generate_spec {
+  std::string kind;
+  std::uint64_t n = 0, seed = 42;
+};
+generate_spec parse_generate_spec(const std::string& spec);
+
 }  // namespace wgprim::io
