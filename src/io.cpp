@@ -10,6 +10,8 @@
 #include <sstream>
 #include <unistd.h>
 
+#include <csignal>
+
 #include "wgprim/error.hpp"
 #include "wgprim/op.hpp"
 
@@ -187,6 +189,45 @@ std::string format_npy(const array& a) {
   return out;
 }
 
+namespace {
+// The temporary file being written, for the interrupt handler (async-signal-safe: a fixed buffer and a flag).
+char g_tmp_path[4096];
+volatile std::sig_atomic_t g_tmp_active = 0;
+
+extern "C" void on_interrupt(int sig) {
+  if (g_tmp_active) ::unlink(g_tmp_path);
+  ::_exit(128 + sig);
+}
+
+void set_tmp(const std::string& p) {
+  if (p.size() < sizeof g_tmp_path) {
+    std::memcpy(g_tmp_path, p.c_str(), p.size() + 1);
+    g_tmp_active = 1;
+  }
+}
+}  // namespace
+
+void install_interrupt_cleanup() {
+  std::signal(SIGINT, on_interrupt);
+  std::signal(SIGTERM, on_interrupt);
+}
+
+void check_writable(const std::string& path) {
+  std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  set_tmp(tmp);
+  std::FILE* f = std::fopen(tmp.c_str(), "wb");
+  if (!f) {
+    g_tmp_active = 0;
+    io_fail("cannot write '" + path + "': " + std::strerror(errno));
+  }
+  std::fclose(f);
+  std::remove(tmp.c_str());
+  g_tmp_active = 0;
+  std::string ext = extension(path);
+  if (ext != "npy" && ext != "bin" && ext != "raw" && ext != "csv" && ext != "txt")
+    throw error(errc::invalid_argument, "unknown output type '" + path + "' (expected .npy, .bin, .csv or .txt)");
+}
+
 void write_array(const std::string& path, const array& a) {
   std::string ext = extension(path), data;
   if (ext == "npy") {
@@ -200,6 +241,8 @@ void write_array(const std::string& path, const array& a) {
     throw error(errc::invalid_argument, "unknown output type '" + path + "' (expected .npy, .bin, .csv or .txt)");
   }
   std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  set_tmp(tmp);
+  struct clear_tmp { ~clear_tmp() { g_tmp_active = 0; } } guard;
   {
     std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
     if (!f) io_fail("cannot write '" + path + "': " + std::strerror(errno));

@@ -93,5 +93,17 @@ expect_error "no data" reduce
 timeout 60 "$W" reduce --no-such-flag >/dev/null 2>&1; rc=$?
 [ $rc -ge 1 ] && [ $rc -le 125 ] && ok || bad "unknown flag rc=$rc"
 
+# Ctrl-C during a long run: exit 130, no output file, no temporary file left behind.
+"$W" scan --generate uniform:60000000 --output "$T/big.npy" >/dev/null 2>&1 &
+pid=$!
+sleep 1.5
+kill -INT $pid 2>/dev/null
+wait $pid; rc=$?
+if [ $rc -eq 130 ] || [ $rc -eq 0 ]; then
+  # either interrupted (no file at all) or it finished first (then the file is complete)
+  if [ $rc -eq 130 ] && [ -e "$T/big.npy" ]; then bad "interrupted run left big.npy"; else ok; fi
+else bad "interrupt rc=$rc"; fi
+ls "$T" | grep -q '\.tmp\.' && bad "temporary file left behind" || ok
+
 echo "cli: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -25,8 +25,13 @@ array read_array(const std::string& path, std::optional<dtype> type = std::nullo
 array parse_npy(const std::string& bytes);
 array parse_text(const std::string& text, std::optional<dtype> type);
 
-/// Writes by extension through a temporary file renamed into place, so a failed write leaves no partial file.
+/// Writes by extension through a temporary file renamed into place, so a failed or interrupted write leaves
+/// no partial file.
 void write_array(const std::string& path, const array& a);
+/// Throws if `path` cannot be written (its folder, its type), without creating it.
+void check_writable(const std::string& path);
+/// SIGINT/SIGTERM remove the temporary file being written, then exit(128 + signal). For command-line programs.
+void install_interrupt_cleanup();
 std::string format_npy(const array& a);
 
 /// KIND:N[:SEED] with KIND = prices (5.00-50.00 in cents; f32 dollars, or integer cents for i32/u32),

@@ -313,10 +313,7 @@ int cmd_scan(const common& c) {
   io::array a = load(c);
   monoid check(op::parse(c.op, c.identity), a.type);
   parse_accuracy(c.accuracy);
-  if (!c.output.empty()) {  // fail on an unusable output path before the work, not after
-    io::array probe{a.type, {}};
-    io::write_array(c.output, probe);
-  }
+  if (!c.output.empty()) io::check_writable(c.output);  // fail on an unusable path before the work, not after
   context ctx(context_options{c.adapter});
   std::vector<std::uint32_t> out;
   json j = run_scan(ctx, c, a, out);
@@ -357,6 +354,7 @@ int cmd_demo(const common& c) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  io::install_interrupt_cleanup();
   CLI::App app{"wgprim: device-wide reduce and scan on WebGPU"};
   app.require_subcommand(1);
   common c;
