@@ -138,6 +138,12 @@ struct kernel {
   std::size_t slots = 0;
 };
 
+struct render_kernel {
+  WGPURenderPipeline pipeline = nullptr;
+  WGPUBindGroupLayout layout = nullptr;
+  std::vector<rslot> slots;
+};
+
 struct context_impl {
   WGPUInstance instance = nullptr;
   WGPUAdapter adapter = nullptr;
@@ -158,6 +164,7 @@ struct context_impl {
   std::string lost_message;
 
   std::map<std::string, std::unique_ptr<kernel>> kernels;
+  std::map<std::string, std::unique_ptr<render_kernel>> render_kernels;
   std::vector<WGPUBuffer> param_pool;  // 64 KiB uniform buffers reused by recorders
 
   void record_error(errc code, const std::string& msg) {
@@ -239,6 +246,10 @@ struct context_impl {
   ~context_impl() {
     for (auto& kv : kernels) {
       wgpuComputePipelineRelease(kv.second->pipeline);
+      wgpuBindGroupLayoutRelease(kv.second->layout);
+    }
+    for (auto& kv : render_kernels) {
+      wgpuRenderPipelineRelease(kv.second->pipeline);
       wgpuBindGroupLayoutRelease(kv.second->layout);
     }
     for (WGPUBuffer b : param_pool) wgpuBufferRelease(b);
@@ -709,6 +720,192 @@ void recorder::dispatch(const kernel& k, std::initializer_list<binding> bindings
 void recorder::copy(const buffer& src, std::uint64_t so, const buffer& dst, std::uint64_t dof, std::uint64_t bytes) {
   if (s_->pass) { wgpuComputePassEncoderEnd(s_->pass); wgpuComputePassEncoderRelease(s_->pass); s_->pass = nullptr; }
   if (bytes) wgpuCommandEncoderCopyBufferToBuffer(s_->enc, src.native(), so, dst.native(), dof, bytes);
+}
+
+
+namespace {
+WGPUTextureFormat wgpu_format(tex_format f) {
+  switch (f) {
+    case tex_format::r32float: return WGPUTextureFormat_R32Float;
+    case tex_format::r32sint: return WGPUTextureFormat_R32Sint;
+    case tex_format::r32uint: return WGPUTextureFormat_R32Uint;
+    case tex_format::rgba8unorm: return WGPUTextureFormat_RGBA8Unorm;
+  }
+  return WGPUTextureFormat_RGBA8Unorm;
+}
+}  // namespace
+
+texture::texture(context& ctx, std::uint32_t width, std::uint32_t height, tex_format format)
+    : w_(width), h_(height), f_(format) {
+  auto& c = ctx.impl();
+  c.check();
+  WGPULimits lim = WGPU_LIMITS_INIT;
+  wgpuDeviceGetLimits(c.device, &lim);
+  if (width == 0 || height == 0 || width > lim.maxTextureDimension2D || height > lim.maxTextureDimension2D)
+    throw error(errc::limit, "a " + std::to_string(width) + "x" + std::to_string(height) +
+                                 " texture exceeds the adapter's limit of " + std::to_string(lim.maxTextureDimension2D));
+  WGPUTextureDescriptor d = WGPU_TEXTURE_DESCRIPTOR_INIT;
+  d.usage = WGPUTextureUsage_RenderAttachment | WGPUTextureUsage_TextureBinding | WGPUTextureUsage_CopySrc |
+            WGPUTextureUsage_CopyDst;
+  d.dimension = WGPUTextureDimension_2D;
+  d.size = {width, height, 1};
+  d.format = wgpu_format(format);
+  d.mipLevelCount = 1;
+  d.sampleCount = 1;
+  WGPUTexture t = wgpuDeviceCreateTexture(c.device, &d);
+  c.check(errc::out_of_memory, "creating a texture");
+  tex_ = t;
+  view_ = wgpuTextureCreateView(t, nullptr);
+}
+
+texture::~texture() {
+  if (view_) wgpuTextureViewRelease(static_cast<WGPUTextureView>(view_));
+  if (tex_) wgpuTextureRelease(static_cast<WGPUTexture>(tex_));
+}
+
+texture& texture::operator=(texture&& o) noexcept {
+  if (this != &o) {
+    if (view_) wgpuTextureViewRelease(static_cast<WGPUTextureView>(view_));
+    if (tex_) wgpuTextureRelease(static_cast<WGPUTexture>(tex_));
+    tex_ = o.tex_; view_ = o.view_; w_ = o.w_; h_ = o.h_; f_ = o.f_;
+    o.tex_ = o.view_ = nullptr;
+  }
+  return *this;
+}
+
+const render_kernel& get_render_kernel(context& ctx, const std::string& source, const std::string& vs_entry,
+                                       const std::string& fs_entry, const std::vector<rslot>& layout,
+                                       tex_format target) {
+  auto& s = ctx.impl();
+  std::string key = vs_entry + "|" + fs_entry + "|" + std::to_string(static_cast<int>(target)) + "|";
+  for (rslot r : layout) key += static_cast<char>('0' + static_cast<int>(r));
+  key += "|" + source;
+  auto it = s.render_kernels.find(key);
+  if (it != s.render_kernels.end()) return *it->second;
+  s.check();
+  WGPUShaderSourceWGSL wgsl = WGPU_SHADER_SOURCE_WGSL_INIT;
+  wgsl.code = sv(source);
+  WGPUShaderModuleDescriptor md = WGPU_SHADER_MODULE_DESCRIPTOR_INIT;
+  md.nextInChain = &wgsl.chain;
+  WGPUShaderModule mod = wgpuDeviceCreateShaderModule(s.device, &md);
+  try {
+    s.check(errc::shader, "shader '" + vs_entry + "/" + fs_entry + "' failed to compile");
+  } catch (...) {
+    if (mod) wgpuShaderModuleRelease(mod);
+    throw;
+  }
+  std::vector<WGPUBindGroupLayoutEntry> entries(layout.size());
+  for (std::size_t i = 0; i < layout.size(); ++i) {
+    WGPUBindGroupLayoutEntry e = WGPU_BIND_GROUP_LAYOUT_ENTRY_INIT;
+    e.binding = static_cast<std::uint32_t>(i);
+    e.visibility = WGPUShaderStage_Vertex | WGPUShaderStage_Fragment;
+    switch (layout[i]) {
+      case rslot::uniform: e.buffer.type = WGPUBufferBindingType_Uniform; break;
+      case rslot::storage_read: e.buffer.type = WGPUBufferBindingType_ReadOnlyStorage; break;
+      case rslot::texture_float:
+      case rslot::texture_sint:
+      case rslot::texture_uint:
+        e.visibility = WGPUShaderStage_Fragment;
+        e.texture.sampleType = layout[i] == rslot::texture_float ? WGPUTextureSampleType_UnfilterableFloat
+                               : layout[i] == rslot::texture_sint ? WGPUTextureSampleType_Sint
+                                                                  : WGPUTextureSampleType_Uint;
+        e.texture.viewDimension = WGPUTextureViewDimension_2D;
+        break;
+    }
+    entries[i] = e;
+  }
+  WGPUBindGroupLayoutDescriptor bd = WGPU_BIND_GROUP_LAYOUT_DESCRIPTOR_INIT;
+  bd.entryCount = entries.size();
+  bd.entries = entries.data();
+  auto k = std::make_unique<render_kernel>();
+  k->slots = layout;
+  k->layout = wgpuDeviceCreateBindGroupLayout(s.device, &bd);
+  WGPUPipelineLayoutDescriptor pd = WGPU_PIPELINE_LAYOUT_DESCRIPTOR_INIT;
+  pd.bindGroupLayoutCount = 1;
+  pd.bindGroupLayouts = &k->layout;
+  WGPUPipelineLayout pl = wgpuDeviceCreatePipelineLayout(s.device, &pd);
+  WGPUColorTargetState ct = WGPU_COLOR_TARGET_STATE_INIT;
+  ct.format = wgpu_format(target);
+  ct.writeMask = WGPUColorWriteMask_All;
+  WGPUFragmentState fs = WGPU_FRAGMENT_STATE_INIT;
+  fs.module = mod;
+  fs.entryPoint = sv(fs_entry);
+  fs.targetCount = 1;
+  fs.targets = &ct;
+  WGPURenderPipelineDescriptor rd = WGPU_RENDER_PIPELINE_DESCRIPTOR_INIT;
+  rd.layout = pl;
+  rd.vertex.module = mod;
+  rd.vertex.entryPoint = sv(vs_entry);
+  rd.primitive.topology = WGPUPrimitiveTopology_TriangleStrip;
+  rd.multisample.count = 1;
+  rd.multisample.mask = 0xffffffffu;
+  rd.fragment = &fs;
+  k->pipeline = wgpuDeviceCreateRenderPipeline(s.device, &rd);
+  wgpuPipelineLayoutRelease(pl);
+  wgpuShaderModuleRelease(mod);
+  try {
+    s.check(errc::shader, "render pipeline '" + vs_entry + "/" + fs_entry + "' could not be created");
+  } catch (...) {
+    if (k->pipeline) wgpuRenderPipelineRelease(k->pipeline);
+    wgpuBindGroupLayoutRelease(k->layout);
+    throw;
+  }
+  return *s.render_kernels.emplace(key, std::move(k)).first->second;
+}
+
+void recorder::draw(const render_kernel& k, std::initializer_list<rbinding> bindings, const texture& target,
+                    const double clear[4], std::uint32_t vertices, std::uint32_t instances) {
+  auto& c = ctx_.impl();
+  if (bindings.size() != k.slots.size()) throw error(errc::gpu, "internal: binding count does not match");
+  if (s_->pass) { wgpuComputePassEncoderEnd(s_->pass); wgpuComputePassEncoderRelease(s_->pass); s_->pass = nullptr; }
+  std::vector<WGPUBindGroupEntry> es;
+  std::uint32_t i = 0;
+  for (const rbinding& b : bindings) {
+    WGPUBindGroupEntry e = WGPU_BIND_GROUP_ENTRY_INIT;
+    e.binding = i++;
+    if (b.tex) {
+      e.textureView = static_cast<WGPUTextureView>(b.tex->native_view());
+    } else {
+      e.buffer = b.buf.buf;
+      e.offset = b.buf.offset;
+      e.size = b.buf.size;
+    }
+    es.push_back(e);
+  }
+  WGPUBindGroupDescriptor gd = WGPU_BIND_GROUP_DESCRIPTOR_INIT;
+  gd.layout = k.layout;
+  gd.entryCount = es.size();
+  gd.entries = es.data();
+  WGPUBindGroup g = wgpuDeviceCreateBindGroup(c.device, &gd);
+  s_->groups.push_back(g);
+  c.check(errc::gpu, "binding render resources");
+  WGPURenderPassColorAttachment ca = WGPU_RENDER_PASS_COLOR_ATTACHMENT_INIT;
+  ca.view = static_cast<WGPUTextureView>(target.native_view());
+  ca.depthSlice = WGPU_DEPTH_SLICE_UNDEFINED;
+  ca.loadOp = WGPULoadOp_Clear;
+  ca.storeOp = WGPUStoreOp_Store;
+  ca.clearValue = {clear[0], clear[1], clear[2], clear[3]};
+  WGPURenderPassDescriptor rp = WGPU_RENDER_PASS_DESCRIPTOR_INIT;
+  rp.colorAttachmentCount = 1;
+  rp.colorAttachments = &ca;
+  WGPURenderPassEncoder pass = wgpuCommandEncoderBeginRenderPass(s_->enc, &rp);
+  wgpuRenderPassEncoderSetPipeline(pass, k.pipeline);
+  wgpuRenderPassEncoderSetBindGroup(pass, 0, g, 0, nullptr);
+  wgpuRenderPassEncoderDraw(pass, vertices, instances, 0, 0);
+  wgpuRenderPassEncoderEnd(pass);
+  wgpuRenderPassEncoderRelease(pass);
+}
+
+void recorder::copy(const texture& src, const buffer& dst) {
+  if (s_->pass) { wgpuComputePassEncoderEnd(s_->pass); wgpuComputePassEncoderRelease(s_->pass); s_->pass = nullptr; }
+  WGPUTexelCopyTextureInfo from = WGPU_TEXEL_COPY_TEXTURE_INFO_INIT;
+  from.texture = static_cast<WGPUTexture>(src.native_texture());
+  WGPUTexelCopyBufferInfo to = WGPU_TEXEL_COPY_BUFFER_INFO_INIT;
+  to.buffer = dst.native();
+  to.layout.bytesPerRow = bytes_per_row(src);
+  to.layout.rowsPerImage = src.height();
+  WGPUExtent3D size = {src.width(), src.height(), 1};
+  wgpuCommandEncoderCopyTextureToBuffer(s_->enc, &from, &to, &size);
 }
 
 void recorder::clear(const buffer& b, std::uint64_t offset, std::uint64_t bytes) {

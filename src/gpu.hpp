@@ -25,6 +25,47 @@ inline binding bind(const buffer& b, std::uint64_t offset = 0, std::uint64_t siz
 
 struct kernel;  // a compute pipeline with its bind group layout; owned by the context's cache
 
+// ---- render side (the render-pass reduction, the pictures) ----
+enum class tex_format { r32float, r32sint, r32uint, rgba8unorm };
+inline std::uint32_t texel_bytes(tex_format) { return 4; }
+
+/// A 2-D texture usable as a render target, a sampled texture and a copy source/destination. Move-only.
+class texture {
+ public:
+  texture() = default;
+  texture(context& ctx, std::uint32_t width, std::uint32_t height, tex_format format);
+  ~texture();
+  texture(texture&& o) noexcept { *this = std::move(o); }
+  texture& operator=(texture&& o) noexcept;
+  std::uint32_t width() const { return w_; }
+  std::uint32_t height() const { return h_; }
+  tex_format format() const { return f_; }
+  void* native_texture() const { return tex_; }
+  void* native_view() const { return view_; }
+
+ private:
+  void* tex_ = nullptr;
+  void* view_ = nullptr;
+  std::uint32_t w_ = 0, h_ = 0;
+  tex_format f_ = tex_format::rgba8unorm;
+};
+
+/// Render-pipeline bindings: storage buffers read in the vertex or fragment stage, sampled textures (read with
+/// textureLoad), uniforms.
+enum class rslot { uniform, storage_read, texture_float, texture_sint, texture_uint };
+struct render_kernel;
+struct rbinding {
+  binding buf;                      // for uniform / storage_read
+  const texture* tex = nullptr;     // for texture_*
+};
+inline rbinding rbind(binding b) { return {b, nullptr}; }
+inline rbinding rbind(const texture& t) { return {{}, &t}; }
+
+/// A render pipeline drawing triangle strips from `vs_entry` / `fs_entry` of `source` into one target format.
+const render_kernel& get_render_kernel(context& ctx, const std::string& source, const std::string& vs_entry,
+                                       const std::string& fs_entry, const std::vector<rslot>& layout,
+                                       tex_format target);
+
 /// Compiles (or finds in the cache) the entry point `entry` of a composed WGSL source. `trusted` drops naga's
 /// runtime bounds checks: only for our own shaders whose indexing is in range by construction.
 const kernel& get_kernel(context& ctx, const std::string& source, const std::string& entry,
@@ -52,6 +93,12 @@ class recorder {
   void dispatch(const kernel& k, std::initializer_list<binding> bindings, std::uint32_t x, std::uint32_t y = 1);
   void copy(const buffer& src, std::uint64_t src_offset, const buffer& dst, std::uint64_t dst_offset,
             std::uint64_t bytes);
+  /// One render pass into `target`, cleared to `clear` first: `vertices` x `instances` of a triangle strip.
+  void draw(const render_kernel& k, std::initializer_list<rbinding> bindings, const texture& target,
+            const double clear[4], std::uint32_t vertices, std::uint32_t instances = 1);
+  /// Copies a texture into a buffer, rows padded to 256 bytes (bytes_per_row()).
+  void copy(const texture& src, const buffer& dst);
+  static std::uint32_t bytes_per_row(const texture& t) { return (t.width() * texel_bytes(t.format()) + 255) / 256 * 256; }
   /// Zeroes bytes [offset, offset + bytes) of a buffer (both multiples of 4).
   void clear(const buffer& b, std::uint64_t offset, std::uint64_t bytes);
   /// Submits everything recorded and waits for it.

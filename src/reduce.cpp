@@ -10,7 +10,7 @@
 
 namespace wgprim {
 
-std::vector<std::string> reduce_algorithms() { return {"fast", "seed"}; }
+std::vector<std::string> reduce_algorithms() { return {"fast", "seed", "render"}; }
 
 const char* accuracy_name(accuracy a) {
   switch (a) {
@@ -200,10 +200,57 @@ void reduce_reproducible(detail::recorder& rec, const buffer& in, std::size_t n,
   dispatch(k_pairs, detail::bind(level[cur], 0, blocks * 8), blocks, result, result_index);
 }
 
+struct render_params {
+  std::uint32_t n, per_texel, width, pad0;
+};
+
+// The regl document's render-pass reduction (see shaders/reduce_render.wgsl). The data must fit one storage
+// binding; targets are at most 4,096 texels wide.
+void reduce_render(detail::recorder& rec, const buffer& in, std::size_t n, const monoid& m, const buffer& result,
+                   std::uint32_t result_index) {
+  context& ctx = rec.ctx();
+  if (n * 4 > ctx.binding_limit())
+    throw error(errc::limit, "the render reduction takes arrays of at most one storage binding (" +
+                                 std::to_string(ctx.binding_limit() / 4) + " elements)");
+  using detail::rslot;
+  const detail::tex_format fmt = m.type() == dtype::f32   ? detail::tex_format::r32float
+                                 : m.type() == dtype::i32 ? detail::tex_format::r32sint
+                                                          : detail::tex_format::r32uint;
+  const rslot tex_slot = m.type() == dtype::f32   ? rslot::texture_float
+                         : m.type() == dtype::i32 ? rslot::texture_sint
+                                                  : rslot::texture_uint;
+  const std::string src = detail::compose_wgsl("reduce_render.wgsl", m, {});
+  const std::vector<rslot> layout{rslot::uniform, rslot::storage_read, tex_slot};
+  const auto& k_first = detail::get_render_kernel(ctx, src, "full_target", "first", layout, fmt);
+  const auto& k_fold = detail::get_render_kernel(ctx, src, "full_target", "fold", layout, fmt);
+  std::uint32_t w = 1;
+  while (w < 4096 && std::uint64_t(w) * w < n) w *= 2;
+  const std::uint64_t per_texel = (n + std::uint64_t(w) * w - 1) / (std::uint64_t(w) * w);
+  const std::uint32_t h = static_cast<std::uint32_t>(((n + per_texel - 1) / per_texel + w - 1) / w);
+  const double clear[4] = {0, 0, 0, 0};
+  detail::texture dummy(ctx, 1, 1, fmt);
+  detail::texture a(ctx, w, h, fmt);
+  render_params p{static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(per_texel), w, 0};
+  rec.draw(k_first, {detail::rbind(rec.params(p)), detail::rbind(detail::bind(in, 0, n * 4)), detail::rbind(dummy)},
+           a, clear, 4);
+  std::vector<detail::texture> chain;
+  chain.push_back(std::move(a));
+  while (chain.back().width() > 1 || chain.back().height() > 1) {
+    const detail::texture& prev = chain.back();
+    detail::texture next(ctx, (prev.width() + 1) / 2, (prev.height() + 1) / 2, fmt);
+    rec.draw(k_fold, {detail::rbind(rec.params(p)), detail::rbind(detail::bind(in, 0, n * 4)), detail::rbind(prev)},
+             next, clear, 4);
+    chain.push_back(std::move(next));
+  }
+  buffer texel = ctx.create_buffer(256);
+  rec.copy(chain.back(), texel);
+  rec.copy(texel, 0, result, result_index * 4, 4);
+}
+
 std::string pick_algorithm(const run_options& opt) {
   std::string alg = opt.algorithm.empty() ? "fast" : opt.algorithm;
-  if (alg != "seed" && alg != "fast")
-    throw error(errc::invalid_argument, "unknown reduce algorithm '" + alg + "' (available: fast, seed)");
+  if (alg != "seed" && alg != "fast" && alg != "render")
+    throw error(errc::invalid_argument, "unknown reduce algorithm '" + alg + "' (available: fast, seed, render)");
   return alg;
 }
 
@@ -227,6 +274,8 @@ void record_reduce(detail::recorder& rec, const std::string& alg, const buffer& 
     reduce_fast(rec, in, n, m, result, result_index, opt, detail::accum::double_word);
   else if (alg == "seed")
     reduce_seed(rec, in, n, m, result, result_index);
+  else if (alg == "render")
+    reduce_render(rec, in, n, m, result, result_index);
   else
     reduce_fast(rec, in, n, m, result, result_index, opt);
 }
