@@ -24,7 +24,7 @@ build: setup $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
 demo: build
-	$(BUILD)/wgprim demo
+	$(BUILD)/wgprim demo --plot-dir $(BUILD)
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure --timeout 1200 -j 1

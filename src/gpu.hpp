@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "wgprim/context.hpp"
+#include "wgprim/op.hpp"
 
 typedef struct WGPUCommandEncoderImpl* WGPUCommandEncoder;
 
@@ -113,6 +114,10 @@ class recorder {
   context& ctx_;
   std::unique_ptr<state> s_;
 };
+
+/// The first pass of the seed reduce alone: one partial per workgroup (256 per storage-binding chunk), left on
+/// the GPU (the pictures draw them from there). `count` receives the number of partials.
+buffer seed_partials(context& ctx, const buffer& in, std::size_t n, const monoid& m, std::uint32_t& count);
 
 /// Splits n work items into a 2-D grid whose dimensions fit the 65,535 limit; x * y >= n.
 inline void grid_2d(std::uint64_t n, std::uint32_t max_dim, std::uint32_t& x, std::uint32_t& y) {

@@ -323,4 +323,24 @@ void reduce(context& ctx, WGPUCommandEncoder encoder, const buffer& in, std::siz
   rec.end();
 }
 
+namespace detail {
+buffer seed_partials(context& ctx, const buffer& in, std::size_t n, const monoid& m, std::uint32_t& count) {
+  constexpr std::uint32_t groups = 256;
+  const std::string src = compose_wgsl("reduce_seed.wgsl", m, {{"WG_SIZE", "256u"}});
+  const auto& k = get_kernel(ctx, src, "reduce", {slot::uniform, slot::storage_read, slot::storage_rw}, m.is_builtin());
+  const std::uint64_t chunk = ctx.binding_limit() / 4;
+  const std::uint64_t chunks = std::max<std::uint64_t>(1, (n + chunk - 1) / chunk);
+  buffer partials = ctx.create_buffer(chunks * groups * 4);
+  recorder rec(ctx);
+  for (std::uint64_t c = 0; c < chunks; ++c) {
+    std::uint64_t first = c * chunk, cnt = std::min<std::uint64_t>(chunk, n - first);
+    reduce_params p{static_cast<std::uint32_t>(cnt), static_cast<std::uint32_t>(c * groups), 0, 0};
+    rec.dispatch(k, {rec.params(p), bind(in, first * 4, std::max<std::uint64_t>(cnt, 1) * 4), bind(partials)}, groups);
+  }
+  rec.submit();
+  count = static_cast<std::uint32_t>(chunks * groups);
+  return partials;
+}
+}  // namespace detail
+
 }  // namespace wgprim

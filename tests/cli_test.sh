@@ -93,6 +93,73 @@ expect_error "no data" reduce
 timeout 60 "$W" reduce --no-such-flag >/dev/null 2>&1; rc=$?
 [ $rc -ge 1 ] && [ $rc -le 125 ] && ok || bad "unknown flag rc=$rc"
 
+# --- pictures: valid PNGs of the stated size, and bar heights that follow the partials
+cat >"$T/png.py" <<'PY'
+import struct, sys, zlib
+def read_png(path):
+    b = open(path, "rb").read()
+    assert b[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    pos, idat, w = 8, b"", None
+    while pos < len(b):
+        n, kind = struct.unpack(">I4s", b[pos:pos + 8]); data = b[pos + 8:pos + 8 + n]; pos += 12 + n
+        if kind == b"IHDR": w, h, depth, ctype = struct.unpack(">IIBB", data[:10])
+        elif kind == b"IDAT": idat += data
+    assert depth == 8 and ctype in (2, 6)
+    bpp = 4 if ctype == 6 else 3
+    raw, rows, prev = zlib.decompress(idat), [], bytearray(w * bpp)
+    for y in range(h):
+        f, line = raw[y * (w * bpp + 1)], bytearray(raw[y * (w * bpp + 1) + 1:(y + 1) * (w * bpp + 1)])
+        for i in range(len(line)):
+            a = line[i - bpp] if i >= bpp else 0; up = prev[i]; c = prev[i - bpp] if i >= bpp else 0
+            if f == 1: line[i] = (line[i] + a) & 255
+            elif f == 2: line[i] = (line[i] + up) & 255
+            elif f == 3: line[i] = (line[i] + (a + up) // 2) & 255
+            elif f == 4:
+                p = a + up - c; pa, pb, pc = abs(p - a), abs(p - up), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else up if pb <= pc else c)) & 255
+        rows.append(line); prev = line
+    return w, h, bpp, rows
+if sys.argv[1] == "size":
+    w, h, _, _ = read_png(sys.argv[2]); print(w, h)
+elif sys.argv[1] == "staircase":
+    # bar i (of 256) spans x in [45 + i*w, 45 + (i+1)*w]; its top is the first blue pixel from the top
+    w, h, bpp, rows = read_png(sys.argv[2])
+    bar_w = 0.9 * w / 256
+    def top(i):
+        x = int(0.05 * w + (i + 0.5) * bar_w)
+        for y in range(h):
+            r, g, b = rows[y][x * bpp:x * bpp + 3]
+            if b > 150 and r < 60: return y
+        return h
+    heights = [h - top(i) for i in range(8, 256, 16)]
+    assert all(b > a for a, b in zip(heights, heights[1:])), heights
+    # linear: the middle bar sits half way between the first and the last
+    steps = [b - a for a, b in zip(heights, heights[1:])]
+    assert max(steps) - min(steps) <= 3, steps
+    print("staircase ok", heights[0], heights[-1])
+PY
+"$W" reduce --generate prices:100000 --plot "$T/r.png" >/dev/null 2>"$T/err" \
+  && [ "$(python3 "$T/png.py" size "$T/r.png")" = "900 520" ] && ok || bad "reduce --plot: $(cat "$T/err")"
+"$W" scan --generate orders:65536 --plot "$T/s.png" >/dev/null 2>"$T/err" \
+  && [ "$(python3 "$T/png.py" size "$T/s.png")" = "900 520" ] && ok || bad "scan --plot: $(cat "$T/err")"
+python3 -c "
+import struct
+n = 65536
+x = [0] * n
+for w in range(256): x[w * 256] = w + 1   # the seed reduce's workgroup w gets element w*256: partial w = w + 1
+h = b\"{'descr': '<u4', 'fortran_order': False, 'shape': (%d,), }\" % n
+h += b' ' * (64 - (10 + len(h) + 1) % 64) + b'\n'
+open('$T/stair.npy', 'wb').write(b'\x93NUMPY\x01\x00' + struct.pack('<H', len(h)) + h + struct.pack('<%dI' % n, *x))"
+"$W" reduce --input "$T/stair.npy" --plot "$T/stair.png" >/dev/null 2>"$T/err" \
+  && python3 "$T/png.py" staircase "$T/stair.png" >/dev/null && ok || bad "staircase pixel test: $(cat "$T/err")"
+"$W" bench --max-log2 17 --reps 2 --warmup 0 --json --output "$T/b.json" --plot "$T/b.png" >/dev/null 2>"$T/err" \
+  && [ "$(python3 "$T/png.py" size "$T/b.png")" = "1100 480" ] && grep -q '"render"' "$T/b.json" && ok \
+  || bad "bench --plot: $(cat "$T/err")"
+"$W" bench --from "$T/b.json" --plot "$T/b2.png" >/dev/null 2>&1 && ok || bad "bench --from --plot"
+expect_error "plot of nothing" reduce --generate prices:0 --plot "$T/empty.png"
+expect_error "plot to a missing folder" reduce --generate prices:10 --plot /nonexistent-dir/p.png
+expect_error "bench --from a bad file" bench --from "$T/in.csv" --plot "$T/x.png"
+
 # Ctrl-C during a long run: exit 130, no output file, no temporary file left behind.
 "$W" scan --generate uniform:60000000 --output "$T/big.npy" >/dev/null 2>&1 &
 pid=$!

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
+#include "plot.hpp"
 #include "wgprim/io.hpp"
 #include "wgprim/wgprim.hpp"
 
@@ -35,7 +36,29 @@ double median(std::vector<double> v) {
 
 }  // namespace
 
+namespace {
+json read_json(const std::string& path) {
+  std::ifstream f(path);
+  if (!f) throw error(errc::io, "cannot open '" + path + "'");
+  try {
+    json j = json::parse(f);
+    if (!j.contains("results") || !j["results"].is_array()) throw error(errc::io, "'" + path + "' has no results array");
+    return j;
+  } catch (const json::exception& e) {
+    throw error(errc::io, "'" + path + "' is not valid JSON: " + e.what());
+  }
+}
+}  // namespace
+
 int cmd_bench(const bench_args& a) {
+  if (!a.plot.empty()) io::check_writable(a.plot + ".bin");
+  json cub_doc;
+  if (!a.cub.empty()) cub_doc = read_json(a.cub);
+  if (!a.from.empty()) {  // chart existing results, no GPU needed
+    if (a.plot.empty()) throw error(errc::invalid_argument, "--from needs --plot");
+    plot::bench_chart(read_json(a.from), a.cub.empty() ? nullptr : &cub_doc, a.plot);
+    return 0;
+  }
   context ctx(context_options{a.adapter});
   const bool cpu = ctx.adapter().type == "cpu";
   const int max_log2 = a.max_log2 ? a.max_log2 : (cpu ? 24 : 28);
@@ -138,6 +161,7 @@ int cmd_bench(const bench_args& a) {
     if (!f) throw error(errc::io, "cannot write '" + a.output + "'");
     f << doc.dump(1) << "\n";
   }
+  if (!a.plot.empty()) plot::bench_chart(doc, a.cub.empty() ? nullptr : &cub_doc, a.plot);
   if (a.json) {
     std::cout << doc.dump() << "\n";
     return 0;

@@ -7,6 +7,7 @@ struct bench_args {
   int reps = 20, warmup = 3;
   bool json = false;
   bool accuracy = false;  // the accuracy table instead of the speed sweep
+  std::string plot, cub, from;
 };
 
 int cmd_bench(const bench_args& a);

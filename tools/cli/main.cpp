@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "bench.hpp"
+#include "plot.hpp"
 #include "wgprim/io.hpp"
 #include "wgprim/wgprim.hpp"
 
@@ -25,6 +26,7 @@ struct common {
   tuning tune;
   int repeat = 1;
   std::string accuracy = "fast";
+  std::string plot;  // PNG path
 };
 
 io::array load(const common& c) {
@@ -126,9 +128,10 @@ json run_reduce(context& ctx, const common& c, const io::array& a) {
   // Upload separately so its time is reported on its own (the seed's lesson: it costs more than the reduce).
   std::uint32_t gpu = m.identity_bits();
   double upload_ms = 0;
+  buffer in;
   if (n) {
     auto t0 = std::chrono::steady_clock::now();
-    buffer in = ctx.create_buffer(n * 4);
+    in = ctx.create_buffer(n * 4);
     ctx.write(in, 0, a.bits.data(), n * 4);
     ctx.finish();
     upload_ms = ms_since(t0);
@@ -184,6 +187,18 @@ json run_reduce(context& ctx, const common& c, const io::array& a) {
   j["gpu_timer"] = st.gpu_timestamps ? "timestamps" : "wall";
   j["upload_ms"] = upload_ms;
   j["cpu_ms"] = cpu_ms;
+  if (!c.plot.empty()) {
+    if (n == 0) throw error(errc::invalid_argument, "nothing to plot: the array is empty");
+    auto show = [&](const json& v) { return v.is_null() ? std::string("-") : v.is_string() ? v.get<std::string>() : v.dump(); };
+    std::vector<std::string> lines = {"exact                 " + show(j["exact"]),
+                                      "GPU (" + st.algorithm + ")" + std::string(st.algorithm.size() < 12 ? 12 - st.algorithm.size() : 1, ' ') + show(j["result"])};
+    if (!j["naive"].is_null()) lines.push_back("naive f32 running total  " + show(j["naive"]));
+    plot::reduce_partials(ctx, in, n, m,
+                          fmt::format("{} values, {} {}: pass 1 writes one partial per workgroup", n,
+                                      dtype_name(a.type), o.is_custom() ? o.expression() : o.name()),
+                          lines, c.plot);
+    j["plot"] = c.plot;
+  }
   return j;
 }
 
@@ -215,6 +230,7 @@ int cmd_reduce(const common& c) {
   io::array a = load(c);
   monoid check(op::parse(c.op, c.identity), a.type);  // reject a bad operator before touching the GPU
   parse_accuracy(c.accuracy);
+  if (!c.plot.empty()) io::check_writable(c.plot + ".bin");
   context ctx(context_options{c.adapter});
   json j = run_reduce(ctx, c, a);
   if (c.json) std::cout << j.dump() << "\n";
@@ -234,13 +250,14 @@ json run_scan(context& ctx, const common& c, const io::array& a, std::vector<std
   ro.stats = &st;
   out.assign(n, 0);
   double upload_ms = 0;
+  buffer in, d_out;
   if (n) {
     auto t0 = std::chrono::steady_clock::now();
-    buffer in = ctx.create_buffer(n * 4);
+    in = ctx.create_buffer(n * 4);
     ctx.write(in, 0, a.bits.data(), n * 4);
     ctx.finish();
     upload_ms = ms_since(t0);
-    buffer d_out = ctx.create_buffer(n * 4);
+    d_out = ctx.create_buffer(n * 4);
     ro.tune = c.tune;
     ro.accuracy = parse_accuracy(c.accuracy);
     std::vector<double> times;
@@ -292,6 +309,22 @@ json run_scan(context& ctx, const common& c, const io::array& a, std::vector<std
             {"gpu_timer", st.gpu_timestamps ? "timestamps" : "wall"},
             {"upload_ms", upload_ms},
             {"cpu_ms", cpu_ms}};
+  if (!c.plot.empty()) {
+    double max_input = 0;
+    for (std::uint32_t b : a.bits)
+      max_input = std::max(max_input, a.type == dtype::f32 ? static_cast<double>(from_bits<float>(b))
+                                      : a.type == dtype::i32 ? static_cast<double>(static_cast<std::int32_t>(b))
+                                                             : static_cast<double>(b));
+    std::vector<std::string> lines = {
+        mismatches ? fmt::format("{} values differ from the CPU running total", mismatches)
+                   : fmt::format("every one of the {} values matches the CPU running total", n),
+        "final total " + j["last"].dump()};
+    plot::scan_curve(ctx, in, d_out, n, m, max_input,
+                     fmt::format("{} values: {} scan ({}), the running total and the input", n,
+                                 c.exclusive ? "exclusive" : "inclusive", st.algorithm),
+                     lines, c.plot);
+    j["plot"] = c.plot;
+  }
   return j;
 }
 
@@ -314,6 +347,7 @@ int cmd_scan(const common& c) {
   monoid check(op::parse(c.op, c.identity), a.type);
   parse_accuracy(c.accuracy);
   if (!c.output.empty()) io::check_writable(c.output);  // fail on an unusable path before the work, not after
+  if (!c.plot.empty()) io::check_writable(c.plot + ".bin");
   context ctx(context_options{c.adapter});
   std::vector<std::uint32_t> out;
   json j = run_scan(ctx, c, a, out);
@@ -334,6 +368,7 @@ int cmd_demo(const common& c) {
   fmt::print("== Two-pass reduction: the sum of 4,194,304 prices ==\n");
   common r = c;
   r.op = "sum";
+  r.plot = c.plot.empty() ? "" : c.plot + "/demo-reduce.png";
   io::array prices = io::generate("prices:4194304:1");
   json jr = run_reduce(ctx, r, prices);
   print_reduce(jr, dtype::f32);
@@ -342,8 +377,10 @@ int cmd_demo(const common& c) {
   fmt::print("== Scan-then-propagate: the running total of 65,536 daily orders ==\n");
   io::array orders = io::generate("orders:65536:1");
   std::vector<std::uint32_t> out;
+  if (!c.plot.empty()) r.plot = c.plot + "/demo-scan.png";
   json js = run_scan(ctx, r, orders, out);
   print_scan(js);
+  if (!c.plot.empty()) fmt::print("\npictures: {}/demo-reduce.png, {}/demo-scan.png\n", c.plot, c.plot);
   fmt::print("\n== wgprim info ==\n");
   common i = c;
   i.json = false;
@@ -370,6 +407,7 @@ int main(int argc, char** argv) {
     s->add_option("--identity", c.identity, "identity of a custom operator (e.g. --identity=-inf)");
     s->add_option("--algorithm", c.algorithm, "algorithm name (see wgprim info)");
     s->add_option("--accuracy", c.accuracy, "f32 sums: fast | compensated | reproducible");
+    s->add_option("--plot", c.plot, "draw a PNG picture (reduce: the partials; scan: the running total)");
     s->add_option("--workgroups", c.tune.workgroups, "policy override: workgroups of the first reduce pass");
     s->add_option("--items", c.tune.items, "policy override: vec4 loads per invocation per tile");
     s->add_option("--subgroups", c.tune.subgroups, "policy override: 1 use subgroups, 0 workgroup memory only");
@@ -391,6 +429,7 @@ int main(int argc, char** argv) {
   sc->add_flag("--exclusive", c.exclusive, "exclusive scan (default inclusive)");
   auto* demo = app.add_subcommand("demo", "the source documents' two showcases, then info");
   add_common(demo);
+  demo->add_option("--plot-dir", c.plot, "also draw the two pictures (PNG) into this folder");
 
   bench_args ba;
   auto* bench = app.add_subcommand("bench", "GB/s of every algorithm over n = 2^min..2^max, and a copy kernel");
@@ -404,6 +443,9 @@ int main(int argc, char** argv) {
   bench->add_option("--algorithm", ba.algorithm, "only this algorithm (the copy kernel always runs)");
   bench->add_option("--output", ba.output, "also write the JSON to this file");
   bench->add_flag("--accuracy", ba.accuracy, "f32 sum accuracy table: ulps and speed of every accuracy mode");
+  bench->add_option("--plot", ba.plot, "draw GB/s against n as a PNG chart");
+  bench->add_option("--cub", ba.cub, "with --plot: a bench/cub JSON file whose curve to add");
+  bench->add_option("--from", ba.from, "with --plot: chart this wgprim bench JSON file instead of running");
 
   try {
     app.parse(argc, argv);
