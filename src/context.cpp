@@ -536,16 +536,9 @@ void context::simulate_device_loss() {
 
 namespace detail {
 
-const kernel& get_kernel(context& ctx, const std::string& source, const std::string& entry,
-                         const std::vector<slot>& layout, bool trusted) {
-  auto& s = ctx.impl();
-  std::string key = entry + (trusted ? "|t|" : "|c|");
-  for (slot sl : layout) key += static_cast<char>('0' + static_cast<int>(sl));
-  key += "|" + source;
-  auto it = s.kernels.find(key);
-  if (it != s.kernels.end()) return *it->second;
-  s.check();
-
+namespace {
+// Compiles WGSL; a compile error becomes errc::shader naming `what`. `trusted` drops naga's runtime checks.
+WGPUShaderModule make_module(context_impl& s, const std::string& source, bool trusted, const std::string& what) {
   WGPUShaderSourceWGSL wgsl = WGPU_SHADER_SOURCE_WGSL_INIT;
   wgsl.code = sv(source);
   WGPUShaderModuleDescriptor md = WGPU_SHADER_MODULE_DESCRIPTOR_INIT;
@@ -553,11 +546,45 @@ const kernel& get_kernel(context& ctx, const std::string& source, const std::str
   WGPUShaderModule mod = trusted ? wgpuDeviceCreateShaderModuleTrusted(s.device, &md, WGPUShaderRuntimeChecks_None)
                                  : wgpuDeviceCreateShaderModule(s.device, &md);
   try {
-    s.check(errc::shader, "shader '" + entry + "' failed to compile");
+    s.check(errc::shader, what + " failed to compile");
   } catch (...) {
     if (mod) wgpuShaderModuleRelease(mod);
     throw;
   }
+  return mod;
+}
+
+// A cache key: the entry points, a layout tag, and the source.
+template <class Slot>
+std::string cache_key(const std::string& head, const std::vector<Slot>& layout, const std::string& source) {
+  std::string key = head + "|";
+  for (Slot sl : layout) key += static_cast<char>('0' + static_cast<int>(sl));
+  return key + "|" + source;
+}
+
+WGPUBindGroupLayout make_layout(context_impl& s, std::vector<WGPUBindGroupLayoutEntry>& entries) {
+  WGPUBindGroupLayoutDescriptor bd = WGPU_BIND_GROUP_LAYOUT_DESCRIPTOR_INIT;
+  bd.entryCount = entries.size();
+  bd.entries = entries.data();
+  return wgpuDeviceCreateBindGroupLayout(s.device, &bd);
+}
+
+WGPUPipelineLayout make_pipeline_layout(context_impl& s, WGPUBindGroupLayout* group) {
+  WGPUPipelineLayoutDescriptor pd = WGPU_PIPELINE_LAYOUT_DESCRIPTOR_INIT;
+  pd.bindGroupLayoutCount = 1;
+  pd.bindGroupLayouts = group;
+  return wgpuDeviceCreatePipelineLayout(s.device, &pd);
+}
+}  // namespace
+
+const kernel& get_kernel(context& ctx, const std::string& source, const std::string& entry,
+                         const std::vector<slot>& layout, bool trusted) {
+  auto& s = ctx.impl();
+  const std::string key = cache_key(entry + (trusted ? "|t" : "|c"), layout, source);
+  auto it = s.kernels.find(key);
+  if (it != s.kernels.end()) return *it->second;
+  s.check();
+  WGPUShaderModule mod = make_module(s, source, trusted, "shader '" + entry + "'");
 
   std::vector<WGPUBindGroupLayoutEntry> entries(layout.size());
   for (std::size_t i = 0; i < layout.size(); ++i) {
@@ -569,16 +596,10 @@ const kernel& get_kernel(context& ctx, const std::string& source, const std::str
                                                       : WGPUBufferBindingType_Storage;
     entries[i] = e;
   }
-  WGPUBindGroupLayoutDescriptor bd = WGPU_BIND_GROUP_LAYOUT_DESCRIPTOR_INIT;
-  bd.entryCount = entries.size();
-  bd.entries = entries.data();
   auto k = std::make_unique<kernel>();
   k->slots = layout.size();
-  k->layout = wgpuDeviceCreateBindGroupLayout(s.device, &bd);
-  WGPUPipelineLayoutDescriptor pd = WGPU_PIPELINE_LAYOUT_DESCRIPTOR_INIT;
-  pd.bindGroupLayoutCount = 1;
-  pd.bindGroupLayouts = &k->layout;
-  WGPUPipelineLayout pl = wgpuDeviceCreatePipelineLayout(s.device, &pd);
+  k->layout = make_layout(s, entries);
+  WGPUPipelineLayout pl = make_pipeline_layout(s, &k->layout);
   WGPUComputePipelineDescriptor cd = WGPU_COMPUTE_PIPELINE_DESCRIPTOR_INIT;
   cd.layout = pl;
   cd.compute.module = mod;
@@ -608,6 +629,10 @@ struct recorder::state {
   bool timestamps = false, first_pass = true, external = false;
   WGPUQuerySet queries = nullptr;
   WGPUBuffer resolve = nullptr, readback = nullptr;
+
+  void close_pass() {
+    if (pass) { wgpuComputePassEncoderEnd(pass); wgpuComputePassEncoderRelease(pass); pass = nullptr; }
+  }
 };
 
 recorder::recorder(context& ctx, bool timestamps) : ctx_(ctx), s_(std::make_unique<state>()) {
@@ -635,7 +660,7 @@ recorder::recorder(context& ctx, WGPUCommandEncoder external) : ctx_(ctx), s_(st
 
 void recorder::end() {
   auto& c = ctx_.impl();
-  if (s_->pass) { wgpuComputePassEncoderEnd(s_->pass); wgpuComputePassEncoderRelease(s_->pass); s_->pass = nullptr; }
+  s_->close_pass();
   for (std::size_t i = 0; i < s_->param_buffers.size(); ++i) {
     std::uint64_t used = i + 1 == s_->param_buffers.size() ? s_->param_used : state::param_buffer_bytes;
     wgpuQueueWriteBuffer(c.queue, s_->param_buffers[i], 0, s_->param_data[i].data(), used);
@@ -645,7 +670,7 @@ void recorder::end() {
 
 recorder::~recorder() {
   auto& c = ctx_.impl();
-  if (s_->pass) { wgpuComputePassEncoderEnd(s_->pass); wgpuComputePassEncoderRelease(s_->pass); }
+  s_->close_pass();
   if (s_->enc && !s_->external) wgpuCommandEncoderRelease(s_->enc);
   for (WGPUBindGroup g : s_->groups) wgpuBindGroupRelease(g);
   // Work in a caller's encoder may run later: its parameter buffers are released (wgpu keeps them alive while
@@ -718,7 +743,7 @@ void recorder::dispatch(const kernel& k, std::initializer_list<binding> bindings
 }
 
 void recorder::copy(const buffer& src, std::uint64_t so, const buffer& dst, std::uint64_t dof, std::uint64_t bytes) {
-  if (s_->pass) { wgpuComputePassEncoderEnd(s_->pass); wgpuComputePassEncoderRelease(s_->pass); s_->pass = nullptr; }
+  s_->close_pass();
   if (bytes) wgpuCommandEncoderCopyBufferToBuffer(s_->enc, src.native(), so, dst.native(), dof, bytes);
 }
 
@@ -777,23 +802,12 @@ const render_kernel& get_render_kernel(context& ctx, const std::string& source, 
                                        const std::string& fs_entry, const std::vector<rslot>& layout,
                                        tex_format target) {
   auto& s = ctx.impl();
-  std::string key = vs_entry + "|" + fs_entry + "|" + std::to_string(static_cast<int>(target)) + "|";
-  for (rslot r : layout) key += static_cast<char>('0' + static_cast<int>(r));
-  key += "|" + source;
+  const std::string key =
+      cache_key(vs_entry + "|" + fs_entry + "|" + std::to_string(static_cast<int>(target)), layout, source);
   auto it = s.render_kernels.find(key);
   if (it != s.render_kernels.end()) return *it->second;
   s.check();
-  WGPUShaderSourceWGSL wgsl = WGPU_SHADER_SOURCE_WGSL_INIT;
-  wgsl.code = sv(source);
-  WGPUShaderModuleDescriptor md = WGPU_SHADER_MODULE_DESCRIPTOR_INIT;
-  md.nextInChain = &wgsl.chain;
-  WGPUShaderModule mod = wgpuDeviceCreateShaderModule(s.device, &md);
-  try {
-    s.check(errc::shader, "shader '" + vs_entry + "/" + fs_entry + "' failed to compile");
-  } catch (...) {
-    if (mod) wgpuShaderModuleRelease(mod);
-    throw;
-  }
+  WGPUShaderModule mod = make_module(s, source, false, "shader '" + vs_entry + "/" + fs_entry + "'");
   std::vector<WGPUBindGroupLayoutEntry> entries(layout.size());
   for (std::size_t i = 0; i < layout.size(); ++i) {
     WGPUBindGroupLayoutEntry e = WGPU_BIND_GROUP_LAYOUT_ENTRY_INIT;
@@ -814,16 +828,10 @@ const render_kernel& get_render_kernel(context& ctx, const std::string& source, 
     }
     entries[i] = e;
   }
-  WGPUBindGroupLayoutDescriptor bd = WGPU_BIND_GROUP_LAYOUT_DESCRIPTOR_INIT;
-  bd.entryCount = entries.size();
-  bd.entries = entries.data();
   auto k = std::make_unique<render_kernel>();
   k->slots = layout;
-  k->layout = wgpuDeviceCreateBindGroupLayout(s.device, &bd);
-  WGPUPipelineLayoutDescriptor pd = WGPU_PIPELINE_LAYOUT_DESCRIPTOR_INIT;
-  pd.bindGroupLayoutCount = 1;
-  pd.bindGroupLayouts = &k->layout;
-  WGPUPipelineLayout pl = wgpuDeviceCreatePipelineLayout(s.device, &pd);
+  k->layout = make_layout(s, entries);
+  WGPUPipelineLayout pl = make_pipeline_layout(s, &k->layout);
   WGPUColorTargetState ct = WGPU_COLOR_TARGET_STATE_INIT;
   ct.format = wgpu_format(target);
   ct.writeMask = WGPUColorWriteMask_All;
@@ -857,7 +865,7 @@ void recorder::draw(const render_kernel& k, std::initializer_list<rbinding> bind
                     const double clear[4], std::uint32_t vertices, std::uint32_t instances) {
   auto& c = ctx_.impl();
   if (bindings.size() != k.slots.size()) throw error(errc::gpu, "internal: binding count does not match");
-  if (s_->pass) { wgpuComputePassEncoderEnd(s_->pass); wgpuComputePassEncoderRelease(s_->pass); s_->pass = nullptr; }
+  s_->close_pass();
   std::vector<WGPUBindGroupEntry> es;
   std::uint32_t i = 0;
   for (const rbinding& b : bindings) {
@@ -897,7 +905,7 @@ void recorder::draw(const render_kernel& k, std::initializer_list<rbinding> bind
 }
 
 void recorder::copy(const texture& src, const buffer& dst) {
-  if (s_->pass) { wgpuComputePassEncoderEnd(s_->pass); wgpuComputePassEncoderRelease(s_->pass); s_->pass = nullptr; }
+  s_->close_pass();
   WGPUTexelCopyTextureInfo from = WGPU_TEXEL_COPY_TEXTURE_INFO_INIT;
   from.texture = static_cast<WGPUTexture>(src.native_texture());
   WGPUTexelCopyBufferInfo to = WGPU_TEXEL_COPY_BUFFER_INFO_INIT;
@@ -909,14 +917,14 @@ void recorder::copy(const texture& src, const buffer& dst) {
 }
 
 void recorder::clear(const buffer& b, std::uint64_t offset, std::uint64_t bytes) {
-  if (s_->pass) { wgpuComputePassEncoderEnd(s_->pass); wgpuComputePassEncoderRelease(s_->pass); s_->pass = nullptr; }
+  s_->close_pass();
   if (bytes) wgpuCommandEncoderClearBuffer(s_->enc, b.native(), offset, bytes);
 }
 
 gpu_time recorder::submit() {
   auto& c = ctx_.impl();
   if (s_->external) throw error(errc::gpu, "internal: submit() on a recorder of an external encoder");
-  if (s_->pass) { wgpuComputePassEncoderEnd(s_->pass); wgpuComputePassEncoderRelease(s_->pass); s_->pass = nullptr; }
+  s_->close_pass();
   bool stamped = s_->timestamps && !s_->first_pass;
   if (stamped) {
     wgpuCommandEncoderResolveQuerySet(s_->enc, s_->queries, 0, 2, s_->resolve, 0);

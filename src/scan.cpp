@@ -20,6 +20,15 @@ struct scan_params {
 
 constexpr std::uint64_t block = 256;
 
+// In-place scans read and write one buffer, which one dispatch may not bind twice: they scan from a copy
+// (recorded into `copy`). Returns the buffer to read.
+const buffer* separate_input(detail::recorder& rec, const buffer& in, const buffer& out, std::size_t n, buffer& copy) {
+  if (in.native() != out.native()) return &in;
+  copy = rec.ctx().create_buffer(n * 4);
+  rec.copy(in, 0, copy, 0, n * 4);
+  return &copy;
+}
+
 // The seed's recursion. Level 0 scans the data (elements E); the levels above scan block totals, which are
 // accumulators (E = T). With double-word accumulation T is a (hi, lo) pair of 8 bytes.
 struct seed_scan {
@@ -98,14 +107,8 @@ void scan_seed(detail::recorder& rec, const buffer& in, buffer& out, std::size_t
     std::uint32_t id[2] = {dw ? 0u : m.identity_bits(), 0u};
     ctx.write(carry, 0, id, acc_bytes);
   }
-  // In-place scans read and write one buffer, which one dispatch may not bind twice: scan from a copy.
   buffer copy;
-  const buffer* input = &in;
-  if (in.native() == out.native()) {
-    copy = ctx.create_buffer(n * 4);
-    rec.copy(in, 0, copy, 0, n * 4);
-    input = &copy;
-  }
+  const buffer* input = separate_input(rec, in, out, n, copy);
   for (std::uint64_t c = 0; c < chunks; ++c) {
     std::uint64_t first = c * chunk, count = std::min<std::uint64_t>(chunk, n - first);
     auto total = s.level(0, detail::bind(*input, first * 4, count * 4), detail::bind(out, first * 4, count * 4), count,
@@ -168,12 +171,7 @@ void scan_decoupled(detail::recorder& rec, const buffer& in, buffer& out, std::s
     ctx.write(carry, 0, &id, 4);
   }
   buffer copy;
-  const buffer* input = &in;
-  if (in.native() == out.native()) {
-    copy = ctx.create_buffer(n * 4);
-    rec.copy(in, 0, copy, 0, n * 4);
-    input = &copy;
-  }
+  const buffer* input = separate_input(rec, in, out, n, copy);
   for (std::uint64_t c = 0; c < chunks; ++c) {
     std::uint64_t first = c * chunk, count = std::min<std::uint64_t>(chunk, n - first);
     std::uint64_t tiles = (count + tile - 1) / tile;

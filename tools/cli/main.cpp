@@ -43,6 +43,15 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// Uploads the array into a new device buffer; returns the wall time of the upload (ms).
+double upload(context& ctx, const io::array& a, buffer& in) {
+  auto t0 = std::chrono::steady_clock::now();
+  in = ctx.create_buffer(a.bits.size() * 4);
+  ctx.write(in, 0, a.bits.data(), a.bits.size() * 4);
+  ctx.finish();
+  return ms_since(t0);
+}
+
 json value_json(dtype t, std::uint32_t bits) {
   if (t == dtype::f32) {
     float f = from_bits<float>(bits);
@@ -130,11 +139,7 @@ json run_reduce(context& ctx, const common& c, const io::array& a) {
   double upload_ms = 0;
   buffer in;
   if (n) {
-    auto t0 = std::chrono::steady_clock::now();
-    in = ctx.create_buffer(n * 4);
-    ctx.write(in, 0, a.bits.data(), n * 4);
-    ctx.finish();
-    upload_ms = ms_since(t0);
+    upload_ms = upload(ctx, a, in);
     ro.tune = c.tune;
     ro.accuracy = parse_accuracy(c.accuracy);
     std::vector<double> times;
@@ -252,11 +257,7 @@ json run_scan(context& ctx, const common& c, const io::array& a, std::vector<std
   double upload_ms = 0;
   buffer in, d_out;
   if (n) {
-    auto t0 = std::chrono::steady_clock::now();
-    in = ctx.create_buffer(n * 4);
-    ctx.write(in, 0, a.bits.data(), n * 4);
-    ctx.finish();
-    upload_ms = ms_since(t0);
+    upload_ms = upload(ctx, a, in);
     d_out = ctx.create_buffer(n * 4);
     ro.tune = c.tune;
     ro.accuracy = parse_accuracy(c.accuracy);
