@@ -4,7 +4,7 @@ JOBS ?= $(shell nproc)
 BUILD_TYPE ?= RelWithDebInfo
 CMAKE_FLAGS ?=
 
-.PHONY: all setup build demo test soak sanitize fuzz bench clean
+.PHONY: all setup build demo test check soak sanitize fuzz bench clean
 FUZZ_SECONDS ?= 60
 SOAK_CASES ?= 2000000
 SAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
@@ -30,7 +30,14 @@ build: setup $(BUILD)/CMakeCache.txt
 demo: build
 	$(BUILD)/wgprim demo --plot-dir $(BUILD)
 
-test: build
+# The whole suite: GoogleTest suites, CLI, examples, package (check), then the same under ASan + UBSan
+# (sanitize), then a short libFuzzer run of every harness (fuzz).
+test: check
+	$(MAKE) sanitize
+	$(MAKE) fuzz FUZZ_SECONDS=15
+
+# The suite alone, without the sanitizer build and the fuzzers (the quick loop while developing).
+check: build
 	cd $(BUILD) && ctest --output-on-failure --timeout 1200 -j 1
 
 # The randomized differential test, long: SOAK_CASES cases with a seed from the clock (printed on failure).
