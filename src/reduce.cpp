@@ -48,11 +48,11 @@ reduce_policy pick_policy(context& ctx, const tuning& t) {
   reduce_policy p;
   p.subgroups = ctx.features().subgroups;
   if (ctx.adapter().type == "cpu") {
-    // lavapipe (2 cores, 2026-11-29, n = 2^24 f32 sum, wall ms): subgroups 22.8 vs workgroup memory 17.6;
-    // vec4 loads 23.5 vs scalar loads consecutive across invocations 22.8; 32..256 workgroups alike.
-    p.max_groups = 64;
+    // lavapipe, 2 cores, 2026-11-29, n = 2^24 f32 sum, median of 15 runs, wall ms: 64 workgroups 15.2,
+    // 256 workgroups 12.9, 256 with subgroups 11.2-12.4, 1,024 22.4; vec4 loads 26-28 (scalar loads consecutive
+    // across invocations vectorise better here); the seed 35.6-36.0.
+    p.max_groups = 256;
     p.small_n = 65536;
-    p.subgroups = false;
     p.vec_loads = false;
   }
   if (t.workgroups) p.max_groups = t.workgroups;
