@@ -56,7 +56,7 @@ reduce_policy pick_policy(context& ctx, const tuning& t) {
     p.vec_loads = false;
   }
   if (t.workgroups) p.max_groups = t.workgroups;
-  if (t.items) p.items = (t.items + 1) / 2 * 2;  // the full-tile loop takes two at a time
+  if (t.items) p.items = t.items;
   if (t.subgroups == 0) p.subgroups = false;
   if (t.subgroups == 1) p.subgroups = ctx.features().subgroups;
   if (t.vec_loads >= 0) p.vec_loads = t.vec_loads != 0;
