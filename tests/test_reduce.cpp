@@ -58,7 +58,7 @@ TEST(Reduce, FastPolicyVariants) {
       t.vec_loads = vec;
       variants.push_back(t);
       t.workgroups = 3;
-      t.items = 2;
+      t.items = 3;  // odd on purpose
       variants.push_back(t);
       t.workgroups = 1;
       t.items = 8;
