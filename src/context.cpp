@@ -633,6 +633,19 @@ struct recorder::state {
   void close_pass() {
     if (pass) { wgpuComputePassEncoderEnd(pass); wgpuComputePassEncoderRelease(pass); pass = nullptr; }
   }
+
+  // A bind group kept alive until the recorder goes; an invalid binding becomes an error naming `what`.
+  WGPUBindGroup make_group(context_impl& c, WGPUBindGroupLayout layout, const std::vector<WGPUBindGroupEntry>& es,
+                           const char* what) {
+    WGPUBindGroupDescriptor gd = WGPU_BIND_GROUP_DESCRIPTOR_INIT;
+    gd.layout = layout;
+    gd.entryCount = es.size();
+    gd.entries = es.data();
+    WGPUBindGroup g = wgpuDeviceCreateBindGroup(c.device, &gd);
+    groups.push_back(g);
+    c.check(errc::gpu, what);
+    return g;
+  }
 };
 
 recorder::recorder(context& ctx, bool timestamps) : ctx_(ctx), s_(std::make_unique<state>()) {
@@ -730,13 +743,7 @@ void recorder::dispatch(const kernel& k, std::initializer_list<binding> bindings
     e.size = b.size;
     es.push_back(e);
   }
-  WGPUBindGroupDescriptor gd = WGPU_BIND_GROUP_DESCRIPTOR_INIT;
-  gd.layout = k.layout;
-  gd.entryCount = es.size();
-  gd.entries = es.data();
-  WGPUBindGroup g = wgpuDeviceCreateBindGroup(c.device, &gd);
-  s_->groups.push_back(g);
-  c.check(errc::gpu, "binding buffers");
+  WGPUBindGroup g = s_->make_group(c, k.layout, es, "binding buffers");
   wgpuComputePassEncoderSetPipeline(s_->pass, k.pipeline);
   wgpuComputePassEncoderSetBindGroup(s_->pass, 0, g, 0, nullptr);
   wgpuComputePassEncoderDispatchWorkgroups(s_->pass, x, y, 1);
@@ -880,13 +887,7 @@ void recorder::draw(const render_kernel& k, std::initializer_list<rbinding> bind
     }
     es.push_back(e);
   }
-  WGPUBindGroupDescriptor gd = WGPU_BIND_GROUP_DESCRIPTOR_INIT;
-  gd.layout = k.layout;
-  gd.entryCount = es.size();
-  gd.entries = es.data();
-  WGPUBindGroup g = wgpuDeviceCreateBindGroup(c.device, &gd);
-  s_->groups.push_back(g);
-  c.check(errc::gpu, "binding render resources");
+  WGPUBindGroup g = s_->make_group(c, k.layout, es, "binding render resources");
   WGPURenderPassColorAttachment ca = WGPU_RENDER_PASS_COLOR_ATTACHMENT_INIT;
   ca.view = static_cast<WGPUTextureView>(target.native_view());
   ca.depthSlice = WGPU_DEPTH_SLICE_UNDEFINED;
