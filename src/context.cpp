@@ -212,33 +212,37 @@ struct context_impl {
       }
     }
   }
+  // Work-done callbacks count into the context itself, not into a caller's stack frame: a wait that times out
+  // returns while its callback is still pending, and that callback may fire during a later poll.
+  std::uint64_t done_requested = 0, done_seen = 0;
+  std::uint64_t request_work_done() {
+    WGPUQueueWorkDoneCallbackInfo cb = WGPU_QUEUE_WORK_DONE_CALLBACK_INFO_INIT;
+    cb.mode = WGPUCallbackMode_AllowProcessEvents;
+    cb.callback = [](WGPUQueueWorkDoneStatus, WGPUStringView, void* u1, void*) {
+      ++static_cast<context_impl*>(u1)->done_seen;
+    };
+    cb.userdata1 = this;
+    wgpuQueueOnSubmittedWorkDone(queue, cb);
+    return ++done_requested;
+  }
+
   // Waits for everything submitted so far: the queue's work-done callback fires inside a poll once it is done
   // (poll's own "queue empty" answer can come before the work has run).
   void wait_idle() {
     if (lost) return;
-    struct flag { bool done = false; } f;
-    WGPUQueueWorkDoneCallbackInfo cb = WGPU_QUEUE_WORK_DONE_CALLBACK_INFO_INIT;
-    cb.mode = WGPUCallbackMode_AllowProcessEvents;
-    cb.callback = [](WGPUQueueWorkDoneStatus, WGPUStringView, void* u1, void*) { static_cast<flag*>(u1)->done = true; };
-    cb.userdata1 = &f;
-    wgpuQueueOnSubmittedWorkDone(queue, cb);
-    wait_until([&](bool) { return f.done; }, "waiting for submitted work");
+    const std::uint64_t ticket = request_work_done();
+    wait_until([&](bool) { return done_seen >= ticket; }, "waiting for submitted work");
   }
 
   // Waits (bounded, ignoring errors) until submitted work has finished; false if it did not in time.
   bool drain(double seconds) {
-    struct flag { bool done = false; } f;
-    WGPUQueueWorkDoneCallbackInfo cb = WGPU_QUEUE_WORK_DONE_CALLBACK_INFO_INIT;
-    cb.mode = WGPUCallbackMode_AllowProcessEvents;
-    cb.callback = [](WGPUQueueWorkDoneStatus, WGPUStringView, void* u1, void*) { static_cast<flag*>(u1)->done = true; };
-    cb.userdata1 = &f;
-    wgpuQueueOnSubmittedWorkDone(queue, cb);
+    const std::uint64_t ticket = request_work_done();
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-    while (!f.done && std::chrono::steady_clock::now() < deadline) {
+    while (done_seen < ticket && std::chrono::steady_clock::now() < deadline) {
       wgpuDevicePoll(device, false, nullptr);
-      if (!f.done) std::this_thread::sleep_for(std::chrono::microseconds(200));
+      if (done_seen < ticket) std::this_thread::sleep_for(std::chrono::microseconds(200));
     }
-    return f.done;
+    return done_seen >= ticket;
   }
 
   bool destroyed = false;  // by simulate_device_loss
@@ -457,18 +461,24 @@ void context::write(buffer& dst, std::uint64_t offset, const void* data, std::ui
 namespace {
 // Maps a MapRead buffer and waits; returns the mapped pointer or throws.
 const void* map_read(detail::context_impl& s, WGPUBuffer b, std::uint64_t bytes) {
-  struct st { bool done = false; WGPUMapAsyncStatus status{}; std::string msg; } m;
+  // The callback's state is shared with the callback itself: if this wait times out, the callback can still fire
+  // later (or on the buffer's destruction) and must not write into a finished stack frame.
+  struct st { bool done = false; WGPUMapAsyncStatus status{}; std::string msg; };
+  auto m = std::make_shared<st>();
   WGPUBufferMapCallbackInfo cb = WGPU_BUFFER_MAP_CALLBACK_INFO_INIT;
   cb.mode = WGPUCallbackMode_AllowProcessEvents;
   cb.callback = [](WGPUMapAsyncStatus status, WGPUStringView msg, void* u1, void*) {
-    auto* mm = static_cast<st*>(u1);
-    mm->done = true; mm->status = status; mm->msg = one_line(str(msg));
+    auto* owner = static_cast<std::shared_ptr<st>*>(u1);
+    (*owner)->done = true;
+    (*owner)->status = status;
+    (*owner)->msg = one_line(str(msg));
+    delete owner;
   };
-  cb.userdata1 = &m;
+  cb.userdata1 = new std::shared_ptr<st>(m);
   wgpuBufferMapAsync(b, WGPUMapMode_Read, 0, bytes, cb);
-  s.wait_until([&](bool) { return m.done; }, "reading back");
+  s.wait_until([&](bool) { return m->done; }, "reading back");
   s.check();
-  if (m.status != WGPUMapAsyncStatus_Success) throw error(errc::gpu, "reading back from the GPU failed: " + m.msg);
+  if (m->status != WGPUMapAsyncStatus_Success) throw error(errc::gpu, "reading back from the GPU failed: " + m->msg);
   const void* p = wgpuBufferGetConstMappedRange(b, 0, bytes);
   if (!p) throw error(errc::gpu, "reading back from the GPU failed: no mapped range");
   return p;
