@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "expr.hpp"
+#include "core/expr.hpp"
 #include "wgprim/error.hpp"
 #include "wgprim/op.hpp"
 

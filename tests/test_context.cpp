@@ -2,8 +2,8 @@
 #include <thread>
 
 #include "common.hpp"
-#include "gpu.hpp"
-#include "wgsl_compose.hpp"
+#include "gpu/gpu.hpp"
+#include "core/wgsl_compose.hpp"
 
 namespace wgprim::test {
 namespace {
@@ -60,16 +60,16 @@ TEST(Context, EveryComposedVariantCompiles) {
       const std::vector<slot> five{slot::uniform, slot::storage_read, slot::storage_rw, slot::storage_rw,
                                    slot::storage_rw};
       struct file { const char* name; const char* entry; const std::vector<slot>& layout; };
-      for (const file& f : {file{"reduce_seed.wgsl", "reduce", three}, file{"scan_seed.wgsl", "scan_blocks", five},
-                            file{"scan_seed.wgsl", "add_back", five}, file{"scan_seed.wgsl", "update_carry", five}}) {
+      for (const file& f : {file{"reduce/seed.wgsl", "reduce", three}, file{"scan/seed.wgsl", "scan_blocks", five},
+                            file{"scan/seed.wgsl", "add_back", five}, file{"scan/seed.wgsl", "update_carry", five}}) {
         auto src = detail::compose_wgsl(f.name, m, {{"WG_SIZE", "256u"}});
         EXPECT_NO_THROW(detail::get_kernel(ctx(), src, f.entry, f.layout, false)) << f.name << " " << describe(m, 0);
       }
       if (m.is_sum() && t == dtype::f32) {  // the double-word modules (compensated / reproducible)
         for (bool pairs : {false, true}) {
-          auto r = detail::compose_wgsl("reduce_fixed.wgsl", m, {}, {}, detail::accum::double_word, pairs);
+          auto r = detail::compose_wgsl("reduce/fixed.wgsl", m, {}, {}, detail::accum::double_word, pairs);
           EXPECT_NO_THROW(detail::get_kernel(ctx(), r, "reduce_block", three, false));
-          auto sc = detail::compose_wgsl("scan_seed.wgsl", m, {{"WG_SIZE", "256u"}}, {}, detail::accum::double_word,
+          auto sc = detail::compose_wgsl("scan/seed.wgsl", m, {{"WG_SIZE", "256u"}}, {}, detail::accum::double_word,
                                          pairs);
           for (const char* e : {"scan_blocks", "add_back", "update_carry"})
             EXPECT_NO_THROW(detail::get_kernel(ctx(), sc, e, five, false)) << e;
@@ -78,13 +78,13 @@ TEST(Context, EveryComposedVariantCompiles) {
       std::vector<std::string> lanes = {"shared/lanes_workgroup.wgsl"};
       if (ctx().features().subgroups) lanes.push_back("shared/lanes_subgroup.wgsl");
       for (const auto& lane : lanes) {
-        auto r = detail::compose_wgsl("reduce_fast.wgsl", m,
+        auto r = detail::compose_wgsl("reduce/fast.wgsl", m,
                                       {{"WG_SIZE", "256u"}, {"ITEMS", "4u"}, {"VEC_LOADS", "true"}}, {lane});
         EXPECT_NO_THROW(detail::get_kernel(
             ctx(), r, "reduce", {slot::uniform, slot::storage_read, slot::storage_read, slot::storage_rw}, false))
             << lane << " " << describe(m, 0);
         for (const char* staged : {"true", "false"}) {
-          auto sc = detail::compose_wgsl("scan_decoupled.wgsl", m,
+          auto sc = detail::compose_wgsl("scan/decoupled.wgsl", m,
                                          {{"WG_SIZE", "256u"}, {"ITEMS", "4u"}, {"STAGED", staged},
                                           {"WINDOW", "32u"}, {"STAGE_SIZE", "1024u"}},
                                          {lane});

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <random>
 
-#include "expr.hpp"
+#include "core/expr.hpp"
 #include "wgprim/error.hpp"
 #include "wgprim/op.hpp"
 
@@ -132,9 +132,9 @@ TEST(Values, ParseAndFormat) {
 // past 31, comparisons, select, clamp, abs. f32 only where WGSL requires correct rounding (+, -, *, min, max).
 #include <random>
 
-#include "gpu.hpp"
+#include "gpu/gpu.hpp"
 #include "wgprim/wgprim.hpp"
-#include "wgsl_compose.hpp"
+#include "core/wgsl_compose.hpp"
 
 namespace wgprim {
 namespace {
@@ -168,7 +168,7 @@ TEST(Expr, GpuAgreesWithTheCpuTwinElementByElement) {
     ctx.write(da, 0, a.data(), n * 4);
     ctx.write(db, 0, b.data(), n * 4);
     using detail::slot;
-    const auto& k = detail::get_kernel(ctx, detail::compose_wgsl("map_combine.wgsl", m, {}), "map_combine",
+    const auto& k = detail::get_kernel(ctx, detail::compose_wgsl("tests/map_combine.wgsl", m, {}), "map_combine",
                                        {slot::uniform, slot::storage_read, slot::storage_read, slot::storage_rw},
                                        false);
     {

@@ -9,8 +9,8 @@
 #include <map>
 #include <set>
 
-#include "gpu.hpp"
-#include "wgsl_compose.hpp"
+#include "gpu/gpu.hpp"
+#include "core/wgsl_compose.hpp"
 
 using namespace wgprim;
 
@@ -27,7 +27,7 @@ const double background[4] = {0.97, 0.96, 0.93, 1.0};
 // Draws with a render pipeline into an offscreen rgba8 texture and returns a cairo surface holding it.
 cairo_surface_t* render(context& ctx, const std::string& vs, const monoid& m, const plot_params& p,
                         const buffer& values, const buffer& original, std::uint32_t instances) {
-  const std::string src = detail::compose_wgsl("plot.wgsl", m, {});
+  const std::string src = detail::compose_wgsl("cli/plot.wgsl", m, {});
   using detail::rslot;
   const auto& k = detail::get_render_kernel(ctx, src, vs, "fill",
                                             {rslot::uniform, rslot::storage_read, rslot::storage_read},

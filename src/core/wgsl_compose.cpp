@@ -1,4 +1,4 @@
-#include "wgsl_compose.hpp"
+#include "core/wgsl_compose.hpp"
 
 #include <cstdio>
 #include <map>
@@ -11,14 +11,25 @@ namespace wgprim::detail {
 
 struct embedded_file { const char* path; const char* text; };
 extern const embedded_file embedded_shaders[];
-extern const std::size_t embedded_shader_count;
+extern const std::size_t embedded_shaders_count;
 
-const std::string& shader_text(const std::string& path) {
-  static const std::map<std::string, std::string> files = [] {
+namespace {
+std::map<std::string, std::string>& shader_files() {
+  static std::map<std::string, std::string> files = [] {
     std::map<std::string, std::string> m;
-    for (std::size_t i = 0; i < embedded_shader_count; ++i) m[embedded_shaders[i].path] = embedded_shaders[i].text;
+    for (std::size_t i = 0; i < embedded_shaders_count; ++i) m[embedded_shaders[i].path] = embedded_shaders[i].text;
     return m;
   }();
+  return files;
+}
+}  // namespace
+
+void register_shaders(const embedded_file* files, std::size_t count) {
+  for (std::size_t i = 0; i < count; ++i) shader_files()[files[i].path] = files[i].text;
+}
+
+const std::string& shader_text(const std::string& path) {
+  auto& files = shader_files();
   auto it = files.find(path);
   if (it == files.end()) throw error(errc::gpu, "internal: no embedded shader '" + path + "'");
   return it->second;

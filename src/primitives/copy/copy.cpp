@@ -1,9 +1,9 @@
 // Device copy through a compute shader: the same bytes a scan reads and writes, so benchmarks can report the
 // adapter's copy speed as the ceiling of a scan.
-#include "gpu.hpp"
+#include "gpu/gpu.hpp"
 #include "wgprim/algorithm.hpp"
 #include "wgprim/error.hpp"
-#include "wgsl_compose.hpp"
+#include "core/wgsl_compose.hpp"
 
 namespace wgprim {
 
@@ -13,7 +13,7 @@ void copy(context& ctx, const buffer& in, buffer& out, std::size_t n, const run_
   if (in.native() == out.native()) throw error(errc::invalid_argument, "copy: source and destination are one buffer");
   if (n == 0) return;
   static const monoid m(op::sum(), dtype::u32);
-  const std::string src = detail::compose_wgsl("copy.wgsl", m, {});
+  const std::string src = detail::compose_wgsl("copy/copy.wgsl", m, {});
   using detail::slot;
   const auto& k = detail::get_kernel(ctx, src, "copy", {slot::uniform, slot::storage_read, slot::storage_rw}, true);
   const std::uint64_t chunk = ctx.binding_limit() / 4;

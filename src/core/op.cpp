@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <limits>
 
-#include "expr.hpp"
+#include "core/expr.hpp"
 #include "wgprim/error.hpp"
 
 namespace wgprim {

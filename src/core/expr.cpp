@@ -7,7 +7,7 @@
 //   fn     := min | max | abs | clamp | select
 // Every value is either of the element type T or bool; the whole expression must be of type T.
 // Integer semantics follow WGSL at run time: wrapping arithmetic, x/0 == x, x%0 == 0, shifts modulo 32.
-#include "expr.hpp"
+#include "core/expr.hpp"
 
 #include <cctype>
 #include <cmath>

@@ -4,9 +4,9 @@
 
 #include <algorithm>
 
-#include "gpu.hpp"
+#include "gpu/gpu.hpp"
 #include "wgprim/error.hpp"
-#include "wgsl_compose.hpp"
+#include "core/wgsl_compose.hpp"
 
 namespace wgprim {
 
@@ -70,7 +70,7 @@ void reduce_seed(detail::recorder& rec, const buffer& in, std::size_t n, const m
                  std::uint32_t result_index) {
   context& ctx = rec.ctx();
   constexpr std::uint32_t groups = 256;
-  const std::string src = detail::compose_wgsl("reduce_seed.wgsl", m, {{"WG_SIZE", "256u"}});
+  const std::string src = detail::compose_wgsl("reduce/seed.wgsl", m, {{"WG_SIZE", "256u"}});
   const auto& k = detail::get_kernel(ctx, src, "reduce",
                                      {detail::slot::uniform, detail::slot::storage_read, detail::slot::storage_rw},
                                      /*trusted=*/m.is_builtin());
@@ -97,7 +97,7 @@ void reduce_fast(detail::recorder& rec, const buffer& in, std::size_t n, const m
   const std::string lanes = pol.subgroups ? "shared/lanes_subgroup.wgsl" : "shared/lanes_workgroup.wgsl";
   const bool dw = acc == detail::accum::double_word;
   auto module = [&](bool vec_loads, bool elements_are_accumulators) {
-    return detail::compose_wgsl("reduce_fast.wgsl", m,
+    return detail::compose_wgsl("reduce/fast.wgsl", m,
                                 {{"WG_SIZE", std::to_string(pol.wg_size) + "u"},
                                  {"ITEMS", std::to_string(pol.items) + "u"},
                                  {"VEC_LOADS", vec_loads ? "true" : "false"}},
@@ -164,10 +164,10 @@ void reduce_reproducible(detail::recorder& rec, const buffer& in, std::size_t n,
   using detail::slot;
   const std::vector<slot> layout{slot::uniform, slot::storage_read, slot::storage_rw};
   const auto& k_data = detail::get_kernel(
-      ctx, detail::compose_wgsl("reduce_fixed.wgsl", m, {}, {}, detail::accum::double_word, false), "reduce_block",
+      ctx, detail::compose_wgsl("reduce/fixed.wgsl", m, {}, {}, detail::accum::double_word, false), "reduce_block",
       layout, true);
   const auto& k_pairs = detail::get_kernel(
-      ctx, detail::compose_wgsl("reduce_fixed.wgsl", m, {}, {}, detail::accum::double_word, true), "reduce_block",
+      ctx, detail::compose_wgsl("reduce/fixed.wgsl", m, {}, {}, detail::accum::double_word, true), "reduce_block",
       layout, true);
   const std::uint32_t max_dim = ctx.limits().max_compute_workgroups_per_dimension;
   const std::uint64_t chunk = ctx.binding_limit() / 4 / block * block;
@@ -219,7 +219,7 @@ void reduce_render(detail::recorder& rec, const buffer& in, std::size_t n, const
   const rslot tex_slot = m.type() == dtype::f32   ? rslot::texture_float
                          : m.type() == dtype::i32 ? rslot::texture_sint
                                                   : rslot::texture_uint;
-  const std::string src = detail::compose_wgsl("reduce_render.wgsl", m, {});
+  const std::string src = detail::compose_wgsl("reduce/render.wgsl", m, {});
   const std::vector<rslot> layout{rslot::uniform, rslot::storage_read, tex_slot};
   const auto& k_first = detail::get_render_kernel(ctx, src, "full_target", "first", layout, fmt);
   const auto& k_fold = detail::get_render_kernel(ctx, src, "full_target", "fold", layout, fmt);
@@ -326,7 +326,7 @@ void reduce(context& ctx, WGPUCommandEncoder encoder, const buffer& in, std::siz
 namespace detail {
 buffer seed_partials(context& ctx, const buffer& in, std::size_t n, const monoid& m, std::uint32_t& count) {
   constexpr std::uint32_t groups = 256;
-  const std::string src = compose_wgsl("reduce_seed.wgsl", m, {{"WG_SIZE", "256u"}});
+  const std::string src = compose_wgsl("reduce/seed.wgsl", m, {{"WG_SIZE", "256u"}});
   const auto& k = get_kernel(ctx, src, "reduce", {slot::uniform, slot::storage_read, slot::storage_rw}, m.is_builtin());
   const std::uint64_t chunk = ctx.binding_limit() / 4;
   const std::uint64_t chunks = std::max<std::uint64_t>(1, (n + chunk - 1) / chunk);

@@ -4,9 +4,9 @@
 
 #include <algorithm>
 
-#include "gpu.hpp"
+#include "gpu/gpu.hpp"
 #include "wgprim/error.hpp"
-#include "wgsl_compose.hpp"
+#include "core/wgsl_compose.hpp"
 
 namespace wgprim {
 
@@ -73,8 +73,8 @@ void scan_seed(detail::recorder& rec, const buffer& in, buffer& out, std::size_t
                scan_kind kind, detail::accum acc = detail::accum::plain) {
   context& ctx = rec.ctx();
   const bool dw = acc == detail::accum::double_word;
-  const std::string src_data = detail::compose_wgsl("scan_seed.wgsl", m, {{"WG_SIZE", "256u"}}, {}, acc, false);
-  const std::string src_sums = detail::compose_wgsl("scan_seed.wgsl", m, {{"WG_SIZE", "256u"}}, {}, acc, true);
+  const std::string src_data = detail::compose_wgsl("scan/seed.wgsl", m, {{"WG_SIZE", "256u"}}, {}, acc, false);
+  const std::string src_sums = detail::compose_wgsl("scan/seed.wgsl", m, {{"WG_SIZE", "256u"}}, {}, acc, true);
   using detail::slot;
   const std::vector<slot> layout{slot::uniform, slot::storage_read, slot::storage_rw, slot::storage_rw,
                                  slot::storage_rw};
@@ -148,7 +148,7 @@ void scan_decoupled(detail::recorder& rec, const buffer& in, buffer& out, std::s
   if (opt.tune.subgroups == 0) subgroups = false;
   const std::string lanes = subgroups ? "shared/lanes_subgroup.wgsl" : "shared/lanes_workgroup.wgsl";
   const std::string src = detail::compose_wgsl(
-      "scan_decoupled.wgsl", m,
+      "scan/decoupled.wgsl", m,
       {{"WG_SIZE", std::to_string(wg_size) + "u"}, {"ITEMS", std::to_string(items) + "u"},
        {"STAGED", staged ? "true" : "false"}, {"WINDOW", "32u"},
        {"STAGE_SIZE", staged ? std::to_string(wg_size * items) + "u" : "1u"}},

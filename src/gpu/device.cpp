@@ -1,0 +1,376 @@
+// The device: instance, adapter ranking, device creation with raised limits and features, error and device-lost
+// callbacks, bounded waits, buffers, uploads and read-backs. When wgpu-native's API changes, src/gpu/ changes.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "gpu/device_impl.hpp"
+
+namespace wgprim {
+using detail::sv;
+using detail::str;
+using detail::one_line;
+using detail::lower;
+
+namespace {
+
+const char* backend_name(WGPUBackendType b) {
+  switch (b) {
+    case WGPUBackendType_Vulkan: return "vulkan";
+    case WGPUBackendType_Metal: return "metal";
+    case WGPUBackendType_D3D12: return "d3d12";
+    case WGPUBackendType_D3D11: return "d3d11";
+    case WGPUBackendType_OpenGL: return "gl";
+    case WGPUBackendType_OpenGLES: return "gles";
+    case WGPUBackendType_WebGPU: return "webgpu";
+    case WGPUBackendType_Null: return "null";
+    default: return "unknown";
+  }
+}
+const char* type_name(WGPUAdapterType t) {
+  switch (t) {
+    case WGPUAdapterType_DiscreteGPU: return "discrete-gpu";
+    case WGPUAdapterType_IntegratedGPU: return "integrated-gpu";
+    case WGPUAdapterType_CPU: return "cpu";
+    default: return "unknown";
+  }
+}
+int type_rank(const std::string& t) {
+  if (t == "discrete-gpu") return 0;
+  if (t == "integrated-gpu") return 1;
+  if (t == "unknown") return 2;
+  return 3;  // cpu
+}
+int backend_rank(const std::string& b) { return b == "vulkan" ? 0 : b == "metal" || b == "d3d12" ? 1 : 2; }
+
+adapter_info read_info(WGPUAdapter a) {
+  WGPUAdapterInfo info = WGPU_ADAPTER_INFO_INIT;
+  adapter_info out;
+  if (wgpuAdapterGetInfo(a, &info) != WGPUStatus_Success) return out;
+  out.name = str(info.device);
+  out.vendor = str(info.vendor);
+  out.architecture = str(info.architecture);
+  out.driver = str(info.description);
+  out.backend = backend_name(info.backendType);
+  out.type = type_name(info.adapterType);
+  out.vendor_id = info.vendorID;
+  out.device_id = info.deviceID;
+  wgpuAdapterInfoFreeMembers(info);
+  return out;
+}
+
+struct ranked_adapter {
+  WGPUAdapter handle;
+  adapter_info info;
+};
+
+// All adapters, best first. The caller releases the handles.
+std::vector<ranked_adapter> list(WGPUInstance inst) {
+  std::size_t n = wgpuInstanceEnumerateAdapters(inst, nullptr, nullptr);
+  std::vector<WGPUAdapter> hs(n);
+  if (n) wgpuInstanceEnumerateAdapters(inst, nullptr, hs.data());
+  std::vector<ranked_adapter> out;
+  for (WGPUAdapter h : hs) out.push_back({h, read_info(h)});
+  std::stable_sort(out.begin(), out.end(), [](const ranked_adapter& x, const ranked_adapter& y) {
+    int tx = type_rank(x.info.type), ty = type_rank(y.info.type);
+    if (tx != ty) return tx < ty;
+    return backend_rank(x.info.backend) < backend_rank(y.info.backend);
+  });
+  return out;
+}
+
+// Vulkan/Metal/D3D12 only by default: the GL backend adds nothing for compute and its EGL probe prints noise.
+// WGPRIM_BACKENDS=all lets GL adapters in.
+WGPUInstance make_instance() {
+  // Mesa's Vulkan WSI complains on every adapter probe when XDG_RUNTIME_DIR is unset (CI, containers):
+  // give it a private directory, as a login session would.
+  if (!std::getenv("XDG_RUNTIME_DIR")) {
+    std::string dir = "/tmp/wgprim-runtime-" + std::to_string(::getuid());
+    ::mkdir(dir.c_str(), 0700);
+    ::setenv("XDG_RUNTIME_DIR", dir.c_str(), 0);
+  }
+  WGPUInstanceExtras extras{};
+  extras.chain.sType = static_cast<WGPUSType>(WGPUSType_InstanceExtras);
+  const char* env = std::getenv("WGPRIM_BACKENDS");
+  extras.backends = (env && std::string(env) == "all") ? WGPUInstanceBackend_All : WGPUInstanceBackend_Primary;
+  WGPUInstanceDescriptor d = WGPU_INSTANCE_DESCRIPTOR_INIT;
+  d.nextInChain = &extras.chain;
+  WGPUInstance inst = wgpuCreateInstance(&d);
+  if (!inst) throw error(errc::no_adapter, "could not create a WebGPU instance");
+  return inst;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------------------------
+// buffer
+
+// Release, not destroy: wgpu keeps a released buffer alive while recorded or submitted work still uses it, so
+// dropping a buffer early can never invalidate a command buffer (a destroyed one makes the submit fatal).
+buffer::~buffer() {
+  if (handle_) wgpuBufferRelease(handle_);
+}
+buffer& buffer::operator=(buffer&& o) noexcept {
+  if (this != &o) {
+    if (handle_) wgpuBufferRelease(handle_);
+    handle_ = o.handle_; size_ = o.size_;
+    o.handle_ = nullptr; o.size_ = 0;
+  }
+  return *this;
+}
+struct detail_buffer_access {
+  static buffer make(WGPUBuffer h, std::uint64_t size) { return buffer(h, size); }
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// context
+
+std::string context::wgpu_version() {
+  std::uint32_t v = wgpuGetVersion();
+  return std::to_string(v >> 24) + "." + std::to_string((v >> 16) & 0xff) + "." + std::to_string((v >> 8) & 0xff) +
+         "." + std::to_string(v & 0xff);
+}
+
+std::vector<adapter_info> context::enumerate_adapters() {
+  WGPUInstance inst = make_instance();
+  std::vector<adapter_info> out;
+  for (auto& a : list(inst)) { out.push_back(a.info); wgpuAdapterRelease(a.handle); }
+  wgpuInstanceRelease(inst);
+  return out;
+}
+
+context::context(const context_options& options) : impl_(std::make_unique<detail::context_impl>()) {
+  auto& s = *impl_;
+  s.timeout_s = options.timeout_s;
+  if (const char* t = std::getenv("WGPRIM_TIMEOUT_S")) {
+    char* end = nullptr;
+    double v = std::strtod(t, &end);
+    if (end == t || *end || !(v > 0)) throw error(errc::invalid_argument, "WGPRIM_TIMEOUT_S must be a positive number");
+    s.timeout_s = v;
+  }
+  if ((wgpuGetVersion() >> 24) != 29)
+    throw error(errc::unsupported, "wgprim needs wgpu-native 29.x, found " + wgpu_version());
+  s.instance = make_instance();
+
+  std::string want = options.adapter;
+  if (want.empty())
+    if (const char* env = std::getenv("WGPRIM_ADAPTER")) want = env;
+  auto adapters = list(s.instance);
+  std::string names;
+  for (auto& a : adapters) {
+    if (!s.adapter && (want.empty() || lower(a.info.name).find(lower(want)) != std::string::npos)) {
+      s.adapter = a.handle;
+      s.info = a.info;
+    } else {
+      wgpuAdapterRelease(a.handle);
+    }
+    names += (names.empty() ? "" : ", ") + a.info.name + " (" + a.info.backend + ")";
+  }
+  if (!s.adapter) {
+    if (adapters.empty())
+      throw error(errc::no_adapter,
+                  "no WebGPU adapter found (is a Vulkan driver installed? on a machine without a GPU install "
+                  "mesa-vulkan-drivers for lavapipe)");
+    throw error(errc::no_adapter, "no adapter matches '" + want + "'; available: " + names);
+  }
+
+  // Features: take the optional ones the algorithms can use, when the adapter has them.
+  std::vector<WGPUFeatureName> feats;
+  auto take = [&](WGPUFeatureName f) {
+    if (wgpuAdapterHasFeature(s.adapter, f)) { feats.push_back(f); return true; }
+    return false;
+  };
+  s.features.timestamp_query = take(WGPUFeatureName_TimestampQuery);
+  s.features.shader_f16 = take(WGPUFeatureName_ShaderF16);
+  s.features.subgroups = take(WGPUFeatureName_Subgroups);
+  if (!s.features.subgroups) s.features.subgroups = take(static_cast<WGPUFeatureName>(WGPUNativeFeature_Subgroup));
+
+  // Limits: ask for everything the adapter allows (a zeroed WGPULimits would mean "0", not "default").
+  WGPULimits lim = WGPU_LIMITS_INIT;
+  if (wgpuAdapterGetLimits(s.adapter, &lim) != WGPUStatus_Success)
+    throw error(errc::gpu, "could not read the adapter's limits");
+
+  WGPUDeviceDescriptor dd = WGPU_DEVICE_DESCRIPTOR_INIT;
+  dd.requiredFeatureCount = feats.size();
+  dd.requiredFeatures = feats.data();
+  dd.requiredLimits = &lim;
+  dd.deviceLostCallbackInfo.mode = WGPUCallbackMode_AllowSpontaneous;
+  dd.deviceLostCallbackInfo.callback = [](WGPUDevice const*, WGPUDeviceLostReason reason, WGPUStringView msg,
+                                          void* u1, void*) {
+    auto* st = static_cast<detail::context_impl*>(u1);
+    if (reason == WGPUDeviceLostReason_CallbackCancelled) return;
+    std::lock_guard<std::mutex> g(st->mu);
+    st->lost = true;
+    st->lost_message = reason == WGPUDeviceLostReason_Destroyed ? "device destroyed" : one_line(str(msg));
+  };
+  dd.deviceLostCallbackInfo.userdata1 = &s;
+  dd.uncapturedErrorCallbackInfo.callback = [](WGPUDevice const*, WGPUErrorType type, WGPUStringView msg, void* u1,
+                                               void*) {
+    auto* st = static_cast<detail::context_impl*>(u1);
+    errc code = type == WGPUErrorType_OutOfMemory ? errc::out_of_memory : errc::gpu;
+    st->record_error(code, one_line(str(msg)));
+  };
+  dd.uncapturedErrorCallbackInfo.userdata1 = &s;
+
+  struct req { WGPUDevice dev = nullptr; bool done = false; std::string msg; } r;
+  WGPURequestDeviceCallbackInfo cb = WGPU_REQUEST_DEVICE_CALLBACK_INFO_INIT;
+  cb.mode = WGPUCallbackMode_AllowSpontaneous;
+  cb.callback = [](WGPURequestDeviceStatus status, WGPUDevice dev, WGPUStringView msg, void* u1, void*) {
+    auto* rr = static_cast<req*>(u1);
+    rr->done = true;
+    if (status == WGPURequestDeviceStatus_Success) rr->dev = dev;
+    else rr->msg = one_line(str(msg));
+  };
+  cb.userdata1 = &r;
+  wgpuAdapterRequestDevice(s.adapter, &dd, cb);
+  if (!r.done) wgpuInstanceProcessEvents(s.instance);
+  if (!r.dev) throw error(errc::no_adapter, "could not open a device on " + s.info.name + ": " + r.msg);
+  s.device = r.dev;
+  s.queue = wgpuDeviceGetQueue(s.device);
+
+  WGPULimits got = WGPU_LIMITS_INIT;
+  wgpuDeviceGetLimits(s.device, &got);
+  auto& L = s.limits;
+  L.max_storage_buffer_binding_size = got.maxStorageBufferBindingSize;
+  L.max_buffer_size = got.maxBufferSize;
+  L.max_compute_workgroup_storage_size = got.maxComputeWorkgroupStorageSize;
+  L.max_compute_invocations_per_workgroup = got.maxComputeInvocationsPerWorkgroup;
+  L.max_compute_workgroup_size_x = got.maxComputeWorkgroupSizeX;
+  L.max_compute_workgroups_per_dimension = got.maxComputeWorkgroupsPerDimension;
+  L.min_storage_buffer_offset_alignment = got.minStorageBufferOffsetAlignment;
+  L.min_uniform_buffer_offset_alignment = got.minUniformBufferOffsetAlignment;
+  L.max_storage_buffers_per_shader_stage = got.maxStorageBuffersPerShaderStage;
+  s.uniform_align = std::max<std::uint32_t>(256, got.minUniformBufferOffsetAlignment);
+
+  // The algorithms bind at most this many bytes at once: a multiple of 2^20 (and so of every offset alignment)
+  // so that chunks of an array start on aligned offsets.
+  std::uint64_t bl = std::min<std::uint64_t>(L.max_storage_buffer_binding_size, L.max_buffer_size);
+  if (options.max_binding_override) bl = std::min(bl, options.max_binding_override);
+  std::uint64_t granule = bl >= (1u << 20) ? (1u << 20) : 1024;
+  s.binding_limit = bl / granule * granule;
+  if (s.binding_limit < 1024) throw error(errc::unsupported, "the adapter's storage binding limit is too small");
+}
+
+context::~context() = default;
+context::context(context&&) noexcept = default;
+context& context::operator=(context&&) noexcept = default;
+
+const adapter_info& context::adapter() const { return impl_->info; }
+const device_limits& context::limits() const { return impl_->limits; }
+const device_features& context::features() const { return impl_->features; }
+bool context::timestamps_trustworthy() const { return impl_->features.timestamp_query && impl_->info.type != "cpu"; }
+std::uint64_t context::binding_limit() const { return impl_->binding_limit; }
+
+buffer context::create_buffer(std::uint64_t bytes) {
+  auto& s = *impl_;
+  s.check();
+  bytes = std::max<std::uint64_t>(4, (bytes + 3) / 4 * 4);
+  if (bytes > s.limits.max_buffer_size)
+    throw error(errc::limit, "a buffer of " + std::to_string(bytes) + " bytes exceeds the adapter's maximum of " +
+                                 std::to_string(s.limits.max_buffer_size) + " bytes");
+  WGPUBufferDescriptor d = WGPU_BUFFER_DESCRIPTOR_INIT;
+  d.usage = WGPUBufferUsage_Storage | WGPUBufferUsage_CopySrc | WGPUBufferUsage_CopyDst;
+  d.size = bytes;
+  WGPUBuffer b = wgpuDeviceCreateBuffer(s.device, &d);
+  if (!b) throw error(errc::out_of_memory, "could not allocate " + std::to_string(bytes) + " bytes on the GPU");
+  buffer out = detail_buffer_access::make(b, bytes);
+  s.check(errc::out_of_memory, "allocating " + std::to_string(bytes) + " bytes");
+  return out;
+}
+
+void context::write(buffer& dst, std::uint64_t offset, const void* data, std::uint64_t bytes) {
+  auto& s = *impl_;
+  s.check();
+  if (bytes == 0) return;
+  if (offset % 4 || bytes % 4 || offset + bytes > dst.size_bytes())
+    throw error(errc::invalid_argument, "write out of the buffer's range or not 4-byte aligned");
+  wgpuQueueWriteBuffer(s.queue, dst.native(), offset, data, bytes);
+  s.check(errc::out_of_memory, "uploading");
+}
+
+namespace detail {
+const void* map_read(context_impl& s, WGPUBuffer b, std::uint64_t bytes) {
+  // The callback's state is shared with the callback itself: if this wait times out, the callback can still fire
+  // later (or on the buffer's destruction) and must not write into a finished stack frame.
+  struct st { bool done = false; WGPUMapAsyncStatus status{}; std::string msg; };
+  auto m = std::make_shared<st>();
+  WGPUBufferMapCallbackInfo cb = WGPU_BUFFER_MAP_CALLBACK_INFO_INIT;
+  cb.mode = WGPUCallbackMode_AllowProcessEvents;
+  cb.callback = [](WGPUMapAsyncStatus status, WGPUStringView msg, void* u1, void*) {
+    auto* owner = static_cast<std::shared_ptr<st>*>(u1);
+    (*owner)->done = true;
+    (*owner)->status = status;
+    (*owner)->msg = one_line(str(msg));
+    delete owner;
+  };
+  cb.userdata1 = new std::shared_ptr<st>(m);
+  wgpuBufferMapAsync(b, WGPUMapMode_Read, 0, bytes, cb);
+  s.wait_until([&](bool) { return m->done; }, "reading back");
+  s.check();
+  if (m->status != WGPUMapAsyncStatus_Success) throw error(errc::gpu, "reading back from the GPU failed: " + m->msg);
+  const void* p = wgpuBufferGetConstMappedRange(b, 0, bytes);
+  if (!p) throw error(errc::gpu, "reading back from the GPU failed: no mapped range");
+  return p;
+}
+
+WGPUBuffer make_raw(context_impl& s, WGPUBufferUsage usage, std::uint64_t bytes) {
+  WGPUBufferDescriptor d = WGPU_BUFFER_DESCRIPTOR_INIT;
+  d.usage = usage;
+  d.size = bytes;
+  WGPUBuffer b = wgpuDeviceCreateBuffer(s.device, &d);
+  if (!b) throw error(errc::out_of_memory, "could not allocate a staging buffer");
+  s.check(errc::out_of_memory, "allocating a staging buffer");
+  return b;
+}
+}  // namespace detail
+using detail::make_raw;
+using detail::map_read;
+
+
+void context::read(const buffer& src, std::uint64_t offset, void* data, std::uint64_t bytes) {
+  auto& s = *impl_;
+  s.check();
+  if (bytes == 0) return;
+  if (offset % 4 || bytes % 4 || offset + bytes > src.size_bytes())
+    throw error(errc::invalid_argument, "read out of the buffer's range or not 4-byte aligned");
+  WGPUBuffer staging = make_raw(s, WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst, bytes);
+  try {
+    WGPUCommandEncoderDescriptor ed = WGPU_COMMAND_ENCODER_DESCRIPTOR_INIT;
+    WGPUCommandEncoder enc = wgpuDeviceCreateCommandEncoder(s.device, &ed);
+    wgpuCommandEncoderCopyBufferToBuffer(enc, src.native(), offset, staging, 0, bytes);
+    WGPUCommandBufferDescriptor cd = WGPU_COMMAND_BUFFER_DESCRIPTOR_INIT;
+    WGPUCommandBuffer cmd = wgpuCommandEncoderFinish(enc, &cd);
+    wgpuCommandEncoderRelease(enc);
+    s.check();
+    wgpuQueueSubmit(s.queue, 1, &cmd);
+    wgpuCommandBufferRelease(cmd);
+    const void* p = map_read(s, staging, bytes);
+    std::memcpy(data, p, bytes);
+    wgpuBufferUnmap(staging);
+  } catch (...) {
+    wgpuBufferDestroy(staging); wgpuBufferRelease(staging);
+    throw;
+  }
+  wgpuBufferDestroy(staging); wgpuBufferRelease(staging);
+}
+
+WGPUDevice context::native_device() const { return impl_->device; }
+WGPUQueue context::native_queue() const { return impl_->queue; }
+
+void context::finish() {
+  impl_->check();
+  impl_->wait_idle();
+  impl_->check();
+}
+
+void context::simulate_device_loss() {
+  impl_->drain(impl_->timeout_s);
+  impl_->destroyed = true;
+  wgpuDeviceDestroy(impl_->device);
+  wgpuDevicePoll(impl_->device, false, nullptr);
+  std::lock_guard<std::mutex> g(impl_->mu);
+  impl_->lost = true;
+  if (impl_->lost_message.empty()) impl_->lost_message = "device destroyed";
+}
+
+
+}  // namespace wgprim

@@ -1,0 +1,79 @@
+// The pipeline cache: WGSL modules compiled once per context, keyed by entry point, binding layout and source.
+#include "gpu/device_impl.hpp"
+
+namespace wgprim::detail {
+
+// Compiles WGSL; a compile error becomes errc::shader naming `what`. `trusted` drops naga's runtime checks.
+WGPUShaderModule make_module(context_impl& s, const std::string& source, bool trusted, const std::string& what) {
+  WGPUShaderSourceWGSL wgsl = WGPU_SHADER_SOURCE_WGSL_INIT;
+  wgsl.code = sv(source);
+  WGPUShaderModuleDescriptor md = WGPU_SHADER_MODULE_DESCRIPTOR_INIT;
+  md.nextInChain = &wgsl.chain;
+  WGPUShaderModule mod = trusted ? wgpuDeviceCreateShaderModuleTrusted(s.device, &md, WGPUShaderRuntimeChecks_None)
+                                 : wgpuDeviceCreateShaderModule(s.device, &md);
+  try {
+    s.check(errc::shader, what + " failed to compile");
+  } catch (...) {
+    if (mod) wgpuShaderModuleRelease(mod);
+    throw;
+  }
+  return mod;
+}
+
+WGPUBindGroupLayout make_layout(context_impl& s, std::vector<WGPUBindGroupLayoutEntry>& entries) {
+  WGPUBindGroupLayoutDescriptor bd = WGPU_BIND_GROUP_LAYOUT_DESCRIPTOR_INIT;
+  bd.entryCount = entries.size();
+  bd.entries = entries.data();
+  return wgpuDeviceCreateBindGroupLayout(s.device, &bd);
+}
+
+WGPUPipelineLayout make_pipeline_layout(context_impl& s, WGPUBindGroupLayout* group) {
+  WGPUPipelineLayoutDescriptor pd = WGPU_PIPELINE_LAYOUT_DESCRIPTOR_INIT;
+  pd.bindGroupLayoutCount = 1;
+  pd.bindGroupLayouts = group;
+  return wgpuDeviceCreatePipelineLayout(s.device, &pd);
+}
+
+
+const kernel& get_kernel(context& ctx, const std::string& source, const std::string& entry,
+                         const std::vector<slot>& layout, bool trusted) {
+  auto& s = ctx.impl();
+  const std::string key = cache_key(entry + (trusted ? "|t" : "|c"), layout, source);
+  auto it = s.kernels.find(key);
+  if (it != s.kernels.end()) return *it->second;
+  s.check();
+  WGPUShaderModule mod = make_module(s, source, trusted, "shader '" + entry + "'");
+
+  std::vector<WGPUBindGroupLayoutEntry> entries(layout.size());
+  for (std::size_t i = 0; i < layout.size(); ++i) {
+    WGPUBindGroupLayoutEntry e = WGPU_BIND_GROUP_LAYOUT_ENTRY_INIT;
+    e.binding = static_cast<std::uint32_t>(i);
+    e.visibility = WGPUShaderStage_Compute;
+    e.buffer.type = layout[i] == slot::uniform ? WGPUBufferBindingType_Uniform
+                    : layout[i] == slot::storage_read ? WGPUBufferBindingType_ReadOnlyStorage
+                                                      : WGPUBufferBindingType_Storage;
+    entries[i] = e;
+  }
+  auto k = std::make_unique<kernel>();
+  k->slots = layout.size();
+  k->layout = make_layout(s, entries);
+  WGPUPipelineLayout pl = make_pipeline_layout(s, &k->layout);
+  WGPUComputePipelineDescriptor cd = WGPU_COMPUTE_PIPELINE_DESCRIPTOR_INIT;
+  cd.layout = pl;
+  cd.compute.module = mod;
+  cd.compute.entryPoint = sv(entry);
+  k->pipeline = wgpuDeviceCreateComputePipeline(s.device, &cd);
+  wgpuPipelineLayoutRelease(pl);
+  wgpuShaderModuleRelease(mod);
+  try {
+    s.check(errc::shader, "pipeline '" + entry + "' could not be created");
+  } catch (...) {
+    if (k->pipeline) wgpuComputePipelineRelease(k->pipeline);
+    wgpuBindGroupLayoutRelease(k->layout);
+    throw;
+  }
+  return *s.kernels.emplace(key, std::move(k)).first->second;
+}
+
+
+}  // namespace wgprim::detail
