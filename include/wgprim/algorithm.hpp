@@ -26,7 +26,6 @@ struct tuning {
   int staged = -1;               // decoupled scan: 1 coalesce loads/stores through workgroup memory, 0 direct
   std::uint32_t small_n = 0;     // reduce: at or below this n, one dispatch of one workgroup
   std::uint32_t spin_limit = 0;  // decoupled scan: polls of a predecessor before computing its tile itself
-  bool stress = false;           // decoupled scan (tests): delay some tiles so that successors fall back
 };
 
 /// Accuracy of f32 sums (other operators are exact or order-independent and ignore it).
@@ -52,12 +51,15 @@ struct run_options {
   tuning tune;
 };
 
-class context;
-class buffer;
-
-/// Copies n 32-bit elements between two device buffers with a compute shader (the speed limit of a scan).
-void copy(context& ctx, const buffer& in, buffer& out, std::size_t n, const run_options& options = {});
-
+/// One registered algorithm (`wgprim info` lists them; run_options::algorithm takes the name).
+struct algorithm_description {
+  std::string primitive, name, about;
+  bool default_on_gpu = false, default_on_cpu = false;
+};
+/// Every algorithm of every primitive, from the library's registry.
+std::vector<algorithm_description> algorithm_list();
+/// The names of one primitive's algorithms ("reduce", "scan", ...).
+std::vector<std::string> algorithms(const std::string& primitive);
 std::vector<std::string> reduce_algorithms();
 std::vector<std::string> scan_algorithms();
 

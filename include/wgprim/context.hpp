@@ -10,16 +10,22 @@
 
 #include "wgprim/buffer.hpp"
 
+typedef struct WGPUAdapterImpl* WGPUAdapter;
 typedef struct WGPUDeviceImpl* WGPUDevice;
 typedef struct WGPUQueueImpl* WGPUQueue;
 
 namespace wgprim {
 
+/// What kind of adapter runs the work: policies are keyed on it.
+enum class adapter_kind { discrete_gpu, integrated_gpu, virtual_gpu, cpu, unknown };
+const char* adapter_kind_name(adapter_kind k);
+
 struct adapter_info {
   std::string name;          // e.g. "NVIDIA H200", "llvmpipe (LLVM 15.0.6, 256 bits)"
   std::string vendor, architecture, driver;
   std::string backend;       // "vulkan", "gl", ...
-  std::string type;          // "discrete-gpu", "integrated-gpu", "cpu", ...
+  std::string type;          // "discrete-gpu", "integrated-gpu", "cpu", ... (adapter_kind_name(kind))
+  adapter_kind kind = adapter_kind::unknown;
   std::uint32_t vendor_id = 0, device_id = 0;
 };
 
@@ -45,9 +51,6 @@ struct context_options {
   /// Case-insensitive substring of the adapter name. Empty: the WGPRIM_ADAPTER environment variable, else the
   /// best adapter (discrete GPU > integrated > virtual > CPU).
   std::string adapter;
-  /// Test hook: pretend the storage binding limit is this many bytes (0 = the device's). Lets tests exercise
-  /// the chunked paths with small arrays.
-  std::uint64_t max_binding_override = 0;
   /// Longest wait for GPU work, in seconds; past it the call throws errc::timeout and the context counts as
   /// lost. The environment variable WGPRIM_TIMEOUT_S overrides it.
   double timeout_s = 120;
@@ -58,6 +61,13 @@ namespace detail { struct context_impl; }
 class context {
  public:
   explicit context(const context_options& options = {});
+  /// Interop: a context on the caller's own device and queue (e.g. a renderer's or an ML runtime's). wgprim does
+  /// not own them and does not destroy them; the caller keeps them alive longer than the context. The caller's
+  /// device callbacks stay in place: wgprim reads errors of its own work through error scopes it pushes and pops
+  /// around each call (so do not leave an error scope of yours open across a wgprim call).
+  /// `adapter` may be null (adapter_info then says "external").
+  static context from_device(WGPUDevice device, WGPUQueue queue, WGPUAdapter adapter = nullptr,
+                             double timeout_s = 120);
   ~context();
   context(context&&) noexcept;
   context& operator=(context&&) noexcept;
@@ -69,6 +79,8 @@ class context {
   /// "major.minor.patch.build" of the loaded wgpu-native.
   static std::string wgpu_version();
 
+  /// A number unique to this context in the process: buffers and spans carry it, and every call checks it.
+  std::uint64_t id() const;
   const adapter_info& adapter() const;
   const device_limits& limits() const;
   const device_features& features() const;
@@ -91,12 +103,12 @@ class context {
   WGPUDevice native_device() const;
   WGPUQueue native_queue() const;
 
-  /// Destroys the device, as a lost device would be (for tests of device loss).
-  void simulate_device_loss();
-
-  detail::context_impl& impl() { return *impl_; }
+  detail::context_impl& impl();
+  const detail::context_impl& impl() const;
 
  private:
+  struct adopt_tag {};
+  explicit context(adopt_tag);
   std::unique_ptr<detail::context_impl> impl_;
 };
 

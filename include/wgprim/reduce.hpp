@@ -1,51 +1,64 @@
-// Device-wide reduction: combine all n elements with a monoid, like std::reduce / cub::DeviceReduce.
-// The operator must be associative and commutative; n == 0 returns the identity.
+// Device-wide reduction: combine all elements with a monoid, like std::reduce / cub::DeviceReduce.
+// The operator must be associative and commutative; an empty range gives the identity (or init).
+//
+//   float s = wgprim::reduce(ctx, v);                        // v: device_vector<float>, device_span, std::vector...
+//   float m = wgprim::reduce(ctx, v, wgprim::op::max());
+//   int   t = wgprim::reduce(ctx, ints, 100, wgprim::op::sum());   // init, as std::reduce: 100 + sum
+//   wgprim::reduce(ctx, encoder, v, result_span);            // recorded into the caller's encoder
 #pragma once
-#include <chrono>
 #include <cstddef>
-#include <vector>
+#include <type_traits>
 
 #include "wgprim/algorithm.hpp"
 #include "wgprim/context.hpp"
+#include "wgprim/device_vector.hpp"
 #include "wgprim/op.hpp"
 
 typedef struct WGPUCommandEncoderImpl* WGPUCommandEncoder;
 
 namespace wgprim {
 
-/// Reduces n elements of type t already in a device buffer; returns the raw bits of the result.
-std::uint32_t reduce_bits(context& ctx, const buffer& in, std::size_t n, const monoid& m,
-                          const run_options& options = {});
+namespace detail {
+/// The type-erased entry points the templates below call. `init` may be null.
+std::uint32_t reduce_bits(context& ctx, const range_ref& in, const monoid& m, const std::uint32_t* init,
+                          const run_options& opt);
+void reduce_record(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref& result,
+                   const monoid& m, const run_options& opt);
+template <class T> struct identity_type { using type = T; };
+}  // namespace detail
 
-/// Records the reduction into the caller's command encoder; the result lands in result[result_index] on the
-/// device when the caller's submit runs (nothing is read back).
-void reduce(context& ctx, WGPUCommandEncoder encoder, const buffer& in, std::size_t n, const monoid& m,
-            buffer& result, std::size_t result_index = 0, const run_options& options = {});
-
-/// Reduces n elements of a device buffer (data stays on the GPU; only the result comes back).
-template <class T>
-T reduce(context& ctx, const buffer& in, std::size_t n, const op& o = op::sum(), const run_options& options = {}) {
-  return from_bits<T>(reduce_bits(ctx, in, n, monoid(o, dtype_of<T>::value), options));
+/// Reduces a range (device_vector, device_span, or a host container / host_span: uploaded first).
+template <class R, class T = detail::range_value_t<R>, class = std::enable_if_t<detail::is_range_v<R>>>
+T reduce(context& ctx, const R& in, const op& o = op::sum(), const run_options& options = {}) {
+  const monoid m(o, dtype_of<T>::value);
+  return from_bits<T>(detail::reduce_bits(ctx, detail::in_ref(in), m, nullptr, options));
 }
 
-/// Uploads n host elements, reduces them and returns the result.
-template <class T>
-T reduce(context& ctx, const T* data, std::size_t n, const op& o = op::sum(), const run_options& options = {}) {
-  monoid m(o, dtype_of<T>::value);
-  if (n == 0) return from_bits<T>(m.identity_bits());
-  auto t0 = std::chrono::steady_clock::now();
-  buffer in = ctx.create_buffer(n * sizeof(T));
-  ctx.write(in, 0, data, n * sizeof(T));
-  ctx.finish();
-  double up = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  T r = from_bits<T>(reduce_bits(ctx, in, n, m, options));
-  if (options.stats) options.stats->upload_ms = up;
-  return r;
+/// With an initial value, as std::reduce(first, last, init, op): combine(init, reduction of the range).
+template <class R, class T = detail::range_value_t<R>, class = std::enable_if_t<detail::is_range_v<R>>>
+T reduce(context& ctx, const R& in, typename detail::identity_type<T>::type init, const op& o = op::sum(),
+         const run_options& options = {}) {
+  const monoid m(o, dtype_of<T>::value);
+  const std::uint32_t init_bits = to_bits(init);
+  return from_bits<T>(detail::reduce_bits(ctx, detail::in_ref(in), m, &init_bits, options));
 }
 
+/// Host pointer + count.
 template <class T>
-T reduce(context& ctx, const std::vector<T>& v, const op& o = op::sum(), const run_options& options = {}) {
-  return reduce<T>(ctx, v.data(), v.size(), o, options);
+std::remove_cv_t<T> reduce(context& ctx, const T* data, std::size_t n, const op& o = op::sum(),
+                           const run_options& options = {}) {
+  return reduce(ctx, host_span<const T>(data, n), o, options);
+}
+
+/// Records the reduction of a device range into the caller's command encoder: the result lands in result[0] on
+/// the device when the caller submits (nothing is read back). accuracy::fast only.
+template <class In, class Out, class = std::enable_if_t<detail::is_device_range_v<In> && detail::is_device_range_v<Out>>>
+void reduce(context& ctx, WGPUCommandEncoder encoder, const In& in, Out&& result, const op& o = op::sum(),
+            const run_options& options = {}) {
+  using T = detail::range_value_t<In>;
+  static_assert(std::is_same_v<T, detail::range_value_t<Out>>, "wgprim: input and result element types differ");
+  const monoid m(o, dtype_of<T>::value);
+  detail::reduce_record(ctx, encoder, detail::in_ref(in), detail::out_ref(std::forward<Out>(result)), m, options);
 }
 
 }  // namespace wgprim

@@ -1,13 +1,22 @@
 // Device-wide prefix scans, like std::inclusive_scan / std::exclusive_scan and cub::DeviceScan.
 // The operator must be associative (it need not commute: the order of the input is kept).
-// inclusive: out[i] = x[0] op ... op x[i]; exclusive: out[i] = identity op x[0] op ... op x[i-1].
+//   inclusive: out[i] = init op x[0] op ... op x[i]        (init: none unless given, as std::inclusive_scan)
+//   exclusive: out[i] = init op x[0] op ... op x[i-1]      (init: the identity unless given)
+// Ranges are device_vector / device_span (data stays on the GPU) or host containers / host_span (uploaded,
+// scanned, downloaded); input and output on the same side, of the same length; in == out (in place) is allowed.
+//
+//   wgprim::inclusive_scan(ctx, d_in, d_out);                          // sums
+//   wgprim::exclusive_scan(ctx, d_in, d_out, 10u, wgprim::op::sum());  // init 10, as std::exclusive_scan
+//   auto v = wgprim::inclusive_scan(ctx, host_vector, wgprim::op::max());
+//   wgprim::exclusive_scan(ctx, encoder, d_in, d_out);                 // recorded into the caller's encoder
 #pragma once
-#include <chrono>
 #include <cstddef>
+#include <type_traits>
 #include <vector>
 
 #include "wgprim/algorithm.hpp"
 #include "wgprim/context.hpp"
+#include "wgprim/device_vector.hpp"
 #include "wgprim/op.hpp"
 
 typedef struct WGPUCommandEncoderImpl* WGPUCommandEncoder;
@@ -16,71 +25,78 @@ namespace wgprim {
 
 enum class scan_kind { inclusive, exclusive };
 
-/// Scans n elements of `in` into `out` on the device (in and out may be the same buffer).
-void scan(context& ctx, const buffer& in, buffer& out, std::size_t n, const monoid& m, scan_kind kind,
-          const run_options& options = {});
+namespace detail {
+/// The type-erased entry point: runs (encoder == null) or records into the caller's encoder.
+void scan_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref& out, const monoid& m,
+              scan_kind kind, const std::uint32_t* init, const run_options& opt);
+template <class In, class Out>
+void scan_typed(context& ctx, WGPUCommandEncoder enc, const In& in, Out&& out, const op& o, scan_kind kind,
+                const range_value_t<In>* init, const run_options& opt) {
+  using T = range_value_t<In>;
+  static_assert(std::is_same_v<T, range_value_t<Out>>, "wgprim: input and output element types differ");
+  const monoid m(o, dtype_of<T>::value);
+  std::uint32_t bits = init ? to_bits(*init) : 0;
+  scan_run(ctx, enc, in_ref(in), out_ref(std::forward<Out>(out)), m, kind, init ? &bits : nullptr, opt);
+}
+template <class In, class Out>
+using if_ranges = std::enable_if_t<is_range_v<In> && is_range_v<Out>>;
+template <class T> struct same { using type = T; };
+}  // namespace detail
 
-/// Records the scan into the caller's command encoder instead of submitting it: the data never leaves the GPU
-/// and the caller can batch several primitives into one submit. Parameters are uploaded at once through the
-/// queue (ordered before the caller's later submit); temporary buffers live as long as the commands need them.
-void scan(context& ctx, WGPUCommandEncoder encoder, const buffer& in, buffer& out, std::size_t n, const monoid& m,
-          scan_kind kind, const run_options& options = {});
+template <class In, class Out, class = detail::if_ranges<In, Out>>
+void inclusive_scan(context& ctx, const In& in, Out&& out, const op& o = op::sum(), const run_options& opt = {}) {
+  detail::scan_typed(ctx, nullptr, in, std::forward<Out>(out), o, scan_kind::inclusive, nullptr, opt);
+}
+/// With init, as std::inclusive_scan(first, last, d_first, op, init).
+template <class In, class Out, class = detail::if_ranges<In, Out>>
+void inclusive_scan(context& ctx, const In& in, Out&& out, const op& o,
+                    typename detail::same<detail::range_value_t<In>>::type init, const run_options& opt = {}) {
+  detail::scan_typed(ctx, nullptr, in, std::forward<Out>(out), o, scan_kind::inclusive, &init, opt);
+}
+/// Exclusive scan starting from the identity.
+template <class In, class Out, class = detail::if_ranges<In, Out>>
+void exclusive_scan(context& ctx, const In& in, Out&& out, const op& o = op::sum(), const run_options& opt = {}) {
+  detail::scan_typed(ctx, nullptr, in, std::forward<Out>(out), o, scan_kind::exclusive, nullptr, opt);
+}
+/// With init, as std::exclusive_scan(first, last, d_first, init, op).
+template <class In, class Out, class = detail::if_ranges<In, Out>>
+void exclusive_scan(context& ctx, const In& in, Out&& out, typename detail::same<detail::range_value_t<In>>::type init,
+                    const op& o = op::sum(), const run_options& opt = {}) {
+  detail::scan_typed(ctx, nullptr, in, std::forward<Out>(out), o, scan_kind::exclusive, &init, opt);
+}
 
-template <class T>
-void inclusive_scan(context& ctx, const buffer& in, buffer& out, std::size_t n, const op& o = op::sum(),
-                    const run_options& options = {}) {
-  scan(ctx, in, out, n, monoid(o, dtype_of<T>::value), scan_kind::inclusive, options);
-}
-template <class T>
-void exclusive_scan(context& ctx, const buffer& in, buffer& out, std::size_t n, const op& o = op::sum(),
-                    const run_options& options = {}) {
-  scan(ctx, in, out, n, monoid(o, dtype_of<T>::value), scan_kind::exclusive, options);
-}
-
-/// Host arrays: uploads, scans, downloads into out[0..n).
-template <class T>
-void scan(context& ctx, const T* in, std::size_t n, T* out, const op& o, scan_kind kind,
-          const run_options& options = {}) {
-  monoid m(o, dtype_of<T>::value);
-  if (n == 0) return;
-  using clock = std::chrono::steady_clock;
-  auto t0 = clock::now();
-  buffer d_in = ctx.create_buffer(n * sizeof(T));
-  ctx.write(d_in, 0, in, n * sizeof(T));
-  ctx.finish();
-  double up = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
-  buffer d_out = ctx.create_buffer(n * sizeof(T));
-  scan(ctx, d_in, d_out, n, m, kind, options);
-  auto t1 = clock::now();
-  ctx.read(d_out, 0, out, n * sizeof(T));
-  if (options.stats) {
-    options.stats->upload_ms = up;
-    options.stats->download_ms = std::chrono::duration<double, std::milli>(clock::now() - t1).count();
-  }
-}
-template <class T>
-void inclusive_scan(context& ctx, const T* in, std::size_t n, T* out, const op& o = op::sum(),
-                    const run_options& options = {}) {
-  scan<T>(ctx, in, n, out, o, scan_kind::inclusive, options);
-}
-template <class T>
-void exclusive_scan(context& ctx, const T* in, std::size_t n, T* out, const op& o = op::sum(),
-                    const run_options& options = {}) {
-  scan<T>(ctx, in, n, out, o, scan_kind::exclusive, options);
-}
+/// Host vectors in, a new vector out.
 template <class T>
 std::vector<T> inclusive_scan(context& ctx, const std::vector<T>& in, const op& o = op::sum(),
-                              const run_options& options = {}) {
+                              const run_options& opt = {}) {
   std::vector<T> out(in.size());
-  scan<T>(ctx, in.data(), in.size(), out.data(), o, scan_kind::inclusive, options);
+  inclusive_scan(ctx, in, out, o, opt);
   return out;
 }
 template <class T>
 std::vector<T> exclusive_scan(context& ctx, const std::vector<T>& in, const op& o = op::sum(),
-                              const run_options& options = {}) {
+                              const run_options& opt = {}) {
   std::vector<T> out(in.size());
-  scan<T>(ctx, in.data(), in.size(), out.data(), o, scan_kind::exclusive, options);
+  exclusive_scan(ctx, in, out, o, opt);
   return out;
+}
+
+/// Recorded into the caller's command encoder (device ranges only); nothing is submitted.
+template <class In, class Out, class = std::enable_if_t<detail::is_device_range_v<In> && detail::is_device_range_v<Out>>>
+void inclusive_scan(context& ctx, WGPUCommandEncoder encoder, const In& in, Out&& out, const op& o = op::sum(),
+                    const run_options& opt = {}) {
+  detail::scan_typed(ctx, encoder, in, std::forward<Out>(out), o, scan_kind::inclusive, nullptr, opt);
+}
+template <class In, class Out, class = std::enable_if_t<detail::is_device_range_v<In> && detail::is_device_range_v<Out>>>
+void exclusive_scan(context& ctx, WGPUCommandEncoder encoder, const In& in, Out&& out, const op& o = op::sum(),
+                    const run_options& opt = {}) {
+  detail::scan_typed(ctx, encoder, in, std::forward<Out>(out), o, scan_kind::exclusive, nullptr, opt);
+}
+
+/// The kind as a value (for code that chooses at run time).
+template <class In, class Out, class = detail::if_ranges<In, Out>>
+void scan(context& ctx, const In& in, Out&& out, scan_kind kind, const op& o = op::sum(), const run_options& opt = {}) {
+  detail::scan_typed(ctx, nullptr, in, std::forward<Out>(out), o, kind, nullptr, opt);
 }
 
 }  // namespace wgprim

@@ -3,7 +3,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <cmath>
+
 #include "gpu/device_impl.hpp"
+#include "wgprim/testing.hpp"
 
 namespace wgprim {
 using detail::sv;
@@ -34,11 +38,23 @@ const char* type_name(WGPUAdapterType t) {
     default: return "unknown";
   }
 }
-int type_rank(const std::string& t) {
-  if (t == "discrete-gpu") return 0;
-  if (t == "integrated-gpu") return 1;
-  if (t == "unknown") return 2;
-  return 3;  // cpu
+adapter_kind kind_of(WGPUAdapterType t) {
+  switch (t) {
+    case WGPUAdapterType_DiscreteGPU: return adapter_kind::discrete_gpu;
+    case WGPUAdapterType_IntegratedGPU: return adapter_kind::integrated_gpu;
+    case WGPUAdapterType_CPU: return adapter_kind::cpu;
+    default: return adapter_kind::unknown;
+  }
+}
+int type_rank(adapter_kind k) {
+  switch (k) {
+    case adapter_kind::discrete_gpu: return 0;
+    case adapter_kind::integrated_gpu: return 1;
+    case adapter_kind::virtual_gpu: return 2;
+    case adapter_kind::unknown: return 3;
+    case adapter_kind::cpu: return 4;
+  }
+  return 4;
 }
 int backend_rank(const std::string& b) { return b == "vulkan" ? 0 : b == "metal" || b == "d3d12" ? 1 : 2; }
 
@@ -52,6 +68,7 @@ adapter_info read_info(WGPUAdapter a) {
   out.driver = str(info.description);
   out.backend = backend_name(info.backendType);
   out.type = type_name(info.adapterType);
+  out.kind = kind_of(info.adapterType);
   out.vendor_id = info.vendorID;
   out.device_id = info.deviceID;
   wgpuAdapterInfoFreeMembers(info);
@@ -71,7 +88,7 @@ std::vector<ranked_adapter> list(WGPUInstance inst) {
   std::vector<ranked_adapter> out;
   for (WGPUAdapter h : hs) out.push_back({h, read_info(h)});
   std::stable_sort(out.begin(), out.end(), [](const ranked_adapter& x, const ranked_adapter& y) {
-    int tx = type_rank(x.info.type), ty = type_rank(y.info.type);
+    int tx = type_rank(x.info.kind), ty = type_rank(y.info.kind);
     if (tx != ty) return tx < ty;
     return backend_rank(x.info.backend) < backend_rank(y.info.backend);
   });
@@ -118,8 +135,87 @@ buffer& buffer::operator=(buffer&& o) noexcept {
   return *this;
 }
 struct detail_buffer_access {
-  static buffer make(WGPUBuffer h, std::uint64_t size) { return buffer(h, size); }
+  static buffer make(WGPUBuffer h, std::uint64_t size, std::uint64_t owner) { return buffer(h, size, owner); }
 };
+
+const char* adapter_kind_name(adapter_kind k) {
+  switch (k) {
+    case adapter_kind::discrete_gpu: return "discrete-gpu";
+    case adapter_kind::integrated_gpu: return "integrated-gpu";
+    case adapter_kind::virtual_gpu: return "virtual-gpu";
+    case adapter_kind::cpu: return "cpu";
+    case adapter_kind::unknown: return "unknown";
+  }
+  return "unknown";
+}
+
+namespace detail {
+std::uint64_t native_buffer_size(WGPUBuffer b) { return b ? wgpuBufferGetSize(b) : 0; }
+
+void context_impl::cycle_error_scope(bool reopen) {
+  struct popped { bool done = false; WGPUErrorType type = WGPUErrorType_NoError; std::string msg; };
+  auto st = std::make_shared<popped>();
+  WGPUPopErrorScopeCallbackInfo cb = WGPU_POP_ERROR_SCOPE_CALLBACK_INFO_INIT;
+  cb.mode = WGPUCallbackMode_AllowProcessEvents;
+  cb.callback = [](WGPUPopErrorScopeStatus, WGPUErrorType type, WGPUStringView msg, void* u1, void*) {
+    auto* owner = static_cast<std::shared_ptr<popped>*>(u1);
+    (*owner)->done = true;
+    (*owner)->type = type;
+    (*owner)->msg = one_line(str(msg));
+    delete owner;
+  };
+  cb.userdata1 = new std::shared_ptr<popped>(st);
+  wgpuDevicePopErrorScope(device, cb);
+  if (!st->done) wgpuDevicePoll(device, false, nullptr);
+  if (st->done && st->type != WGPUErrorType_NoError)
+    record_error(st->type == WGPUErrorType_OutOfMemory ? errc::out_of_memory : errc::gpu, st->msg);
+  if (reopen) wgpuDevicePushErrorScope(device, WGPUErrorFilter_Validation);
+}
+
+namespace {
+std::uint64_t next_context_id() {
+  static std::atomic<std::uint64_t> counter{0};
+  return ++counter;
+}
+// The algorithms bind at most this many bytes at once: a multiple of 2^20 (and so of every offset alignment)
+// so that chunks of an array start on aligned offsets.
+void apply_binding_limit(context_impl& s, std::uint64_t override_bytes) {
+  std::uint64_t bl = s.device_binding_limit;
+  if (override_bytes) bl = std::min(bl, override_bytes);
+  std::uint64_t granule = bl >= (1u << 20) ? (1u << 20) : 1024;
+  s.binding_limit = bl / granule * granule;
+  if (s.binding_limit < 1024) throw error(errc::unsupported, "the adapter's storage binding limit is too small");
+}
+void read_limits(context_impl& s) {
+  WGPULimits got = WGPU_LIMITS_INIT;
+  wgpuDeviceGetLimits(s.device, &got);
+  auto& L = s.limits;
+  L.max_storage_buffer_binding_size = got.maxStorageBufferBindingSize;
+  L.max_buffer_size = got.maxBufferSize;
+  L.max_compute_workgroup_storage_size = got.maxComputeWorkgroupStorageSize;
+  L.max_compute_invocations_per_workgroup = got.maxComputeInvocationsPerWorkgroup;
+  L.max_compute_workgroup_size_x = got.maxComputeWorkgroupSizeX;
+  L.max_compute_workgroups_per_dimension = got.maxComputeWorkgroupsPerDimension;
+  L.min_storage_buffer_offset_alignment = got.minStorageBufferOffsetAlignment;
+  L.min_uniform_buffer_offset_alignment = got.minUniformBufferOffsetAlignment;
+  L.max_storage_buffers_per_shader_stage = got.maxStorageBuffersPerShaderStage;
+  s.uniform_align = std::max<std::uint32_t>(256, got.minUniformBufferOffsetAlignment);
+  s.device_binding_limit = std::min<std::uint64_t>(L.max_storage_buffer_binding_size, L.max_buffer_size);
+  apply_binding_limit(s, 0);
+}
+double checked_timeout(double t) {
+  if (const char* env = std::getenv("WGPRIM_TIMEOUT_S")) {
+    char* end = nullptr;
+    double v = std::strtod(env, &end);
+    if (end == env || *end || !(v > 0) || !std::isfinite(v))
+      throw error(errc::invalid_argument, "WGPRIM_TIMEOUT_S must be a positive number");
+    return v;
+  }
+  if (!(t > 0) || !std::isfinite(t)) throw error(errc::invalid_argument, "timeout_s must be a positive number of seconds");
+  return t;
+}
+}  // namespace
+}  // namespace detail
 
 // ---------------------------------------------------------------------------------------------------------------
 // context
@@ -140,13 +236,8 @@ std::vector<adapter_info> context::enumerate_adapters() {
 
 context::context(const context_options& options) : impl_(std::make_unique<detail::context_impl>()) {
   auto& s = *impl_;
-  s.timeout_s = options.timeout_s;
-  if (const char* t = std::getenv("WGPRIM_TIMEOUT_S")) {
-    char* end = nullptr;
-    double v = std::strtod(t, &end);
-    if (end == t || *end || !(v > 0)) throw error(errc::invalid_argument, "WGPRIM_TIMEOUT_S must be a positive number");
-    s.timeout_s = v;
-  }
+  s.id = detail::next_context_id();
+  s.timeout_s = detail::checked_timeout(options.timeout_s);
   if ((wgpuGetVersion() >> 24) != 29)
     throw error(errc::unsupported, "wgprim needs wgpu-native 29.x, found " + wgpu_version());
   s.instance = make_instance();
@@ -227,61 +318,89 @@ context::context(const context_options& options) : impl_(std::make_unique<detail
   s.device = r.dev;
   s.queue = wgpuDeviceGetQueue(s.device);
 
-  WGPULimits got = WGPU_LIMITS_INIT;
-  wgpuDeviceGetLimits(s.device, &got);
-  auto& L = s.limits;
-  L.max_storage_buffer_binding_size = got.maxStorageBufferBindingSize;
-  L.max_buffer_size = got.maxBufferSize;
-  L.max_compute_workgroup_storage_size = got.maxComputeWorkgroupStorageSize;
-  L.max_compute_invocations_per_workgroup = got.maxComputeInvocationsPerWorkgroup;
-  L.max_compute_workgroup_size_x = got.maxComputeWorkgroupSizeX;
-  L.max_compute_workgroups_per_dimension = got.maxComputeWorkgroupsPerDimension;
-  L.min_storage_buffer_offset_alignment = got.minStorageBufferOffsetAlignment;
-  L.min_uniform_buffer_offset_alignment = got.minUniformBufferOffsetAlignment;
-  L.max_storage_buffers_per_shader_stage = got.maxStorageBuffersPerShaderStage;
-  s.uniform_align = std::max<std::uint32_t>(256, got.minUniformBufferOffsetAlignment);
-
-  // The algorithms bind at most this many bytes at once: a multiple of 2^20 (and so of every offset alignment)
-  // so that chunks of an array start on aligned offsets.
-  std::uint64_t bl = std::min<std::uint64_t>(L.max_storage_buffer_binding_size, L.max_buffer_size);
-  if (options.max_binding_override) bl = std::min(bl, options.max_binding_override);
-  std::uint64_t granule = bl >= (1u << 20) ? (1u << 20) : 1024;
-  s.binding_limit = bl / granule * granule;
-  if (s.binding_limit < 1024) throw error(errc::unsupported, "the adapter's storage binding limit is too small");
+  detail::read_limits(s);
 }
 
 context::~context() = default;
+context::context(adopt_tag) {}
 context::context(context&&) noexcept = default;
 context& context::operator=(context&&) noexcept = default;
 
-const adapter_info& context::adapter() const { return impl_->info; }
-const device_limits& context::limits() const { return impl_->limits; }
-const device_features& context::features() const { return impl_->features; }
-bool context::timestamps_trustworthy() const { return impl_->features.timestamp_query && impl_->info.type != "cpu"; }
-std::uint64_t context::binding_limit() const { return impl_->binding_limit; }
+detail::context_impl& context::impl() {
+  if (!impl_) throw error(errc::invalid_argument, "this wgprim::context was moved from; use the context it moved to");
+  return *impl_;
+}
+const detail::context_impl& context::impl() const {
+  if (!impl_) throw error(errc::invalid_argument, "this wgprim::context was moved from; use the context it moved to");
+  return *impl_;
+}
+std::uint64_t context::id() const { return impl().id; }
+const adapter_info& context::adapter() const { return impl().info; }
+const device_limits& context::limits() const { return impl().limits; }
+const device_features& context::features() const { return impl().features; }
+bool context::timestamps_trustworthy() const {
+  return impl().features.timestamp_query && impl().info.kind != adapter_kind::cpu;
+}
+std::uint64_t context::binding_limit() const { return impl().binding_limit; }
+
+context context::from_device(WGPUDevice device, WGPUQueue queue, WGPUAdapter adapter, double timeout_s) {
+  if (!device || !queue) throw error(errc::invalid_argument, "context::from_device: null device or queue");
+  if ((wgpuGetVersion() >> 24) != 29)
+    throw error(errc::unsupported, "wgprim needs wgpu-native 29.x, found " + wgpu_version());
+  context c{adopt_tag{}};
+  c.impl_ = std::make_unique<detail::context_impl>();
+  auto& s = *c.impl_;
+  s.id = detail::next_context_id();
+  s.timeout_s = detail::checked_timeout(timeout_s);
+  s.external = true;
+  s.device = device;
+  s.queue = queue;
+  if (adapter) {
+    s.info = read_info(adapter);
+  } else {
+    s.info.name = "external";
+    s.info.type = "unknown";
+  }
+  s.features.timestamp_query = wgpuDeviceHasFeature(device, WGPUFeatureName_TimestampQuery);
+  s.features.shader_f16 = wgpuDeviceHasFeature(device, WGPUFeatureName_ShaderF16);
+  s.features.subgroups = wgpuDeviceHasFeature(device, WGPUFeatureName_Subgroups) ||
+                         wgpuDeviceHasFeature(device, static_cast<WGPUFeatureName>(WGPUNativeFeature_Subgroup));
+  wgpuDevicePushErrorScope(device, WGPUErrorFilter_Validation);
+  detail::read_limits(s);
+  return c;
+}
 
 buffer context::create_buffer(std::uint64_t bytes) {
-  auto& s = *impl_;
+  auto& s = impl();
   s.check();
-  bytes = std::max<std::uint64_t>(4, (bytes + 3) / 4 * 4);
   if (bytes > s.limits.max_buffer_size)
     throw error(errc::limit, "a buffer of " + std::to_string(bytes) + " bytes exceeds the adapter's maximum of " +
                                  std::to_string(s.limits.max_buffer_size) + " bytes");
+  bytes = std::max<std::uint64_t>(4, (bytes + 3) / 4 * 4);
   WGPUBufferDescriptor d = WGPU_BUFFER_DESCRIPTOR_INIT;
   d.usage = WGPUBufferUsage_Storage | WGPUBufferUsage_CopySrc | WGPUBufferUsage_CopyDst;
   d.size = bytes;
   WGPUBuffer b = wgpuDeviceCreateBuffer(s.device, &d);
   if (!b) throw error(errc::out_of_memory, "could not allocate " + std::to_string(bytes) + " bytes on the GPU");
-  buffer out = detail_buffer_access::make(b, bytes);
+  buffer out = detail_buffer_access::make(b, bytes, s.id);
   s.check(errc::out_of_memory, "allocating " + std::to_string(bytes) + " bytes");
   return out;
 }
 
+namespace {
+void check_owner(const detail::context_impl& s, const buffer& b) {
+  if (!b) throw error(errc::invalid_argument, "an empty (moved-from or default) buffer");
+  if (b.owner() != s.id)
+    throw error(errc::invalid_argument, "a buffer of another wgprim::context: buffers work only with the context that made them");
+}
+}  // namespace
+
 void context::write(buffer& dst, std::uint64_t offset, const void* data, std::uint64_t bytes) {
-  auto& s = *impl_;
+  auto& s = impl();
   s.check();
+  check_owner(s, dst);
   if (bytes == 0) return;
-  if (offset % 4 || bytes % 4 || offset + bytes > dst.size_bytes())
+  if (offset % 4 || bytes % 4 || offset > dst.size_bytes() || bytes > dst.size_bytes() - offset)
     throw error(errc::invalid_argument, "write out of the buffer's range or not 4-byte aligned");
   wgpuQueueWriteBuffer(s.queue, dst.native(), offset, data, bytes);
   s.check(errc::out_of_memory, "uploading");
@@ -327,10 +446,11 @@ using detail::map_read;
 
 
 void context::read(const buffer& src, std::uint64_t offset, void* data, std::uint64_t bytes) {
-  auto& s = *impl_;
+  auto& s = impl();
   s.check();
+  check_owner(s, src);
   if (bytes == 0) return;
-  if (offset % 4 || bytes % 4 || offset + bytes > src.size_bytes())
+  if (offset % 4 || bytes % 4 || offset > src.size_bytes() || bytes > src.size_bytes() - offset)
     throw error(errc::invalid_argument, "read out of the buffer's range or not 4-byte aligned");
   WGPUBuffer staging = make_raw(s, WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst, bytes);
   try {
@@ -353,24 +473,46 @@ void context::read(const buffer& src, std::uint64_t offset, void* data, std::uin
   wgpuBufferDestroy(staging); wgpuBufferRelease(staging);
 }
 
-WGPUDevice context::native_device() const { return impl_->device; }
-WGPUQueue context::native_queue() const { return impl_->queue; }
+WGPUDevice context::native_device() const { return impl().device; }
+WGPUQueue context::native_queue() const { return impl().queue; }
 
 void context::finish() {
-  impl_->check();
-  impl_->wait_idle();
-  impl_->check();
+  auto& s = impl();
+  s.check();
+  s.wait_idle();
+  s.check();
 }
 
-void context::simulate_device_loss() {
-  impl_->drain(impl_->timeout_s);
-  impl_->destroyed = true;
-  wgpuDeviceDestroy(impl_->device);
-  wgpuDevicePoll(impl_->device, false, nullptr);
-  std::lock_guard<std::mutex> g(impl_->mu);
-  impl_->lost = true;
-  if (impl_->lost_message.empty()) impl_->lost_message = "device destroyed";
+namespace detail {
+bool lookback_stress(context& ctx) { return ctx.impl().lookback_stress; }
+
+void wgpu_write(context& ctx, WGPUBuffer dst, std::uint64_t offset, const void* data, std::uint64_t bytes) {
+  auto& s = ctx.impl();
+  s.check();
+  if (bytes) wgpuQueueWriteBuffer(s.queue, dst, offset, data, bytes);
+  s.check(errc::out_of_memory, "uploading");
 }
+}  // namespace detail
+
+namespace testing {
+void simulate_device_loss(context& ctx) {
+  auto& s = ctx.impl();
+  if (s.external) throw error(errc::invalid_argument, "simulate_device_loss: the device belongs to the caller");
+  s.drain(s.timeout_s);
+  s.destroyed = true;
+  wgpuDeviceDestroy(s.device);
+  wgpuDevicePoll(s.device, false, nullptr);
+  std::lock_guard<std::mutex> g(s.mu);
+  s.lost = true;
+  if (s.lost_message.empty()) s.lost_message = "device destroyed";
+}
+void set_binding_limit(context& ctx, std::uint64_t bytes) {
+  if (bytes && (bytes % 256 || bytes < 16384))
+    throw error(errc::invalid_argument, "set_binding_limit: a multiple of 256 bytes, at least 16,384");
+  detail::apply_binding_limit(ctx.impl(), bytes);
+}
+void set_lookback_stress(context& ctx, bool on) { ctx.impl().lookback_stress = on; }
+}  // namespace testing
 
 
 }  // namespace wgprim

@@ -81,8 +81,16 @@ struct context_impl {
     std::lock_guard<std::mutex> g(mu);
     if (!has_error) { has_error = true; error_code = code; error_message = msg; }
   }
+  // A context on a caller's device (context::from_device) cannot install device callbacks: it reads errors of its
+  // own work through an error scope, pushed at creation and popped (then pushed again) by every check().
+  bool external = false;
+  void cycle_error_scope(bool reopen = true);
+  std::uint64_t id = 0;
+  std::uint64_t device_binding_limit = 0;  // before testing::set_binding_limit
+  bool lookback_stress = false;             // testing::set_lookback_stress
   // Throws the first error the device reported since the last check.
   void check(errc fallback = errc::gpu, const std::string& what = "") {
+    if (external && !lost) cycle_error_scope();
     std::lock_guard<std::mutex> g(mu);
     if (lost) throw error(errc::device_lost, "the GPU device was lost: " + lost_message);
     if (!has_error) return;
@@ -170,6 +178,11 @@ struct context_impl {
     // Releasing a device while its work still runs aborts inside wgpu-native, so work in flight (after a
     // timeout) gets another bounded wait; if it still runs, the device is leaked rather than the process lost.
     if (device && !destroyed && !drain(std::max(timeout_s, 10.0))) return;
+    if (external) {
+      // The caller's device: close our error scope, leave the device and queue to their owner.
+      if (!lost) cycle_error_scope(/*reopen=*/false);
+      return;
+    }
     if (queue) wgpuQueueRelease(queue);
     if (device) {
       if (!destroyed) wgpuDeviceDestroy(device);
@@ -194,6 +207,13 @@ struct recorder::state {
   WGPUQuerySet queries = nullptr;
   WGPUBuffer resolve = nullptr, readback = nullptr;
 
+  // Parameter blocks go up through the queue, ordered before the submit that uses them.
+  void upload_params(context_impl& c) {
+    for (std::size_t i = 0; i < param_buffers.size(); ++i) {
+      std::uint64_t used = i + 1 == param_buffers.size() ? param_used : param_buffer_bytes;
+      wgpuQueueWriteBuffer(c.queue, param_buffers[i], 0, param_data[i].data(), used);
+    }
+  }
   void close_pass() {
     if (pass) { wgpuComputePassEncoderEnd(pass); wgpuComputePassEncoderRelease(pass); pass = nullptr; }
   }

@@ -94,6 +94,8 @@ class recorder {
   void dispatch(const kernel& k, std::initializer_list<binding> bindings, std::uint32_t x, std::uint32_t y = 1);
   void copy(const buffer& src, std::uint64_t src_offset, const buffer& dst, std::uint64_t dst_offset,
             std::uint64_t bytes);
+  void copy_raw(WGPUBuffer src, std::uint64_t src_offset, WGPUBuffer dst, std::uint64_t dst_offset,
+                std::uint64_t bytes);
   /// One render pass into `target`, cleared to `clear` first: `vertices` x `instances` of a triangle strip.
   void draw(const render_kernel& k, std::initializer_list<rbinding> bindings, const texture& target,
             const double clear[4], std::uint32_t vertices, std::uint32_t instances = 1);
@@ -115,9 +117,12 @@ class recorder {
   std::unique_ptr<state> s_;
 };
 
-/// The first pass of the seed reduce alone: one partial per workgroup (256 per storage-binding chunk), left on
-/// the GPU (the pictures draw them from there). `count` receives the number of partials.
-buffer seed_partials(context& ctx, const buffer& in, std::size_t n, const monoid& m, std::uint32_t& count);
+
+/// Whether testing::set_lookback_stress is on for this context.
+bool lookback_stress(context& ctx);
+
+/// Queues a write of host bytes into any buffer of the context's device (ordered before later submits).
+void wgpu_write(context& ctx, WGPUBuffer dst, std::uint64_t offset, const void* data, std::uint64_t bytes);
 
 /// Splits n work items into a 2-D grid whose dimensions fit the 65,535 limit; x * y >= n.
 inline void grid_2d(std::uint64_t n, std::uint32_t max_dim, std::uint32_t& x, std::uint32_t& y) {

@@ -31,10 +31,7 @@ recorder::recorder(context& ctx, WGPUCommandEncoder external) : ctx_(ctx), s_(st
 void recorder::end() {
   auto& c = ctx_.impl();
   s_->close_pass();
-  for (std::size_t i = 0; i < s_->param_buffers.size(); ++i) {
-    std::uint64_t used = i + 1 == s_->param_buffers.size() ? s_->param_used : state::param_buffer_bytes;
-    wgpuQueueWriteBuffer(c.queue, s_->param_buffers[i], 0, s_->param_data[i].data(), used);
-  }
+  s_->upload_params(c);
   c.check(errc::gpu, "recording GPU work");
 }
 
@@ -107,8 +104,12 @@ void recorder::dispatch(const kernel& k, std::initializer_list<binding> bindings
 }
 
 void recorder::copy(const buffer& src, std::uint64_t so, const buffer& dst, std::uint64_t dof, std::uint64_t bytes) {
+  copy_raw(src.native(), so, dst.native(), dof, bytes);
+}
+
+void recorder::copy_raw(WGPUBuffer src, std::uint64_t so, WGPUBuffer dst, std::uint64_t dof, std::uint64_t bytes) {
   s_->close_pass();
-  if (bytes) wgpuCommandEncoderCopyBufferToBuffer(s_->enc, src.native(), so, dst.native(), dof, bytes);
+  if (bytes) wgpuCommandEncoderCopyBufferToBuffer(s_->enc, src, so, dst, dof, bytes);
 }
 
 
@@ -137,10 +138,7 @@ gpu_time recorder::submit() {
     if (cmd) wgpuCommandBufferRelease(cmd);
     throw;
   }
-  for (std::size_t i = 0; i < s_->param_buffers.size(); ++i) {
-    std::uint64_t used = i + 1 == s_->param_buffers.size() ? s_->param_used : state::param_buffer_bytes;
-    wgpuQueueWriteBuffer(c.queue, s_->param_buffers[i], 0, s_->param_data[i].data(), used);
-  }
+  s_->upload_params(c);
   auto t0 = std::chrono::steady_clock::now();
   wgpuQueueSubmit(c.queue, 1, &cmd);
   wgpuCommandBufferRelease(cmd);

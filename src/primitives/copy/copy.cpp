@@ -1,39 +1,47 @@
 // Device copy through a compute shader: the same bytes a scan reads and writes, so benchmarks can report the
 // adapter's copy speed as the ceiling of a scan.
-#include "gpu/gpu.hpp"
-#include "wgprim/algorithm.hpp"
-#include "wgprim/error.hpp"
+#include <algorithm>
+
 #include "core/wgsl_compose.hpp"
+#include "primitives/primitive.hpp"
+#include "wgprim/copy.hpp"
+#include "wgprim/error.hpp"
 
-namespace wgprim {
+namespace wgprim::detail {
 
-void copy(context& ctx, const buffer& in, buffer& out, std::size_t n, const run_options& opt) {
-  if (n * 4ull > in.size_bytes() || n * 4ull > out.size_bytes())
-    throw error(errc::invalid_argument, "copy: n exceeds a buffer's size");
-  if (in.native() == out.native()) throw error(errc::invalid_argument, "copy: source and destination are one buffer");
-  if (n == 0) return;
+struct copy_params {
+  std::uint32_t n_vec, pad0, pad1, pad2;
+};
+static_assert(sizeof(copy_params) == 16);
+const kernel_spec copy_spec{"copy/copy.wgsl", "copy", {slot::uniform, slot::storage_read, slot::storage_rw},
+                            sizeof(copy_params)};
+
+void copy_run(context& ctx, const range_ref& in, const range_ref& out, const run_options& opt) {
+  check_view(ctx, in.view, "copy input");
+  check_view(ctx, out.view, "copy output");
+  if (in.count != out.count) throw error(errc::invalid_argument, "copy: input and output lengths differ");
+  if (in.view.buf == out.view.buf) throw error(errc::invalid_argument, "copy: source and destination are one buffer");
+  if (in.count == 0) return;
   static const monoid m(op::sum(), dtype::u32);
-  const std::string src = detail::compose_wgsl("copy/copy.wgsl", m, {});
-  using detail::slot;
-  const auto& k = detail::get_kernel(ctx, src, "copy", {slot::uniform, slot::storage_read, slot::storage_rw}, true);
-  const std::uint64_t chunk = ctx.binding_limit() / 4;
-  const std::uint32_t groups = ctx.adapter().type == "cpu" ? 32 : 2048;
-  detail::recorder rec(ctx, opt.timestamps || opt.stats);
-  for (std::uint64_t first = 0; first < n; first += chunk) {
-    std::uint64_t count = std::min<std::uint64_t>(chunk, n - first), nv = count / 4;
+  const auto& k = get_kernel(ctx, copy_spec, compose_wgsl(copy_spec.file, m, {}), true);
+  const std::uint32_t groups = ctx.adapter().kind == adapter_kind::cpu ? 32 : 2048;
+  recorder rec(ctx, opt.timestamps || opt.stats);
+  std::vector<buffer> temps;
+  bindable_output o = bindable_output_of(rec, out.view);
+  const device_view src = bindable_input(rec, in.view, temps);
+  for (const chunk& c : chunks_of(in.count, elements_per_binding(ctx, 4, 4))) {
+    const std::uint64_t nv = c.count / 4;
     if (nv) {
-      std::uint32_t p[4] = {static_cast<std::uint32_t>(nv), 0, 0, 0};
-      rec.dispatch(k, {rec.params(p, sizeof p), detail::bind(in, first * 4, nv * 16), detail::bind(out, first * 4, nv * 16)},
+      copy_params p{static_cast<std::uint32_t>(nv), 0, 0, 0};
+      rec.dispatch(k, {rec.params(p), bind(src, c.first, nv * 4), bind(o.view, c.first, nv * 4)},
                    static_cast<std::uint32_t>(std::min<std::uint64_t>(groups, (nv + 255) / 256)));
     }
-    if (count % 4) rec.copy(in, (first + nv * 4) * 4, out, (first + nv * 4) * 4, (count % 4) * 4);
+    if (c.count % 4)
+      rec.copy_raw(src.buf, src.offset + (c.first + nv * 4) * 4, o.view.buf, o.view.offset + (c.first + nv * 4) * 4,
+                   (c.count % 4) * 4);
   }
-  detail::gpu_time t = rec.submit();
-  if (opt.stats) {
-    opt.stats->gpu_ms = t.ms;
-    opt.stats->gpu_timestamps = t.from_timestamps;
-    opt.stats->algorithm = "copy";
-  }
+  o.finish(rec);
+  fill_stats(opt, rec.submit(), "copy");
 }
 
-}  // namespace wgprim
+}  // namespace wgprim::detail

@@ -1,0 +1,236 @@
+// Typed device memory, sized in elements: device_vector<T> owns a buffer (like thrust::device_vector),
+// device_span<T> views a range of one (like std::span) — a wgprim buffer, or a WGPUBuffer of the caller's own
+// WebGPU code at an element offset. Every algorithm takes spans; host_span<T> is the host-side twin (pointer +
+// count, or any contiguous container).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include "wgprim/buffer.hpp"
+#include "wgprim/context.hpp"
+#include "wgprim/error.hpp"
+#include "wgprim/types.hpp"
+
+namespace wgprim {
+
+namespace detail {
+/// A device range with its type erased: what the dispatch layer works with.
+struct device_view {
+  WGPUBuffer buf = nullptr;
+  std::uint64_t owner = 0;         // context id
+  std::uint64_t offset = 0;        // bytes
+  std::uint64_t count = 0;         // elements
+  std::uint64_t capacity = 0;      // bytes of the whole buffer
+  std::uint32_t elem_bytes = 4;
+  std::uint64_t bytes() const { return count * elem_bytes; }
+};
+/// The capacity of a caller's WGPUBuffer (src/gpu asks wgpu).
+std::uint64_t native_buffer_size(WGPUBuffer b);
+template <class C>
+using data_t = std::remove_pointer_t<decltype(std::declval<C&>().data())>;
+}  // namespace detail
+
+/// A non-owning view of `size()` elements of type T on the device. device_span<T> converts to device_span<const T>.
+template <class T>
+class device_span {
+ public:
+  using element_type = T;
+  using value_type = std::remove_cv_t<T>;
+  static constexpr dtype type = dtype_of<value_type>::value;
+
+  device_span() = default;
+  /// All of a buffer (its bytes / sizeof(T) elements).
+  device_span(const buffer& b) : device_span(b, 0, b.size_bytes() / sizeof(T)) {}  // NOLINT: implicit on purpose
+  /// `count` elements of a buffer starting at element `offset`.
+  device_span(const buffer& b, std::size_t offset, std::size_t count) {
+    init(b.native(), b.owner(), b.size_bytes(), offset, count);
+  }
+  /// A view over a WGPUBuffer of the caller's (made on ctx's device, with Storage | CopySrc | CopyDst usage).
+  static device_span wrap(const context& ctx, WGPUBuffer b, std::size_t offset, std::size_t count) {
+    if (!b) throw error(errc::invalid_argument, "device_span::wrap: null WGPUBuffer");
+    device_span s;
+    s.init(b, ctx.id(), detail::native_buffer_size(b), offset, count);
+    return s;
+  }
+  template <class U, class = std::enable_if_t<std::is_same_v<const U, T> && !std::is_same_v<U, T>>>
+  device_span(const device_span<U>& o) : v_(o.view()) {}  // NOLINT: T -> const T
+
+  std::size_t size() const { return static_cast<std::size_t>(v_.count); }
+  bool empty() const { return v_.count == 0; }
+  std::uint64_t offset_bytes() const { return v_.offset; }
+  WGPUBuffer native() const { return v_.buf; }
+  /// Elements [offset, offset + count) of this view (count clipped to the end).
+  device_span subspan(std::size_t offset, std::size_t count = std::numeric_limits<std::size_t>::max()) const {
+    if (offset > size()) throw error(errc::invalid_argument, "device_span::subspan: offset past the end");
+    device_span s = *this;
+    s.v_.offset += std::uint64_t(offset) * sizeof(T);
+    s.v_.count = std::min<std::uint64_t>(count, v_.count - offset);
+    return s;
+  }
+  device_span first(std::size_t count) const { return subspan(0, count); }
+  const detail::device_view& view() const { return v_; }
+
+ private:
+  static_assert(sizeof(value_type) == 4, "wgprim elements are 32-bit");
+  void init(WGPUBuffer b, std::uint64_t owner, std::uint64_t capacity, std::size_t offset, std::size_t count) {
+    // Checked without overflow: offset and count are element counts of any size.
+    const std::uint64_t max_elems = capacity / sizeof(T);
+    if (offset > max_elems || count > max_elems - offset)
+      throw error(errc::invalid_argument, "device_span: elements [" + std::to_string(offset) + ", " +
+                                              std::to_string(offset) + " + " + std::to_string(count) +
+                                              ") exceed the buffer's " + std::to_string(capacity) + " bytes");
+    v_.buf = b;
+    v_.owner = owner;
+    v_.offset = std::uint64_t(offset) * sizeof(T);
+    v_.count = count;
+    v_.capacity = capacity;
+    v_.elem_bytes = sizeof(T);
+  }
+  detail::device_view v_;
+};
+
+/// A non-owning host range: pointer + count, or any contiguous container with data() and size().
+template <class T>
+class host_span {
+ public:
+  host_span() = default;
+  host_span(T* data, std::size_t n) : p_(data), n_(n) {}
+  template <class C, class = std::enable_if_t<std::is_convertible_v<detail::data_t<C> (*)[], T (*)[]>>>
+  host_span(C& c) : p_(c.data()), n_(c.size()) {}  // NOLINT: implicit, like std::span
+  template <class U, class = std::enable_if_t<std::is_same_v<const U, T> && !std::is_same_v<U, T>>>
+  host_span(const host_span<U>& o) : p_(o.data()), n_(o.size()) {}  // NOLINT
+  T* data() const { return p_; }
+  std::size_t size() const { return n_; }
+  bool empty() const { return n_ == 0; }
+  T* begin() const { return p_; }
+  T* end() const { return p_ + n_; }
+
+ private:
+  T* p_ = nullptr;
+  std::size_t n_ = 0;
+};
+
+/// Owning typed device memory (contents start zeroed, as WebGPU zero-initialises buffers).
+template <class T>
+class device_vector {
+ public:
+  static_assert(sizeof(T) == 4 && element_traits<T>::supported,
+                "wgprim: unsupported element type; the algorithms take float, std::int32_t or std::uint32_t");
+  device_vector() = default;
+  device_vector(context& ctx, std::size_t n) : ctx_(&ctx), n_(n) {
+    if (n > (std::numeric_limits<std::uint64_t>::max() / sizeof(T)))
+      throw error(errc::limit, "device_vector: " + std::to_string(n) + " elements is too many");
+    buf_ = ctx.create_buffer(std::uint64_t(n) * sizeof(T));
+  }
+  /// Uploads host data.
+  device_vector(context& ctx, host_span<const T> data) : device_vector(ctx, data.size()) { assign(data); }
+
+  std::size_t size() const { return n_; }
+  bool empty() const { return n_ == 0; }
+  device_span<T> span() { return device_span<T>(buf_, 0, n_); }
+  device_span<const T> span() const { return device_span<const T>(buf_, 0, n_); }
+  operator device_span<T>() { return span(); }              // NOLINT
+  operator device_span<const T>() const { return span(); }  // NOLINT
+
+  /// Copies data.size() elements (at most size()) from the host.
+  void assign(host_span<const T> data) {
+    if (data.size() > n_) throw error(errc::invalid_argument, "device_vector::assign: more elements than the vector has");
+    if (!data.empty()) ctx_->write(buf_, 0, data.data(), std::uint64_t(data.size()) * sizeof(T));
+  }
+  /// Reads the elements back (waits for the GPU).
+  std::vector<T> to_host() const {
+    std::vector<T> out(n_);
+    if (n_) ctx_->read(buf_, 0, out.data(), std::uint64_t(n_) * sizeof(T));
+    return out;
+  }
+  buffer& raw() { return buf_; }
+  const buffer& raw() const { return buf_; }
+
+ private:
+  context* ctx_ = nullptr;
+  std::size_t n_ = 0;
+  buffer buf_;
+};
+
+}  // namespace wgprim
+
+// ---- ranges: what the algorithms accept (device_vector, device_span, or host containers / host_span) ----
+namespace wgprim::detail {
+
+template <class R> struct device_range_traits { static constexpr bool value = false; };
+template <class T> struct device_range_traits<device_vector<T>> {
+  static constexpr bool value = true;
+  using type = T;
+};
+template <class T> struct device_range_traits<device_span<T>> {
+  static constexpr bool value = true;
+  using type = std::remove_cv_t<T>;
+};
+
+template <class R, class = void> struct host_range_traits { static constexpr bool value = false; };
+template <class R>
+struct host_range_traits<R, std::void_t<decltype(std::declval<R&>().data()), decltype(std::declval<R&>().size())>> {
+  using type = std::remove_cv_t<std::remove_pointer_t<decltype(std::declval<R&>().data())>>;
+  static constexpr bool value = element_traits<type>::supported && !device_range_traits<R>::value;
+};
+
+template <class R, class D = std::remove_cv_t<std::remove_reference_t<R>>>
+constexpr bool is_range_v = device_range_traits<D>::value || host_range_traits<D>::value;
+template <class R, class D = std::remove_cv_t<std::remove_reference_t<R>>>
+constexpr bool is_device_range_v = device_range_traits<D>::value;
+
+template <class R, class D = std::remove_cv_t<std::remove_reference_t<R>>>
+using range_value_t =
+    typename std::conditional_t<device_range_traits<D>::value, device_range_traits<D>, host_range_traits<D>>::type;
+
+/// A range with its type erased: a device view, or host memory.
+struct range_ref {
+  bool on_device = false;
+  device_view view;            // on_device
+  const void* host = nullptr;  // !on_device (input)
+  void* host_out = nullptr;    // !on_device (output)
+  std::uint64_t count = 0;
+};
+
+template <class R>
+range_ref in_ref(const R& r) {
+  using D = std::remove_cv_t<std::remove_reference_t<R>>;
+  range_ref out;
+  if constexpr (device_range_traits<D>::value) {
+    out.on_device = true;
+    if constexpr (std::is_same_v<D, device_span<typename D::element_type>>) out.view = r.view();
+    else out.view = r.span().view();
+    out.count = out.view.count;
+  } else {
+    out.host = r.data();
+    out.count = r.size();
+  }
+  return out;
+}
+template <class R>
+range_ref out_ref(R&& r) {
+  using D = std::remove_cv_t<std::remove_reference_t<R>>;
+  range_ref out;
+  if constexpr (device_range_traits<D>::value) {
+    static_assert(!std::is_const_v<std::remove_reference_t<R>> || !std::is_same_v<D, device_vector<range_value_t<D>>>,
+                  "wgprim: the output device_vector must not be const");
+    out.on_device = true;
+    if constexpr (std::is_same_v<D, device_span<typename D::element_type>>) {
+      static_assert(!std::is_const_v<typename D::element_type>, "wgprim: the output span must not be of const T");
+      out.view = r.view();
+    } else {
+      out.view = r.span().view();
+    }
+    out.count = out.view.count;
+  } else {
+    static_assert(!std::is_const_v<std::remove_pointer_t<decltype(r.data())>>, "wgprim: the output must be writable");
+    out.host_out = r.data();
+    out.count = r.size();
+  }
+  return out;
+}
+
+}  // namespace wgprim::detail

@@ -1,0 +1,142 @@
+#include "primitives/primitive.hpp"
+
+#include <algorithm>
+
+#include "wgprim/error.hpp"
+
+namespace wgprim::detail {
+
+void check_view(const context& ctx, const device_view& v, const char* what) {
+  if (v.count == 0) return;
+  if (!v.buf) throw error(errc::invalid_argument, std::string(what) + ": an empty (moved-from or default) buffer");
+  if (v.owner != ctx.id())
+    throw error(errc::invalid_argument, std::string(what) +
+                                            ": a buffer of another wgprim::context (buffers work only with the "
+                                            "context that made them)");
+  if (v.offset % 4 || v.offset > v.capacity || v.count > (v.capacity - v.offset) / v.elem_bytes)
+    throw error(errc::invalid_argument, std::string(what) + ": " + std::to_string(v.count) +
+                                            " elements exceed the buffer's " + std::to_string(v.capacity) + " bytes");
+}
+
+binding bind(const device_view& v, std::uint64_t first, std::uint64_t count) {
+  count = std::min<std::uint64_t>(count, v.count - std::min(first, v.count));
+  return {v.buf, v.offset + first * v.elem_bytes, std::max<std::uint64_t>(count, 1) * v.elem_bytes};
+}
+
+device_view view_of(const buffer& b, std::uint64_t count, std::uint32_t elem_bytes) {
+  device_view v;
+  v.buf = b.native();
+  v.owner = b.owner();
+  v.offset = 0;
+  v.capacity = b.size_bytes();
+  v.elem_bytes = elem_bytes;
+  v.count = std::min<std::uint64_t>(count, b.size_bytes() / elem_bytes);
+  return v;
+}
+
+namespace {
+bool aligned(const context& ctx, const device_view& v) {
+  return v.offset % std::max<std::uint32_t>(1, ctx.limits().min_storage_buffer_offset_alignment) == 0;
+}
+}  // namespace
+
+device_view bindable_input(recorder& rec, const device_view& in, std::vector<buffer>& temps,
+                           const device_view* in_place_with) {
+  // Any two views of one buffer conflict (WebGPU forbids a read-only and a writable binding of one buffer in a
+  // dispatch, whether or not the ranges overlap).
+  const bool alias = in_place_with && in_place_with->buf == in.buf && in.count;
+  if (aligned(rec.ctx(), in) && !alias) return in;
+  temps.push_back(rec.ctx().create_buffer(std::max<std::uint64_t>(in.bytes(), 4)));
+  device_view t = view_of(temps.back(), in.count, in.elem_bytes);
+  rec.copy_raw(in.buf, in.offset, t.buf, 0, in.bytes());
+  return t;
+}
+
+bindable_output bindable_output_of(recorder& rec, const device_view& out) {
+  bindable_output o;
+  o.final = out;
+  if (aligned(rec.ctx(), out)) {
+    o.view = out;
+    return o;
+  }
+  o.temp = rec.ctx().create_buffer(std::max<std::uint64_t>(out.bytes(), 4));
+  o.view = view_of(o.temp, out.count, out.elem_bytes);
+  return o;
+}
+
+void bindable_output::finish(recorder& rec) const {
+  if (temp) rec.copy_raw(view.buf, 0, final.buf, final.offset, final.bytes());
+}
+
+std::vector<chunk> chunks_of(std::uint64_t n, std::uint64_t per_chunk) {
+  std::vector<chunk> out;
+  if (per_chunk == 0) throw error(errc::gpu, "internal: empty chunk size");
+  for (std::uint64_t first = 0; first < n; first += per_chunk)
+    out.push_back({first, std::min<std::uint64_t>(per_chunk, n - first)});
+  return out;
+}
+
+std::uint64_t elements_per_binding(const context& ctx, std::uint64_t elem_bytes, std::uint64_t multiple) {
+  std::uint64_t e = ctx.binding_limit() / elem_bytes / multiple * multiple;
+  if (e == 0) throw error(errc::limit, "the storage binding limit is smaller than one tile");
+  return e;
+}
+
+void fill_stats(const run_options& opt, const gpu_time& t, const std::string& algorithm) {
+  if (!opt.stats) return;
+  opt.stats->gpu_ms = t.ms;
+  opt.stats->gpu_timestamps = t.from_timestamps;
+  opt.stats->algorithm = algorithm;
+}
+
+const algorithm_entry& pick_algorithm(const context& ctx, const char* primitive, const std::string& requested) {
+  const bool cpu = ctx.adapter().kind == adapter_kind::cpu;
+  const algorithm_entry* fallback = nullptr;
+  std::string names;
+  for (const auto& a : algorithm_registry()) {
+    if (std::string(a.primitive) != primitive) continue;
+    names += (names.empty() ? "" : ", ") + std::string(a.name);
+    if (!requested.empty()) {
+      if (requested == a.name) {
+        if (a.needs_subgroups && !ctx.features().subgroups)
+          throw error(errc::unsupported, std::string(primitive) + " algorithm '" + a.name +
+                                             "' needs subgroups, which this adapter lacks");
+        return a;
+      }
+      continue;
+    }
+    if ((cpu ? a.default_on_cpu : a.default_on_gpu) && (!a.needs_subgroups || ctx.features().subgroups)) return a;
+    if (!fallback && !a.needs_subgroups) fallback = &a;
+  }
+  if (!requested.empty() || !fallback)
+    throw error(errc::invalid_argument, "unknown " + std::string(primitive) + " algorithm '" + requested +
+                                            "' (available: " + names + ")");
+  return *fallback;
+}
+
+const kernel& get_kernel(context& ctx, const kernel_spec& spec, const std::string& source, bool trusted) {
+  return get_kernel(ctx, source, spec.entry, spec.layout, trusted);
+}
+
+}  // namespace wgprim::detail
+
+namespace wgprim {
+
+std::vector<std::string> algorithms(const std::string& primitive) {
+  std::vector<std::string> out;
+  for (const auto& a : detail::algorithm_registry())
+    if (primitive == a.primitive) out.push_back(a.name);
+  return out;
+}
+
+std::vector<algorithm_description> algorithm_list() {
+  std::vector<algorithm_description> out;
+  for (const auto& a : detail::algorithm_registry())
+    out.push_back({a.primitive, a.name, a.about, a.default_on_gpu, a.default_on_cpu});
+  return out;
+}
+
+std::vector<std::string> reduce_algorithms() { return algorithms("reduce"); }
+std::vector<std::string> scan_algorithms() { return algorithms("scan"); }
+
+}  // namespace wgprim

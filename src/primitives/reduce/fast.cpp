@@ -1,0 +1,106 @@
+// The fast reduce: vec4 loads, a grid sized to fill the GPU (not more), subgroup reductions, and a single
+// dispatch of one workgroup for small n. With double-word accumulation (compensated f32 sums) the partials and
+// the result are (hi, lo) pairs, and the pass over the partials uses a module whose elements are pairs too.
+#include <algorithm>
+
+#include "core/wgsl_compose.hpp"
+#include "primitives/reduce/policy.hpp"
+#include "primitives/reduce/reduce.hpp"
+#include "wgprim/error.hpp"
+
+namespace wgprim::detail {
+
+struct reduce_params {
+  std::uint32_t n, n_vec, out_offset, pad0;
+};
+static_assert(sizeof(reduce_params) == 16);
+const kernel_spec reduce_fast_spec{"reduce/fast.wgsl", "reduce",
+                                   {slot::uniform, slot::storage_read, slot::storage_read, slot::storage_rw},
+                                   sizeof(reduce_params)};
+
+reduce_policy reduce_policy_for(const context& ctx, const tuning& t) {
+  reduce_policy p;
+  p.subgroups = ctx.features().subgroups;
+  if (ctx.adapter().kind == adapter_kind::cpu) {
+    // lavapipe, 2 cores, 2026-11-29, n = 2^24 f32 sum, median of 15 runs, wall ms: 64 workgroups 15.2,
+    // 256 workgroups 12.9, 256 with subgroups 11.2-12.4, 1,024 22.4; vec4 loads 26-28 (scalar loads consecutive
+    // across invocations vectorise better here); the seed 35.6-36.0.
+    p.max_groups = 256;
+    p.small_n = 65536;
+    p.vec_loads = false;
+  }
+  // Tile offsets are u32 in the shader: items * WG_SIZE * 4 * groups must stay far below 2^32.
+  if (t.items > 64) throw error(errc::invalid_argument, "tuning: items must be 1..64 for reduce");
+  if (t.workgroups > ctx.limits().max_compute_workgroups_per_dimension || t.workgroups > 16384)
+    throw error(errc::invalid_argument, "tuning: workgroups must be 1..16384 for reduce");
+  if (t.small_n > (1u << 24)) throw error(errc::invalid_argument, "tuning: small_n must be at most 2^24");
+  if (t.workgroups) p.max_groups = t.workgroups;
+  if (t.items) p.items = t.items;
+  if (t.subgroups == 0) p.subgroups = false;
+  if (t.subgroups == 1) p.subgroups = ctx.features().subgroups;
+  if (t.vec_loads >= 0) p.vec_loads = t.vec_loads != 0;
+  if (t.small_n) p.small_n = t.small_n;
+  return p;
+}
+
+void record_reduce_fast(recorder& rec, const reduce_args& a) {
+  context& ctx = rec.ctx();
+  const monoid& m = *a.m;
+  const std::uint64_t n = a.in.count;
+  const reduce_policy pol = reduce_policy_for(ctx, a.opt->tune);
+  const std::string lanes = pol.subgroups ? "shared/lanes_subgroup.wgsl" : "shared/lanes_workgroup.wgsl";
+  const bool dw = a.pairs();
+  const accum acc = dw ? accum::double_word : accum::plain;
+  auto module = [&](bool vec_loads, bool elements_are_accumulators) {
+    return compose_wgsl(reduce_fast_spec.file, m,
+                        {{"WG_SIZE", std::to_string(pol.wg_size) + "u"},
+                         {"ITEMS", std::to_string(pol.items) + "u"},
+                         {"VEC_LOADS", vec_loads ? "true" : "false"}},
+                        {lanes}, acc, elements_are_accumulators);
+  };
+  const auto& k = get_kernel(ctx, reduce_fast_spec, module(pol.vec_loads, false), /*trusted=*/m.is_builtin());
+  const auto& k_partials = dw ? get_kernel(ctx, reduce_fast_spec, module(false, true), /*trusted=*/true) : k;
+  const std::uint64_t acc_bytes = dw ? 8 : 4;
+  const std::uint64_t tile = std::uint64_t(pol.wg_size) * pol.items * 4;
+  buffer dummy = ctx.create_buffer(32);
+  auto vec_binding = [&](const device_view& v, std::uint64_t first, std::uint64_t count) {
+    return count / 4 ? binding{v.buf, v.offset + first * 4, count / 4 * 16} : bind(view_of(dummy));
+  };
+  auto params = [](std::uint64_t count, std::uint64_t offset) {
+    return reduce_params{static_cast<std::uint32_t>(count), static_cast<std::uint32_t>(count / 4),
+                         static_cast<std::uint32_t>(offset), 0};
+  };
+
+  if (n <= pol.small_n) {
+    rec.dispatch(k, {rec.params(params(n, a.result_index)), vec_binding(a.in, 0, n), bind(a.in), bind_result(a)}, 1);
+    return;
+  }
+  // Groups per chunk: enough to fill the GPU, never more than there are tiles.
+  auto groups_for = [&](std::uint64_t count) {
+    return static_cast<std::uint32_t>(
+        std::max<std::uint64_t>(1, std::min<std::uint64_t>(pol.max_groups, (count + tile - 1) / tile)));
+  };
+  const auto parts = chunks_of(n, elements_per_binding(ctx));
+  std::uint64_t total_groups = 0;
+  for (const chunk& c : parts) total_groups += groups_for(c.count);
+  buffer partials = ctx.create_buffer(std::max<std::uint64_t>(16, total_groups * acc_bytes));
+  std::uint64_t offset = 0;
+  for (const chunk& c : parts) {
+    std::uint32_t g = groups_for(c.count);
+    rec.dispatch(k, {rec.params(params(c.count, offset)), vec_binding(a.in, c.first, c.count),
+                     bind(a.in, c.first, c.count), bind(view_of(partials))},
+                 g);
+    offset += g;
+  }
+  const device_view pv = view_of(partials, total_groups, static_cast<std::uint32_t>(acc_bytes));
+  if (dw)
+    rec.dispatch(k_partials, {rec.params(params(total_groups, a.result_index)), bind(view_of(dummy)), bind(pv),
+                              bind_result(a)},
+                 1);
+  else
+    rec.dispatch(k, {rec.params(params(total_groups, a.result_index)), vec_binding(pv, 0, total_groups), bind(pv),
+                     bind_result(a)},
+                 1);
+}
+
+}  // namespace wgprim::detail

@@ -1,0 +1,31 @@
+// The reduce primitive's record function and the algorithms behind it (one .cpp each).
+#pragma once
+#include "primitives/primitive.hpp"
+#include "wgprim/op.hpp"
+
+namespace wgprim::detail {
+
+struct reduce_args {
+  device_view in;             // bindable (aligned); n = in.count > 0
+  const monoid* m;
+  WGPUBuffer result;          // the result lands in element result_index of this buffer (bound whole)
+  std::uint64_t result_bytes;
+  std::uint32_t result_index;
+  const run_options* opt;
+  bool pairs() const;         // double-word accumulation: the result is a (hi, lo) pair of f32
+};
+
+/// Records the reduction of args.in into result[result_index] (a pair when args.pairs()). Picks the algorithm
+/// from the registry (run_options::algorithm, else the adapter's default).
+void record_reduce(recorder& rec, const reduce_args& args);
+
+// The algorithms.
+void record_reduce_fast(recorder& rec, const reduce_args& a);
+void record_reduce_seed(recorder& rec, const reduce_args& a);
+void record_reduce_reproducible(recorder& rec, const reduce_args& a);
+void record_reduce_render(recorder& rec, const reduce_args& a);
+
+/// The whole result buffer as a binding.
+inline binding bind_result(const reduce_args& a) { return {a.result, 0, a.result_bytes}; }
+
+}  // namespace wgprim::detail

@@ -1,0 +1,84 @@
+// The single-pass decoupled-fallback scan: one dispatch per storage-binding chunk, tiles claimed in order from
+// an atomic counter, look-back over published tile states with a bounded spin and the fallback (see
+// shaders/scan/decoupled.wgsl). carry[c] holds the total of the chunks before chunk c (carry[0]: init).
+#include "core/wgsl_compose.hpp"
+#include "gpu/gpu.hpp"
+#include "primitives/scan/policy.hpp"
+#include "primitives/scan/scan.hpp"
+#include "wgprim/error.hpp"
+
+namespace wgprim::detail {
+
+struct decoupled_params {
+  std::uint32_t n, tiles, grid_x, exclusive, use_carry, carry_index, spin_limit, stress;
+};
+static_assert(sizeof(decoupled_params) == 32);
+const kernel_spec scan_decoupled_spec{"scan/decoupled.wgsl",
+                                      "scan",
+                                      {slot::uniform, slot::storage_read, slot::storage_read, slot::storage_rw,
+                                       slot::storage_rw, slot::storage_rw, slot::storage_rw},
+                                      sizeof(decoupled_params)};
+
+scan_policy scan_policy_for(const context& ctx, const tuning& t, bool stress) {
+  scan_policy p;
+  const bool cpu = ctx.adapter().kind == adapter_kind::cpu;
+  // On a GPU the predecessor is usually running and a poll is cheap; on a CPU adapter a few threads run
+  // workgroups in turn, so waiting long is waste.
+  p.spin = cpu ? 16 : 256;
+  p.subgroups = ctx.features().subgroups;
+  // Items per invocation: registers hold ITEMS vec4 and the tile offsets are u32; measured 2/4/8 on the H200
+  // (1.07/0.87/1.13 ms at 2^28), larger values only cost registers and compile time.
+  if (t.items > 8) throw error(errc::invalid_argument, "tuning: items must be 1..8 for the decoupled scan");
+  if (t.items) p.items = t.items;
+  if (t.spin_limit) p.spin = t.spin_limit;
+  if (stress) p.spin = 1;
+  if (t.subgroups == 0) p.subgroups = false;
+  // H200, 2026-11-29, u32 sum at 2^28: direct 0.90 ms vs staged 1.46 ms (staging costs occupancy and barriers);
+  // off by default, kept as a policy for GPUs whose direct loads coalesce badly. Needs WG_SIZE * ITEMS * 16 bytes.
+  const std::uint64_t stage_bytes = std::uint64_t(p.wg_size) * p.items * 16;
+  if (t.staged == 1) p.staged = stage_bytes + 2048 <= ctx.limits().max_compute_workgroup_storage_size;
+  return p;
+}
+
+void record_scan_decoupled(recorder& rec, const scan_args& a) {
+  context& ctx = rec.ctx();
+  const monoid& m = *a.m;
+  const bool stress = lookback_stress(ctx);
+  const scan_policy pol = scan_policy_for(ctx, a.opt->tune, stress);
+  const std::string lanes = pol.subgroups ? "shared/lanes_subgroup.wgsl" : "shared/lanes_workgroup.wgsl";
+  const std::string src = compose_wgsl(
+      scan_decoupled_spec.file, m,
+      {{"WG_SIZE", std::to_string(pol.wg_size) + "u"}, {"ITEMS", std::to_string(pol.items) + "u"},
+       {"STAGED", pol.staged ? "true" : "false"}, {"WINDOW", std::to_string(pol.window) + "u"},
+       {"STAGE_SIZE", pol.staged ? std::to_string(pol.wg_size * pol.items) + "u" : "1u"}},
+      {lanes});
+  const auto& k = get_kernel(ctx, scan_decoupled_spec, src, /*trusted=*/m.is_builtin());
+  const std::uint64_t tile = std::uint64_t(pol.wg_size) * pol.items * 4;
+  const auto parts = chunks_of(a.in.count, elements_per_binding(ctx, 4, tile));  // whole tiles per chunk
+  const std::uint64_t max_tiles = (parts.front().count + tile - 1) / tile;
+  buffer state = ctx.create_buffer((2 + 2 * max_tiles) * 4);
+  buffer carry = ctx.create_buffer((parts.size() + 1) * 4);
+  buffer dummy_in = ctx.create_buffer(16), dummy_out = ctx.create_buffer(16);
+  const std::uint32_t first_carry = a.init ? *a.init : m.identity_bits();
+  wgpu_write(ctx, carry.native(), 0, &first_carry, 4);
+  for (std::size_t c = 0; c < parts.size(); ++c) {
+    const chunk& ch = parts[c];
+    std::uint64_t tiles = (ch.count + tile - 1) / tile;
+    std::uint32_t gx, gy;
+    grid_2d(tiles, ctx.limits().max_compute_workgroups_per_dimension, gx, gy);
+    decoupled_params p{static_cast<std::uint32_t>(ch.count), static_cast<std::uint32_t>(tiles), gx,
+                       a.kind == scan_kind::exclusive ? 1u : 0u, (c > 0 || a.init) ? 1u : 0u,
+                       static_cast<std::uint32_t>(c), pol.spin, stress ? 1u : 0u};
+    rec.clear(state, 0, (2 + 2 * tiles) * 4);
+    // Fewer than 4 elements: no whole vec4 to bind, so the vector views bind (unused) placeholders.
+    auto vec = [&](const device_view& v, const buffer& placeholder) {
+      return ch.count / 4 ? binding{v.buf, v.offset + ch.first * 4, ch.count / 4 * 16} : bind(view_of(placeholder));
+    };
+    rec.dispatch(k, {rec.params(p), bind(a.in, ch.first, ch.count), vec(a.in, dummy_in), bind(a.out, ch.first, ch.count),
+                     vec(a.out, dummy_out), bind(view_of(state)), bind(view_of(carry))},
+                 gx, gy);
+    if (a.fallbacks) rec.copy(state, 4, *a.fallbacks, c * 4, 4);  // this chunk's fallback count
+  }
+}
+
+}  // namespace wgprim::detail

@@ -1,0 +1,27 @@
+// The scan primitive's record function and its algorithms (one .cpp each).
+#pragma once
+#include "primitives/primitive.hpp"
+#include "wgprim/op.hpp"
+#include "wgprim/scan.hpp"
+
+namespace wgprim::detail {
+
+struct scan_args {
+  device_view in, out;            // bindable, distinct buffers; in.count == out.count > 0
+  const monoid* m;
+  scan_kind kind;
+  const std::uint32_t* init;      // may be null: the scan starts from combine(init, ...) (a carry into tile 0)
+  const run_options* opt;
+  const buffer* fallbacks;        // decoupled: per-chunk look-back fallback counts land here (may be null)
+  bool pairs() const;             // double-word accumulation (compensated / reproducible f32 sums)
+};
+
+/// Records the scan of args.in into args.out; the algorithm comes from the registry.
+void record_scan(recorder& rec, const scan_args& args);
+/// How many u32 fallback counters record_scan may write for n elements.
+std::uint64_t scan_fallback_slots(const context& ctx, std::uint64_t n);
+
+void record_scan_decoupled(recorder& rec, const scan_args& a);
+void record_scan_seed(recorder& rec, const scan_args& a);
+
+}  // namespace wgprim::detail
