@@ -50,6 +50,17 @@ std::remove_cv_t<T> reduce(context& ctx, const T* data, std::size_t n, const op&
   return reduce(ctx, host_span<const T>(data, n), o, options);
 }
 
+/// Runtime-typed (for tools that handle every type through one path): n elements of a buffer, the element type
+/// taken from the monoid; returns the raw bits of the result.
+inline std::uint32_t reduce_bits(context& ctx, const buffer& in, std::size_t n, const monoid& m,
+                                 const run_options& options = {}) {
+  detail::range_ref r;
+  r.on_device = true;
+  r.view = device_span<const std::uint32_t>(in, 0, n).view();
+  r.count = n;
+  return detail::reduce_bits(ctx, r, m, nullptr, options);
+}
+
 /// Records the reduction of a device range into the caller's command encoder: the result lands in result[0] on
 /// the device when the caller submits (nothing is read back). accuracy::fast only.
 template <class In, class Out, class = std::enable_if_t<detail::is_device_range_v<In> && detail::is_device_range_v<Out>>>

@@ -93,6 +93,14 @@ void exclusive_scan(context& ctx, WGPUCommandEncoder encoder, const In& in, Out&
   detail::scan_typed(ctx, encoder, in, std::forward<Out>(out), o, scan_kind::exclusive, nullptr, opt);
 }
 
+/// Runtime-typed (for tools that handle every type through one path): n elements of `in` into `out`, the element
+/// type taken from the monoid.
+inline void scan(context& ctx, const buffer& in, buffer& out, std::size_t n, const monoid& m, scan_kind kind,
+                 const run_options& opt = {}) {
+  detail::scan_run(ctx, nullptr, detail::in_ref(device_span<const std::uint32_t>(in, 0, n)),
+                   detail::out_ref(device_span<std::uint32_t>(out, 0, n)), m, kind, nullptr, opt);
+}
+
 /// The kind as a value (for code that chooses at run time).
 template <class In, class Out, class = detail::if_ranges<In, Out>>
 void scan(context& ctx, const In& in, Out&& out, scan_kind kind, const op& o = op::sum(), const run_options& opt = {}) {

@@ -129,8 +129,8 @@ buffer::~buffer() {
 buffer& buffer::operator=(buffer&& o) noexcept {
   if (this != &o) {
     if (handle_) wgpuBufferRelease(handle_);
-    handle_ = o.handle_; size_ = o.size_;
-    o.handle_ = nullptr; o.size_ = 0;
+    handle_ = o.handle_; size_ = o.size_; owner_ = o.owner_;
+    o.handle_ = nullptr; o.size_ = 0; o.owner_ = 0;
   }
   return *this;
 }

@@ -1,5 +1,7 @@
 // The algorithm registry and the list of kernel contracts: adding an algorithm or a kernel is one line here.
 #include "primitives/primitive.hpp"
+#include "primitives/reduce/reduce.hpp"
+#include "primitives/scan/scan.hpp"
 
 namespace wgprim::detail {
 
@@ -20,8 +22,6 @@ const std::vector<algorithm_entry>& algorithm_registry() {
   return entries;
 }
 
-extern const kernel_spec reduce_fast_spec, reduce_seed_spec, reduce_fixed_spec;
-extern const kernel_spec scan_decoupled_spec, scan_seed_blocks_spec, scan_seed_add_spec, scan_seed_carry_spec;
 extern const kernel_spec copy_spec;
 
 const std::vector<const kernel_spec*>& kernel_specs() {

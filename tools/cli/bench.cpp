@@ -126,7 +126,7 @@ int cmd_bench(const bench_args& a) {
                        run_stats st;
                        run_options ro;
                        ro.stats = &st;
-                       copy(ctx, in, out, n, ro);
+                       copy(ctx, device_span<const std::uint32_t>(in, 0, n), device_span<std::uint32_t>(out, 0, n), ro);
                        return st.gpu_ms;
                      }});
 

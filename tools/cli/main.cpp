@@ -198,7 +198,7 @@ json run_reduce(context& ctx, const common& c, const io::array& a) {
     std::vector<std::string> lines = {"exact                 " + show(j["exact"]),
                                       "GPU (" + st.algorithm + ")" + std::string(st.algorithm.size() < 12 ? 12 - st.algorithm.size() : 1, ' ') + show(j["result"])};
     if (!j["naive"].is_null()) lines.push_back("naive f32 running total  " + show(j["naive"]));
-    plot::reduce_partials(ctx, in, n, m,
+    plot::reduce_partials(ctx, in, n, o, a.type,
                           fmt::format("{} values, {} {}: pass 1 writes one partial per workgroup", n,
                                       dtype_name(a.type), o.is_custom() ? o.expression() : o.name()),
                           lines, c.plot);
@@ -320,7 +320,7 @@ json run_scan(context& ctx, const common& c, const io::array& a, std::vector<std
         mismatches ? fmt::format("{} values differ from the CPU running total", mismatches)
                    : fmt::format("every one of the {} values matches the CPU running total", n),
         "final total " + j["last"].dump()};
-    plot::scan_curve(ctx, in, d_out, n, m, max_input,
+    plot::scan_curve(ctx, in, d_out, n, a.type, max_input,
                      fmt::format("{} values: {} scan ({}), the running total and the input", n,
                                  c.exclusive ? "exclusive" : "inclusive", st.algorithm),
                      lines, c.plot);

@@ -9,54 +9,52 @@
 #include <map>
 #include <set>
 
-#include "gpu/gpu.hpp"
-#include "core/wgsl_compose.hpp"
+#include <cstring>
 
 using namespace wgprim;
 
 namespace plot {
 namespace {
 
-struct plot_params {
-  std::uint32_t count, curve, blocks, stride;
-  float y0, y1, avg_scale, pad;
-};
-
 const double background[4] = {0.97, 0.96, 0.93, 1.0};
 
-// Draws with a render pipeline into an offscreen rgba8 texture and returns a cairo surface holding it.
-cairo_surface_t* render(context& ctx, const std::string& vs, const monoid& m, const plot_params& p,
-                        const buffer& values, const buffer& original, std::uint32_t instances) {
-  const std::string src = detail::compose_wgsl("cli/plot.wgsl", m, {});
-  using detail::rslot;
-  const auto& k = detail::get_render_kernel(ctx, src, vs, "fill",
-                                            {rslot::uniform, rslot::storage_read, rslot::storage_read},
-                                            detail::tex_format::rgba8unorm);
-  detail::texture target(ctx, width, height, detail::tex_format::rgba8unorm);
-  const std::uint32_t row = detail::recorder::bytes_per_row(target);
-  buffer pixels = ctx.create_buffer(std::uint64_t(row) * height);
-  {
-    detail::recorder rec(ctx);
-    rec.draw(k, {detail::rbind(rec.params(p)), detail::rbind(detail::bind(values)), detail::rbind(detail::bind(original))},
-             target, background, 4, instances);
-    rec.copy(target, pixels);
-    rec.submit();
-  }
-  std::vector<std::uint8_t> rgba(std::size_t(row) * height);
-  ctx.read(pixels, 0, rgba.data(), rgba.size());
+// A blank picture in the background colour.
+cairo_surface_t* canvas() {
   cairo_surface_t* s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, width, height);
-  cairo_surface_flush(s);
-  std::uint8_t* dst = cairo_image_surface_get_data(s);
-  const int stride = cairo_image_surface_get_stride(s);
-  for (int y = 0; y < height; ++y)
-    for (int x = 0; x < width; ++x) {
-      const std::uint8_t* px = &rgba[std::size_t(y) * row + std::size_t(x) * 4];
-      std::uint32_t argb = (std::uint32_t(px[3]) << 24) | (std::uint32_t(px[0]) << 16) | (std::uint32_t(px[1]) << 8) | px[2];
-      std::memcpy(dst + std::size_t(y) * stride + std::size_t(x) * 4, &argb, 4);
-    }
-  cairo_surface_mark_dirty(s);
+  cairo_t* cr = cairo_create(s);
+  cairo_set_source_rgb(cr, background[0], background[1], background[2]);
+  cairo_paint(cr);
+  cairo_destroy(cr);
   return s;
 }
+
+// Bar i of `count` with the given height (0..1 of the band y0..y1, in clip space: x in [-0.9, 0.9]).
+void bar(cairo_t* cr, std::size_t i, std::size_t count, double h, double y0, double y1, const double color[3]) {
+  const double w = 1.8 / static_cast<double>(count);
+  const double xa = -0.9 + (static_cast<double>(i) + 0.12) * w, xb = xa + 0.76 * w;
+  const double ya = y0, yb = y0 + std::clamp(h, 0.0, 1.0) * (y1 - y0);
+  auto px = [](double x) { return (x + 1.0) * 0.5 * width; };
+  auto py = [](double y) { return (1.0 - y) * 0.5 * height; };
+  cairo_set_source_rgb(cr, color[0], color[1], color[2]);
+  cairo_rectangle(cr, px(xa), py(yb), std::max(1.0, px(xb) - px(xa)), py(ya) - py(yb));
+  cairo_fill(cr);
+}
+
+// Calls f with a value of the C++ type of t (for the typed public API).
+template <class F>
+auto with_type(dtype t, F f) {
+  switch (t) {
+    case dtype::f32: return f(float{});
+    case dtype::i32: return f(std::int32_t{});
+    default: return f(std::uint32_t{});
+  }
+}
+
+double as_double(dtype t, std::uint32_t bits) {
+  return with_type(t, [&](auto tag) { return static_cast<double>(from_bits<decltype(tag)>(bits)); });
+}
+
+const double blue[3] = {0.08, 0.40, 0.75}, orange[3] = {0.85, 0.55, 0.15};
 
 void text(cairo_t* cr, double x, double y, const std::string& s, double size, bool bold, double r, double g, double b,
           bool mono = false) {
@@ -83,15 +81,28 @@ double row_of(double y) { return (1.0 - y) * 0.5 * height; }
 
 }  // namespace
 
-void reduce_partials(context& ctx, const buffer& in, std::size_t n, const monoid& m, const std::string& title,
+void reduce_partials(context& ctx, const buffer& in, std::size_t n, const op& o, dtype t, const std::string& title,
                      const std::vector<std::string>& lines, const std::string& path) {
-  std::uint32_t count = 0;
-  buffer partials = detail::seed_partials(ctx, in, n, m, count);
-  plot_params p{count, 0, 0, 1, -0.30f, 0.80f, 0.0f, 0.0f};
-  cairo_surface_t* s = render(ctx, "bars_vs", m, p, partials, partials, count);
+  if (n == 0) throw error(errc::invalid_argument, "nothing to plot: the array is empty");
+  // The array in 256 equal blocks, each reduced on the GPU through the public API (device_span sub-ranges).
+  const std::size_t count = std::min<std::size_t>(256, n);
+  std::vector<double> partials(count);
+  for (std::size_t b = 0; b < count; ++b) {
+    const std::size_t first = b * n / count, last = (b + 1) * n / count;
+    partials[b] = with_type(t, [&](auto tag) {
+      using T = decltype(tag);
+      return static_cast<double>(wgprim::reduce(ctx, device_span<const T>(in, first, last - first), o));
+    });
+  }
+  const auto [lo, hi] = std::minmax_element(partials.begin(), partials.end());
+  cairo_surface_t* s = canvas();
   cairo_t* cr = cairo_create(s);
+  for (std::size_t i = 0; i < count; ++i) {
+    double h = *hi > *lo ? 0.08 + 0.92 * (partials[i] - *lo) / (*hi - *lo) : 1.0;
+    bar(cr, i, count, h, -0.30, 0.80, blue);
+  }
   text(cr, 20, 30, title, 15, true, 0.13, 0.13, 0.13);
-  text(cr, 20, row_of(-0.30) + 18, "bar height: each partial's place between the smallest and the largest partial",
+  text(cr, 20, row_of(-0.30) + 18, "bar height: each block's result between the smallest and the largest block",
        11, false, 0.35, 0.35, 0.35);
   const double colors[3][3] = {{0.13, 0.13, 0.13}, {0.12, 0.42, 0.23}, {0.54, 0.17, 0.17}};
   for (std::size_t i = 0; i < lines.size(); ++i) {
@@ -103,16 +114,27 @@ void reduce_partials(context& ctx, const buffer& in, std::size_t n, const monoid
   cairo_surface_destroy(s);
 }
 
-void scan_curve(context& ctx, const buffer& in, const buffer& out, std::size_t n, const monoid& m, double max_input,
+void scan_curve(context& ctx, const buffer& in, const buffer& out, std::size_t n, dtype t, double max_input,
                 const std::string& title, const std::vector<std::string>& lines, const std::string& path) {
   if (n == 0) throw error(errc::invalid_argument, "nothing to plot: the array is empty");
-  const std::uint32_t curve = static_cast<std::uint32_t>(std::min<std::size_t>(512, n));
-  const std::uint32_t blocks = static_cast<std::uint32_t>(std::min<std::size_t>(256, n));
-  const std::uint32_t per_block = static_cast<std::uint32_t>(std::max<std::size_t>(1, n / blocks));
-  plot_params p{static_cast<std::uint32_t>(n), curve, blocks, std::max<std::uint32_t>(1, per_block / 16), -0.30f, 0.80f,
-                static_cast<float>(max_input > 0 ? 1.0 / max_input : 0.0), 0.0f};
-  cairo_surface_t* s = render(ctx, "scan_vs", m, p, out, in, curve + blocks);
+  const std::size_t curve = std::min<std::size_t>(512, n), blocks = std::min<std::size_t>(256, n);
+  std::vector<std::uint32_t> x(n), y(n);
+  ctx.read(in, 0, x.data(), n * 4);
+  ctx.read(out, 0, y.data(), n * 4);
+  cairo_surface_t* s = canvas();
   cairo_t* cr = cairo_create(s);
+  const double last = as_double(t, y[n - 1]);
+  for (std::size_t i = 0; i < curve; ++i) {
+    const std::size_t at = std::min(n - 1, (i + 1) * n / curve - 1);
+    bar(cr, i, curve, last != 0 ? as_double(t, y[at]) / last : 0.0, -0.30, 0.80, blue);
+  }
+  const std::size_t per_block = std::max<std::size_t>(1, n / blocks);
+  for (std::size_t b = 0; b < blocks; ++b) {
+    double sum = 0;
+    std::size_t cnt = 0;
+    for (std::size_t k = b * per_block; k < std::min(n, (b + 1) * per_block); ++k, ++cnt) sum += as_double(t, x[k]);
+    bar(cr, b, blocks, cnt && max_input > 0 ? sum / cnt / max_input : 0.0, -0.88, -0.52, orange);
+  }
   text(cr, 20, 30, title, 15, true, 0.13, 0.13, 0.13);
   text(cr, 20, row_of(0.80) - 6, "running total (blue), normalised by its last value", 12, false, 0.12, 0.31, 0.54);
   text(cr, 20, row_of(-0.52) - 6, "input averaged per block (orange)", 12, false, 0.69, 0.48, 0.06);

@@ -13,6 +13,7 @@ struct copy_params {
   std::uint32_t n_vec, pad0, pad1, pad2;
 };
 static_assert(sizeof(copy_params) == 16);
+extern const kernel_spec copy_spec;
 const kernel_spec copy_spec{"copy/copy.wgsl", "copy", {slot::uniform, slot::storage_read, slot::storage_rw},
                             sizeof(copy_params)};
 

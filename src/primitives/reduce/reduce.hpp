@@ -25,6 +25,9 @@ void record_reduce_seed(recorder& rec, const reduce_args& a);
 void record_reduce_reproducible(recorder& rec, const reduce_args& a);
 void record_reduce_render(recorder& rec, const reduce_args& a);
 
+// The kernel contracts (kernel_specs() lists them for the tests).
+extern const kernel_spec reduce_fast_spec, reduce_seed_spec, reduce_fixed_spec;
+
 /// The whole result buffer as a binding.
 inline binding bind_result(const reduce_args& a) { return {a.result, 0, a.result_bytes}; }
 

@@ -21,6 +21,8 @@ void record_scan(recorder& rec, const scan_args& args);
 /// How many u32 fallback counters record_scan may write for n elements.
 std::uint64_t scan_fallback_slots(const context& ctx, std::uint64_t n);
 
+extern const kernel_spec scan_decoupled_spec, scan_seed_blocks_spec, scan_seed_add_spec, scan_seed_carry_spec;
+
 void record_scan_decoupled(recorder& rec, const scan_args& a);
 void record_scan_seed(recorder& rec, const scan_args& a);
 
