@@ -1,5 +1,6 @@
-// Keep data on the GPU: upload once, record an exclusive scan and a reduce into our own command encoder,
-// submit once, and read back only to check.
+// Keep data on the GPU: upload once into a device_vector, record an exclusive scan and a reduce into our own
+// command encoder, submit once, and read back only to check. This is how a WebGPU application uses wgprim on its
+// own buffers (device_span::wrap views a WGPUBuffer of the caller's; context::from_device adopts its device).
 #include <webgpu/webgpu.h>
 #include <wgprim/wgprim.hpp>
 
@@ -14,26 +15,21 @@ int main() {
     std::vector<std::uint32_t> counts(n);
     for (std::size_t i = 0; i < n; ++i) counts[i] = static_cast<std::uint32_t>(i % 7);
 
-    wgprim::buffer in = ctx.create_buffer(n * 4), offsets = ctx.create_buffer(n * 4), total = ctx.create_buffer(4);
-    ctx.write(in, 0, counts.data(), n * 4);
+    wgprim::device_vector<std::uint32_t> in(ctx, counts), offsets(ctx, n), total(ctx, 1);
 
     // Our encoder: wgprim records into it, we submit.
     WGPUCommandEncoderDescriptor ed = WGPU_COMMAND_ENCODER_DESCRIPTOR_INIT;
     WGPUCommandEncoder enc = wgpuDeviceCreateCommandEncoder(ctx.native_device(), &ed);
-    const wgprim::monoid sum(wgprim::op::sum(), wgprim::dtype::u32);
-    wgprim::scan(ctx, enc, in, offsets, n, sum, wgprim::scan_kind::exclusive);
-    wgprim::reduce(ctx, enc, in, n, sum, total);
+    wgprim::exclusive_scan(ctx, enc, in, offsets);
+    wgprim::reduce(ctx, enc, in, total);
     WGPUCommandBufferDescriptor cd = WGPU_COMMAND_BUFFER_DESCRIPTOR_INIT;
     WGPUCommandBuffer cmd = wgpuCommandEncoderFinish(enc, &cd);
     wgpuQueueSubmit(ctx.native_queue(), 1, &cmd);
     wgpuCommandBufferRelease(cmd);
     wgpuCommandEncoderRelease(enc);
-    ctx.finish();
 
-    std::vector<std::uint32_t> got(n);
-    std::uint32_t got_total = 0;
-    ctx.read(offsets, 0, got.data(), n * 4);
-    ctx.read(total, 0, &got_total, 4);
+    std::vector<std::uint32_t> got = offsets.to_host();
+    std::uint32_t got_total = total.to_host()[0];
     std::uint32_t running = 0;
     std::size_t bad = 0;
     for (std::size_t i = 0; i < n; ++i) {

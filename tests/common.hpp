@@ -6,6 +6,7 @@
 #include <random>
 #include <vector>
 
+#include "wgprim/testing.hpp"
 #include "wgprim/wgprim.hpp"
 
 namespace wgprim::test {
@@ -18,7 +19,11 @@ inline context& ctx() {
 /// A context whose storage bindings are capped at 1 MiB, so that arrays of a few hundred thousand elements
 /// already take the chunked paths (carry between bindings).
 inline context& small_binding_ctx() {
-  static context c(context_options{"", std::uint64_t(1) << 20});
+  static context c = [] {
+    context x;
+    testing::set_binding_limit(x, std::uint64_t(1) << 20);
+    return x;
+  }();
   return c;
 }
 
@@ -73,6 +78,16 @@ inline std::vector<op> ops_for(dtype t) {
     o.push_back(op::custom("select(a, b, b < a)", "inf"));  // == min
   }
   return o;
+}
+
+/// Calls f with a value of the C++ type of t (to reach the typed API from runtime-typed test data).
+template <class F>
+auto with_type(dtype t, F f) {
+  switch (t) {
+    case dtype::f32: return f(float{});
+    case dtype::i32: return f(std::int32_t{});
+    default: return f(std::uint32_t{});
+  }
 }
 
 inline std::string describe(const monoid& m, std::size_t n) {

@@ -46,7 +46,7 @@ TEST(Context, BrokenShaderIsAShaderError) {
     EXPECT_EQ(e.code(), errc::shader);
   }
   // The context still works afterwards.
-  EXPECT_EQ(reduce<std::uint32_t>(ctx(), std::vector<std::uint32_t>{1, 2, 3}), 6u);
+  EXPECT_EQ(reduce(ctx(), std::vector<std::uint32_t>{1, 2, 3}), 6u);
 }
 
 TEST(Context, EveryComposedVariantCompiles) {
@@ -101,17 +101,17 @@ TEST(Context, EveryComposedVariantCompiles) {
 TEST(Context, LostDeviceThrowsAndANewContextWorks) {
   {
     context c;
-    EXPECT_EQ(reduce<std::uint32_t>(c, std::vector<std::uint32_t>{1, 2}), 3u);
-    c.simulate_device_loss();
+    EXPECT_EQ(reduce(c, std::vector<std::uint32_t>{1, 2}), 3u);
+    testing::simulate_device_loss(c);
     try {
-      reduce<std::uint32_t>(c, std::vector<std::uint32_t>{1, 2});
+      reduce(c, std::vector<std::uint32_t>{1, 2});
       FAIL() << "a lost device still reduced";
     } catch (const error& e) {
       EXPECT_EQ(e.code(), errc::device_lost);
     }
   }
   context fresh;
-  EXPECT_EQ(reduce<std::uint32_t>(fresh, std::vector<std::uint32_t>{4, 5}), 9u);
+  EXPECT_EQ(reduce(fresh, std::vector<std::uint32_t>{4, 5}), 9u);
 }
 
 }  // namespace
@@ -127,21 +127,21 @@ TEST(Context, AWaitPastItsDeadlineIsATimeoutError) {
     context c(o);
     std::vector<std::uint32_t> x(1u << 22, 1u);
     try {
-      reduce<std::uint32_t>(c, x);
+      reduce(c, x);
       FAIL() << "no timeout";
     } catch (const error& e) {
       EXPECT_EQ(e.code(), errc::timeout) << e.what();
     }
     // The timed-out context counts as lost: a clear error, not a hang.
     try {
-      reduce<std::uint32_t>(c, x);
+      reduce(c, x);
       FAIL() << "a timed-out context kept working";
     } catch (const error& e) {
       EXPECT_EQ(e.code(), errc::device_lost) << e.what();
     }
   }
   context fresh;
-  EXPECT_EQ(reduce<std::uint32_t>(fresh, std::vector<std::uint32_t>{1, 2, 3}), 6u);
+  EXPECT_EQ(reduce(fresh, std::vector<std::uint32_t>{1, 2, 3}), 6u);
 }
 
 TEST(Context, SeveralContextsInSeveralThreads) {
@@ -159,8 +159,8 @@ TEST(Context, SeveralContextsInSeveralThreads) {
         for (auto v : x) want += v;
         bool good = true;
         for (int rep = 0; rep < 5; ++rep) {
-          good &= reduce<std::uint32_t>(c, x) == want;
-          good &= inclusive_scan<std::uint32_t>(c, x).back() == want;
+          good &= reduce(c, x) == want;
+          good &= inclusive_scan(c, x).back() == want;
         }
         ok[t] = good ? 1 : 0;
       } catch (...) {

@@ -185,8 +185,9 @@ std::size_t run_batch(context& ctx, std::uint64_t seed, std::uint64_t first, std
         if (n) ctx.write(in, 0, c.x.data(), n * 4);
         got[0] = reduce_bits(ctx, in, n, m, o);
       } else if (n) {
-        scan<float>(ctx, reinterpret_cast<const float*>(c.x.data()), n, reinterpret_cast<float*>(got.data()), c.o,
-                    c.p == prim::inclusive ? scan_kind::inclusive : scan_kind::exclusive, o);
+        scan(ctx, host_span<const float>(reinterpret_cast<const float*>(c.x.data()), n),
+             host_span<float>(reinterpret_cast<float*>(got.data()), n),
+             c.p == prim::inclusive ? scan_kind::inclusive : scan_kind::exclusive, c.o, o);
       }
       auto why = compare(c, m, got);
       if (!why.empty()) report(c, why);
@@ -195,10 +196,19 @@ std::size_t run_batch(context& ctx, std::uint64_t seed, std::uint64_t first, std
     pending p{&c, m, ctx.create_buffer(n * 4), buffer(), 0};
     if (n) ctx.write(p.in, 0, c.x.data(), n * 4);
     if (c.p == prim::reduce) {
-      reduce(ctx, enc, p.in, n, m, results, k, o);
+      with_type(c.t, [&](auto tag) {
+        using T = decltype(tag);
+        reduce(ctx, enc, device_span<const T>(p.in, 0, n), device_span<T>(results, k, 1), c.o, o);
+      });
     } else if (n) {
       p.out = ctx.create_buffer(n * 4);
-      scan(ctx, enc, p.in, p.out, n, m, c.p == prim::inclusive ? scan_kind::inclusive : scan_kind::exclusive, o);
+      with_type(c.t, [&](auto tag) {
+        using T = decltype(tag);
+        if (c.p == prim::inclusive)
+          inclusive_scan(ctx, enc, device_span<const T>(p.in, 0, n), device_span<T>(p.out, 0, n), c.o, o);
+        else
+          exclusive_scan(ctx, enc, device_span<const T>(p.in, 0, n), device_span<T>(p.out, 0, n), c.o, o);
+      });
       p.read_offset = read_bytes;
       read_bytes += n * 4;
     }

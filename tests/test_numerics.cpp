@@ -34,7 +34,7 @@ std::vector<float> mixed(std::size_t n, double cond, std::uint32_t seed) {
 float run(context& c, const std::vector<float>& x, accuracy acc, const run_options& base = {}) {
   run_options o = base;
   o.accuracy = acc;
-  return reduce<float>(c, x, op::sum(), o);
+  return reduce(c, x, op::sum(), o);
 }
 
 TEST(Numerics, CompensatedAndReproducibleAreWithinOneUlp) {
@@ -98,23 +98,23 @@ TEST(Numerics, NanAndInfFollowIeeeOnEveryPath) {
       run_options o;
       o.algorithm = alg;
       auto v = with({{n / 3, nan}});
-      EXPECT_TRUE(std::isnan(reduce<float>(ctx(), v, op::min(), o))) << alg;
-      EXPECT_TRUE(std::isnan(reduce<float>(ctx(), v, op::max(), o))) << alg;
-      EXPECT_EQ(reduce<float>(ctx(), with({{2, -inf}}), op::min(), o), -inf) << alg;
-      EXPECT_EQ(reduce<float>(ctx(), with({{2, inf}}), op::max(), o), inf) << alg;
+      EXPECT_TRUE(std::isnan(reduce(ctx(), v, op::min(), o))) << alg;
+      EXPECT_TRUE(std::isnan(reduce(ctx(), v, op::max(), o))) << alg;
+      EXPECT_EQ(reduce(ctx(), with({{2, -inf}}), op::min(), o), -inf) << alg;
+      EXPECT_EQ(reduce(ctx(), with({{2, inf}}), op::max(), o), inf) << alg;
     }
     // scans: NaN from its position on, inf + finite = inf
     for (const auto& alg : scan_algorithms()) {
       run_options o;
       o.algorithm = alg;
       auto v = with({{n / 2, nan}});
-      auto s = inclusive_scan<float>(ctx(), v, op::sum(), o);
+      auto s = inclusive_scan(ctx(), v, op::sum(), o);
       EXPECT_FALSE(std::isnan(s[n / 2 - 1])) << alg;
       EXPECT_TRUE(std::isnan(s[n / 2])) << alg;
       EXPECT_TRUE(std::isnan(s[n - 1])) << alg;
-      auto m = inclusive_scan<float>(ctx(), v, op::max(), o);
+      auto m = inclusive_scan(ctx(), v, op::max(), o);
       EXPECT_TRUE(std::isnan(m[n - 1])) << alg;
-      auto w = inclusive_scan<float>(ctx(), with({{1, inf}}), op::sum(), o);
+      auto w = inclusive_scan(ctx(), with({{1, inf}}), op::sum(), o);
       EXPECT_EQ(w[n - 1], inf) << alg;
       EXPECT_LT(w[0], inf) << alg;
     }
@@ -138,7 +138,7 @@ TEST(Numerics, CompensatedScanPrefixesAreAccurate) {
         run_options o;
         o.accuracy = accuracy::compensated;
         std::vector<float> got(n);
-        scan<float>(ctx(), x.data(), n, got.data(), op::sum(), k, o);
+        scan(ctx(), x, got, k, op::sum(), o);
         long double exact = 0;
         double block_abs = 0;
         std::size_t bad = 0;
@@ -163,14 +163,14 @@ TEST(Numerics, ReproducibleScanIgnoresThePolicy) {
   auto x = mixed(n, 1e3, 9);
   run_options base;
   base.accuracy = accuracy::reproducible;
-  std::vector<float> want = inclusive_scan<float>(ctx(), x, op::sum(), base);
+  std::vector<float> want = inclusive_scan(ctx(), x, op::sum(), base);
   std::vector<run_options> variants(4, base);
   variants[0].algorithm = "seed";
   variants[1].algorithm = "decoupled";
   variants[2].tune.subgroups = 0;
   variants[3].tune.items = 8;
   for (const auto& v : variants) {
-    auto got = inclusive_scan<float>(ctx(), x, op::sum(), v);
+    auto got = inclusive_scan(ctx(), x, op::sum(), v);
     EXPECT_EQ(std::memcmp(got.data(), want.data(), n * 4), 0) << v.algorithm;
   }
   // The last value is also close to the exact sum.

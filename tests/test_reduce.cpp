@@ -83,18 +83,18 @@ TEST(Reduce, SmallIntegerFloatSumsAreExact) {
       o.algorithm = alg;
       std::vector<float> f(n);
       std::memcpy(f.data(), x.data(), n * 4);
-      EXPECT_EQ(reduce<float>(ctx(), f, op::sum(), o), static_cast<float>(want)) << "n=" << n << " alg=" << alg;
+      EXPECT_EQ(reduce(ctx(), f, op::sum(), o), static_cast<float>(want)) << "n=" << n << " alg=" << alg;
     }
   }
 }
 
 TEST(Reduce, HostOverloadsAndEmpty) {
   std::vector<std::int32_t> v = {5, -7, 3};
-  EXPECT_EQ(reduce<std::int32_t>(ctx(), v), 1);
-  EXPECT_EQ(reduce<std::int32_t>(ctx(), v, op::max()), 5);
-  EXPECT_EQ(reduce<std::uint32_t>(ctx(), std::vector<std::uint32_t>{}, op::min()), 0xffffffffu);
-  EXPECT_EQ(reduce<float>(ctx(), std::vector<float>{}, op::max()), -INFINITY);
-  EXPECT_EQ(reduce<std::uint32_t>(ctx(), std::vector<std::uint32_t>{0xffffffffu, 2u}), 1u);  // wraps mod 2^32
+  EXPECT_EQ(reduce(ctx(), v), 1);
+  EXPECT_EQ(reduce(ctx(), v, op::max()), 5);
+  EXPECT_EQ(reduce(ctx(), std::vector<std::uint32_t>{}, op::min()), 0xffffffffu);
+  EXPECT_EQ(reduce(ctx(), std::vector<float>{}, op::max()), -INFINITY);
+  EXPECT_EQ(reduce(ctx(), std::vector<std::uint32_t>{0xffffffffu, 2u}), 1u);  // wraps mod 2^32
 }
 
 TEST(Reduce, ChunkedPastTheBindingLimit) {

@@ -82,7 +82,7 @@ TEST(Scan, SmallIntegerFloatSumsAreExact) {
   for (const auto& alg : scan_algorithms()) {
     run_options o;
     o.algorithm = alg;
-    auto got = inclusive_scan<float>(ctx(), in, op::sum(), o);
+    auto got = inclusive_scan(ctx(), in, op::sum(), o);
     float acc = 0;
     std::size_t bad = 0;
     for (std::size_t i = 0; i < n; ++i) bad += got[i] != (acc += in[i]);
@@ -92,12 +92,12 @@ TEST(Scan, SmallIntegerFloatSumsAreExact) {
 
 TEST(Scan, HostOverloadsAndInPlace) {
   std::vector<std::uint32_t> v = {3, 1, 4, 1, 5};
-  EXPECT_EQ(inclusive_scan<std::uint32_t>(ctx(), v), (std::vector<std::uint32_t>{3, 4, 8, 9, 14}));
-  EXPECT_EQ(exclusive_scan<std::uint32_t>(ctx(), v), (std::vector<std::uint32_t>{0, 3, 4, 8, 9}));
-  EXPECT_EQ(inclusive_scan<std::uint32_t>(ctx(), v, op::max()), (std::vector<std::uint32_t>{3, 3, 4, 4, 5}));
+  EXPECT_EQ(inclusive_scan(ctx(), v), (std::vector<std::uint32_t>{3, 4, 8, 9, 14}));
+  EXPECT_EQ(exclusive_scan(ctx(), v), (std::vector<std::uint32_t>{0, 3, 4, 8, 9}));
+  EXPECT_EQ(inclusive_scan(ctx(), v, op::max()), (std::vector<std::uint32_t>{3, 3, 4, 4, 5}));
   buffer b = ctx().create_buffer(v.size() * 4);
   ctx().write(b, 0, v.data(), v.size() * 4);
-  inclusive_scan<std::uint32_t>(ctx(), b, b, v.size());
+  inclusive_scan(ctx(), device_span<const std::uint32_t>(b), device_span<std::uint32_t>(b));
   std::vector<std::uint32_t> got(v.size());
   ctx().read(b, 0, got.data(), v.size() * 4);
   EXPECT_EQ(got, (std::vector<std::uint32_t>{3, 4, 8, 9, 14}));
@@ -150,8 +150,11 @@ TEST(Scan, DecoupledPolicyVariants) {
 TEST(Scan, DecoupledFallbackPathRunsAndStaysExact) {
   // Stress mode holds back every third tile's aggregate and lets successors poll only once, so they must reduce
   // their predecessor's tile themselves. The result must not change, and the fallback count proves the path ran.
-  tuning stress;
-  stress.stress = true;
+  struct stress_on {
+    stress_on() { testing::set_lookback_stress(ctx(), true); testing::set_lookback_stress(small_binding_ctx(), true); }
+    ~stress_on() { testing::set_lookback_stress(ctx(), false); testing::set_lookback_stress(small_binding_ctx(), false); }
+  } on;
+  const tuning stress{};
   std::uint64_t total_fallbacks = 0;
   for (dtype t : {dtype::u32, dtype::i32, dtype::f32})
     for (const op& o : ops_for(t)) {

@@ -161,6 +161,8 @@ class device_vector {
 namespace wgprim::detail {
 
 template <class R> struct device_range_traits { static constexpr bool value = false; };
+template <class R> struct is_device_span { static constexpr bool value = false; };
+template <class T> struct is_device_span<device_span<T>> { static constexpr bool value = true; };
 template <class T> struct device_range_traits<device_vector<T>> {
   static constexpr bool value = true;
   using type = T;
@@ -170,7 +172,10 @@ template <class T> struct device_range_traits<device_span<T>> {
   using type = std::remove_cv_t<T>;
 };
 
-template <class R, class = void> struct host_range_traits { static constexpr bool value = false; };
+template <class R, class = void> struct host_range_traits {
+  static constexpr bool value = false;
+  using type = void;
+};
 template <class R>
 struct host_range_traits<R, std::void_t<decltype(std::declval<R&>().data()), decltype(std::declval<R&>().size())>> {
   using type = std::remove_cv_t<std::remove_pointer_t<decltype(std::declval<R&>().data())>>;
@@ -201,7 +206,7 @@ range_ref in_ref(const R& r) {
   range_ref out;
   if constexpr (device_range_traits<D>::value) {
     out.on_device = true;
-    if constexpr (std::is_same_v<D, device_span<typename D::element_type>>) out.view = r.view();
+    if constexpr (is_device_span<D>::value) out.view = r.view();
     else out.view = r.span().view();
     out.count = out.view.count;
   } else {
@@ -218,7 +223,7 @@ range_ref out_ref(R&& r) {
     static_assert(!std::is_const_v<std::remove_reference_t<R>> || !std::is_same_v<D, device_vector<range_value_t<D>>>,
                   "wgprim: the output device_vector must not be const");
     out.on_device = true;
-    if constexpr (std::is_same_v<D, device_span<typename D::element_type>>) {
+    if constexpr (is_device_span<D>::value) {
       static_assert(!std::is_const_v<typename D::element_type>, "wgprim: the output span must not be of const T");
       out.view = r.view();
     } else {

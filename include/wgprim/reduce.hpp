@@ -28,14 +28,14 @@ template <class T> struct identity_type { using type = T; };
 }  // namespace detail
 
 /// Reduces a range (device_vector, device_span, or a host container / host_span: uploaded first).
-template <class R, class T = detail::range_value_t<R>, class = std::enable_if_t<detail::is_range_v<R>>>
+template <class R, class = std::enable_if_t<detail::is_range_v<R>>, class T = detail::range_value_t<R>>
 T reduce(context& ctx, const R& in, const op& o = op::sum(), const run_options& options = {}) {
   const monoid m(o, dtype_of<T>::value);
   return from_bits<T>(detail::reduce_bits(ctx, detail::in_ref(in), m, nullptr, options));
 }
 
 /// With an initial value, as std::reduce(first, last, init, op): combine(init, reduction of the range).
-template <class R, class T = detail::range_value_t<R>, class = std::enable_if_t<detail::is_range_v<R>>>
+template <class R, class = std::enable_if_t<detail::is_range_v<R>>, class T = detail::range_value_t<R>>
 T reduce(context& ctx, const R& in, typename detail::identity_type<T>::type init, const op& o = op::sum(),
          const run_options& options = {}) {
   const monoid m(o, dtype_of<T>::value);
