@@ -206,6 +206,12 @@ std::vector<bench_case> make_cases(const buffers& b) {
                },
                scalar, [](const twin& w) { return 4.0 * w.n; },
                [=](const unsigned char* h, const twin& w) { return expect_eq("sum", load<std::uint32_t>(h), w.u_sum); }});
+  c.push_back({"reduce", "f32", "max", "scalar (4 B)",
+               [=](void* t, std::size_t& tb, std::size_t n, cudaStream_t s) {
+                 return cub::DeviceReduce::Max(t, tb, f, scalar_f, std::int64_t(n), s);
+               },
+               scalar, [](const twin& w) { return 4.0 * w.n; },
+               [=](const unsigned char* h, const twin& w) { return expect_near("max", load<float>(h), w.f_max, 0); }});
   c.push_back({"transform_reduce", "f32", "sum_of_squares", "scalar (4 B)",
                [=](void* t, std::size_t& tb, std::size_t n, cudaStream_t s) {
                  return cub::DeviceReduce::TransformReduce(t, tb, f, scalar_f, std::int64_t(n),
