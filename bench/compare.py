@@ -16,9 +16,11 @@ are headers describing the run):
   floor   `build/wgprim_floor --json`        (bench/floor/floor.cpp), optional
 
 usage: compare.py WGPRIM.json CUB.jsonl [--floor FLOOR.jsonl] [--floor-name NAME] [--title T] [--command CMD]
+       compare.py --to-document LINES.jsonl > DOC.json   (for wgprim bench --plot --cub)
        compare.py --self-test
 """
 import argparse
+import io
 import json
 import os
 import sys
@@ -272,7 +274,6 @@ def self_test():
         expect("no floor file: call/floor missing", fast["call_over_floor"], None)
         # The rendered table puts "-" where a figure is missing.
         ns.cub, ns.floor = cp, fp
-        import io
         buf = io.StringIO()
         run(ns, buf)
         text = buf.getvalue()
@@ -283,6 +284,11 @@ def self_test():
             failures.append("rendered fast reduce row not found")
         if "| dispatch_read_primary_spin | 50.0 | 45.0 | 60.0 |" not in text:
             failures.append("floor table not rendered")
+        buf = io.StringIO()
+        to_document(cp, buf)
+        doc = json.loads(buf.getvalue())
+        if doc.get("k") != 50 or len(doc.get("results", [])) != len(cub_lines) - 1:
+            failures.append(f"--to-document: {doc}")
         out.close()
     if failures:
         for f in failures:
@@ -292,9 +298,20 @@ def self_test():
     return 0
 
 
+def to_document(path, out):
+    """JSON lines (cub_bench, wgprim_floor) as one document {header..., "results": [...]}, the shape that
+    `wgprim bench --plot F --cub CUB.json` reads."""
+    header, records = load(path)
+    json.dump(dict(header, results=records), out)
+    out.write("\n")
+
+
 def main():
     if "--self-test" in sys.argv[1:]:
         sys.exit(self_test())
+    if len(sys.argv) == 3 and sys.argv[1] == "--to-document":
+        to_document(sys.argv[2], sys.stdout)
+        return
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("wgprim")
     ap.add_argument("cub")

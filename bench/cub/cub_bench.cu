@@ -4,10 +4,12 @@
 //              sync (the result read back is named in each record's "readback"); mean of K such calls;
 //   batched_ms wall clock of K calls issued back to back on one stream and one stream sync at the end, / K;
 //   gpu_ms     CUDA events around one call (median over K x reps single calls).
-// call_ms and batched_ms are medians over `reps` rounds, after `warmup` discarded calls. Temporary storage is
-// allocated once per primitive and n, outside every timed region. The result of the last timed call is checked
-// against a CPU twin computed from the same generator (exact for integers and counts; a stated relative bound for
-// float sums), so a record cannot be a timing of wrong work.
+// call_ms and batched_ms are medians over `reps` rounds, after `warmup` (at least one) discarded calls. Temporary
+// storage is allocated once per primitive and n, outside every timed region. Outputs are poisoned before each case
+// and the result of the last timed call is checked against a CPU twin computed from the same generator (exact for
+// integers and counts; a stated relative bound for float sums), so a record cannot be a timing of wrong work.
+// GB/s = bytes moved (the least traffic the primitive needs, "bytes" in the record) / batched_ms; gpu_gbps uses
+// gpu_ms.
 //
 // Build: nvcc -arch=sm_90 -O3 -std=c++17 -o build/cub_bench bench/cub/cub_bench.cu   (or: make -C bench/cub)
 // Run:   build/cub_bench --json > cub.jsonl      (--help for the options)
@@ -137,6 +139,8 @@ struct twin {
 
 // ---- one benchmark case ---------------------------------------------------------------------------------------------
 
+using byte = unsigned char;
+
 struct buffers {
   std::uint32_t *u, *keys, *flags, *iota, *out, *out2;
   float *f;
@@ -197,7 +201,7 @@ std::vector<bench_case> make_cases(const buffers& b) {
                  return cub::DeviceReduce::Sum(t, tb, f, scalar_f, std::int64_t(n), s);
                },
                scalar, [](const twin& w) { return 4.0 * w.n; },
-               [=](const unsigned char* h, const twin& w) {
+               [=](const byte* h, const twin& w) {
                  return expect_near("sum", load<float>(h), w.f_sum, sum_bound * w.f_abs_sum + 1e-3);
                }});
   c.push_back({"reduce", "u32", "sum", "scalar (4 B)",
@@ -205,20 +209,20 @@ std::vector<bench_case> make_cases(const buffers& b) {
                  return cub::DeviceReduce::Sum(t, tb, u, scalar_u, std::int64_t(n), s);
                },
                scalar, [](const twin& w) { return 4.0 * w.n; },
-               [=](const unsigned char* h, const twin& w) { return expect_eq("sum", load<std::uint32_t>(h), w.u_sum); }});
+               [=](const byte* h, const twin& w) { return expect_eq("sum", load<std::uint32_t>(h), w.u_sum); }});
   c.push_back({"reduce", "f32", "max", "scalar (4 B)",
                [=](void* t, std::size_t& tb, std::size_t n, cudaStream_t s) {
                  return cub::DeviceReduce::Max(t, tb, f, scalar_f, std::int64_t(n), s);
                },
                scalar, [](const twin& w) { return 4.0 * w.n; },
-               [=](const unsigned char* h, const twin& w) { return expect_near("max", load<float>(h), w.f_max, 0); }});
+               [=](const byte* h, const twin& w) { return expect_near("max", load<float>(h), w.f_max, 0); }});
   c.push_back({"transform_reduce", "f32", "sum_of_squares", "scalar (4 B)",
                [=](void* t, std::size_t& tb, std::size_t n, cudaStream_t s) {
                  return cub::DeviceReduce::TransformReduce(t, tb, f, scalar_f, std::int64_t(n),
                                                            ::cuda::std::plus<>{}, square{}, 0.0f, s);
                },
                scalar, [](const twin& w) { return 4.0 * w.n; },
-               [=](const unsigned char* h, const twin& w) {
+               [=](const byte* h, const twin& w) {
                  return expect_near("sum of squares", load<float>(h), w.f_sq_sum, sum_bound * w.f_sq_sum + 1e-3);
                }});
   c.push_back({"arg_max", "f32", "max", "value and index (16 B)",
@@ -227,7 +231,7 @@ std::vector<bench_case> make_cases(const buffers& b) {
                },
                [small](std::size_t) { return std::make_pair(static_cast<const void*>(small), std::size_t(16)); },
                [](const twin& w) { return 4.0 * w.n; },
-               [=](const unsigned char* h, const twin& w) {
+               [=](const byte* h, const twin& w) {
                  std::string e = expect_near("max", load<float>(h), w.f_max, 0);
                  return e.empty() ? expect_eq("arg-max index", load<std::int64_t>(h + 8), w.f_argmax) : e;
                }});
@@ -236,7 +240,7 @@ std::vector<bench_case> make_cases(const buffers& b) {
                  return cub::DeviceScan::InclusiveSum(t, tb, u, out, std::int64_t(n), s);
                },
                last_of(out), [](const twin& w) { return 8.0 * w.n; },
-               [=](const unsigned char* h, const twin& w) {
+               [=](const byte* h, const twin& w) {
                  return expect_eq("last element", load<std::uint32_t>(h), w.u_sum);
                }});
   c.push_back({"exclusive_scan", "u32", "sum", "last element (4 B)",
@@ -244,7 +248,7 @@ std::vector<bench_case> make_cases(const buffers& b) {
                  return cub::DeviceScan::ExclusiveSum(t, tb, u, out, std::int64_t(n), s);
                },
                last_of(out), [](const twin& w) { return 8.0 * w.n; },
-               [=](const unsigned char* h, const twin& w) {
+               [=](const byte* h, const twin& w) {
                  return expect_eq("last element", load<std::uint32_t>(h), w.u_sum_but_last);
                }});
   c.push_back({"copy", "u32", "copy-kernel", "last element (4 B)",
@@ -255,7 +259,7 @@ std::vector<bench_case> make_cases(const buffers& b) {
                  return cudaGetLastError();
                },
                last_of(out), [](const twin& w) { return 8.0 * w.n; },
-               [=](const unsigned char* h, const twin& w) {
+               [=](const byte* h, const twin& w) {
                  return expect_eq("last element", load<std::uint32_t>(h), w.u_last);
                }});
   c.push_back({"memcpy", "u32", "cudaMemcpyDeviceToDevice", "last element (4 B)",
@@ -264,7 +268,7 @@ std::vector<bench_case> make_cases(const buffers& b) {
                  return cudaMemcpyAsync(out, u, n * 4, cudaMemcpyDeviceToDevice, s);
                },
                last_of(out), [](const twin& w) { return 8.0 * w.n; },
-               [=](const unsigned char* h, const twin& w) {
+               [=](const byte* h, const twin& w) {
                  return expect_eq("last element", load<std::uint32_t>(h), w.u_last);
                }});
   c.push_back({"select_if", "f32", "a > 0", "count (8 B)",
@@ -272,19 +276,19 @@ std::vector<bench_case> make_cases(const buffers& b) {
                  return cub::DeviceSelect::If(t, tb, f, fout, count, std::int64_t(n), is_positive{}, s);
                },
                count8, [](const twin& w) { return 4.0 * w.n + 4.0 * w.positives; },
-               [=](const unsigned char* h, const twin& w) { return expect_eq("kept", load<std::int64_t>(h), w.positives); }});
+               [=](const byte* h, const twin& w) { return expect_eq("kept", load<std::int64_t>(h), w.positives); }});
   c.push_back({"select_flagged", "u32", "flags", "count (8 B)",
                [=](void* t, std::size_t& tb, std::size_t n, cudaStream_t s) {
                  return cub::DeviceSelect::Flagged(t, tb, u, flags, out, count, std::int64_t(n), s);
                },
                count8, [](const twin& w) { return 8.0 * w.n + 4.0 * w.flagged; },
-               [=](const unsigned char* h, const twin& w) { return expect_eq("kept", load<std::int64_t>(h), w.flagged); }});
+               [=](const byte* h, const twin& w) { return expect_eq("kept", load<std::int64_t>(h), w.flagged); }});
   c.push_back({"partition_if", "f32", "a > 0", "count (8 B)",
                [=](void* t, std::size_t& tb, std::size_t n, cudaStream_t s) {
                  return cub::DevicePartition::If(t, tb, f, fout, count, std::int64_t(n), is_positive{}, s);
                },
                count8, [](const twin& w) { return 8.0 * w.n; },
-               [=](const unsigned char* h, const twin& w) {
+               [=](const byte* h, const twin& w) {
                  return expect_eq("selected", load<std::int64_t>(h), w.positives);
                }});
   c.push_back({"unique", "u32", "runs of 20", "count (8 B)",
@@ -292,7 +296,7 @@ std::vector<bench_case> make_cases(const buffers& b) {
                  return cub::DeviceSelect::Unique(t, tb, keys, out, count, std::int64_t(n), s);
                },
                count8, [](const twin& w) { return 4.0 * w.n + 4.0 * w.key_runs; },
-               [=](const unsigned char* h, const twin& w) { return expect_eq("unique", load<std::int64_t>(h), w.key_runs); }});
+               [=](const byte* h, const twin& w) { return expect_eq("unique", load<std::int64_t>(h), w.key_runs); }});
   c.push_back({"histogram_even", "f32", "256 bins [-500,500)", "256 counts (1 KiB)",
                [=](void* t, std::size_t& tb, std::size_t n, cudaStream_t s) {
                  return cub::DeviceHistogram::HistogramEven(t, tb, f, histogram, histogram_bins + 1, histogram_lo,
@@ -302,7 +306,7 @@ std::vector<bench_case> make_cases(const buffers& b) {
                  return std::make_pair(static_cast<const void*>(histogram), std::size_t(histogram_bins * 4));
                },
                [](const twin& w) { return 4.0 * w.n; },
-               [=](const unsigned char* h, const twin& w) {
+               [=](const byte* h, const twin& w) {
                  std::int64_t total = 0;
                  for (int i = 0; i < histogram_bins; ++i) {
                    const std::int64_t got = load<std::uint32_t>(h + 1024 + 4 * i);
@@ -321,13 +325,13 @@ std::vector<bench_case> make_cases(const buffers& b) {
                                                        std::int64_t(n), s);
                },
                count8, [](const twin& w) { return 8.0 * w.n + 8.0 * w.key_runs; },
-               [=](const unsigned char* h, const twin& w) { return expect_eq("runs", load<std::int64_t>(h), w.key_runs); }});
+               [=](const byte* h, const twin& w) { return expect_eq("runs", load<std::int64_t>(h), w.key_runs); }});
   c.push_back({"run_length_encode", "u32", "runs of 20", "count (8 B)",
                [=](void* t, std::size_t& tb, std::size_t n, cudaStream_t s) {
                  return cub::DeviceRunLengthEncode::Encode(t, tb, keys, out, out2, count, int(n), s);
                },
                count8, [](const twin& w) { return 4.0 * w.n + 8.0 * w.key_runs; },
-               [=](const unsigned char* h, const twin& w) { return expect_eq("runs", load<std::int64_t>(h), w.key_runs); }});
+               [=](const byte* h, const twin& w) { return expect_eq("runs", load<std::int64_t>(h), w.key_runs); }});
   c.push_back({"segmented_reduce", "f32", "sum, segments of 1000", "last segment's sum (4 B)",
                [=](void* t, std::size_t& tb, std::size_t n, cudaStream_t s) {
                  const std::int64_t segments = std::int64_t((n + segment_length - 1) / segment_length);
@@ -338,7 +342,7 @@ std::vector<bench_case> make_cases(const buffers& b) {
                  return std::make_pair(static_cast<const void*>(out + (segments - 1)), std::size_t(4));
                },
                [](const twin& w) { return 4.0 * w.n + 8.0 * w.segments + 4.0; },
-               [=](const unsigned char* h, const twin& w) {
+               [=](const byte* h, const twin& w) {
                  return expect_near("last segment", load<float>(h), w.last_segment_sum,
                                     sum_bound * w.last_segment_abs + 1e-3);
                }});
@@ -347,19 +351,19 @@ std::vector<bench_case> make_cases(const buffers& b) {
                  return cub::DeviceRadixSort::SortKeys(t, tb, u, out, std::int64_t(n), 0, 32, s);
                },
                last_of(out), [](const twin& w) { return 8.0 * w.n; },
-               [=](const unsigned char* h, const twin& w) { return expect_eq("last key", load<std::uint32_t>(h), w.u_max); }});
+               [=](const byte* h, const twin& w) { return expect_eq("last key", load<std::uint32_t>(h), w.u_max); }});
   c.push_back({"sort_keys", "f32", "ascending", "last key (4 B)",
                [=](void* t, std::size_t& tb, std::size_t n, cudaStream_t s) {
                  return cub::DeviceRadixSort::SortKeys(t, tb, f, fout, std::int64_t(n), 0, 32, s);
                },
                last_of(out), [](const twin& w) { return 8.0 * w.n; },
-               [=](const unsigned char* h, const twin& w) { return expect_near("last key", load<float>(h), w.f_max, 0); }});
+               [=](const byte* h, const twin& w) { return expect_near("last key", load<float>(h), w.f_max, 0); }});
   c.push_back({"sort_pairs", "u32", "ascending, u32 values", "last key (4 B)",
                [=](void* t, std::size_t& tb, std::size_t n, cudaStream_t s) {
                  return cub::DeviceRadixSort::SortPairs(t, tb, u, out, iota, out2, std::int64_t(n), 0, 32, s);
                },
                last_of(out), [](const twin& w) { return 16.0 * w.n; },
-               [=](const unsigned char* h, const twin& w) { return expect_eq("last key", load<std::uint32_t>(h), w.u_max); }});
+               [=](const byte* h, const twin& w) { return expect_eq("last key", load<std::uint32_t>(h), w.u_max); }});
   return c;
 }
 
@@ -523,7 +527,11 @@ int main(int argc, char** argv) {
         CHECK(cudaMemcpyAsync(b.host + at, res.first, res.second, cudaMemcpyDeviceToHost, s));
         CHECK(cudaStreamSynchronize(s));
       };
-      for (int i = 0; i < o.warmup; ++i) one_call_read_back();
+      // Outputs poisoned first: a case that wrote nothing cannot pass on the previous case's results.
+      CHECK(cudaMemsetAsync(b.out, 0xab, n * 4, s));
+      CHECK(cudaMemsetAsync(b.out2, 0xab, n * 4, s));
+      CHECK(cudaMemsetAsync(b.small, 0xab, 4096, s));
+      for (int i = 0; i < std::max(o.warmup, 1); ++i) one_call_read_back();
 
       std::vector<double> call, batched, gpu;
       for (int r = 0; r < o.reps; ++r) {
@@ -565,11 +573,15 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "cub_bench: WRONG RESULT %s %s n=%zu: %s\n", c.primitive, c.type, n, bad.c_str());
       }
       const char* verdict = !o.check ? "unchecked" : bad.empty() ? "ok" : "WRONG";
+      // The copies are no CUB algorithm: named apart, so that charts (wgprim bench --plot --cub) keep them apart.
+      const std::string prim = c.primitive;
+      const char* algorithm = prim == "copy" ? "copy-kernel" : prim == "memcpy" ? "cudaMemcpy" : "cub";
       if (o.json)
-        std::printf("{\"primitive\": \"%s\", \"algorithm\": \"cub\", \"type\": \"%s\", \"op\": \"%s\", \"n\": %zu, "
+        std::printf("{\"primitive\": \"%s\", \"algorithm\": \"%s\", \"type\": \"%s\", \"op\": \"%s\", \"n\": %zu, "
                     "\"call_ms\": %.6f, \"batched_ms\": %.6f, \"gpu_ms\": %.6f, \"gbps\": %.2f, \"gpu_gbps\": %.2f, "
                     "\"bytes\": %.0f, \"readback\": \"%s\", \"temp_bytes\": %zu, \"check\": \"%s\"}\n",
-                    c.primitive, c.type, c.op, n, call_ms, batched_ms, gpu_ms, gbps, gpu_gbps, bytes, c.readback,
+                    c.primitive, algorithm, c.type, c.op, n, call_ms, batched_ms, gpu_ms, gbps, gpu_gbps, bytes,
+                    c.readback,
                     temp_bytes, verdict);
       else
         std::printf("%-18s %-4s %11zu %10.4f %10.4f %10.4f %8.1f  %s\n", c.primitive, c.type, n, call_ms, batched_ms,

@@ -183,9 +183,10 @@ WGPUComputePipeline make_pipeline(const gpu& g, WGPUShaderModule module, const c
   return p;
 }
 
-WGPUBindGroup make_bind_group(const gpu& g, WGPUComputePipeline p, std::vector<std::pair<std::uint32_t, WGPUBuffer>> bufs) {
+WGPUBindGroup make_bind_group(const gpu& g, WGPUComputePipeline p,
+                              const std::vector<std::pair<std::uint32_t, WGPUBuffer>>& bufs) {
   std::vector<WGPUBindGroupEntry> entries;
-  for (auto& [binding, buf] : bufs) {
+  for (const auto& [binding, buf] : bufs) {
     WGPUBindGroupEntry e = WGPU_BIND_GROUP_ENTRY_INIT;
     e.binding = binding;
     e.buffer = buf;
@@ -205,7 +206,7 @@ WGPUBindGroup make_bind_group(const gpu& g, WGPUComputePipeline p, std::vector<s
   return bg;
 }
 
-// ---- waiting ----------------------------------------------------------------------------------------------------------
+// ---- waiting --------------------------------------------------------------------------------------------------------
 
 enum class wait_mode { spin, block };
 
@@ -275,7 +276,7 @@ void dispatch(WGPUCommandEncoder enc, std::initializer_list<std::pair<WGPUComput
   wgpuComputePassEncoderRelease(pass);
 }
 
-// ---- measuring ----------------------------------------------------------------------------------------------------------
+// ---- measuring ------------------------------------------------------------------------------------------------------
 
 struct result {
   std::string name;
@@ -458,7 +459,8 @@ int main(int argc, char** argv) {
   if (json) {
     std::printf("{\"adapter\": \"%s\", \"backend\": \"%s\", \"wgpu_native\": \"%s\", \"calls\": %d, \"warmup\": %d, "
                 "\"timer\": \"wall (steady_clock)\", \"mappable_primary_buffers\": %s}\n",
-                g.adapter_name.c_str(), g.backend.c_str(), version, calls, warmup, g.mappable_primary ? "true" : "false");
+                g.adapter_name.c_str(), g.backend.c_str(), version, calls, warmup,
+                g.mappable_primary ? "true" : "false");
     for (const auto& r : results)
       std::printf("{\"floor\": \"%s\", \"median_us\": %.2f, \"p10_us\": %.2f, \"p90_us\": %.2f, \"min_us\": %.2f, "
                   "\"mean_us\": %.2f, \"calls\": %d}\n",
