@@ -16,6 +16,9 @@
 //                       MappablePrimaryBuffers, where the adapter has it): no copy command, no second buffer
 //   reduce_read_*       a sum of 2^20 floats: 256 workgroups write partials, then a second tiny dispatch (one
 //                       workgroup) combines them, in the same compute pass; result copied and mapped as above
+//   reduce_subgroup_read_*  the same with subgroupAdd in the partials pass (where the adapter has subgroups)
+//   reduce_atomic_read_*    one dispatch: each workgroup atomicAdds its sum into one f32 (native feature
+//                       ShaderFloat32Atomic), cleared by the same command buffer; no second dispatch
 //
 // usage: wgprim_floor [--calls 500] [--warmup 20] [--adapter SUBSTRING] [--json]
 #include <webgpu/webgpu.h>
@@ -77,7 +80,7 @@ struct gpu {
   WGPUDevice device = nullptr;
   WGPUQueue queue = nullptr;
   std::string adapter_name, backend;
-  bool mappable_primary = false;
+  bool mappable_primary = false, subgroups = false, f32_atomics = false;
 };
 
 std::string backend_name(WGPUBackendType t) {
@@ -126,12 +129,16 @@ gpu open_gpu(const std::string& want) {
   }
   if (!g.adapter) die(count ? "no adapter matches '" + want + "'; available: " + names : "no WebGPU adapter found");
 
+  // Optional features, each enabling one variant: taken where the adapter has them.
   std::vector<WGPUFeatureName> features;
-  const auto primary = static_cast<WGPUFeatureName>(WGPUNativeFeature_MappablePrimaryBuffers);
-  if (wgpuAdapterHasFeature(g.adapter, primary)) {
-    features.push_back(primary);
-    g.mappable_primary = true;
-  }
+  auto take = [&](WGPUFeatureName f) {
+    if (!wgpuAdapterHasFeature(g.adapter, f)) return false;
+    features.push_back(f);
+    return true;
+  };
+  g.mappable_primary = take(static_cast<WGPUFeatureName>(WGPUNativeFeature_MappablePrimaryBuffers));
+  g.subgroups = take(WGPUFeatureName_Subgroups) || take(static_cast<WGPUFeatureName>(WGPUNativeFeature_Subgroup));
+  g.f32_atomics = take(static_cast<WGPUFeatureName>(WGPUNativeFeature_ShaderFloat32Atomic));
   WGPUDeviceDescriptor dd = WGPU_DEVICE_DESCRIPTOR_INIT;
   dd.requiredFeatureCount = features.size();
   dd.requiredFeatures = features.data();
@@ -180,6 +187,49 @@ WGPUComputePipeline make_pipeline(const gpu& g, WGPUShaderModule module, const c
   WGPUComputePipeline p = wgpuDeviceCreateComputePipeline(g.device, &d);
   check_device();
   if (!p) die(std::string("pipeline ") + entry + " failed");
+  return p;
+}
+
+// A pipeline from a module that may not compile on this adapter (optional features): errors are caught by an
+// error scope and reported as a reason to skip, instead of ending the program.
+WGPUComputePipeline try_pipeline(const gpu& g, const std::string& source, const char* entry, std::string& why) {
+  wgpuDevicePushErrorScope(g.device, WGPUErrorFilter_Validation);
+  WGPUShaderSourceWGSL src = WGPU_SHADER_SOURCE_WGSL_INIT;
+  src.code = WGPUStringView{source.data(), source.size()};
+  WGPUShaderModuleDescriptor md = WGPU_SHADER_MODULE_DESCRIPTOR_INIT;
+  md.nextInChain = &src.chain;
+  WGPUShaderModule module = wgpuDeviceCreateShaderModule(g.device, &md);
+  WGPUComputePipeline p = nullptr;
+  if (module) {
+    WGPUComputePipelineDescriptor d = WGPU_COMPUTE_PIPELINE_DESCRIPTOR_INIT;
+    d.compute.module = module;
+    d.compute.entryPoint = WGPUStringView{entry, WGPU_STRLEN};
+    p = wgpuDeviceCreateComputePipeline(g.device, &d);
+  }
+  struct scope { bool done = false; std::string error; } sc;
+  WGPUPopErrorScopeCallbackInfo cb = WGPU_POP_ERROR_SCOPE_CALLBACK_INFO_INIT;
+  cb.mode = WGPUCallbackMode_AllowProcessEvents;
+  cb.callback = [](WGPUPopErrorScopeStatus status, WGPUErrorType type, WGPUStringView msg, void* u, void*) {
+    auto* s = static_cast<scope*>(u);
+    s->done = true;
+    if (status != WGPUPopErrorScopeStatus_Success) s->error = "error scope: " + str(msg);
+    else if (type != WGPUErrorType_NoError) s->error = str(msg);
+  };
+  cb.userdata1 = &sc;
+  wgpuDevicePopErrorScope(g.device, cb);
+  for (int i = 0; !sc.done && i < 1000; ++i) {
+    wgpuInstanceProcessEvents(g.instance);
+    wgpuDevicePoll(g.device, false, nullptr);
+  }
+  if (module) wgpuShaderModuleRelease(module);
+  check_device();
+  if (!sc.done) why = "the error scope never answered";
+  else if (!sc.error.empty()) why = sc.error;
+  else if (!p) why = "pipeline creation returned null";
+  if (!why.empty() && p) {
+    wgpuComputePipelineRelease(p);
+    p = nullptr;
+  }
   return p;
 }
 
@@ -453,14 +503,81 @@ int main(int argc, char** argv) {
     wgpuBufferRelease(mapped_counter);
   }
 
+  // Other ways to the same reduce: subgroups in the partials pass; a single dispatch with f32 atomics.
+  std::vector<std::string> skipped;
+  auto skip = [&](const std::string& what, const std::string& why) {
+    skipped.push_back(what);
+    std::fprintf(stderr, "wgprim_floor: skipped %s: %s\n", what.c_str(), why.c_str());
+  };
+  auto check_sum = [&](float got) {
+    if (double(got) != expected_sum)
+      die("reduce read back " + std::to_string(got) + ", expected " + std::to_string(expected_sum));
+  };
+  if (!g.subgroups) {
+    skip("reduce_subgroup", "the adapter has no subgroups");
+  } else {
+    std::string why;
+    WGPUComputePipeline p =
+        try_pipeline(g, std::string(floor_wgsl) + floor_subgroup_wgsl, "reduce_partials_subgroup", why);
+    if (!p) {
+      skip("reduce_subgroup", why);
+    } else {
+      WGPUBindGroup bg = make_bind_group(g, p, {{0, data}, {1, partials}});
+      for (wait_mode mode : {wait_mode::spin, wait_mode::block})
+        results.push_back(measure(std::string("reduce_subgroup_read") + (mode == wait_mode::spin ? "_spin" : "_block"),
+                                  warmup, calls, [&] {
+          WGPUCommandEncoder enc = encoder(g);
+          dispatch(enc, {{p, bg}, {combine_p, combine_bg}}, {groups, 1});
+          wgpuCommandEncoderCopyBufferToBuffer(enc, partials, groups * 4, readback, 0, 4);
+          WGPUSubmissionIndex index = submit(g, enc);
+          float got = 0;
+          map_read(g, readback, &got, 4, mode, index);
+          check_sum(got);
+        }));
+      wgpuBindGroupRelease(bg);
+      wgpuComputePipelineRelease(p);
+    }
+  }
+  if (!g.f32_atomics) {
+    skip("reduce_atomic", "the adapter has no f32 atomics (ShaderFloat32Atomic)");
+  } else {
+    std::string why;
+    WGPUComputePipeline p = try_pipeline(g, std::string(floor_wgsl) + floor_atomic_wgsl, "reduce_atomic", why);
+    if (!p) {
+      skip("reduce_atomic", why);
+    } else {
+      WGPUBuffer total = make_buffer(g, storage, 256);
+      WGPUBindGroup bg = make_bind_group(g, p, {{0, data}, {2, total}});
+      for (wait_mode mode : {wait_mode::spin, wait_mode::block})
+        results.push_back(measure(std::string("reduce_atomic_read") + (mode == wait_mode::spin ? "_spin" : "_block"),
+                                  warmup, calls, [&] {
+          WGPUCommandEncoder enc = encoder(g);
+          wgpuCommandEncoderClearBuffer(enc, total, 0, 4);
+          dispatch(enc, {{p, bg}}, {groups});
+          wgpuCommandEncoderCopyBufferToBuffer(enc, total, 0, readback, 0, 4);
+          WGPUSubmissionIndex index = submit(g, enc);
+          float got = 0;
+          map_read(g, readback, &got, 4, mode, index);
+          check_sum(got);
+        }));
+      wgpuBindGroupRelease(bg);
+      wgpuBufferRelease(total);
+      wgpuComputePipelineRelease(p);
+    }
+  }
+
   const std::uint32_t v = wgpuGetVersion();
   char version[32];
   std::snprintf(version, sizeof version, "%u.%u.%u.%u", v >> 24, (v >> 16) & 0xff, (v >> 8) & 0xff, v & 0xff);
+  std::string skipped_list;  // names only: fixed identifiers, no escaping needed
+  for (const auto& k : skipped) skipped_list += (skipped_list.empty() ? "\"" : ", \"") + k + "\"";
   if (json) {
     std::printf("{\"adapter\": \"%s\", \"backend\": \"%s\", \"wgpu_native\": \"%s\", \"calls\": %d, \"warmup\": %d, "
-                "\"timer\": \"wall (steady_clock)\", \"mappable_primary_buffers\": %s}\n",
+                "\"timer\": \"wall (steady_clock)\", \"mappable_primary_buffers\": %s, \"subgroups\": %s, "
+                "\"f32_atomics\": %s, \"skipped\": [%s]}\n",
                 g.adapter_name.c_str(), g.backend.c_str(), version, calls, warmup,
-                g.mappable_primary ? "true" : "false");
+                g.mappable_primary ? "true" : "false", g.subgroups ? "true" : "false",
+                g.f32_atomics ? "true" : "false", skipped_list.c_str());
     for (const auto& r : results)
       std::printf("{\"floor\": \"%s\", \"median_us\": %.2f, \"p10_us\": %.2f, \"p90_us\": %.2f, \"min_us\": %.2f, "
                   "\"mean_us\": %.2f, \"calls\": %d}\n",
