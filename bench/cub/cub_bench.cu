@@ -390,7 +390,7 @@ void usage() {
       "usage: cub_bench [--sizes 16,18,...,28] [--primitives NAME,...] [--k 50] [--reps 7] [--warmup 3]\n"
       "                 [--device 0] [--no-check] [--json]\n"
       "  --sizes       log2 of n (0..30), comma-separated\n"
-      "  --primitives  substrings of primitive names (reduce, transform_reduce, arg_max, inclusive_scan,\n"
+      "  --primitives  primitive names, or substrings of them (reduce, transform_reduce, arg_max, inclusive_scan,\n"
       "                exclusive_scan, copy, memcpy, select_if, select_flagged, partition_if, unique,\n"
       "                histogram_even, reduce_by_key, run_length_encode, segmented_reduce, sort_keys, sort_pairs)\n"
       "  --json        JSON lines: one header record, then one record per primitive/type/n\n");
@@ -480,11 +480,18 @@ int main(int argc, char** argv) {
   CHECK(cudaEventCreate(&e0));
   CHECK(cudaEventCreate(&e1));
 
-  std::vector<bench_case> cases;
-  for (auto& c : make_cases(b)) {
+  // A --primitives entry that names a primitive exactly selects only it ("reduce"); otherwise it selects every
+  // primitive whose name contains it ("scan", "sort").
+  std::vector<bench_case> all = make_cases(b), cases;
+  auto selects = [&](const std::string& entry, const std::string& name) {
+    bool exact = false;
+    for (const auto& c : all) exact = exact || entry == c.primitive;
+    return exact ? entry == name : name.find(entry) != std::string::npos;
+  };
+  for (auto& c : all) {
     bool want = o.primitives.empty();
-    for (const auto& p : o.primitives) want = want || std::string(c.primitive).find(p) != std::string::npos;
-    if (want) cases.push_back(std::move(c));
+    for (const auto& p : o.primitives) want = want || selects(p, c.primitive);
+    if (want) cases.push_back(c);
   }
   if (cases.empty()) {
     std::fprintf(stderr, "cub_bench: --primitives matches nothing (try --help)\n");
