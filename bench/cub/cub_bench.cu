@@ -1,12 +1,29 @@
-// The speed anchor: CUB's DeviceReduce / DeviceScan and cudaMemcpy D2D over the sizes `wgprim bench` sweeps,
-// timed with CUDA events (median of `reps` after `warmup` discarded runs), printed in wgprim bench's JSON format
-// so bench/compare.py can put the two side by side.
-// Build: nvcc -arch=sm_90 -O3 -std=c++17 -o build/cub_bench bench/cub/cub_bench.cu
+// The speed anchor: CUB (and cudaMemcpy / a trivial copy kernel) timed the three ways a caller can see it, for every
+// primitive wgprim has or plans (issues 11, 12, 13), over n = 2^16 .. 2^28:
+//   call_ms    wall clock per call of: one call + cudaMemcpyAsync of its result into pinned host memory + stream
+//              sync (the result read back is named in each record's "readback"); mean of K such calls;
+//   batched_ms wall clock of K calls issued back to back on one stream and one stream sync at the end, / K;
+//   gpu_ms     CUDA events around one call (median over K x reps single calls).
+// call_ms and batched_ms are medians over `reps` rounds, after `warmup` (at least one) discarded calls. Temporary
+// storage is allocated once per primitive and n, outside every timed region. Outputs are poisoned before each case
+// and the result of the last timed call is checked against a CPU twin computed from the same generator (exact for
+// integers and counts; a stated relative bound for float sums), so a record cannot be a timing of wrong work.
+// GB/s = bytes moved (the least traffic the primitive needs, "bytes" in the record) / batched_ms; gpu_gbps uses
+// gpu_ms.
+//
+// Build: nvcc -arch=sm_90 -O3 -std=c++17 -o build/cub_bench bench/cub/cub_bench.cu   (or: make -C bench/cub)
+// Run:   build/cub_bench --json > cub.jsonl      (--help for the options)
 #include <cub/cub.cuh>
+#include <cuda/std/functional>
 
 #include <algorithm>
+#include <chrono>
+#include <cinttypes>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <string>
 #include <vector>
@@ -20,80 +37,571 @@
     }                                                                                 \
   } while (0)
 
-struct max_op {
-  __device__ float operator()(float a, float b) const { return a > b ? a : b; }
-};
+namespace {
 
-__global__ void fill(unsigned* p, size_t n) {
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
-    p[i] = 0x3f800000u | ((unsigned(i) * 2654435761u) & 0x7fffffu);  // floats in [1, 2), as wgprim bench
+// ---- data: a pure function of the index, so that the CPU twin regenerates exactly what the GPU holds --------------
+
+constexpr int run_length = 20;         // runs of equal keys for unique, reduce-by-key, run-length encode
+constexpr int segment_length = 1000;   // segmented reduce: segments of 1000 (the last one may be shorter)
+constexpr int histogram_bins = 256;
+constexpr float histogram_lo = -500.f, histogram_hi = 500.f;
+
+__host__ __device__ inline std::uint32_t mix(std::uint32_t x) {  // an integer hash with good avalanche
+  x ^= x >> 16;
+  x *= 0x7feb352du;
+  x ^= x >> 15;
+  x *= 0x846ca68bu;
+  x ^= x >> 16;
+  return x;
+}
+__host__ __device__ inline std::uint32_t gen_u32(std::size_t i) { return mix(std::uint32_t(i) * 2u + 1u); }
+// Floats uniform in [-500, 500): an integer k times 2^-14, both exact in f32, so the GPU and the CPU hold bit-equal
+// values whatever either compiler contracts. About half are > 0.
+__host__ __device__ inline float gen_f32(std::size_t i) {
+  std::int32_t k = std::int32_t(mix(std::uint32_t(i) * 2u) % (1000u << 14)) - std::int32_t(500u << 14);
+  return float(k) * (1.0f / 16384.0f);
+}
+__host__ __device__ inline std::uint32_t gen_flag(std::size_t i) { return mix(std::uint32_t(i) ^ 0x9e3779b9u) & 1u; }
+__host__ __device__ inline std::uint32_t gen_key(std::size_t i) {
+  return mix(std::uint32_t(i / run_length) + 0x51ed27u);
 }
 
-int main(int argc, char** argv) {
-  int min_log2 = 16, max_log2 = 28, reps = 20, warmup = 3;
-  if (argc > 1) min_log2 = std::atoi(argv[1]);
-  if (argc > 2) max_log2 = std::atoi(argv[2]);
-  if (argc > 3) reps = std::atoi(argv[3]);
-  const size_t n_max = size_t(1) << max_log2;
-  unsigned *in, *out;
-  CHECK(cudaMalloc(&in, n_max * 4));
-  CHECK(cudaMalloc(&out, n_max * 4));
-  fill<<<4096, 256>>>(in, n_max);
-  CHECK(cudaDeviceSynchronize());
-  cudaDeviceProp prop;
-  CHECK(cudaGetDeviceProperties(&prop, 0));
-  cudaEvent_t t0, t1;
-  CHECK(cudaEventCreate(&t0));
-  CHECK(cudaEventCreate(&t1));
+__global__ void fill_kernel(std::uint32_t* u, float* f, std::uint32_t* keys, std::uint32_t* flags,
+                            std::uint32_t* iota, std::size_t n) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::size_t(gridDim.x) * blockDim.x) {
+    u[i] = gen_u32(i);
+    f[i] = gen_f32(i);
+    keys[i] = gen_key(i);
+    flags[i] = gen_flag(i);
+    iota[i] = std::uint32_t(i);
+  }
+}
 
-  struct bench_case {
-    const char *primitive, *algorithm, *type, *op;
-    double bytes;
-    // call(temp, temp_bytes, n): with temp == nullptr it only sizes temp_bytes
-    std::function<void(void*, size_t&, size_t)> call;
+__global__ void offsets_kernel(int* offsets, std::size_t n_segments, std::size_t n) {
+  for (std::size_t s = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; s <= n_segments;
+       s += std::size_t(gridDim.x) * blockDim.x)
+    offsets[s] = int(s * segment_length < n ? s * segment_length : n);
+}
+
+// The trivial copy kernel: one 16-byte vector per thread, the tail (n not a multiple of 4) by the first thread.
+__global__ void copy_kernel(const std::uint32_t* __restrict__ in, std::uint32_t* __restrict__ out, std::size_t n) {
+  const std::size_t n4 = n / 4;
+  const std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
+  if (i < n4) reinterpret_cast<uint4*>(out)[i] = reinterpret_cast<const uint4*>(in)[i];
+  if (i == 0)
+    for (std::size_t j = n4 * 4; j < n; ++j) out[j] = in[j];
+}
+
+struct is_positive {
+  __host__ __device__ bool operator()(float x) const { return x > 0.f; }
+};
+struct square {
+  __host__ __device__ float operator()(float x) const { return x * x; }
+};
+
+// ---- the CPU twin: everything the checks need, in one pass over the generator ---------------------------------------
+
+struct twin {
+  std::size_t n = 0;
+  std::uint32_t u_sum = 0, u_sum_but_last = 0, u_max = 0, u_last = 0;
+  double f_sum = 0, f_abs_sum = 0, f_sq_sum = 0, last_segment_sum = 0, last_segment_abs = 0;
+  float f_max = 0;
+  std::int64_t f_argmax = 0, positives = 0, flagged = 0, key_runs = 0, segments = 0;
+  std::vector<std::int64_t> bins;
+
+  explicit twin(std::size_t n_) : n(n_), bins(histogram_bins, 0) {
+    segments = std::int64_t((n + segment_length - 1) / segment_length);
+    const std::size_t last_segment_start = n ? std::size_t(segments - 1) * segment_length : 0;
+    f_max = -INFINITY;
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint32_t u = gen_u32(i);
+      const float f = gen_f32(i);
+      if (i + 1 < n) u_sum_but_last += u;
+      u_sum += u;
+      u_max = std::max(u_max, u);
+      f_sum += f;
+      f_abs_sum += std::fabs(f);
+      f_sq_sum += double(f) * f;
+      if (f > f_max) { f_max = f; f_argmax = std::int64_t(i); }  // first maximum, as CUB's ArgMax
+      positives += f > 0.f;
+      flagged += gen_flag(i) != 0;
+      key_runs += i == 0 || gen_key(i) != gen_key(i - 1);
+      if (i >= last_segment_start) { last_segment_sum += f; last_segment_abs += std::fabs(f); }
+      // Bin width 1000/256 = 3.90625 is exact; samples on a bin edge may be binned either way by a float formula,
+      // which is why the histogram check allows a small difference per bin.
+      const int b = int(std::floor((double(f) - histogram_lo) / 3.90625));
+      if (b >= 0 && b < histogram_bins) ++bins[b];
+    }
+    u_last = n ? gen_u32(n - 1) : 0;
+  }
+};
+
+// ---- one benchmark case ---------------------------------------------------------------------------------------------
+
+using byte = unsigned char;
+
+struct buffers {
+  std::uint32_t *u, *keys, *flags, *iota, *out, *out2;
+  float *f;
+  int* offsets;
+  unsigned char* small;  // results: scalar at 0, int64 count at 0, arg-max index at 8, histogram at 1024
+  unsigned char* host;   // pinned host memory the read-backs land in
+};
+
+struct bench_case {
+  const char *primitive, *type, *op, *readback;
+  // Sizes the temporary storage when temp == nullptr, else runs once on `s`.
+  std::function<cudaError_t(void* temp, std::size_t& temp_bytes, std::size_t n, cudaStream_t s)> call;
+  std::function<std::pair<const void*, std::size_t>(std::size_t n)> result;  // device address and bytes read back
+  std::function<double(const twin&)> bytes_moved;
+  std::function<std::string(const unsigned char* host, const twin&)> check;  // "" when the result is right
+};
+
+std::string expect_eq(const char* what, std::int64_t got, std::int64_t want) {
+  if (got == want) return "";
+  return std::string(what) + " " + std::to_string(got) + ", expected " + std::to_string(want);
+}
+std::string expect_near(const char* what, double got, double want, double bound) {
+  if (std::fabs(got - want) <= bound) return "";
+  char b[200];
+  std::snprintf(b, sizeof b, "%s %.9g, expected %.9g (bound %.3g)", what, got, want, bound);
+  return b;
+}
+template <class T>
+T load(const unsigned char* p) {
+  T v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+std::vector<bench_case> make_cases(const buffers& b) {
+  std::uint32_t *u = b.u, *keys = b.keys, *flags = b.flags, *iota = b.iota, *out = b.out, *out2 = b.out2;
+  float* f = b.f;
+  float* fout = reinterpret_cast<float*>(b.out);
+  int* offsets = b.offsets;
+  unsigned char* small = b.small;
+  auto* count = reinterpret_cast<std::int64_t*>(small);
+  auto* scalar_u = reinterpret_cast<std::uint32_t*>(small);
+  auto* scalar_f = reinterpret_cast<float*>(small);
+  auto* argmax_index = reinterpret_cast<std::int64_t*>(small + 8);
+  auto* histogram = reinterpret_cast<std::uint32_t*>(small + 1024);
+  auto scalar = [small](std::size_t) { return std::make_pair(static_cast<const void*>(small), std::size_t(4)); };
+  auto count8 = [small](std::size_t) { return std::make_pair(static_cast<const void*>(small), std::size_t(8)); };
+  auto last_of = [](const void* p) {
+    return [p](std::size_t n) {
+      return std::make_pair(static_cast<const void*>(static_cast<const std::uint32_t*>(p) + (n - 1)), std::size_t(4));
+    };
   };
-  float* fin = reinterpret_cast<float*>(in);
-  float* fout = reinterpret_cast<float*>(out);
-  std::vector<bench_case> cases = {
-      {"reduce", "cub", "f32", "sum", 4, [&](void* t, size_t& b, size_t n) { CHECK(cub::DeviceReduce::Sum(t, b, fin, fout, int(n))); }},
-      {"reduce", "cub", "u32", "sum", 4, [&](void* t, size_t& b, size_t n) { CHECK(cub::DeviceReduce::Sum(t, b, in, out, int(n))); }},
-      {"reduce", "cub", "f32", "max", 4, [&](void* t, size_t& b, size_t n) { CHECK(cub::DeviceReduce::Max(t, b, fin, fout, int(n))); }},
-      {"inclusive_scan", "cub", "u32", "sum", 8, [&](void* t, size_t& b, size_t n) { CHECK(cub::DeviceScan::InclusiveSum(t, b, in, out, int(n))); }},
-      {"inclusive_scan", "cub", "f32", "sum", 8, [&](void* t, size_t& b, size_t n) { CHECK(cub::DeviceScan::InclusiveSum(t, b, fin, fout, int(n))); }},
-      {"exclusive_scan", "cub", "u32", "sum", 8, [&](void* t, size_t& b, size_t n) { CHECK(cub::DeviceScan::ExclusiveSum(t, b, in, out, int(n))); }},
-      {"copy", "cudaMemcpy", "u32", "-", 8, [&](void* t, size_t& b, size_t n) { if (t) CHECK(cudaMemcpyAsync(out, in, n * 4, cudaMemcpyDeviceToDevice)); else b = 1; }},
-  };
-  std::printf("{\"adapter\": \"%s (CUDA %d.%d)\", \"backend\": \"cuda\", \"timer\": \"cuda-events\", \"reps\": %d, "
-              "\"warmup\": %d, \"results\": [\n", prop.name, CUDART_VERSION / 1000, (CUDART_VERSION % 1000) / 10,
-              reps, warmup);
-  bool first = true;
-  for (int lg = min_log2; lg <= max_log2; ++lg) {
-    size_t n = size_t(1) << lg;
-    for (auto& c : cases) {
-      size_t bytes = 0;
-      c.call(nullptr, bytes, n);
-      void* temp = nullptr;
-      CHECK(cudaMalloc(&temp, std::max<size_t>(bytes, 16)));
-      for (int i = 0; i < warmup; ++i) c.call(temp, bytes, n);
-      std::vector<float> ms;
-      for (int i = 0; i < reps; ++i) {
-        CHECK(cudaEventRecord(t0));
-        c.call(temp, bytes, n);
-        CHECK(cudaEventRecord(t1));
-        CHECK(cudaEventSynchronize(t1));
-        float m;
-        CHECK(cudaEventElapsedTime(&m, t0, t1));
-        ms.push_back(m);
+  const double sum_bound = 1e-5;  // relative to the sum of |x|: far above a float tree sum's error at 2^30
+
+  std::vector<bench_case> c;
+  c.push_back({"reduce", "f32", "sum", "scalar (4 B)",
+               [=](void* t, std::size_t& tb, std::size_t n, cudaStream_t s) {
+                 return cub::DeviceReduce::Sum(t, tb, f, scalar_f, std::int64_t(n), s);
+               },
+               scalar, [](const twin& w) { return 4.0 * w.n; },
+               [=](const byte* h, const twin& w) {
+                 return expect_near("sum", load<float>(h), w.f_sum, sum_bound * w.f_abs_sum + 1e-3);
+               }});
+  c.push_back({"reduce", "u32", "sum", "scalar (4 B)",
+               [=](void* t, std::size_t& tb, std::size_t n, cudaStream_t s) {
+                 return cub::DeviceReduce::Sum(t, tb, u, scalar_u, std::int64_t(n), s);
+               },
+               scalar, [](const twin& w) { return 4.0 * w.n; },
+               [=](const byte* h, const twin& w) { return expect_eq("sum", load<std::uint32_t>(h), w.u_sum); }});
+  c.push_back({"reduce", "f32", "max", "scalar (4 B)",
+               [=](void* t, std::size_t& tb, std::size_t n, cudaStream_t s) {
+                 return cub::DeviceReduce::Max(t, tb, f, scalar_f, std::int64_t(n), s);
+               },
+               scalar, [](const twin& w) { return 4.0 * w.n; },
+               [=](const byte* h, const twin& w) { return expect_near("max", load<float>(h), w.f_max, 0); }});
+  c.push_back({"transform_reduce", "f32", "sum_of_squares", "scalar (4 B)",
+               [=](void* t, std::size_t& tb, std::size_t n, cudaStream_t s) {
+                 return cub::DeviceReduce::TransformReduce(t, tb, f, scalar_f, std::int64_t(n),
+                                                           ::cuda::std::plus<>{}, square{}, 0.0f, s);
+               },
+               scalar, [](const twin& w) { return 4.0 * w.n; },
+               [=](const byte* h, const twin& w) {
+                 return expect_near("sum of squares", load<float>(h), w.f_sq_sum, sum_bound * w.f_sq_sum + 1e-3);
+               }});
+  c.push_back({"arg_max", "f32", "max", "value and index (16 B)",
+               [=](void* t, std::size_t& tb, std::size_t n, cudaStream_t s) {
+                 return cub::DeviceReduce::ArgMax(t, tb, f, scalar_f, argmax_index, std::int64_t(n), s);
+               },
+               [small](std::size_t) { return std::make_pair(static_cast<const void*>(small), std::size_t(16)); },
+               [](const twin& w) { return 4.0 * w.n; },
+               [=](const byte* h, const twin& w) {
+                 std::string e = expect_near("max", load<float>(h), w.f_max, 0);
+                 return e.empty() ? expect_eq("arg-max index", load<std::int64_t>(h + 8), w.f_argmax) : e;
+               }});
+  c.push_back({"inclusive_scan", "u32", "sum", "last element (4 B)",
+               [=](void* t, std::size_t& tb, std::size_t n, cudaStream_t s) {
+                 return cub::DeviceScan::InclusiveSum(t, tb, u, out, std::int64_t(n), s);
+               },
+               last_of(out), [](const twin& w) { return 8.0 * w.n; },
+               [=](const byte* h, const twin& w) {
+                 return expect_eq("last element", load<std::uint32_t>(h), w.u_sum);
+               }});
+  c.push_back({"exclusive_scan", "u32", "sum", "last element (4 B)",
+               [=](void* t, std::size_t& tb, std::size_t n, cudaStream_t s) {
+                 return cub::DeviceScan::ExclusiveSum(t, tb, u, out, std::int64_t(n), s);
+               },
+               last_of(out), [](const twin& w) { return 8.0 * w.n; },
+               [=](const byte* h, const twin& w) {
+                 return expect_eq("last element", load<std::uint32_t>(h), w.u_sum_but_last);
+               }});
+  c.push_back({"copy", "u32", "copy-kernel", "last element (4 B)",
+               [=](void* t, std::size_t& tb, std::size_t n, cudaStream_t s) {
+                 if (!t) { tb = 0; return cudaSuccess; }
+                 const std::size_t threads = std::max<std::size_t>(1, n / 4);
+                 copy_kernel<<<unsigned((threads + 255) / 256), 256, 0, s>>>(u, out, n);
+                 return cudaGetLastError();
+               },
+               last_of(out), [](const twin& w) { return 8.0 * w.n; },
+               [=](const byte* h, const twin& w) {
+                 return expect_eq("last element", load<std::uint32_t>(h), w.u_last);
+               }});
+  c.push_back({"memcpy", "u32", "cudaMemcpyDeviceToDevice", "last element (4 B)",
+               [=](void* t, std::size_t& tb, std::size_t n, cudaStream_t s) {
+                 if (!t) { tb = 0; return cudaSuccess; }
+                 return cudaMemcpyAsync(out, u, n * 4, cudaMemcpyDeviceToDevice, s);
+               },
+               last_of(out), [](const twin& w) { return 8.0 * w.n; },
+               [=](const byte* h, const twin& w) {
+                 return expect_eq("last element", load<std::uint32_t>(h), w.u_last);
+               }});
+  c.push_back({"select_if", "f32", "a > 0", "count (8 B)",
+               [=](void* t, std::size_t& tb, std::size_t n, cudaStream_t s) {
+                 return cub::DeviceSelect::If(t, tb, f, fout, count, std::int64_t(n), is_positive{}, s);
+               },
+               count8, [](const twin& w) { return 4.0 * w.n + 4.0 * w.positives; },
+               [=](const byte* h, const twin& w) { return expect_eq("kept", load<std::int64_t>(h), w.positives); }});
+  c.push_back({"select_flagged", "u32", "flags", "count (8 B)",
+               [=](void* t, std::size_t& tb, std::size_t n, cudaStream_t s) {
+                 return cub::DeviceSelect::Flagged(t, tb, u, flags, out, count, std::int64_t(n), s);
+               },
+               count8, [](const twin& w) { return 8.0 * w.n + 4.0 * w.flagged; },
+               [=](const byte* h, const twin& w) { return expect_eq("kept", load<std::int64_t>(h), w.flagged); }});
+  c.push_back({"partition_if", "f32", "a > 0", "count (8 B)",
+               [=](void* t, std::size_t& tb, std::size_t n, cudaStream_t s) {
+                 return cub::DevicePartition::If(t, tb, f, fout, count, std::int64_t(n), is_positive{}, s);
+               },
+               count8, [](const twin& w) { return 8.0 * w.n; },
+               [=](const byte* h, const twin& w) {
+                 return expect_eq("selected", load<std::int64_t>(h), w.positives);
+               }});
+  c.push_back({"unique", "u32", "runs of 20", "count (8 B)",
+               [=](void* t, std::size_t& tb, std::size_t n, cudaStream_t s) {
+                 return cub::DeviceSelect::Unique(t, tb, keys, out, count, std::int64_t(n), s);
+               },
+               count8, [](const twin& w) { return 4.0 * w.n + 4.0 * w.key_runs; },
+               [=](const byte* h, const twin& w) { return expect_eq("unique", load<std::int64_t>(h), w.key_runs); }});
+  c.push_back({"histogram_even", "f32", "256 bins [-500,500)", "256 counts (1 KiB)",
+               [=](void* t, std::size_t& tb, std::size_t n, cudaStream_t s) {
+                 return cub::DeviceHistogram::HistogramEven(t, tb, f, histogram, histogram_bins + 1, histogram_lo,
+                                                            histogram_hi, int(n), s);
+               },
+               [histogram](std::size_t) {
+                 return std::make_pair(static_cast<const void*>(histogram), std::size_t(histogram_bins * 4));
+               },
+               [](const twin& w) { return 4.0 * w.n; },
+               [=](const byte* h, const twin& w) {
+                 std::int64_t total = 0;
+                 for (int i = 0; i < histogram_bins; ++i) {
+                   const std::int64_t got = load<std::uint32_t>(h + 1024 + 4 * i);
+                   total += got;
+                   // Only samples on a bin edge can move (1 in 2^14 / 3.9 of them): 1% + 4 is generous for that
+                   // and still catches a wrong bin count or a shifted range.
+                   const std::int64_t want = w.bins[i];
+                   if (std::llabs(got - want) > want / 100 + 4)
+                     return expect_eq(("bin " + std::to_string(i)).c_str(), got, want);
+                 }
+                 return expect_eq("samples counted", total, std::int64_t(w.n));
+               }});
+  c.push_back({"reduce_by_key", "u32", "sum, runs of 20", "count (8 B)",
+               [=](void* t, std::size_t& tb, std::size_t n, cudaStream_t s) {
+                 return cub::DeviceReduce::ReduceByKey(t, tb, keys, out, u, out2, count, ::cuda::std::plus<>{},
+                                                       std::int64_t(n), s);
+               },
+               count8, [](const twin& w) { return 8.0 * w.n + 8.0 * w.key_runs; },
+               [=](const byte* h, const twin& w) { return expect_eq("runs", load<std::int64_t>(h), w.key_runs); }});
+  c.push_back({"run_length_encode", "u32", "runs of 20", "count (8 B)",
+               [=](void* t, std::size_t& tb, std::size_t n, cudaStream_t s) {
+                 return cub::DeviceRunLengthEncode::Encode(t, tb, keys, out, out2, count, int(n), s);
+               },
+               count8, [](const twin& w) { return 4.0 * w.n + 8.0 * w.key_runs; },
+               [=](const byte* h, const twin& w) { return expect_eq("runs", load<std::int64_t>(h), w.key_runs); }});
+  c.push_back({"segmented_reduce", "f32", "sum, segments of 1000", "last segment's sum (4 B)",
+               [=](void* t, std::size_t& tb, std::size_t n, cudaStream_t s) {
+                 const std::int64_t segments = std::int64_t((n + segment_length - 1) / segment_length);
+                 return cub::DeviceSegmentedReduce::Sum(t, tb, f, fout, segments, offsets, offsets + 1, s);
+               },
+               [out](std::size_t n) {
+                 const std::size_t segments = (n + segment_length - 1) / segment_length;
+                 return std::make_pair(static_cast<const void*>(out + (segments - 1)), std::size_t(4));
+               },
+               [](const twin& w) { return 4.0 * w.n + 8.0 * w.segments + 4.0; },
+               [=](const byte* h, const twin& w) {
+                 return expect_near("last segment", load<float>(h), w.last_segment_sum,
+                                    sum_bound * w.last_segment_abs + 1e-3);
+               }});
+  c.push_back({"sort_keys", "u32", "ascending", "last key (4 B)",
+               [=](void* t, std::size_t& tb, std::size_t n, cudaStream_t s) {
+                 return cub::DeviceRadixSort::SortKeys(t, tb, u, out, std::int64_t(n), 0, 32, s);
+               },
+               last_of(out), [](const twin& w) { return 8.0 * w.n; },
+               [=](const byte* h, const twin& w) { return expect_eq("last key", load<std::uint32_t>(h), w.u_max); }});
+  c.push_back({"sort_keys", "f32", "ascending", "last key (4 B)",
+               [=](void* t, std::size_t& tb, std::size_t n, cudaStream_t s) {
+                 return cub::DeviceRadixSort::SortKeys(t, tb, f, fout, std::int64_t(n), 0, 32, s);
+               },
+               last_of(out), [](const twin& w) { return 8.0 * w.n; },
+               [=](const byte* h, const twin& w) { return expect_near("last key", load<float>(h), w.f_max, 0); }});
+  c.push_back({"sort_pairs", "u32", "ascending, u32 values", "last key (4 B)",
+               [=](void* t, std::size_t& tb, std::size_t n, cudaStream_t s) {
+                 return cub::DeviceRadixSort::SortPairs(t, tb, u, out, iota, out2, std::int64_t(n), 0, 32, s);
+               },
+               last_of(out), [](const twin& w) { return 16.0 * w.n; },
+               [=](const byte* h, const twin& w) { return expect_eq("last key", load<std::uint32_t>(h), w.u_max); }});
+  return c;
+}
+
+// ---- timing ---------------------------------------------------------------------------------------------------------
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+double now_ms() {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+struct options {
+  std::vector<int> log2s = {16, 18, 20, 22, 24, 26, 28};
+  std::vector<std::string> primitives;  // empty: all
+  int k = 50, reps = 7, warmup = 3, device = 0;
+  bool json = false, check = true;
+};
+
+void usage() {
+  std::printf(
+      "usage: cub_bench [--sizes 16,18,...,28] [--primitives NAME,...] [--k 50] [--reps 7] [--warmup 3]\n"
+      "                 [--device 0] [--no-check] [--json]\n"
+      "  --sizes       log2 of n (0..30), comma-separated\n"
+      "  --primitives  primitive names, or substrings of them (reduce, transform_reduce, arg_max, inclusive_scan,\n"
+      "                exclusive_scan, copy, memcpy, select_if, select_flagged, partition_if, unique,\n"
+      "                histogram_even, reduce_by_key, run_length_encode, segmented_reduce, sort_keys, sort_pairs)\n"
+      "  --json        JSON lines: one header record, then one record per primitive/type/n\n");
+}
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> r;
+  std::size_t a = 0;
+  while (a <= s.size()) {
+    std::size_t b = s.find(',', a);
+    if (b == std::string::npos) b = s.size();
+    if (b > a) r.push_back(s.substr(a, b - a));
+    a = b + 1;
+  }
+  return r;
+}
+
+int parse_int(const char* flag, const char* v, int lo, int hi) {
+  char* end = nullptr;
+  long x = std::strtol(v, &end, 10);
+  if (!*v || *end || x < lo || x > hi) {
+    std::fprintf(stderr, "cub_bench: %s wants an integer in [%d, %d], got '%s'\n", flag, lo, hi, v);
+    std::exit(2);
+  }
+  return int(x);
+}
+
+options parse(int argc, char** argv) {
+  options o;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&]() -> const char* {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "cub_bench: %s needs a value\n", a.c_str());
+        std::exit(2);
       }
-      CHECK(cudaFree(temp));
-      std::sort(ms.begin(), ms.end());
-      double med = reps % 2 ? ms[reps / 2] : 0.5 * (ms[reps / 2 - 1] + ms[reps / 2]);
-      std::printf("%s{\"primitive\": \"%s\", \"algorithm\": \"%s\", \"type\": \"%s\", \"op\": \"%s\", \"n\": %zu, "
-                  "\"gpu_ms\": %.6f, \"gbps\": %.2f}", first ? "" : ",\n", c.primitive, c.algorithm, c.type, c.op, n,
-                  med, c.bytes * double(n) / (med * 1e-3) / 1e9);
-      first = false;
+      return argv[++i];
+    };
+    if (a == "--json") o.json = true;
+    else if (a == "--no-check") o.check = false;
+    else if (a == "--k") o.k = parse_int("--k", value(), 1, 100000);
+    else if (a == "--reps") o.reps = parse_int("--reps", value(), 1, 1000);
+    else if (a == "--warmup") o.warmup = parse_int("--warmup", value(), 0, 1000);
+    else if (a == "--device") o.device = parse_int("--device", value(), 0, 64);
+    else if (a == "--primitives") o.primitives = split(value());
+    else if (a == "--sizes") {
+      o.log2s.clear();
+      for (const auto& s : split(value())) o.log2s.push_back(parse_int("--sizes", s.c_str(), 0, 30));
+      if (o.log2s.empty()) { std::fprintf(stderr, "cub_bench: --sizes is empty\n"); std::exit(2); }
+    } else if (a == "--help" || a == "-h") { usage(); std::exit(0); }
+    else {
+      std::fprintf(stderr, "cub_bench: unknown argument '%s' (try --help)\n", a.c_str());
+      std::exit(2);
     }
   }
-  std::printf("\n]}\n");
-  return 0;
+  return o;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const options o = parse(argc, argv);
+  CHECK(cudaSetDevice(o.device));
+  cudaDeviceProp prop;
+  CHECK(cudaGetDeviceProperties(&prop, o.device));
+  int driver = 0;
+  CHECK(cudaDriverGetVersion(&driver));
+
+  const std::size_t n_max = std::size_t(1) << *std::max_element(o.log2s.begin(), o.log2s.end());
+  buffers b{};
+  CHECK(cudaMalloc(&b.u, n_max * 4));
+  CHECK(cudaMalloc(&b.f, n_max * 4));
+  CHECK(cudaMalloc(&b.keys, n_max * 4));
+  CHECK(cudaMalloc(&b.flags, n_max * 4));
+  CHECK(cudaMalloc(&b.iota, n_max * 4));
+  CHECK(cudaMalloc(&b.out, n_max * 4));
+  CHECK(cudaMalloc(&b.out2, n_max * 4));
+  CHECK(cudaMalloc(&b.offsets, (n_max / segment_length + 2) * sizeof(int)));
+  CHECK(cudaMalloc(&b.small, 4096));
+  CHECK(cudaMallocHost(&b.host, 4096));
+  fill_kernel<<<4096, 256>>>(b.u, b.f, b.keys, b.flags, b.iota, n_max);
+  CHECK(cudaGetLastError());
+  CHECK(cudaDeviceSynchronize());
+  cudaStream_t s;
+  CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  cudaEvent_t e0, e1;
+  CHECK(cudaEventCreate(&e0));
+  CHECK(cudaEventCreate(&e1));
+
+  // A --primitives entry that names a primitive exactly selects only it ("reduce"); otherwise it selects every
+  // primitive whose name contains it ("scan", "sort").
+  std::vector<bench_case> all = make_cases(b), cases;
+  auto selects = [&](const std::string& entry, const std::string& name) {
+    bool exact = false;
+    for (const auto& c : all) exact = exact || entry == c.primitive;
+    return exact ? entry == name : name.find(entry) != std::string::npos;
+  };
+  for (auto& c : all) {
+    bool want = o.primitives.empty();
+    for (const auto& p : o.primitives) want = want || selects(p, c.primitive);
+    if (want) cases.push_back(c);
+  }
+  if (cases.empty()) {
+    std::fprintf(stderr, "cub_bench: --primitives matches nothing (try --help)\n");
+    return 2;
+  }
+
+  if (o.json)
+    std::printf("{\"adapter\": \"%s\", \"backend\": \"cuda\", \"cuda_runtime\": %d, \"cuda_driver\": %d, "
+                "\"cub_version\": %d, \"timer\": \"wall (steady_clock) and cuda-events\", \"k\": %d, \"reps\": %d, "
+                "\"warmup\": %d, \"checked\": %s}\n",
+                prop.name, CUDART_VERSION, driver, CUB_VERSION, o.k, o.reps, o.warmup, o.check ? "true" : "false");
+  else
+    std::printf("%s, CUDA runtime %d, CUB %d; wall clock per call: K = %d, median of %d rounds after %d warm-up\n"
+                "%-18s %-4s %11s %10s %10s %10s %8s  %s\n",
+                prop.name, CUDART_VERSION, CUB_VERSION, o.k, o.reps, o.warmup, "primitive", "type", "n", "call_ms",
+                "batched_ms", "gpu_ms", "GB/s", "check");
+  std::fflush(stdout);
+
+  int failures = 0;
+  for (int lg : o.log2s) {
+    const std::size_t n = std::size_t(1) << lg;
+    const std::size_t n_segments = (n + segment_length - 1) / segment_length;
+    offsets_kernel<<<unsigned(std::min<std::size_t>(4096, n_segments / 256 + 1)), 256>>>(b.offsets, n_segments, n);
+    CHECK(cudaGetLastError());
+    CHECK(cudaDeviceSynchronize());
+    const twin w(o.check ? n : 0);  // checks off: an empty twin, no CPU pass
+    for (auto& c : cases) {
+      std::size_t temp_bytes = 0;
+      CHECK(c.call(nullptr, temp_bytes, n, s));
+      void* temp = nullptr;
+      CHECK(cudaMalloc(&temp, std::max<std::size_t>(temp_bytes, 16)));
+      const auto res = c.result(n);
+      // The host copy lands at the result's offset within `small` when it lives there (arg-max index at 8,
+      // histogram at 1024), else at 0: the checks read one layout.
+      std::size_t at = 0;
+      const auto* res_p = static_cast<const unsigned char*>(res.first);
+      if (res_p >= b.small && res_p < b.small + 4096) at = std::size_t(res_p - b.small);
+      auto one_call_read_back = [&] {
+        CHECK(c.call(temp, temp_bytes, n, s));
+        CHECK(cudaMemcpyAsync(b.host + at, res.first, res.second, cudaMemcpyDeviceToHost, s));
+        CHECK(cudaStreamSynchronize(s));
+      };
+      // Outputs poisoned first: a case that wrote nothing cannot pass on the previous case's results.
+      CHECK(cudaMemsetAsync(b.out, 0xab, n * 4, s));
+      CHECK(cudaMemsetAsync(b.out2, 0xab, n * 4, s));
+      CHECK(cudaMemsetAsync(b.small, 0xab, 4096, s));
+      for (int i = 0; i < std::max(o.warmup, 1); ++i) one_call_read_back();
+
+      std::vector<double> call, batched, gpu;
+      for (int r = 0; r < o.reps; ++r) {
+        double t0 = now_ms();
+        for (int k = 0; k < o.k; ++k) one_call_read_back();
+        call.push_back((now_ms() - t0) / o.k);
+      }
+      // The last read-back is checked before anything else writes the output.
+      std::string bad = o.check ? c.check(b.host, w) : "";
+      for (int r = 0; r < o.reps; ++r) {
+        double t0 = now_ms();
+        for (int k = 0; k < o.k; ++k) CHECK(c.call(temp, temp_bytes, n, s));
+        CHECK(cudaStreamSynchronize(s));
+        batched.push_back((now_ms() - t0) / o.k);
+      }
+      for (int r = 0; r < o.reps; ++r)
+        for (int k = 0; k < o.k; ++k) {
+          CHECK(cudaEventRecord(e0, s));
+          CHECK(c.call(temp, temp_bytes, n, s));
+          CHECK(cudaEventRecord(e1, s));
+          CHECK(cudaEventSynchronize(e1));
+          float ms = 0;
+          CHECK(cudaEventElapsedTime(&ms, e0, e1));
+          gpu.push_back(ms);
+        }
+      CHECK(cudaFree(temp));
+
+      const double call_ms = median(call), batched_ms = median(batched), gpu_ms = median(gpu);
+      // Bytes moved need the twin's counts; with checks off, the generator's expected counts stand in.
+      twin est(0);
+      est.n = n;
+      est.positives = est.flagged = std::int64_t(n / 2);
+      est.key_runs = std::int64_t((n + run_length - 1) / run_length);
+      est.segments = std::int64_t(n_segments);
+      const double bytes = c.bytes_moved(o.check ? w : est);
+      const double gbps = bytes / (batched_ms * 1e-3) / 1e9, gpu_gbps = bytes / (gpu_ms * 1e-3) / 1e9;
+      if (!bad.empty()) {
+        ++failures;
+        std::fprintf(stderr, "cub_bench: WRONG RESULT %s %s n=%zu: %s\n", c.primitive, c.type, n, bad.c_str());
+      }
+      const char* verdict = !o.check ? "unchecked" : bad.empty() ? "ok" : "WRONG";
+      // The copies are no CUB algorithm: named apart, so that charts (wgprim bench --plot --cub) keep them apart.
+      const std::string prim = c.primitive;
+      const char* algorithm = prim == "copy" ? "copy-kernel" : prim == "memcpy" ? "cudaMemcpy" : "cub";
+      if (o.json)
+        std::printf("{\"primitive\": \"%s\", \"algorithm\": \"%s\", \"type\": \"%s\", \"op\": \"%s\", \"n\": %zu, "
+                    "\"call_ms\": %.6f, \"batched_ms\": %.6f, \"gpu_ms\": %.6f, \"gbps\": %.2f, \"gpu_gbps\": %.2f, "
+                    "\"bytes\": %.0f, \"readback\": \"%s\", \"temp_bytes\": %zu, \"check\": \"%s\"}\n",
+                    c.primitive, algorithm, c.type, c.op, n, call_ms, batched_ms, gpu_ms, gbps, gpu_gbps, bytes,
+                    c.readback,
+                    temp_bytes, verdict);
+      else
+        std::printf("%-18s %-4s %11zu %10.4f %10.4f %10.4f %8.1f  %s\n", c.primitive, c.type, n, call_ms, batched_ms,
+                    gpu_ms, gbps, verdict);
+      std::fflush(stdout);
+    }
+  }
+  CHECK(cudaStreamDestroy(s));
+  CHECK(cudaFreeHost(b.host));
+  for (void* p : {static_cast<void*>(b.u), static_cast<void*>(b.f), static_cast<void*>(b.keys),
+                  static_cast<void*>(b.flags), static_cast<void*>(b.iota), static_cast<void*>(b.out),
+                  static_cast<void*>(b.out2), static_cast<void*>(b.offsets), static_cast<void*>(b.small)})
+    CHECK(cudaFree(p));
+  if (failures) std::fprintf(stderr, "cub_bench: %d wrong result(s)\n", failures);
+  return failures ? 1 : 0;
 }
