@@ -13,6 +13,7 @@
 typedef struct WGPUAdapterImpl* WGPUAdapter;
 typedef struct WGPUDeviceImpl* WGPUDevice;
 typedef struct WGPUQueueImpl* WGPUQueue;
+typedef struct WGPUCommandEncoderImpl* WGPUCommandEncoder;
 
 namespace wgprim {
 
@@ -97,6 +98,12 @@ class context {
   void read(const buffer& src, std::uint64_t offset, void* data, std::uint64_t bytes);
   /// Waits until all submitted work has finished.
   void finish();
+
+  /// A command encoder on this context's device, for recording several primitives into one submission with
+  /// their encoder overloads (no webgpu.h needed): `auto enc = ctx.begin_commands(); wgprim::reduce(ctx, enc, ...);
+  /// ...; ctx.submit(enc); ctx.finish();`. submit() finishes, submits and releases the encoder; it does not wait.
+  WGPUCommandEncoder begin_commands();
+  void submit(WGPUCommandEncoder encoder);
 
   /// The underlying WebGPU device and queue, for interop (e.g. to create a command encoder that wgprim records
   /// into and the caller submits). Ownership stays with the context.

@@ -319,6 +319,7 @@ context::context(const context_options& options) : impl_(std::make_unique<detail
   s.queue = wgpuDeviceGetQueue(s.device);
 
   detail::read_limits(s);
+  if (s.info.kind == adapter_kind::cpu) s.spin_window = std::chrono::microseconds(50);
 }
 
 context::~context() = default;
@@ -484,6 +485,27 @@ void context::finish() {
 }
 
 namespace detail {
+WGPUBuffer context_impl::staging_for(std::uint64_t bytes) {
+  bytes = std::max<std::uint64_t>(256, (bytes + 255) / 256 * 256);
+  if (bytes > staging_bytes) {
+    if (staging) wgpuBufferRelease(staging);
+    staging = nullptr;
+    staging = make_raw(*this, WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst, bytes);
+    staging_bytes = bytes;
+  }
+  return staging;
+}
+
+const buffer& scratch(context& ctx, const std::string& name, std::uint64_t bytes) {
+  auto& s = ctx.impl();
+  auto it = s.scratch.find(name);
+  if (it != s.scratch.end() && it->second.size_bytes() >= bytes) return it->second;
+  // Grow by half again, so that a sweep of growing sizes does not allocate every call.
+  const std::uint64_t want = std::min<std::uint64_t>(bytes + bytes / 2, s.limits.max_buffer_size);
+  buffer b = ctx.create_buffer(std::max<std::uint64_t>({bytes, want, 256}));
+  return s.scratch[name] = std::move(b);
+}
+
 bool lookback_stress(context& ctx) { return ctx.impl().lookback_stress; }
 
 void wgpu_write(context& ctx, WGPUBuffer dst, std::uint64_t offset, const void* data, std::uint64_t bytes) {
@@ -493,6 +515,32 @@ void wgpu_write(context& ctx, WGPUBuffer dst, std::uint64_t offset, const void* 
   s.check(errc::out_of_memory, "uploading");
 }
 }  // namespace detail
+
+WGPUCommandEncoder context::begin_commands() {
+  auto& s = impl();
+  s.check();
+  WGPUCommandEncoderDescriptor ed = WGPU_COMMAND_ENCODER_DESCRIPTOR_INIT;
+  WGPUCommandEncoder enc = wgpuDeviceCreateCommandEncoder(s.device, &ed);
+  s.check(errc::gpu, "creating a command encoder");
+  return enc;
+}
+
+void context::submit(WGPUCommandEncoder encoder) {
+  auto& s = impl();
+  if (!encoder) throw error(errc::invalid_argument, "submit: null command encoder");
+  WGPUCommandBufferDescriptor cd = WGPU_COMMAND_BUFFER_DESCRIPTOR_INIT;
+  WGPUCommandBuffer cmd = wgpuCommandEncoderFinish(encoder, &cd);
+  wgpuCommandEncoderRelease(encoder);
+  try {
+    s.check(errc::gpu, "recording GPU work");
+  } catch (...) {
+    if (cmd) wgpuCommandBufferRelease(cmd);
+    throw;
+  }
+  wgpuQueueSubmit(s.queue, 1, &cmd);
+  wgpuCommandBufferRelease(cmd);
+  s.check(errc::gpu, "submitting GPU work");
+}
 
 namespace testing {
 void simulate_device_loss(context& ctx) {

@@ -76,6 +76,10 @@ struct context_impl {
   std::map<std::string, std::unique_ptr<kernel>> kernels;
   std::map<std::string, std::unique_ptr<render_kernel>> render_kernels;
   std::vector<WGPUBuffer> param_pool;  // 64 KiB uniform buffers reused by recorders
+  std::map<std::string, buffer> scratch;  // detail::scratch
+  WGPUBuffer staging = nullptr;           // MapRead, for results read back with their submission
+  std::uint64_t staging_bytes = 0;
+  WGPUBuffer staging_for(std::uint64_t bytes);
 
   void record_error(errc code, const std::string& msg) {
     std::lock_guard<std::mutex> g(mu);
@@ -102,6 +106,7 @@ struct context_impl {
   // blocking, yielding, then sleeping, until `ready` says so or the deadline passes. A timed-out device is in an
   // unknown state: the context is marked lost (a new context works).
   double timeout_s = 120;
+  std::chrono::microseconds spin_window{2000};  // 50 us on CPU adapters
   template <class Ready>
   void wait_until(Ready ready, const char* what) {
     using clock = std::chrono::steady_clock;
@@ -120,9 +125,10 @@ struct context_impl {
         throw error(errc::timeout, "GPU work did not finish within " + std::to_string(timeout_s) + " s (" + what +
                                        "); set WGPRIM_TIMEOUT_S to allow longer");
       }
-      // Spin briefly (small dispatches finish in microseconds), then back off to at most 1 ms between polls so
-      // that a CPU adapter's worker threads keep the cores.
-      if (now - start < std::chrono::microseconds(50)) {
+      // Spin (small dispatches finish in microseconds; a sleeping wait costs tens of microseconds of wake-up on
+      // the H200 host, see bench/floor), then back off to at most 1 ms between polls. A CPU adapter's worker
+      // threads need the cores, so there the spin is short.
+      if (now - start < spin_window) {
         std::this_thread::yield();
       } else {
         std::this_thread::sleep_for(nap);
@@ -175,6 +181,8 @@ struct context_impl {
       wgpuBindGroupLayoutRelease(kv.second->layout);
     }
     for (WGPUBuffer b : param_pool) wgpuBufferRelease(b);
+    scratch.clear();
+    if (staging) wgpuBufferRelease(staging);
     // Releasing a device while its work still runs aborts inside wgpu-native, so work in flight (after a
     // timeout) gets another bounded wait; if it still runs, the device is leaked rather than the process lost.
     if (device && !destroyed && !drain(std::max(timeout_s, 10.0))) return;

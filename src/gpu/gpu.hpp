@@ -104,8 +104,15 @@ class recorder {
   static std::uint32_t bytes_per_row(const texture& t) { return (t.width() * texel_bytes(t.format()) + 255) / 256 * 256; }
   /// Zeroes bytes [offset, offset + bytes) of a buffer (both multiples of 4).
   void clear(const buffer& b, std::uint64_t offset, std::uint64_t bytes);
-  /// Submits everything recorded and waits for it.
-  gpu_time submit();
+  /// Bytes to bring back with the submission: src[offset, offset + bytes) into dst (at most 4,096 bytes).
+  struct readback {
+    WGPUBuffer src;
+    std::uint64_t offset, bytes;
+    void* dst;
+  };
+  /// Submits everything recorded and waits for it; with `rb`, also copies a small result to the host in the same
+  /// submission (one wait).
+  gpu_time submit(const readback* rb = nullptr);
   /// External encoder: closes the open pass and uploads the parameter blocks (queued before any later submit).
   void end();
 
@@ -117,6 +124,11 @@ class recorder {
   std::unique_ptr<state> s_;
 };
 
+
+/// A scratch buffer of the context, at least `bytes` long, kept between calls under `name` (a workspace: no
+/// allocation in the hot path). Work recorded in order may reuse it; it grows (the old one is released, and wgpu
+/// keeps it alive for work in flight).
+const buffer& scratch(context& ctx, const std::string& name, std::uint64_t bytes);
 
 /// Whether testing::set_lookback_stress is on for this context.
 bool lookback_stress(context& ctx);

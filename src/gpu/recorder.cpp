@@ -58,7 +58,7 @@ binding recorder::params(const void* data, std::size_t bytes) {
   if (s_->param_used + stride > state::param_buffer_bytes) {
     WGPUBuffer b;
     if (!c.param_pool.empty()) { b = c.param_pool.back(); c.param_pool.pop_back(); }
-    else b = make_raw(c, WGPUBufferUsage_Uniform | WGPUBufferUsage_CopyDst, state::param_buffer_bytes);
+    else b = make_raw(c, WGPUBufferUsage_Uniform | WGPUBufferUsage_CopyDst | WGPUBufferUsage_CopySrc, state::param_buffer_bytes);
     s_->param_buffers.push_back(b);
     s_->param_data.emplace_back(state::param_buffer_bytes, 0);
     s_->param_used = 0;
@@ -119,7 +119,7 @@ void recorder::clear(const buffer& b, std::uint64_t offset, std::uint64_t bytes)
   if (bytes) wgpuCommandEncoderClearBuffer(s_->enc, b.native(), offset, bytes);
 }
 
-gpu_time recorder::submit() {
+gpu_time recorder::submit(const readback* rb) {
   auto& c = ctx_.impl();
   if (s_->external) throw error(errc::gpu, "internal: submit() on a recorder of an external encoder");
   s_->close_pass();
@@ -127,6 +127,13 @@ gpu_time recorder::submit() {
   if (stamped) {
     wgpuCommandEncoderResolveQuerySet(s_->enc, s_->queries, 0, 2, s_->resolve, 0);
     wgpuCommandEncoderCopyBufferToBuffer(s_->enc, s_->resolve, 0, s_->readback, 0, 16);
+  }
+  // A small result comes back in the same submission: copied into the context's persistent MapRead staging
+  // buffer, which is mapped once the work is done (one submit, one wait per call).
+  WGPUBuffer staging = nullptr;
+  if (rb && rb->bytes) {
+    staging = c.staging_for(rb->bytes);
+    wgpuCommandEncoderCopyBufferToBuffer(s_->enc, rb->src, rb->offset, staging, 0, rb->bytes);
   }
   WGPUCommandBufferDescriptor cd = WGPU_COMMAND_BUFFER_DESCRIPTOR_INIT;
   WGPUCommandBuffer cmd = wgpuCommandEncoderFinish(s_->enc, &cd);
@@ -142,7 +149,13 @@ gpu_time recorder::submit() {
   auto t0 = std::chrono::steady_clock::now();
   wgpuQueueSubmit(c.queue, 1, &cmd);
   wgpuCommandBufferRelease(cmd);
-  c.wait_idle();
+  if (staging) {
+    const void* p = map_read(c, staging, (rb->bytes + 3) / 4 * 4);
+    std::memcpy(rb->dst, p, rb->bytes);
+    wgpuBufferUnmap(staging);
+  } else {
+    c.wait_idle();
+  }
   auto t1 = std::chrono::steady_clock::now();
   c.check(errc::gpu, "running GPU work");
   gpu_time t;

@@ -11,6 +11,7 @@
 #include <functional>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <chrono>
 #include <random>
 
 #include "plot.hpp"
@@ -22,11 +23,14 @@ using namespace wgprim;
 
 namespace {
 
-struct bench_case {
-  std::string primitive, algorithm, type, op;
-  double bytes_per_element;
-  std::function<double(std::size_t)> run;  // returns GPU ms of one run
-};
+template <class F>
+auto with_type(dtype t, F f) {
+  switch (t) {
+    case dtype::f32: return f(float{});
+    case dtype::i32: return f(std::int32_t{});
+    default: return f(std::uint32_t{});
+  }
+}
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -60,12 +64,12 @@ int cmd_bench(const bench_args& a) {
     return 0;
   }
   context ctx(context_options{a.adapter});
-  const bool cpu = ctx.adapter().type == "cpu";
+  const bool cpu = ctx.adapter().kind == adapter_kind::cpu;
   const int max_log2 = a.max_log2 ? a.max_log2 : (cpu ? 24 : 28);
   if (a.min_log2 < 0 || max_log2 > 31 || a.min_log2 > max_log2)
     throw error(errc::invalid_argument, "bad size range 2^" + std::to_string(a.min_log2) + "..2^" + std::to_string(max_log2));
-  if (a.reps < 1 || a.reps > 10000 || a.warmup < 0 || a.warmup > 1000)
-    throw error(errc::invalid_argument, "bad --reps or --warmup");
+  if (a.reps < 1 || a.reps > 10000 || a.warmup < 0 || a.warmup > 1000 || a.batch < 1 || a.batch > 10000)
+    throw error(errc::invalid_argument, "bad --reps, --warmup or --batch");
   std::size_t n_max = std::size_t(1) << max_log2;
   if (n_max * 4 > ctx.limits().max_buffer_size)
     throw error(errc::limit, fmt::format("2^{} elements exceed the adapter's max buffer of {} bytes", max_log2,
@@ -82,25 +86,57 @@ int cmd_bench(const bench_args& a) {
     ctx.finish();
   }
 
+  buffer result = ctx.create_buffer(256);
   auto wants = [&](const std::string& prim, const std::string& alg) {
     bool p = a.primitives == "all" || a.primitives.find(prim) != std::string::npos;
     bool g = a.algorithm.empty() || a.algorithm == alg || prim == "copy";
     return p && g;
   };
+  auto known = [&](const std::string& list, const std::vector<std::string>& names) {
+    if (list == "all") return;
+    std::size_t start = 0;
+    while (start <= list.size()) {
+      std::size_t end = list.find(',', start);
+      std::string item = list.substr(start, end == std::string::npos ? std::string::npos : end - start);
+      if (std::find(names.begin(), names.end(), item) == names.end())
+        throw error(errc::invalid_argument, "unknown primitive '" + item + "' for --primitives");
+      if (end == std::string::npos) break;
+      start = end + 1;
+    }
+  };
+  known(a.primitives, {"reduce", "scan", "copy"});
+  if (!a.algorithm.empty()) {
+    auto r = reduce_algorithms(), sc = scan_algorithms();
+    if (std::find(r.begin(), r.end(), a.algorithm) == r.end() && std::find(sc.begin(), sc.end(), a.algorithm) == sc.end())
+      throw error(errc::invalid_argument, "unknown algorithm '" + a.algorithm + "' for --algorithm");
+  }
   std::vector<bench_case> cases;
   for (const auto& alg : reduce_algorithms()) {
     if (!wants("reduce", alg)) continue;
     struct v { const char* type; dtype t; op o; };
     for (const v& x : {v{"f32", dtype::f32, op::sum()}, v{"u32", dtype::u32, op::sum()}, v{"f32", dtype::f32, op::max()}}) {
       auto m = std::make_shared<monoid>(x.o, x.t);
-      cases.push_back({"reduce", alg, x.type, x.o.name(), 4, [&, m, alg](std::size_t n) {
-                         run_stats st;
-                         run_options ro;
-                         ro.algorithm = alg;
-                         ro.stats = &st;
-                         reduce_bits(ctx, in, n, *m, ro);
-                         return st.gpu_ms;
-                       }});
+      run_options plain;
+      plain.algorithm = alg;
+      const op o = x.o;
+      const dtype t = x.t;
+      bench_case c{"reduce", alg, x.type, x.o.name(), 4, nullptr, nullptr, nullptr};
+      c.run = [&, m, plain](std::size_t n) {
+        run_stats st;
+        run_options ro = plain;
+        ro.stats = &st;
+        reduce_bits(ctx, in, n, *m, ro);
+        return st.gpu_ms;
+      };
+      c.call = [&, m, plain](std::size_t n) { reduce_bits(ctx, in, n, *m, plain); };
+      if (alg != "render")  // the render reduction writes through textures: recordable, but not a compute row
+        c.record = [&, o, t, plain](WGPUCommandEncoder enc, std::size_t n) {
+          with_type(t, [&](auto tag) {
+            using T = decltype(tag);
+            reduce(ctx, enc, device_span<const T>(in, 0, n), device_span<T>(result, 0, 1), o, plain);
+          });
+        };
+      cases.push_back(std::move(c));
     }
   }
   for (const auto& alg : scan_algorithms()) {
@@ -110,25 +146,55 @@ int cmd_bench(const bench_args& a) {
                        v{"inclusive_scan", "f32", dtype::f32, scan_kind::inclusive},
                        v{"exclusive_scan", "u32", dtype::u32, scan_kind::exclusive}}) {
       auto m = std::make_shared<monoid>(op::sum(), x.t);
-      scan_kind k = x.k;
-      cases.push_back({x.prim, alg, x.type, "sum", 8, [&, m, alg, k](std::size_t n) {
-                         run_stats st;
-                         run_options ro;
-                         ro.algorithm = alg;
-                         ro.stats = &st;
-                         scan(ctx, in, out, n, *m, k, ro);
-                         return st.gpu_ms;
-                       }});
+      const scan_kind k = x.k;
+      const dtype t = x.t;
+      run_options plain;
+      plain.algorithm = alg;
+      bench_case c{x.prim, alg, x.type, "sum", 8, nullptr, nullptr, nullptr};
+      c.run = [&, m, k, plain](std::size_t n) {
+        run_stats st;
+        run_options ro = plain;
+        ro.stats = &st;
+        scan(ctx, in, out, n, *m, k, ro);
+        return st.gpu_ms;
+      };
+      // Result on the host: the last element read back (CUB's call_ms copies the last element too).
+      c.call = [&, m, k, plain](std::size_t n) {
+        scan(ctx, in, out, n, *m, k, plain);
+        std::uint32_t last;
+        ctx.read(out, (n - 1) * 4, &last, 4);
+      };
+      c.record = [&, k, t, plain](WGPUCommandEncoder enc, std::size_t n) {
+        with_type(t, [&](auto tag) {
+          using T = decltype(tag);
+          if (k == scan_kind::inclusive)
+            inclusive_scan(ctx, enc, device_span<const T>(in, 0, n), device_span<T>(out, 0, n), op::sum(), plain);
+          else
+            exclusive_scan(ctx, enc, device_span<const T>(in, 0, n), device_span<T>(out, 0, n), op::sum(), plain);
+        });
+      };
+      cases.push_back(std::move(c));
     }
   }
-  if (wants("copy", "copy"))
-    cases.push_back({"copy", "wgsl-copy", "u32", "-", 8, [&](std::size_t n) {
-                       run_stats st;
-                       run_options ro;
-                       ro.stats = &st;
-                       copy(ctx, device_span<const std::uint32_t>(in, 0, n), device_span<std::uint32_t>(out, 0, n), ro);
-                       return st.gpu_ms;
-                     }});
+  if (wants("copy", "copy")) {
+    bench_case c{"copy", "wgsl-copy", "u32", "-", 8, nullptr, nullptr, nullptr};
+    c.run = [&](std::size_t n) {
+      run_stats st;
+      run_options ro;
+      ro.stats = &st;
+      copy(ctx, device_span<const std::uint32_t>(in, 0, n), device_span<std::uint32_t>(out, 0, n), ro);
+      return st.gpu_ms;
+    };
+    c.call = [&](std::size_t n) {
+      copy(ctx, device_span<const std::uint32_t>(in, 0, n), device_span<std::uint32_t>(out, 0, n));
+      std::uint32_t last;
+      ctx.read(out, (n - 1) * 4, &last, 4);
+    };
+    c.record = [&](WGPUCommandEncoder enc, std::size_t n) {
+      copy(ctx, enc, device_span<const std::uint32_t>(in, 0, n), device_span<std::uint32_t>(out, 0, n));
+    };
+    cases.push_back(std::move(c));
+  }
 
   const bool tty = ::isatty(2);
   const std::size_t total = cases.size() * static_cast<std::size_t>(max_log2 - a.min_log2 + 1);
@@ -147,8 +213,40 @@ int cmd_bench(const bench_args& a) {
       for (int i = 0; i < a.reps; ++i) t.push_back(c.run(n));
       double ms = median(t);
       double gbps = c.bytes_per_element * static_cast<double>(n) / (ms * 1e-3) / 1e9;
-      results.push_back({{"primitive", c.primitive}, {"algorithm", c.algorithm}, {"type", c.type}, {"op", c.op},
-                         {"n", n}, {"gpu_ms", ms}, {"gbps", gbps}});
+      json rec = {{"primitive", c.primitive}, {"algorithm", c.algorithm}, {"type", c.type}, {"op", c.op},
+                  {"n", n}, {"gpu_ms", ms}, {"gbps", gbps}};
+      // Wall clock as the caller waits: K calls per round (a), K calls recorded into one submission (b); the
+      // median of `reps` rounds after `warmup` discarded calls.
+      const int k = n >= (std::size_t(1) << 26) ? std::max(1, a.batch / 5) : a.batch;
+      using clock = std::chrono::steady_clock;
+      if (c.call) {
+        for (int i = 0; i < a.warmup; ++i) c.call(n);
+        std::vector<double> w;
+        for (int r = 0; r < a.reps; ++r) {
+          auto t0 = clock::now();
+          for (int i = 0; i < k; ++i) c.call(n);
+          w.push_back(std::chrono::duration<double, std::milli>(clock::now() - t0).count() / k);
+        }
+        rec["call_ms"] = median(w);
+      }
+      if (c.record) {
+        auto round = [&] {
+          WGPUCommandEncoder enc = ctx.begin_commands();
+          for (int i = 0; i < k; ++i) c.record(enc, n);
+          ctx.submit(enc);
+          ctx.finish();
+        };
+        if (a.warmup) round();
+        std::vector<double> w;
+        for (int r = 0; r < std::max(3, a.reps / 4); ++r) {
+          auto t0 = clock::now();
+          round();
+          w.push_back(std::chrono::duration<double, std::milli>(clock::now() - t0).count() / k);
+        }
+        rec["batched_ms"] = median(w);
+        rec["batch"] = k;
+      }
+      results.push_back(rec);
       ++done;
     }
   }
@@ -168,12 +266,16 @@ int cmd_bench(const bench_args& a) {
   }
   fmt::print("{} ({}), GPU time by {}; median of {} after {} warm-up runs\n", ctx.adapter().name,
              ctx.adapter().backend, doc["timer"].get<std::string>(), a.reps, a.warmup);
-  fmt::print("{:<15} {:<10} {:<4} {:<4} {:>11} {:>10} {:>9}\n", "primitive", "algorithm", "type", "op", "n", "ms",
-             "GB/s");
+  fmt::print("{:<15} {:<10} {:<4} {:<4} {:>11} {:>10} {:>9} {:>10} {:>10}\n", "primitive", "algorithm", "type", "op",
+             "n", "gpu ms", "GB/s", "call ms", "batch ms");
+  auto opt_ms = [](const json& r, const char* key) {
+    return r.contains(key) ? fmt::format("{:.4f}", r[key].get<double>()) : std::string("-");
+  };
   for (const auto& r : results)
-    fmt::print("{:<15} {:<10} {:<4} {:<4} {:>11} {:>10.4f} {:>9.1f}\n", r["primitive"].get<std::string>(),
+    fmt::print("{:<15} {:<10} {:<4} {:<4} {:>11} {:>10.4f} {:>9.1f} {:>10} {:>10}\n", r["primitive"].get<std::string>(),
                r["algorithm"].get<std::string>(), r["type"].get<std::string>(), r["op"].get<std::string>(),
-               r["n"].get<std::size_t>(), r["gpu_ms"].get<double>(), r["gbps"].get<double>());
+               r["n"].get<std::size_t>(), r["gpu_ms"].get<double>(), r["gbps"].get<double>(), opt_ms(r, "call_ms"),
+               opt_ms(r, "batched_ms"));
   return 0;
 }
 
@@ -181,7 +283,7 @@ int cmd_bench(const bench_args& a) {
 // accuracy mode, over the seed's prices, uniform and ill-conditioned (mixed) data, and one large n.
 int cmd_bench_accuracy(const bench_args& a) {
   context ctx(context_options{a.adapter});
-  const bool cpu = ctx.adapter().type == "cpu";
+  const bool cpu = ctx.adapter().kind == adapter_kind::cpu;
   const int lg = a.max_log2 ? a.max_log2 : (cpu ? 22 : 28);
   const std::size_t small = std::size_t(1) << std::min(lg, 22);
   struct data_set { std::string name, spec; };

@@ -1,10 +1,15 @@
 #pragma once
+#include <cstddef>
+#include <functional>
 #include <string>
+
+#include "wgprim/wgprim.hpp"
 
 struct bench_args {
   std::string adapter, primitives = "all", algorithm, output;
   int min_log2 = 16, max_log2 = 0;  // 0: 24 on CPU adapters, 28 on GPUs
   int reps = 20, warmup = 3;
+  int batch = 50;         // K: calls per timed round of call_ms, and per submission of batched_ms
   bool json = false;
   bool accuracy = false;  // the accuracy table instead of the speed sweep
   std::string plot, cub, from;
@@ -12,3 +17,20 @@ struct bench_args {
 
 int cmd_bench(const bench_args& a);
 int cmd_bench_accuracy(const bench_args& a);
+
+/// One row family of the sweep: a primitive/algorithm/type/op, measured three ways at every n.
+struct bench_case {
+  std::string primitive, algorithm, type, op;
+  double bytes_per_element;
+  /// (c) one call with run_stats: returns its GPU ms (timestamps, or wall time on CPU adapters).
+  std::function<double(std::size_t)> run;
+  /// (a) one call of the host-returning overload, the result on the host when it returns (may be empty).
+  std::function<void(std::size_t)> call;
+  /// (b) the call recorded into an encoder (may be empty: not recordable).
+  std::function<void(WGPUCommandEncoder, std::size_t)> record;
+};
+
+/// The buffers every case reads and writes (n_max elements each; `in` holds floats in [1, 2)).
+struct bench_data {
+  wgprim::buffer in, out, result;
+};

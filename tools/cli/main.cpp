@@ -440,6 +440,7 @@ int main(int argc, char** argv) {
   bench->add_option("--max-log2", ba.max_log2, "largest n = 2^k (default 24 on CPU adapters, 28 on GPUs)");
   bench->add_option("--reps", ba.reps, "timed runs per point (median reported)");
   bench->add_option("--warmup", ba.warmup, "discarded runs per point");
+  bench->add_option("--batch", ba.batch, "K: calls per wall-clock round (call_ms) and per submission (batched_ms)");
   bench->add_option("--primitives", ba.primitives, "all, or a list of reduce,scan,copy");
   bench->add_option("--algorithm", ba.algorithm, "only this algorithm (the copy kernel always runs)");
   bench->add_option("--output", ba.output, "also write the JSON to this file");

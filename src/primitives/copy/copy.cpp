@@ -17,7 +17,8 @@ extern const kernel_spec copy_spec;
 const kernel_spec copy_spec{"copy/copy.wgsl", "copy", {slot::uniform, slot::storage_read, slot::storage_rw},
                             sizeof(copy_params)};
 
-void copy_run(context& ctx, const range_ref& in, const range_ref& out, const run_options& opt) {
+void copy_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref& out,
+              const run_options& opt) {
   check_view(ctx, in.view, "copy input");
   check_view(ctx, out.view, "copy output");
   if (in.count != out.count) throw error(errc::invalid_argument, "copy: input and output lengths differ");
@@ -26,7 +27,7 @@ void copy_run(context& ctx, const range_ref& in, const range_ref& out, const run
   static const monoid m(op::sum(), dtype::u32);
   const auto& k = get_kernel(ctx, copy_spec, compose_wgsl(copy_spec.file, m, {}), true);
   const std::uint32_t groups = ctx.adapter().kind == adapter_kind::cpu ? 32 : 2048;
-  recorder rec(ctx, opt.timestamps || opt.stats);
+  recorder rec = encoder ? recorder(ctx, encoder) : recorder(ctx, opt.timestamps || opt.stats);
   std::vector<buffer> temps;
   bindable_output o = bindable_output_of(rec, out.view);
   const device_view src = bindable_input(rec, in.view, temps);
@@ -42,6 +43,7 @@ void copy_run(context& ctx, const range_ref& in, const range_ref& out, const run
                    (c.count % 4) * 4);
   }
   o.finish(rec);
+  if (encoder) return rec.end();
   fill_stats(opt, rec.submit(), "copy");
 }
 

@@ -62,7 +62,7 @@ void record_reduce_fast(recorder& rec, const reduce_args& a) {
   const auto& k_partials = dw ? get_kernel(ctx, reduce_fast_spec, module(false, true), /*trusted=*/true) : k;
   const std::uint64_t acc_bytes = dw ? 8 : 4;
   const std::uint64_t tile = std::uint64_t(pol.wg_size) * pol.items * 4;
-  buffer dummy = ctx.create_buffer(32);
+  const buffer& dummy = scratch(ctx, "reduce.dummy", 32);
   auto vec_binding = [&](const device_view& v, std::uint64_t first, std::uint64_t count) {
     return count / 4 ? binding{v.buf, v.offset + first * 4, count / 4 * 16} : bind(view_of(dummy));
   };
@@ -83,7 +83,7 @@ void record_reduce_fast(recorder& rec, const reduce_args& a) {
   const auto parts = chunks_of(n, elements_per_binding(ctx));
   std::uint64_t total_groups = 0;
   for (const chunk& c : parts) total_groups += groups_for(c.count);
-  buffer partials = ctx.create_buffer(std::max<std::uint64_t>(16, total_groups * acc_bytes));
+  const buffer& partials = scratch(ctx, "reduce.partials", std::max<std::uint64_t>(16, total_groups * acc_bytes));
   std::uint64_t offset = 0;
   for (const chunk& c : parts) {
     std::uint32_t g = groups_for(c.count);

@@ -72,17 +72,17 @@ std::uint32_t reduce_bits(context& ctx, const range_ref& in, const monoid& m, co
     a.in = view_of(uploaded, in.count);
   }
   const bool pairs = a.pairs();
-  buffer result = ctx.create_buffer(pairs ? 8 : 4);
+  const buffer& result = scratch(ctx, "reduce.result", 8);
   a.result = result.native();
   a.result_bytes = result.size_bytes();
   recorder rec(ctx, opt.timestamps || opt.stats);
   std::vector<buffer> temps;
   a.in = bindable_input(rec, a.in, temps);
   record_reduce(rec, a);
-  gpu_time t = rec.submit();
-  std::uint32_t bits[2];
   // A pair's leading part is the correctly rounded value of hi + lo (combine ends with FastTwoSum).
-  ctx.read(result, 0, bits, pairs ? 8 : 4);
+  std::uint32_t bits[2];
+  const recorder::readback rb{result.native(), 0, pairs ? 8u : 4u, bits};
+  gpu_time t = rec.submit(&rb);
   fill_stats(opt, t, name);
   if (opt.stats) opt.stats->upload_ms = upload_ms;
   return finish(bits[0]);

@@ -56,11 +56,16 @@ void record_scan_decoupled(recorder& rec, const scan_args& a) {
   const std::uint64_t tile = std::uint64_t(pol.wg_size) * pol.items * 4;
   const auto parts = chunks_of(a.in.count, elements_per_binding(ctx, 4, tile));  // whole tiles per chunk
   const std::uint64_t max_tiles = (parts.front().count + tile - 1) / tile;
-  buffer state = ctx.create_buffer((2 + 2 * max_tiles) * 4);
-  buffer carry = ctx.create_buffer((parts.size() + 1) * 4);
-  buffer dummy_in = ctx.create_buffer(16), dummy_out = ctx.create_buffer(16);
+  // Workspace from the context (no allocation per call). Calls recorded in order into one encoder share it
+  // safely: each clears the tile states before its dispatch, and carry[0] is set inside the encoder (copied from
+  // this call's own parameter block), not by a queue write that would run before the whole submission.
+  const buffer& state = scratch(ctx, "scan.state", (2 + 2 * max_tiles) * 4);
+  const buffer& carry = scratch(ctx, "scan.carry", (parts.size() + 1) * 4);
+  const buffer& dummy_in = scratch(ctx, "scan.dummy_in", 16);
+  const buffer& dummy_out = scratch(ctx, "scan.dummy_out", 16);
   const std::uint32_t first_carry = a.init ? *a.init : m.identity_bits();
-  wgpu_write(ctx, carry.native(), 0, &first_carry, 4);
+  const binding init_block = rec.params(&first_carry, 4);
+  rec.copy_raw(init_block.buf, init_block.offset, carry.native(), 0, 4);
   for (std::size_t c = 0; c < parts.size(); ++c) {
     const chunk& ch = parts[c];
     std::uint64_t tiles = (ch.count + tile - 1) / tile;
