@@ -28,4 +28,13 @@ class error : public std::runtime_error {
   errc code_;
 };
 
+namespace detail {
+/// A piece of user input for an error message: at most `max` characters (then "..." and the length), so that
+/// a 100 MB token does not become a 100 MB message.
+inline std::string excerpt(const std::string& text, std::size_t max = 40) {
+  if (text.size() <= max) return text;
+  return text.substr(0, max) + "... (" + std::to_string(text.size()) + " characters)";
+}
+}  // namespace detail
+
 }  // namespace wgprim
