@@ -52,7 +52,8 @@ std::string format_bits(dtype t, std::uint32_t bits) {
 
 std::uint32_t parse_value(dtype t, const std::string& text) {
   auto bad = [&]() -> error {
-    return error(errc::invalid_argument, "'" + text + "' is not a valid " + std::string(dtype_name(t)) + " value");
+    return error(errc::invalid_argument,
+                 "'" + detail::excerpt(text) + "' is not a valid " + std::string(dtype_name(t)) + " value");
   };
   if (text.empty()) throw bad();
   if (text == "max") return t == dtype::f32 ? to_bits(std::numeric_limits<float>::max())
@@ -69,17 +70,22 @@ std::uint32_t parse_value(dtype t, const std::string& text) {
     if (low == "-inf" || low == "-infinity") return to_bits(-std::numeric_limits<float>::infinity());
     if (low == "nan") return to_bits(std::numeric_limits<float>::quiet_NaN());
     if (low.find_first_not_of("0123456789+-.e") != std::string::npos) throw bad();
-    double d = std::strtod(s, &end);
-    if (end == s || *end != '\0' || !std::isfinite(d) || std::fabs(d) > std::numeric_limits<float>::max())
-      throw bad();
-    return to_bits(static_cast<float>(d));
+    // strtof rounds once, to the nearest float: 3.4028235e+38 (the shortest text of the largest float, which
+    // is above it as a decimal) reads as that float; only what rounds to infinity is out of range. (strtod
+    // and a cast would round twice and refuse it.)
+    float v = std::strtof(s, &end);
+    if (end == s || *end != '\0' || !std::isfinite(v)) throw bad();
+    return to_bits(v);
   }
   if (text.find_first_of(".eE") != std::string::npos && text.rfind("0x", 0) != 0 && text.rfind("-0x", 0) != 0)
     throw bad();
   bool neg = text[0] == '-';
   if (neg || text[0] == '+') ++s;
   if (!std::isdigit(static_cast<unsigned char>(*s))) throw bad();
-  unsigned long long v = std::strtoull(s, &end, 0);
+  // Decimal, or hexadecimal with 0x: a leading zero is not octal (CSV's 010 is ten, and 08 is valid).
+  const bool hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+  if (hex && !std::isxdigit(static_cast<unsigned char>(s[2]))) throw bad();
+  unsigned long long v = std::strtoull(s, &end, hex ? 16 : 10);
   if (end == s || *end != '\0' || errno == ERANGE) throw bad();
   if (t == dtype::u32) {
     if (neg || v > 0xffffffffull) throw bad();
