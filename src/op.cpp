@@ -37,10 +37,21 @@ std::string format_bits(dtype t, std::uint32_t bits) {
       float v = from_bits<float>(bits);
       if (std::isnan(v)) return "nan";
       if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-      // shortest representation that reads back to the same float
-      for (int prec = 1; prec <= 9; ++prec) {
+      // The shortest representation that reads back to the same float, in fixed notation where that is
+      // readable (100, not 1e+02; 0.00001), else with an exponent.
+      int prec = 1;
+      for (; prec < 9; ++prec) {
         std::snprintf(buf, sizeof buf, "%.*g", prec, static_cast<double>(v));
         if (std::strtof(buf, nullptr) == v) break;
+      }
+      std::snprintf(buf, sizeof buf, "%.*g", prec, static_cast<double>(v));
+      if (v != 0) {
+        const int e = static_cast<int>(std::floor(std::log10(std::fabs(static_cast<double>(v)))));
+        char fixed[64];
+        if (e >= -5 && e < 9) {
+          std::snprintf(fixed, sizeof fixed, "%.*f", std::max(0, prec - 1 - e), static_cast<double>(v));
+          if (std::strtof(fixed, nullptr) == v) return fixed;
+        }
       }
       return buf;
     }
@@ -244,7 +255,8 @@ void monoid::check(bool need_commutative) const {
     for (std::uint32_t z : involved) scale = std::max(scale, magnitude(z));
     return std::fabs(static_cast<double>(fx) - static_cast<double>(fy)) <= std::ldexp(scale, -18);
   };
-  for (std::uint32_t x : v) {
+  for (std::size_t k = 1; k <= v.size(); ++k) {  // the identity itself (v[0]) last: it shows the least
+    const std::uint32_t x = v[k % v.size()];
     const std::uint32_t l = combine(identity_, x), r = combine(x, identity_);
     // The identity must give x back exactly (as a value: f32 -0 and +0 are equal).
     auto exact = [&](std::uint32_t y) { return fl ? from_bits<float>(y) == from_bits<float>(x) : y == x; };

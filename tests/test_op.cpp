@@ -228,6 +228,18 @@ TEST(Values, ParseAndFormat) {
   EXPECT_THROW(parse_value(dtype::u32, "12abc"), error);
   EXPECT_THROW(parse_value(dtype::f32, "1e39"), error);
   EXPECT_EQ(format_bits(dtype::f32, to_bits(0.1f)), "0.1");
+  EXPECT_EQ(format_bits(dtype::f32, to_bits(100.0f)), "100");
+  EXPECT_EQ(format_bits(dtype::f32, to_bits(1e-5f)), "0.00001");
+  EXPECT_EQ(format_bits(dtype::f32, to_bits(3.4028235e38f)), "3.4028235e+38");
+  // Every float reads back from its text: a sweep over bit patterns of every exponent.
+  for (std::uint32_t b = 1; b < 0x7f800000u; b += 0x00a3d71bu) {
+    const std::string t = format_bits(dtype::f32, b);
+    EXPECT_EQ(parse_value(dtype::f32, t), b) << t;
+    EXPECT_EQ(parse_value(dtype::f32, "-" + t), b | 0x80000000u) << t;
+  }
+  EXPECT_EQ(parse_value(dtype::i32, "010"), 10u);  // decimal, not octal
+  EXPECT_EQ(parse_value(dtype::u32, "08"), 8u);
+  EXPECT_THROW(parse_value(dtype::u32, "0x"), error);
   EXPECT_EQ(format_bits(dtype::i32, ib(-7)), "-7");
   EXPECT_EQ(parse_dtype("u32"), dtype::u32);
   EXPECT_THROW(parse_dtype("f64"), error);
