@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <algorithm>
 #include <limits>
 #include <random>
@@ -46,8 +47,9 @@ std::string format_bits(dtype t, std::uint32_t bits) {
       }
       std::snprintf(buf, sizeof buf, "%.*g", prec, static_cast<double>(v));
       if (v != 0) {
-        const int e = static_cast<int>(std::floor(std::log10(std::fabs(static_cast<double>(v)))));
         char fixed[64];
+        std::snprintf(fixed, sizeof fixed, "%.*e", prec - 1, static_cast<double>(v));  // the decimal exponent
+        const int e = std::atoi(std::strchr(fixed, 'e') + 1);
         if (e >= -5 && e < 9) {
           std::snprintf(fixed, sizeof fixed, "%.*f", std::max(0, prec - 1 - e), static_cast<double>(v));
           if (std::strtof(fixed, nullptr) == v) return fixed;

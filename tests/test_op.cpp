@@ -229,7 +229,9 @@ TEST(Values, ParseAndFormat) {
   EXPECT_THROW(parse_value(dtype::f32, "1e39"), error);
   EXPECT_EQ(format_bits(dtype::f32, to_bits(0.1f)), "0.1");
   EXPECT_EQ(format_bits(dtype::f32, to_bits(100.0f)), "100");
+  EXPECT_EQ(format_bits(dtype::f32, to_bits(1e-4f)), "0.0001");
   EXPECT_EQ(format_bits(dtype::f32, to_bits(1e-5f)), "0.00001");
+  EXPECT_EQ(format_bits(dtype::f32, to_bits(1e-6f)), "1e-06");
   EXPECT_EQ(format_bits(dtype::f32, to_bits(3.4028235e38f)), "3.4028235e+38");
   // Every float reads back from its text: a sweep over bit patterns of every exponent.
   for (std::uint32_t b = 1; b < 0x7f800000u; b += 0x00a3d71bu) {

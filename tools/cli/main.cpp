@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -105,8 +106,9 @@ std::string round_trip_text(double v, bool is_f32) {
     std::snprintf(buf, sizeof buf, "%.*g", prec, v);
     if (is_f32 ? std::strtof(buf, nullptr) == static_cast<float>(v) : std::strtod(buf, nullptr) == v) break;
   }
+  std::snprintf(buf, sizeof buf, "%.*e", prec - 1, v);
+  const int exponent = std::atoi(std::strchr(buf, 'e') + 1);  // of the shortest decimal, not of v
   std::snprintf(buf, sizeof buf, "%.*g", prec, v);
-  const int exponent = static_cast<int>(std::floor(std::log10(std::fabs(v))));
   if (exponent < -5 || exponent > 15) return buf;
   return with_commas(v, std::max(0, prec - 1 - exponent));
 }
