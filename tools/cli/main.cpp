@@ -582,15 +582,15 @@ int main(int argc, char** argv) {
     s->add_option("--identity", c.identity, "identity of a custom operator (e.g. --identity=-inf)");
     s->add_flag("--no-check", c.no_check,
                 "skip the monoid check of a custom operator (identity neutral, associative, commutative for reduce)");
-    s->add_option("--algorithm", c.algorithm, "algorithm name (see wgprim info)");
+    s->add_option("--algorithm", c.algorithm, "algorithm name (see wgprim info; default: reduce fast, scan decoupled)");
     s->add_option("--accuracy", c.accuracy, "f32 sums: fast | compensated | reproducible");
     s->add_option("--plot", c.plot, "draw a PNG picture (reduce: the partials; scan: the running total)");
-    s->add_option("--workgroups", c.tune.workgroups, "policy override: workgroups of the first reduce pass");
-    s->add_option("--items", c.tune.items, "policy override: vec4 loads per invocation per tile");
-    s->add_option("--subgroups", c.tune.subgroups, "policy override: 1 use subgroups, 0 workgroup memory only");
-    s->add_option("--vec-loads", c.tune.vec_loads, "policy override (reduce): 1 vec4 loads, 0 scalar loads");
-    s->add_option("--staged", c.tune.staged, "policy override (decoupled scan): 1 stage tiles in workgroup memory");
-    s->add_option("--spin-limit", c.tune.spin_limit, "policy override (decoupled scan): polls before fallback");
+    s->add_option("--workgroups", c.tune.workgroups, "policy override: workgroups of the first reduce pass (0: the adapter's policy)");
+    s->add_option("--items", c.tune.items, "policy override: vec4 loads per invocation per tile (0: the policy)");
+    s->add_option("--subgroups", c.tune.subgroups, "policy override: 1 use subgroups, 0 workgroup memory only (-1: the policy)");
+    s->add_option("--vec-loads", c.tune.vec_loads, "policy override (reduce): 1 vec4 loads, 0 scalar loads (-1: the policy)");
+    s->add_option("--staged", c.tune.staged, "policy override (decoupled scan): 1 stage tiles in workgroup memory (-1: the policy)");
+    s->add_option("--spin-limit", c.tune.spin_limit, "policy override (decoupled scan): polls before fallback (0: the policy)");
     s->add_option("--repeat", c.repeat, "run the GPU algorithm this many times and report the median time")
         ->check(CLI::Range(1, 1000));
   };
