@@ -4,6 +4,7 @@
 #include <cmath>
 #include <random>
 
+#include "common.hpp"
 #include "expr.hpp"
 #include "wgprim/error.hpp"
 #include "wgprim/op.hpp"
@@ -216,6 +217,9 @@ TEST(Monoid, CheckAcceptsMonoids) {
       {"a + b + a * b", "0", dtype::i32},   {"a * b", "1", dtype::u32},
   };
   for (const auto& c : ok) EXPECT_NO_THROW(monoid(op::custom(c.e, c.id), c.t).check(true)) << c.e;
+  // The operators the GPU suites sweep (tests/common.hpp) pass, so the check can sit in front of every dispatch.
+  for (dtype t : {dtype::f32, dtype::i32, dtype::u32})
+    for (const op& o : test::ops_for(t)) EXPECT_NO_THROW(monoid(o, t).check(true)) << o.expression();
   // Built-ins are not checked (f32 sum is a monoid up to rounding by definition).
   EXPECT_NO_THROW(monoid(op::sum(), dtype::f32).check(true));
 }
