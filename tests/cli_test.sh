@@ -89,9 +89,123 @@ expect_error "no such adapter" reduce --generate prices:10 --adapter no-such-gpu
 expect_error "unknown algorithm" reduce --generate prices:10 --algorithm quantum
 expect_error "input and generate" reduce --generate prices:10 --input "$T/in.csv"
 expect_error "no data" reduce
-# CLI11's own parse errors: non-zero, no crash
-timeout 60 "$W" reduce --no-such-flag >/dev/null 2>&1; rc=$?
-[ $rc -ge 1 ] && [ $rc -le 125 ] && ok || bad "unknown flag rc=$rc"
+# CLI11's own parse errors: one line, exit 2 (usage), like every other argument error
+expect_code() {  # expect_code NAME CODE ARGS...: that exit code and one "wgprim: error:" line on stderr
+  local name=$1 code=$2; shift 2
+  timeout 120 "$W" "$@" >"$T/out" 2>"$T/err"
+  local rc=$?
+  if [ $rc -eq "$code" ] && [ "$(wc -l <"$T/err")" -eq 1 ] && grep -q '^wgprim: error:' "$T/err"; then ok
+  else bad "$name: rc=$rc (want $code) stderr=$(head -c 300 "$T/err")"; fi
+}
+expect_code "unknown flag" 2 reduce --no-such-flag
+expect_code "no subcommand" 2
+expect_code "option without value" 2 reduce --generate
+expect_code "repeat out of range" 2 reduce --generate prices:10 --repeat 0
+expect_code "not a number" 2 reduce --generate prices:10 --workgroups many
+expect_code "unknown subcommand" 2 frobnicate
+"$W" --help >"$T/out" 2>&1 && grep -q 'reduce' "$T/out" && grep -q 'Exit codes' "$T/out" && ok || bad "--help rc/text"
+"$W" reduce --help >"$T/out" 2>&1 && grep -q 'mixed' "$T/out" && grep -q -- '--op TEXT=sum' "$T/out" \
+  && grep -q -- '--accuracy TEXT=fast' "$T/out" && ok || bad "reduce --help: generators/defaults"
+want_version=$(sed -n 's/^project(wgprim VERSION \([0-9.]*\).*/\1/p' "$(dirname "$0")/../CMakeLists.txt")
+"$W" --version >"$T/out" 2>&1 && grep -q "^wgprim $want_version, wgpu-native [0-9]" "$T/out" && ok \
+  || bad "--version: $(cat "$T/out") (want wgprim $want_version)"
+
+# --- custom operators that are not monoids are refused before any GPU work (--no-check skips the check)
+expect_code "a - b" 2 reduce --generate orders:100 --op 'a - b' --identity 0
+expect_code "a*a + b*b" 2 reduce --generate prices:100 --op 'a*a + b*b' --identity 0
+expect_code "init value as identity" 2 scan --generate orders:100 --op 'a + b' --identity 100
+expect_code "not commutative for reduce" 2 reduce --generate orders:100 --op 'select(a, b, a == 0u)' --identity 0
+grep -q "identity 100 is not neutral" <("$W" scan --generate orders:100 --op 'a + b' --identity 100 2>&1) && ok \
+  || bad "monoid message names the identity"
+"$W" scan --generate orders:100 --op 'select(a, b, a == 0u)' --identity 0 >/dev/null 2>&1 && ok \
+  || bad "an associative, non-commutative operator scans"
+"$W" reduce --generate orders:100 --op 'a + b' --identity 100 --no-check >/dev/null 2>&1; rc=$?
+[ $rc -ne 2 ] && ok || bad "--no-check still refused (rc=$rc)"
+"$W" reduce --generate prices:1000 --op 'a + b' --identity 0 >/dev/null 2>&1 && ok || bad "f32 a + b custom refused"
+
+# --- integer sums that wrap are reported
+printf '4294967295\n1\n' >"$T/wrap.csv"
+"$W" reduce --input "$T/wrap.csv" --type u32 --json >"$T/out" 2>"$T/err"; rc=$?
+[ $rc -eq 0 ] && grep -q '"overflowed":true' "$T/out" && grep -q '"exact":4294967296' "$T/out" \
+  && grep -q '"result":0' "$T/out" && grep -q '^wgprim: warning: .*wrapped' "$T/err" && ok \
+  || bad "u32 wrap: rc=$rc $(cat "$T/out" "$T/err")"
+printf '2147483647\n1\n' | "$W" scan --input - --json >"$T/out" 2>"$T/err" \
+  && grep -q '"overflowed":true' "$T/out" && grep -q 'warning' "$T/err" && ok || bad "i32 scan wrap"
+"$W" reduce --input "$T/in.csv" --json 2>"$T/err" | grep -q '"overflowed":false' && [ ! -s "$T/err" ] && ok \
+  || bad "no wrap, no warning"
+
+# --- numbers: JSON f32 as the shortest float text, NaN/Inf as null + *_text, report digits that round-trip
+printf '6.96\n' >"$T/f.csv"
+"$W" reduce --input "$T/f.csv" --json | grep -q '"result":6.96,' && ok || bad "json f32 shortest"
+printf '1\nnan\n' >"$T/nan.csv"
+"$W" reduce --input "$T/nan.csv" --op max --json >"$T/out" && python3 - "$T/out" <<'PY' && ok || bad "json nan"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["result"] is None and j["result_text"] == "nan", j
+PY
+printf '0.00001\n0.00002\n' >"$T/small.csv"
+"$W" reduce --input "$T/small.csv" | python3 -c '
+import sys, struct
+gpu = [l for l in sys.stdin if l.strip().startswith("GPU ")][0].split()[1].replace(",", "")
+f = lambda x: struct.unpack("<f", struct.pack("<f", x))[0]
+assert f(float(gpu)) == f(f(1e-5) + f(2e-5)), gpu' && ok || bad "report digits"
+printf '3.4028235e+38\n1\n' >"$T/big.csv"
+"$W" reduce --input "$T/big.csv" --op max --json | grep -q '"result":3.4028235e+38' && ok || bad "read back f32 max"
+
+# --- scans: NaN/Inf-aware comparison, signed zeros, the operator's wording, empty input
+printf '1\ninf\n2\n-inf\n3\nnan\n4\n' >"$T/inf.csv"
+"$W" scan --input "$T/inf.csv" >/dev/null 2>&1 && ok || bad "scan over inf/nan"
+printf '1e38\n3e38\n-3e38\n' >"$T/ovf.csv"
+"$W" scan --input "$T/ovf.csv" --type f32 >/dev/null 2>&1; rc=$?
+[ $rc -eq 0 ] && ok || bad "scan through f32 overflow rc=$rc"
+printf '0\n-0\n0.0\n-0.0\n-1\n' >"$T/zeros.csv"
+for o in min max; do
+  "$W" scan --input "$T/zeros.csv" --type f32 --op $o >/dev/null 2>&1 && ok || bad "scan $o over signed zeros"
+done
+"$W" scan --generate orders:100 --op max | grep -q 'matches the CPU running max' && ok || bad "max scan wording"
+: >"$T/empty.csv"
+"$W" scan --input "$T/empty.csv" >"$T/out" 2>&1 && ! grep -q 'last value' "$T/out" && ok || bad "empty scan: $(cat "$T/out")"
+"$W" reduce --generate prices:100 | grep -q '(algorithm fast)' && ok || bad "report names the algorithm"
+
+# --- standard input and output
+printf '3\n1\n4\n' | "$W" scan --input - --output - 2>/dev/null >"$T/out" && [ "$(tr '\n' ' ' <"$T/out")" = "3 4 8 " ] \
+  && ok || bad "stdin/stdout text: $(cat "$T/out")"
+printf '3\n1\n4\n' | "$W" scan --input - --output - --output-format npy 2>/dev/null | "$W" reduce --input - --op max \
+  --json | grep -q '"result":8' && ok || bad "npy through a pipe"
+
+# --- inputs and outputs that are not regular files, the CSV dialect, bounded messages
+mkdir "$T/dir.csv"
+expect_code "input is a directory" 3 reduce --input "$T/dir.csv"
+ln -s /dev/zero "$T/zero.bin"
+expect_code "input links to /dev/zero" 3 reduce --input "$T/zero.bin" --type u32
+printf '010\n08\n' >"$T/oct.csv"
+"$W" reduce --input "$T/oct.csv" --json | grep -q '"result":18' && ok || bad "010 is decimal"
+printf '1\nmax\n' >"$T/names.csv"
+expect_code "min/max are not data" 3 reduce --input "$T/names.csv"
+printf '\x01\x02\xff\xfe garbage\n' | timeout 60 "$W" reduce --input - >/dev/null 2>"$T/err"
+[ $? -eq 3 ] && LC_ALL=C grep -q '^[[:print:]]*$' "$T/err" && ok || bad "binary stdin: printable message: $(cat -v "$T/err")"
+python3 -c "open('$T/long.csv','w').write('1\n' + '9' * 2000000 + 'x\n')"
+timeout 60 "$W" reduce --input "$T/long.csv" >/dev/null 2>"$T/err"
+[ "$(wc -c <"$T/err")" -lt 300 ] && [ "$(wc -l <"$T/err")" -eq 1 ] && ok || bad "long token message: $(wc -c <"$T/err") bytes"
+printf '5\n' >"$T/target.csv"
+ln -s "$T/target.csv" "$T/link.csv"
+"$W" scan --input "$T/in.csv" --output "$T/link.csv" >/dev/null 2>&1 && [ -L "$T/link.csv" ] \
+  && [ "$(tr '\n' ' ' <"$T/target.csv")" = "3 4 8 9 14 " ] && ok || bad "--output through a symlink"
+mkfifo "$T/fifo.csv"
+expect_code "output is a FIFO" 3 scan --input "$T/in.csv" --output "$T/fifo.csv"
+[ -p "$T/fifo.csv" ] && ok || bad "the FIFO was replaced"
+python3 -c "
+import struct
+def npy(h, n):
+    h += b' ' * (64 - (10 + len(h) + 1) % 64) + b'\n'
+    return b'\x93NUMPY\x01\x00' + struct.pack('<H', len(h)) + h + b'\0' * (4 * n)
+open('$T/dq.npy', 'wb').write(npy(b'{\"descr\": \"<f4\", \"fortran_order\": False, \"shape\": (5,)}', 5))
+open('$T/bad_shape.npy', 'wb').write(npy(b\"{'descr': '<f4', 'fortran_order': False, 'shape': (1 5,)}\", 5))"
+"$W" reduce --input "$T/dq.npy" --json | grep -q '"n":5' && ok || bad "double-quoted npy header"
+expect_code "npy shape (1 5,)" 3 reduce --input "$T/bad_shape.npy"
+expect_code "bench bogus primitive" 2 bench --primitives bogus
+expect_code "bench bogus algorithm" 2 bench --algorithm bogus
+expect_code "plot into a directory" 2 reduce --generate prices:10 --plot "$T/dir.csv"
 
 # --- pictures: valid PNGs of the stated size, and bar heights that follow the partials
 cat >"$T/png.py" <<'PY'

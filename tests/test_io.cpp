@@ -1,9 +1,13 @@
 // File readers and writers, and the generators (no GPU needed).
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <cmath>
 #include <fstream>
+#include <limits>
 
 #include "wgprim/error.hpp"
 #include "wgprim/io.hpp"
@@ -75,6 +79,125 @@ TEST(Io, WriteFailuresLeaveNoFile) {
   io::array a{dtype::u32, {1}};
   EXPECT_THROW(io::write_array("/nonexistent-dir/x.npy", a), error);
   EXPECT_THROW(io::write_array(tmp("x.parquet"), a), error);
+}
+
+std::string npy_with_header(std::string header, std::size_t data_bytes) {
+  header += '\n';
+  std::string out = "\x93NUMPY";
+  out += '\x01';
+  out += '\x00';
+  out += static_cast<char>(header.size() & 0xff);
+  out += static_cast<char>(header.size() >> 8);
+  return out + header + std::string(data_bytes, '\0');
+}
+
+// The header is a Python literal, read as NumPy reads it (ast.literal_eval).
+TEST(Io, NpyHeaderGrammarFollowsNumpy) {
+  auto accepts = [](const std::string& h, std::size_t n) {
+    try {
+      return io::parse_npy(npy_with_header(h, n * 4)).bits.size() == n;
+    } catch (const error& e) {
+      ADD_FAILURE() << h << ": " << e.what();
+      return false;
+    }
+  };
+  EXPECT_TRUE(accepts("{\"descr\": \"<f4\", \"fortran_order\": False, \"shape\": (5,)}", 5));  // double quotes
+  EXPECT_TRUE(accepts("{'shape': (3, ), 'fortran_order': False, 'descr': '<i4', }", 3));  // any order
+  EXPECT_TRUE(accepts("{'descr':'<u4','fortran_order':False,'shape':(0,)}   ", 0));
+  for (const char* h : {"{'descr': '<f4', 'fortran_order': False, 'shape': (1 5,)}",   // a syntax error
+                        "{'descr': '<f4', 'fortran_order': False, 'shape': (5)}",      // an int, not a tuple
+                        "{'descr': '<f4', 'fortran_order': False, 'shape': ()}",       // 0-d
+                        "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 5)}",   // 2-D
+                        "{'descr': '<f4', 'fortran_order': False}",                    // no shape
+                        "{'descr': '<f4', 'fortran_order': False, 'shape': (5,), 'x': 1}",
+                        "{'descr': '<f4', 'fortran_order': False, 'shape': (5,)} junk",
+                        "{'descr': '<f4', 'fortran_order': 0, 'shape': (5,)}",
+                        "{'descr': '<f4, 'fortran_order': False, 'shape': (5,)}",
+                        "{'descr': '<f4', 'descr': '<f4', 'fortran_order': False, 'shape': (5,)}"}) {
+    try {
+      io::parse_npy(npy_with_header(h, 20));
+      ADD_FAILURE() << "accepted " << h;
+    } catch (const error& e) {
+      EXPECT_EQ(e.code(), errc::io) << h;
+    }
+  }
+}
+
+TEST(Io, TextIsDecimalAndReadsItsOwnOutputBack) {
+  EXPECT_EQ(io::parse_text("010\n08\n-010\n", std::nullopt).bits, (std::vector<std::uint32_t>{10, 8, static_cast<std::uint32_t>(-10)}));
+  EXPECT_EQ(io::parse_text("010\n", dtype::u32).bits, (std::vector<std::uint32_t>{10}));
+  EXPECT_EQ(io::parse_text("0x10\n", dtype::u32).bits, (std::vector<std::uint32_t>{16}));
+  // min / max / lowest name identities, not data.
+  for (const char* t : {"1\nmin\n", "max\n", "lowest\n"})
+    for (auto type : {std::optional<dtype>{}, std::optional<dtype>{dtype::f32}, std::optional<dtype>{dtype::u32}})
+      EXPECT_THROW(io::parse_text(t, type), error) << t;
+  // The largest float's shortest text (NumPy's too) is above FLT_MAX as a decimal, but rounds to it.
+  const float big = std::numeric_limits<float>::max();
+  EXPECT_EQ(io::parse_text("3.4028235e+38\n-3.4028235e+38\n", dtype::f32).bits,
+            (std::vector<std::uint32_t>{to_bits(big), to_bits(-big)}));
+  EXPECT_THROW(io::parse_text("3.5e38\n", dtype::f32), error);
+  io::array a{dtype::f32, {to_bits(big), to_bits(-big), to_bits(std::numeric_limits<float>::denorm_min()),
+                           to_bits(0.1f), to_bits(-0.0f), to_bits(1e-5f)}};
+  std::string p = tmp("roundtrip.csv");
+  io::write_array(p, a);
+  EXPECT_EQ(io::read_array(p, dtype::f32).bits, a.bits);
+}
+
+TEST(Io, ErrorMessagesQuoteAtMostAShortExcerpt) {
+  const std::string huge(1 << 20, '7');
+  for (const std::string& text : {huge + "x\n", "1\n" + huge + " 2\n", huge + "\n"}) {
+    try {
+      io::parse_text(text, dtype::i32);
+      ADD_FAILURE() << "accepted";
+    } catch (const error& e) {
+      EXPECT_LT(std::string(e.what()).size(), 200u) << std::string(e.what()).substr(0, 200);
+    }
+  }
+}
+
+TEST(Io, InputMustBeARegularFile) {
+  const std::string dir = tmp("dir.csv"), zero = tmp("zero.bin");
+  ::mkdir(dir.c_str(), 0700);
+  std::remove(zero.c_str());
+  ASSERT_EQ(::symlink("/dev/zero", zero.c_str()), 0);
+  for (const std::string& p : {dir, zero}) {
+    try {
+      io::read_array(p, dtype::u32);
+      ADD_FAILURE() << "read " << p;
+    } catch (const error& e) {
+      EXPECT_EQ(e.code(), errc::io) << e.what();
+    }
+  }
+  std::remove(zero.c_str());
+  ::rmdir(dir.c_str());
+}
+
+TEST(Io, OutputWritesThroughLinksAndRefusesOtherFiles) {
+  const std::string target = tmp("target.csv"), link = tmp("link.csv"), fifo = tmp("fifo.csv"),
+                    dir = tmp("outdir.csv");
+  std::remove(link.c_str());
+  std::remove(fifo.c_str());
+  { std::ofstream f(target); f << "99\n"; }
+  ASSERT_EQ(::symlink(target.c_str(), link.c_str()), 0);
+  io::array a{dtype::u32, {1, 2}};
+  io::check_writable(link);
+  io::write_array(link, a);
+  struct stat st;
+  ASSERT_EQ(::lstat(link.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISLNK(st.st_mode)) << "the link was replaced";
+  EXPECT_EQ(io::read_array(target).bits, a.bits);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  ::mkdir(dir.c_str(), 0700);
+  for (const std::string& p : {fifo, dir}) {
+    EXPECT_THROW(io::check_writable(p), error) << p;
+    EXPECT_THROW(io::write_array(p, a), error) << p;
+    ASSERT_EQ(::lstat(p.c_str(), &st), 0);
+    EXPECT_FALSE(S_ISREG(st.st_mode)) << p << " was replaced";
+  }
+  std::remove(link.c_str());
+  std::remove(fifo.c_str());
+  std::remove(target.c_str());
+  ::rmdir(dir.c_str());
 }
 
 TEST(Io, Generators) {

@@ -28,4 +28,16 @@ class error : public std::runtime_error {
   errc code_;
 };
 
+namespace detail {
+/// A piece of user input for an error message: at most `max` characters (then "..." and the length), so that
+/// a 100 MB token does not become a 100 MB message, with bytes that are not printable ASCII shown as '?'.
+inline std::string excerpt(const std::string& text, std::size_t max = 40) {
+  std::string out = text.size() <= max ? text : text.substr(0, max);
+  for (char& c : out)
+    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) > 0x7e) c = '?';
+  if (text.size() > max) out += "... (" + std::to_string(text.size()) + " characters)";
+  return out;
+}
+}  // namespace detail
+
 }  // namespace wgprim

@@ -20,16 +20,19 @@ constexpr std::uint64_t max_elements = std::uint64_t(1) << 31;
 
 /// Reads by extension. `type` is required for .bin; for .csv/.txt it forces the type (else integers give i32, or
 /// u32 when a value exceeds i32, and anything with a fraction, exponent, inf or nan gives f32); for .npy it must
-/// match the file's dtype when given.
+/// match the file's dtype when given. "-" reads standard input (.npy by its magic bytes, else text). Only
+/// regular files are read (a directory, device or FIFO is refused), up to max_elements values.
 array read_array(const std::string& path, std::optional<dtype> type = std::nullopt);
 array parse_npy(const std::string& bytes);
 array parse_text(const std::string& text, std::optional<dtype> type);
 
-/// Writes by extension through a temporary file renamed into place, so a failed or interrupted write leaves
-/// no partial file.
-void write_array(const std::string& path, const array& a);
+/// Writes by extension (or `format`: npy, bin, raw, csv, txt) through a temporary file renamed into place, so a
+/// failed or interrupted write leaves no partial file. "-" writes standard output (text unless `format`).
+/// A symbolic link is written through (its target replaced, the link kept); an existing path that is not a
+/// regular file (a directory, device node, FIFO) is refused, never replaced.
+void write_array(const std::string& path, const array& a, const std::string& format = "");
 /// Throws if `path` cannot be written (its folder, its type), without creating it.
-void check_writable(const std::string& path);
+void check_writable(const std::string& path, const std::string& format = "");
 /// SIGINT/SIGTERM remove the temporary file being written, then exit(128 + signal). For command-line programs.
 void install_interrupt_cleanup();
 std::string format_npy(const array& a);

@@ -59,6 +59,18 @@ class monoid {
   std::uint32_t identity_bits() const { return identity_; }
   /// The CPU twin of combine, on raw bits (exact WGSL semantics: wrapping integers, IEEE f32).
   std::uint32_t combine(std::uint32_t a, std::uint32_t b) const;
+  /// Whether `result` is a value a WGSL implementation may compute for combine(a, b): combine(a, b) itself, or
+  /// for f32 custom expressions the same with products that feed an addition fused into one multiply-add (the
+  /// fusion rule, README "Custom operators on every GPU"); f32 compared as values (+0 == -0, NaN == NaN).
+  bool admits(std::uint32_t a, std::uint32_t b, std::uint32_t result) const;
+  /// Checks on the CPU twin, with a few hundred random and edge values of the type (NaN excluded), that the
+  /// identity is neutral on both sides, that combine is associative and, with need_commutative (reduce), that
+  /// it is commutative: exactly for integers; for f32 within a relative tolerance of 2^-18 of the largest
+  /// magnitude involved (so f32 `a + b` and `a * b` pass, as rounding makes them only approximately
+  /// associative), ignoring triples whose evaluation overflows. Built-in operators are not checked (f32 sum
+  /// is a monoid up to rounding by definition; its error bounds are documented). Throws
+  /// wgprim::error(invalid_argument) naming the operator and the values that fail.
+  void check(bool need_commutative) const;
   bool is_builtin() const { return builtin_ != builtin::none; }
   bool is_sum() const { return builtin_ == builtin::sum; }
   /// A stable key naming this monoid in caches.
@@ -67,7 +79,7 @@ class monoid {
  private:
   enum class builtin { none, sum, min, max, bit_and, bit_or, bit_xor };
   dtype type_;
-  std::string name_, wgsl_;
+  std::string name_, wgsl_, source_;  // source_: the custom expression as the user wrote it
   std::uint32_t identity_ = 0;
   builtin builtin_ = builtin::none;
   std::shared_ptr<const detail::expr_program> program_;

@@ -22,6 +22,8 @@ namespace wgprim::detail {
 namespace {
 
 constexpr std::size_t max_length = 4096;
+// The lowering of / % min max clamp abs repeats operands, so nested uses grow the WGSL geometrically.
+constexpr std::size_t max_wgsl_length = 65536;
 constexpr int max_depth = 64;
 
 enum class kind { value, boolean };
@@ -54,7 +56,7 @@ class parser {
 
   [[noreturn]] void fail(const std::string& why) const {
     throw error(errc::invalid_argument,
-                "custom operator: " + why + " at column " + std::to_string(pos_ + 1) + " of '" + s_ + "'");
+                "custom operator: " + why + " at column " + std::to_string(pos_ + 1) + " of '" + excerpt(s_, 60) + "'");
   }
   void skip_space() {
     while (pos_ < s_.size() && (s_[pos_] == ' ' || s_[pos_] == '\t')) ++pos_;
@@ -117,11 +119,42 @@ class parser {
         need_int(tok); need(l, kind::value, tok); need(r, kind::value, tok);
         emit(c);
         return {kind::value, "(" + l.wgsl + " " + sym + " (u32(" + r.wgsl + ") & 31u))"};
+      case code::div: case code::rem:
+        need(l, kind::value, tok); need(r, kind::value, tok);
+        emit(c);
+        return {kind::value, t_ == dtype::f32 ? "(" + l.wgsl + " " + sym + " " + r.wgsl + ")"
+                                              : lower_int_division(c, l.wgsl, r.wgsl)};
       default:
         need(l, kind::value, tok); need(r, kind::value, tok);
         emit(c);
         return {kind::value, "(" + l.wgsl + " " + sym + " " + r.wgsl + ")"};
     }
+  }
+
+  // WGSL defines x / 0 = x, x % 0 = 0, and for i32 MIN / -1 = MIN, MIN % -1 = 0. SPIR-V leaves division by 0
+  // and MIN / -1 undefined, and Vulkan leaves OpSRem undefined for negative operands (NVIDIA returns the
+  // divisor's sign, Mesa the dividend's: wgpu #8191, #9578; naga 29 emits OpSRem for i32 %). So the guards are
+  // ours rather than naga's, and i32 % is computed through the division, which is well defined once guarded:
+  // a % d = a - d * (a / d) with d = 1 where b is 0 or -1 (both give remainder 0, as a - a does).
+  std::string lower_int_division(code c, const std::string& l, const std::string& r) const {
+    if (t_ == dtype::u32) {
+      const std::string d = "select(" + r + ", 1u, " + r + " == 0u)";
+      return bounded("(" + l + (c == code::div ? " / " : " % ") + d + ")");
+    }
+    if (c == code::div) {
+      const std::string d = "select(" + r + ", 1i, (" + r + " == 0i) || ((" + r + " == -1i) && (" + l +
+                            " == bitcast<i32>(0x80000000u))))";
+      return bounded("(" + l + " / " + d + ")");
+    }
+    // b + 1 (wrapping) is 0 or 1 exactly when b is -1 or 0.
+    const std::string d = "select(" + r + ", 1i, bitcast<u32>(" + r + " + 1i) < 2u)";
+    return bounded("(" + l + " - (" + d + " * (" + l + " / " + d + ")))");
+  }
+  std::string bounded(std::string w) const {
+    if (w.size() > max_wgsl_length)
+      fail("expression too complex (nested / % min max clamp abs expand to over " +
+           std::to_string(max_wgsl_length) + " characters of WGSL)");
+    return w;
   }
 
   parsed parse_or() { depth_guard g(*this); return binary_chain(&parser::parse_and, {{"||", code::lor}}); }
@@ -198,6 +231,35 @@ class parser {
     return {kind::value, buf};
   }
 
+  // Builtins whose SPIR-V form is undefined for some inputs that WGSL defines, written so that every driver
+  // computes what the CPU twin does:
+  // - f32 min/max: GLSL.std.450 FMin/FMax leave NaN operands and the sign of a zero result to the driver; the
+  //   twin (and WGSL's "e2 if e2 < e1, else e1") is a comparison and a select.
+  // - clamp: SClamp/UClamp/FClamp are undefined when low > high; WGSL defines min(max(e, low), high).
+  // - i32 abs: SAbs of the most negative value is not defined everywhere; WGSL wraps (abs(MIN) = MIN), which
+  //   max(e, -e) gives with wrapping negation.
+  std::string lower_function(code c, const std::vector<parsed>& args) const {
+    const bool fl = t_ == dtype::f32;
+    auto fmin = [&](const std::string& x, const std::string& y) {
+      return fl ? "select(" + x + ", " + y + ", " + y + " < " + x + ")" : "min(" + x + ", " + y + ")";
+    };
+    auto fmax = [&](const std::string& x, const std::string& y) {
+      return fl ? "select(" + x + ", " + y + ", " + x + " < " + y + ")" : "max(" + x + ", " + y + ")";
+    };
+    switch (c) {
+      case code::min: return fmin(args[0].wgsl, args[1].wgsl);
+      case code::max: return fmax(args[0].wgsl, args[1].wgsl);
+      case code::clamp: return fmin(fmax(args[0].wgsl, args[1].wgsl), args[2].wgsl);
+      case code::abs:
+        return t_ == dtype::i32 ? "max(" + args[0].wgsl + ", (-" + args[0].wgsl + "))" : "abs(" + args[0].wgsl + ")";
+      default: {
+        std::string w = c == code::select ? "select(" : "?(";
+        for (std::size_t i = 0; i < args.size(); ++i) w += (i ? ", " : "") + args[i].wgsl;
+        return w + ")";
+      }
+    }
+  }
+
   parsed parse_primary() {
     skip_space();
     if (pos_ >= s_.size()) fail("expression ends too early");
@@ -234,9 +296,7 @@ class parser {
         for (std::size_t i = 0; i < args.size(); ++i)
           need(args[i], (f.c == code::select && i == 2) ? kind::boolean : kind::value, f.name);
         emit(f.c);
-        std::string w = id + "(";
-        for (std::size_t i = 0; i < args.size(); ++i) w += (i ? ", " : "") + args[i].wgsl;
-        return {kind::value, w + ")"};
+        return {kind::value, bounded(lower_function(f.c, args))};
       }
       fail("unknown name '" + id + "' (only a, b, min, max, abs, clamp, select)");
     }
@@ -256,28 +316,83 @@ expr_program::expr_program(const std::string& text, dtype t) : type_(t) {
     if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) > 0x7e)
       if (c != '\t') throw error(errc::invalid_argument, "custom operator: non-printable character in expression");
   wgsl_ = parser(text, t, prog_).run();
+  if (t != dtype::f32) return;
+  // Which add/sub instructions have a product operand: a mul result, possibly negated, not yet combined with
+  // anything else. This depends on the program's shape only.
+  std::vector<bool> is_product;
+  for (std::size_t at = 0; at < prog_.size(); ++at) {
+    switch (prog_[at].c) {
+      case code::push: case code::load_a: case code::load_b: is_product.push_back(false); break;
+      case code::neg: break;
+      case code::bnot: case code::lnot: case code::abs: is_product.back() = false; break;
+      case code::clamp: case code::select:
+        is_product.resize(is_product.size() - 2);
+        is_product.back() = false;
+        break;
+      default: {
+        const bool l = is_product[is_product.size() - 2], r = is_product.back();
+        is_product.pop_back();
+        is_product.back() = prog_[at].c == code::mul;
+        if ((prog_[at].c == code::add || prog_[at].c == code::sub) && (l || r))
+          sites_.push_back({at, static_cast<std::uint8_t>((l ? 1 : 0) | (r ? 2 : 0))});
+      }
+    }
+  }
 }
 
-std::uint32_t expr_program::eval(std::uint32_t a, std::uint32_t b) const {
+std::uint32_t expr_program::eval(std::uint32_t a, std::uint32_t b) const { return eval_with(a, b, nullptr); }
+
+// choice[k] says how fusion site k is evaluated: 0 rounded product then add, 1 fuse the left product, 2 the
+// right one. A product operand is tracked on a side stack (its factors, and whether it was negated since).
+std::uint32_t expr_program::eval_with(std::uint32_t a, std::uint32_t b, const std::uint8_t* choice) const {
   std::uint32_t st[max_depth * 4 + 8];
+  struct product { bool is; bool negated; float p, q; };
+  product pr[max_depth * 4 + 8];
   int sp = 0;
+  std::size_t site = 0;
   const bool fl = type_ == dtype::f32, sg = type_ == dtype::i32;
   auto lt = [&](std::uint32_t x, std::uint32_t y) { return fl ? f(x) < f(y) : sg ? i(x) < i(y) : x < y; };
-  for (const instr& in : prog_) {
+  for (std::size_t at = 0; at < prog_.size(); ++at) {
+    const instr& in = prog_[at];
     std::uint32_t y = sp > 0 ? st[sp - 1] : 0, x = sp > 1 ? st[sp - 2] : 0, r = 0;
+    product keep{false, false, 0, 0};
     switch (in.c) {
-      case code::push: st[sp++] = in.imm; continue;
-      case code::load_a: st[sp++] = a; continue;
-      case code::load_b: st[sp++] = b; continue;
-      case code::neg: st[sp - 1] = fl ? fb(-f(y)) : 0u - y; continue;
-      case code::bnot: st[sp - 1] = ~y; continue;
-      case code::lnot: st[sp - 1] = !y; continue;
+      case code::push: pr[sp] = keep; st[sp++] = in.imm; continue;
+      case code::load_a: pr[sp] = keep; st[sp++] = a; continue;
+      case code::load_b: pr[sp] = keep; st[sp++] = b; continue;
+      case code::neg:
+        st[sp - 1] = fl ? fb(-f(y)) : 0u - y;
+        pr[sp - 1].negated = !pr[sp - 1].negated;
+        continue;
+      case code::bnot: st[sp - 1] = ~y; pr[sp - 1] = keep; continue;
+      case code::lnot: st[sp - 1] = !y; pr[sp - 1] = keep; continue;
       case code::abs:
         st[sp - 1] = fl ? fb(std::fabs(f(y))) : sg ? (i(y) < 0 ? 0u - y : y) : y;
+        pr[sp - 1] = keep;
         continue;
-      case code::add: r = fl ? fb(f(x) + f(y)) : x + y; break;
-      case code::sub: r = fl ? fb(f(x) - f(y)) : x - y; break;
-      case code::mul: r = fl ? fb(f(x) * f(y)) : x * y; break;
+      case code::add:
+      case code::sub: {
+        if (!fl) { r = in.c == code::add ? x + y : x - y; break; }
+        std::uint8_t how = 0;
+        if (site < sites_.size() && sites_[site].at == at) {
+          if (choice) how = choice[site];
+          ++site;
+        }
+        const product& pl = pr[sp - 2];
+        const product& pq = pr[sp - 1];
+        const float sy = in.c == code::add ? 1.0f : -1.0f;  // x + sy * y
+        if (how == 1 && pl.is)  // fma(±p, q, sy * y)
+          r = fb(std::fma(pl.negated ? -pl.p : pl.p, pl.q, sy * f(y)));
+        else if (how == 2 && pq.is)  // fma(±sy p, q, x)
+          r = fb(std::fma((pq.negated ? -sy : sy) * pq.p, pq.q, f(x)));
+        else
+          r = fb(in.c == code::add ? f(x) + f(y) : f(x) - f(y));
+        break;
+      }
+      case code::mul:
+        r = fl ? fb(f(x) * f(y)) : x * y;
+        if (fl) keep = {true, false, f(x), f(y)};
+        break;
       case code::div:
         if (fl) r = fb(f(x) / f(y));
         else if (y == 0 || (sg && x == 0x80000000u && y == 0xffffffffu)) r = x;
@@ -307,20 +422,62 @@ std::uint32_t expr_program::eval(std::uint32_t a, std::uint32_t b) const {
         std::uint32_t v = st[sp - 3], lo = x, hi = y;
         std::uint32_t m = lt(v, lo) ? lo : v;
         st[sp - 3] = lt(hi, m) ? hi : m;
+        pr[sp - 3] = keep;
         sp -= 2;
         continue;
       }
       case code::select: {  // select(f, t, cond)
         std::uint32_t fv = st[sp - 3], tv = x, cond = y;
         st[sp - 3] = cond ? tv : fv;
+        pr[sp - 3] = keep;
         sp -= 2;
         continue;
       }
     }
     st[sp - 2] = r;
+    pr[sp - 2] = keep;
     --sp;
   }
   return st[0];
+}
+
+bool expr_program::admits(std::uint32_t a, std::uint32_t b, std::uint32_t result) const {
+  // f32 results compare as values: +0 == -0 (Vulkan drivers need not preserve the sign of zero unless the
+  // shader asks for SignedZeroInfNanPreserve, which naga does not; lavapipe folds b * 0.0 to +0), NaN == NaN.
+  auto same = [&](std::uint32_t want) {
+    if (type_ != dtype::f32) return want == result;
+    return f(want) == f(result) || (std::isnan(f(want)) && std::isnan(f(result)));
+  };
+  if (same(eval(a, b)) || sites_.empty()) return same(eval(a, b));
+  // Every combination of choices while there are at most 4,096; past that, each site fused alone (an expression
+  // with that many fusable operations is beyond what a monoid needs).
+  std::vector<std::uint8_t> choice(sites_.size(), 0);
+  std::size_t combinations = 1;
+  for (const site& s : sites_) {
+    combinations *= 1 + ((s.products & 1) ? 1 : 0) + ((s.products & 2) ? 1 : 0);
+    if (combinations > 4096) break;
+  }
+  if (combinations <= 4096) {
+    for (;;) {
+      std::size_t k = 0;  // next combination, mixed radix, skipping options whose operand is not a product
+      for (; k < sites_.size(); ++k) {
+        std::uint8_t& c = choice[k];
+        do { ++c; } while (c < 3 && !(sites_[k].products & (1u << (c - 1))));
+        if (c < 3) break;
+        c = 0;
+      }
+      if (k == sites_.size()) return false;
+      if (same(eval_with(a, b, choice.data()))) return true;
+    }
+  }
+  for (std::size_t k = 0; k < sites_.size(); ++k)
+    for (std::uint8_t c = 1; c <= 2; ++c) {
+      if (!(sites_[k].products & (1u << (c - 1)))) continue;
+      choice.assign(sites_.size(), 0);
+      choice[k] = c;
+      if (same(eval_with(a, b, choice.data()))) return true;
+    }
+  return false;
 }
 
 }  // namespace wgprim::detail

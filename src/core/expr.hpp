@@ -15,7 +15,15 @@ class expr_program {
   /// Parses `text` for element type t. Throws wgprim::error(invalid_argument) with the position on failure.
   expr_program(const std::string& text, dtype t);
   const std::string& wgsl() const { return wgsl_; }
+  /// The CPU twin: the expression evaluated as written, every f32 operation rounded on its own.
   std::uint32_t eval(std::uint32_t a, std::uint32_t b) const;
+  /// The fusion rule: whether `result` is what a WGSL implementation may return for (a, b). Integers: exactly
+  /// eval(a, b). f32: eval(a, b) with any set of the products that feed an addition or subtraction evaluated
+  /// as one fused multiply-add instead (WGSL permits that contraction; shader compilers do it, so the H200
+  /// gives fma(a, b, a) for `a * b + a`), compared as values (+0 == -0, NaN == NaN).
+  bool admits(std::uint32_t a, std::uint32_t b, std::uint32_t result) const;
+  /// How many additions/subtractions may be fused with a product operand (the f32 fusion sites).
+  std::size_t fusion_sites() const { return sites_.size(); }
 
   enum class code : std::uint8_t {
     push, load_a, load_b, add, sub, mul, div, rem, band, bor, bxor, shl, shr, neg, bnot, lnot,
@@ -27,6 +35,11 @@ class expr_program {
   dtype type_;
   std::string wgsl_;
   std::vector<instr> prog_;
+  // A fusion site: the index of an add/sub instruction and which of its operands is a product (bit 0 the left,
+  // bit 1 the right).
+  struct site { std::size_t at; std::uint8_t products; };
+  std::vector<site> sites_;
+  std::uint32_t eval_with(std::uint32_t a, std::uint32_t b, const std::uint8_t* choice) const;
 };
 
 }  // namespace wgprim::detail

@@ -8,7 +8,10 @@
 #include <fstream>
 #include <random>
 #include <sstream>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <iostream>
 
 #include <csignal>
 
@@ -30,16 +33,118 @@ std::string extension(const std::string& path) {
 
 [[noreturn]] void io_fail(const std::string& msg) { throw error(errc::io, msg); }
 
+// The most bytes an input may hold: a .bin of max_elements values, or a text file of as many short lines.
+constexpr std::uint64_t max_input_bytes = max_elements * 4 + 4096;
+
+// Reads a whole regular file, or standard input for "-". A directory, a device (a link to /dev/zero), a FIFO
+// or a socket is refused before reading: they read as empty or never end. Reading stops past max_input_bytes.
 std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) io_fail("cannot open '" + path + "': " + std::strerror(errno));
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  if (f.bad()) io_fail("cannot read '" + path + "'");
-  return ss.str();
+  std::istream* in = &std::cin;
+  std::ifstream f;
+  if (path != "-") {
+    struct stat st;
+    if (::stat(path.c_str(), &st) != 0) io_fail("cannot open '" + path + "': " + std::strerror(errno));
+    if (S_ISDIR(st.st_mode)) io_fail("'" + path + "' is a directory, not a file");
+    if (!S_ISREG(st.st_mode)) io_fail("'" + path + "' is not a regular file (a device, FIFO or socket)");
+    if (static_cast<std::uint64_t>(st.st_size) > max_input_bytes) io_fail("'" + path + "' is too large");
+    f.open(path, std::ios::binary);
+    if (!f) io_fail("cannot open '" + path + "': " + std::strerror(errno));
+    in = &f;
+  }
+  std::string out;
+  char buf[1 << 16];
+  while (*in) {
+    in->read(buf, sizeof buf);
+    out.append(buf, static_cast<std::size_t>(in->gcount()));
+    if (out.size() > max_input_bytes) io_fail("'" + path + "' is too large");
+  }
+  if (in->bad()) io_fail("cannot read '" + path + "'");
+  return out;
 }
 
 const char* npy_descr(dtype t) { return t == dtype::f32 ? "<f4" : t == dtype::i32 ? "<i4" : "<u4"; }
+
+// The .npy header is a Python dict literal, which NumPy reads with ast.literal_eval: keys 'descr',
+// 'fortran_order' and 'shape' exactly, in any order, quoted with ' or ", Python whitespace between tokens, an
+// optional trailing comma; shape a tuple of non-negative integers ("(5,)", "(5, )"; "(5)" is an int, not a
+// tuple, and "(1 5,)" a syntax error). The trailing newline and padding are whitespace.
+struct npy_header {
+  std::string descr;
+  bool fortran_order = false;
+  std::vector<unsigned long long> shape;
+};
+
+npy_header parse_npy_header(const std::string& h) {
+  std::size_t i = 0;
+  auto bad = [&](const std::string& why) -> error {
+    return error(errc::io, "malformed .npy header: " + why + " at byte " + std::to_string(i) + " of '" +
+                               detail::excerpt(h, 80) + "'");
+  };
+  auto space = [&] { while (i < h.size() && (h[i] == ' ' || h[i] == '\t' || h[i] == '\n' || h[i] == '\r')) ++i; };
+  auto expect = [&](char c) {
+    space();
+    if (i >= h.size() || h[i] != c) throw bad(std::string("expected '") + c + "'");
+    ++i;
+  };
+  auto peek = [&](char c) { space(); return i < h.size() && h[i] == c; };
+  auto string_literal = [&] {
+    space();
+    if (i >= h.size() || (h[i] != '\'' && h[i] != '"')) throw bad("expected a quoted string");
+    const char q = h[i++];
+    std::size_t start = i;
+    while (i < h.size() && h[i] != q) {
+      if (h[i] == '\\' || h[i] == '\n') throw bad("unsupported character in a string");
+      ++i;
+    }
+    if (i >= h.size()) throw bad("unterminated string");
+    return h.substr(start, i++ - start);
+  };
+  auto integer = [&] {
+    space();
+    std::size_t start = i;
+    while (i < h.size() && std::isdigit(static_cast<unsigned char>(h[i]))) ++i;
+    if (i == start || i - start > 19) throw bad("expected a dimension");
+    if (h[start] == '0' && i - start > 1) throw bad("a dimension with a leading zero");  // Python refuses 05
+    return std::stoull(h.substr(start, i - start));
+  };
+  npy_header out;
+  bool seen[3] = {false, false, false};
+  expect('{');
+  while (!peek('}')) {
+    const std::string key = string_literal();
+    expect(':');
+    space();
+    if (key == "descr" && !seen[0]) {
+      seen[0] = true;
+      out.descr = string_literal();
+    } else if (key == "fortran_order" && !seen[1]) {
+      seen[1] = true;
+      if (h.compare(i, 4, "True") == 0) out.fortran_order = true, i += 4;
+      else if (h.compare(i, 5, "False") == 0) i += 5;
+      else throw bad("fortran_order must be True or False");
+    } else if (key == "shape" && !seen[2]) {
+      seen[2] = true;
+      expect('(');
+      bool tuple = false;
+      while (!peek(')')) {
+        out.shape.push_back(integer());
+        if (peek(',')) { ++i; tuple = true; }
+        else if (!peek(')')) throw bad("expected ',' or ')' in the shape");
+      }
+      ++i;
+      if (!out.shape.empty() && !tuple) throw bad("the shape is not a tuple");  // (5) is 5 in Python
+    } else {
+      throw bad("unexpected key '" + detail::excerpt(key) + "'");
+    }
+    if (peek(',')) ++i;
+    else if (!peek('}')) throw bad("expected ',' or '}'");
+  }
+  ++i;
+  space();
+  if (i != h.size()) throw bad("text after the dict");
+  if (!(seen[0] && seen[1] && seen[2])) throw bad("it needs the keys 'descr', 'fortran_order' and 'shape'");
+  return out;
+}
 
 }  // namespace
 
@@ -59,37 +164,17 @@ array parse_npy(const std::string& b) {
     io_fail("unsupported .npy version " + std::to_string(major));
   }
   if (hstart + hlen > b.size()) io_fail("truncated .npy header");
-  std::string h = b.substr(hstart, hlen);
-  auto field = [&](const std::string& key) -> std::string {
-    auto k = h.find("'" + key + "'");
-    if (k == std::string::npos) io_fail(".npy header has no '" + key + "'");
-    auto colon = h.find(':', k);
-    if (colon == std::string::npos) io_fail("malformed .npy header");
-    std::size_t i = colon + 1;
-    while (i < h.size() && h[i] == ' ') ++i;
-    std::size_t j = i;
-    if (j < h.size() && h[j] == '(') j = h.find(')', j);
-    else if (j < h.size() && h[j] == '\'') j = h.find('\'', j + 1);
-    else j = h.find_first_of(",}", j) - 1;
-    if (j == std::string::npos || j < i) io_fail("malformed .npy header");
-    return h.substr(i, j - i + 1);
-  };
-  std::string descr = field("descr"), order = field("fortran_order"), shape = field("shape");
+  const npy_header h = parse_npy_header(b.substr(hstart, hlen));
   array a;
-  if (descr == "'<f4'") a.type = dtype::f32;
-  else if (descr == "'<i4'") a.type = dtype::i32;
-  else if (descr == "'<u4'") a.type = dtype::u32;
-  else io_fail("unsupported .npy dtype " + descr + " (expected little-endian f4, i4 or u4)");
-  if (order != "False") io_fail(".npy arrays in Fortran order are not supported");
-  // shape must be (N,) : one dimension
-  if (shape.size() < 3 || shape.front() != '(' || shape.back() != ')') io_fail("malformed .npy shape " + shape);
-  std::string inner = shape.substr(1, shape.size() - 2);
-  while (!inner.empty() && (inner.back() == ' ' || inner.back() == ',')) inner.pop_back();
-  if (inner.empty() || inner.find(',') != std::string::npos || inner.find_first_not_of("0123456789 ") != std::string::npos)
-    io_fail("only 1-D .npy arrays are supported, got shape " + shape);
-  errno = 0;
-  unsigned long long n = std::strtoull(inner.c_str(), nullptr, 10);
-  if (errno == ERANGE || n > max_elements) io_fail(".npy array too large: " + inner + " elements");
+  if (h.descr == "<f4") a.type = dtype::f32;
+  else if (h.descr == "<i4") a.type = dtype::i32;
+  else if (h.descr == "<u4") a.type = dtype::u32;
+  else io_fail("unsupported .npy dtype '" + detail::excerpt(h.descr) + "' (expected little-endian f4, i4 or u4)");
+  if (h.fortran_order) io_fail(".npy arrays in Fortran order are not supported");
+  if (h.shape.size() != 1)
+    io_fail("only 1-D .npy arrays are supported, got " + std::to_string(h.shape.size()) + " dimensions");
+  const unsigned long long n = h.shape[0];
+  if (n > max_elements) io_fail(".npy array too large: " + std::to_string(n) + " elements");
   std::size_t data = hstart + hlen;
   if (b.size() - data != n * 4)
     io_fail(".npy data is " + std::to_string(b.size() - data) + " bytes, expected " + std::to_string(n * 4) +
@@ -114,7 +199,12 @@ array parse_text(const std::string& text, std::optional<dtype> type) {
     if (b == std::string::npos) continue;  // blank line
     s = s.substr(b);
     if (s.find_first_of(" \t,;") != std::string::npos)
-      io_fail("line " + std::to_string(line_no) + ": expected one number per line, got '" + s + "'");
+      io_fail("line " + std::to_string(line_no) + ": expected one number per line, got '" + detail::excerpt(s) + "'");
+    // The names parse_value knows for identities (min, max, lowest) are not data.
+    const char c0 = s[0];
+    if (!(std::isdigit(static_cast<unsigned char>(c0)) || c0 == '-' || c0 == '+' || c0 == '.' || c0 == 'i' ||
+          c0 == 'I' || c0 == 'n' || c0 == 'N'))
+      io_fail("line " + std::to_string(line_no) + ": '" + detail::excerpt(s) + "' is not a number");
     tokens.push_back(s);
     lines.push_back(line_no);
     if (tokens.size() > max_elements) io_fail("too many values");
@@ -136,13 +226,29 @@ array parse_text(const std::string& text, std::optional<dtype> type) {
     try {
       a.bits.push_back(parse_value(t, tokens[i]));
     } catch (const error&) {
-      io_fail("line " + std::to_string(lines[i]) + ": '" + tokens[i] + "' is not a valid " + dtype_name(t) + " value");
+      io_fail("line " + std::to_string(lines[i]) + ": '" + detail::excerpt(tokens[i]) + "' is not a valid " +
+              dtype_name(t) + " value");
     }
   }
   return a;
 }
 
 array read_array(const std::string& path, std::optional<dtype> type) {
+  if (path == "-") {  // standard input: .npy by its magic, else text
+    std::string b = slurp(path);
+    if (b.compare(0, 6, "\x93NUMPY") == 0) {
+      array a = parse_npy(b);
+      if (type && *type != a.type)
+        io_fail("standard input holds " + std::string(dtype_name(a.type)) + ", not the requested " + dtype_name(*type));
+      return a;
+    }
+    if (b.find('\0') != std::string::npos) io_fail("standard input is neither .npy nor text");
+    try {
+      return parse_text(b, type);
+    } catch (const error& e) {
+      io_fail(std::string("standard input: ") + e.what());
+    }
+  }
   std::string ext = extension(path);
   if (ext == "npy") {
     array a = parse_npy(slurp(path));
@@ -212,8 +318,38 @@ void install_interrupt_cleanup() {
   std::signal(SIGTERM, on_interrupt);
 }
 
-void check_writable(const std::string& path) {
-  std::string tmp = path + ".tmp." + std::to_string(::getpid());
+namespace {
+bool known_output(const std::string& ext) {
+  return ext == "npy" || ext == "bin" || ext == "raw" || ext == "csv" || ext == "txt";
+}
+
+// Where an output path is written. A symbolic link is written through: its target is replaced (through a
+// temporary file next to the target), the link stays. A path that exists and is not a regular file (a
+// directory, a device node, a FIFO) is refused rather than replaced.
+std::string output_target(const std::string& path) {
+  struct stat st;
+  if (::lstat(path.c_str(), &st) != 0) return path;  // a new file
+  std::string target = path;
+  if (S_ISLNK(st.st_mode)) {
+    char* real = ::realpath(path.c_str(), nullptr);
+    if (!real) io_fail("cannot write '" + path + "': a symbolic link whose target does not exist");
+    target = real;
+    std::free(real);
+    if (::stat(target.c_str(), &st) != 0) io_fail("cannot write '" + path + "': " + std::strerror(errno));
+  }
+  if (!S_ISREG(st.st_mode))
+    io_fail("will not write '" + path + "': it is not a regular file (a directory, device or FIFO)");
+  return target;
+}
+}  // namespace
+
+void check_writable(const std::string& path, const std::string& format) {
+  const std::string ext = format.empty() ? (path == "-" ? "txt" : extension(path)) : format;
+  if (!known_output(ext))
+    throw error(errc::invalid_argument, "unknown output type '" + path + "' (expected .npy, .bin, .csv or .txt)");
+  if (path == "-") return;
+  const std::string target = output_target(path);
+  std::string tmp = target + ".tmp." + std::to_string(::getpid());
   set_tmp(tmp);
   std::FILE* f = std::fopen(tmp.c_str(), "wb");
   if (!f) {
@@ -223,13 +359,10 @@ void check_writable(const std::string& path) {
   std::fclose(f);
   std::remove(tmp.c_str());
   g_tmp_active = 0;
-  std::string ext = extension(path);
-  if (ext != "npy" && ext != "bin" && ext != "raw" && ext != "csv" && ext != "txt")
-    throw error(errc::invalid_argument, "unknown output type '" + path + "' (expected .npy, .bin, .csv or .txt)");
 }
 
-void write_array(const std::string& path, const array& a) {
-  std::string ext = extension(path), data;
+void write_array(const std::string& path, const array& a, const std::string& format) {
+  std::string ext = format.empty() ? (path == "-" ? "txt" : extension(path)) : format, data;
   if (ext == "npy") {
     data = format_npy(a);
   } else if (ext == "bin" || ext == "raw") {
@@ -240,7 +373,14 @@ void write_array(const std::string& path, const array& a) {
   } else {
     throw error(errc::invalid_argument, "unknown output type '" + path + "' (expected .npy, .bin, .csv or .txt)");
   }
-  std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  if (path == "-") {
+    std::cout.write(data.data(), static_cast<std::streamsize>(data.size()));
+    std::cout.flush();
+    if (!std::cout) io_fail("cannot write to standard output");
+    return;
+  }
+  const std::string target = output_target(path);
+  std::string tmp = target + ".tmp." + std::to_string(::getpid());
   set_tmp(tmp);
   struct clear_tmp { ~clear_tmp() { g_tmp_active = 0; } } guard;
   {
@@ -250,7 +390,7 @@ void write_array(const std::string& path, const array& a) {
     f.flush();
     if (!f) { std::remove(tmp.c_str()); io_fail("cannot write '" + path + "' (disk full?)"); }
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+  if (std::rename(tmp.c_str(), target.c_str()) != 0) {
     int e = errno;
     std::remove(tmp.c_str());
     io_fail("cannot write '" + path + "': " + std::strerror(e));

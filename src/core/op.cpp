@@ -4,7 +4,11 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <algorithm>
 #include <limits>
+#include <random>
+#include <vector>
 
 #include "core/expr.hpp"
 #include "wgprim/error.hpp"
@@ -34,10 +38,22 @@ std::string format_bits(dtype t, std::uint32_t bits) {
       float v = from_bits<float>(bits);
       if (std::isnan(v)) return "nan";
       if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-      // shortest representation that reads back to the same float
-      for (int prec = 1; prec <= 9; ++prec) {
+      // The shortest representation that reads back to the same float, in fixed notation where that is
+      // readable (100, not 1e+02; 0.00001), else with an exponent.
+      int prec = 1;
+      for (; prec < 9; ++prec) {
         std::snprintf(buf, sizeof buf, "%.*g", prec, static_cast<double>(v));
         if (std::strtof(buf, nullptr) == v) break;
+      }
+      std::snprintf(buf, sizeof buf, "%.*g", prec, static_cast<double>(v));
+      if (v != 0) {
+        char fixed[64];
+        std::snprintf(fixed, sizeof fixed, "%.*e", prec - 1, static_cast<double>(v));  // the decimal exponent
+        const int e = std::atoi(std::strchr(fixed, 'e') + 1);
+        if (e >= -5 && e < 9) {
+          std::snprintf(fixed, sizeof fixed, "%.*f", std::max(0, prec - 1 - e), static_cast<double>(v));
+          if (std::strtof(fixed, nullptr) == v) return fixed;
+        }
       }
       return buf;
     }
@@ -49,7 +65,8 @@ std::string format_bits(dtype t, std::uint32_t bits) {
 
 std::uint32_t parse_value(dtype t, const std::string& text) {
   auto bad = [&]() -> error {
-    return error(errc::invalid_argument, "'" + text + "' is not a valid " + std::string(dtype_name(t)) + " value");
+    return error(errc::invalid_argument,
+                 "'" + detail::excerpt(text) + "' is not a valid " + std::string(dtype_name(t)) + " value");
   };
   if (text.empty()) throw bad();
   if (text == "max") return t == dtype::f32 ? to_bits(std::numeric_limits<float>::max())
@@ -66,17 +83,22 @@ std::uint32_t parse_value(dtype t, const std::string& text) {
     if (low == "-inf" || low == "-infinity") return to_bits(-std::numeric_limits<float>::infinity());
     if (low == "nan") return to_bits(std::numeric_limits<float>::quiet_NaN());
     if (low.find_first_not_of("0123456789+-.e") != std::string::npos) throw bad();
-    double d = std::strtod(s, &end);
-    if (end == s || *end != '\0' || !std::isfinite(d) || std::fabs(d) > std::numeric_limits<float>::max())
-      throw bad();
-    return to_bits(static_cast<float>(d));
+    // strtof rounds once, to the nearest float: 3.4028235e+38 (the shortest text of the largest float, which
+    // is above it as a decimal) reads as that float; only what rounds to infinity is out of range. (strtod
+    // and a cast would round twice and refuse it.)
+    float v = std::strtof(s, &end);
+    if (end == s || *end != '\0' || !std::isfinite(v)) throw bad();
+    return to_bits(v);
   }
   if (text.find_first_of(".eE") != std::string::npos && text.rfind("0x", 0) != 0 && text.rfind("-0x", 0) != 0)
     throw bad();
   bool neg = text[0] == '-';
   if (neg || text[0] == '+') ++s;
   if (!std::isdigit(static_cast<unsigned char>(*s))) throw bad();
-  unsigned long long v = std::strtoull(s, &end, 0);
+  // Decimal, or hexadecimal with 0x: a leading zero is not octal (CSV's 010 is ten, and 08 is valid).
+  const bool hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+  if (hex && !std::isxdigit(static_cast<unsigned char>(s[2]))) throw bad();
+  unsigned long long v = std::strtoull(s, &end, hex ? 16 : 10);
   if (end == s || *end != '\0' || errno == ERANGE) throw bad();
   if (t == dtype::u32) {
     if (neg || v > 0xffffffffull) throw bad();
@@ -105,9 +127,11 @@ op op::parse(const std::string& s, const std::string& identity) {
 }
 
 namespace {
-std::string nan_guard(const char* f) {
-  return std::string("select(") + f +
-         "(a, b), bitcast<f32>(0x7fc00000u), max(bitcast<u32>(a) & 0x7fffffffu, bitcast<u32>(b) & 0x7fffffffu) > "
+// min/max are a comparison and a select rather than WGSL min/max, whose SPIR-V (FMin/FMax) leaves the sign of a
+// zero result to the driver: this way min(-0, +0) is the same bits on every GPU and in the twin.
+std::string nan_guard(bool is_min) {
+  return std::string("select(") + (is_min ? "select(a, b, b < a)" : "select(a, b, a < b)") +
+         ", bitcast<f32>(0x7fc00000u), max(bitcast<u32>(a) & 0x7fffffffu, bitcast<u32>(b) & 0x7fffffffu) > "
          "0x7f800000u)";
 }
 }  // namespace
@@ -121,11 +145,11 @@ monoid::monoid(const op& o, dtype t) : type_(t), name_(o.name()) {
   // compilers may assume a != a is false; the result is the canonical quiet NaN.
   else if (n == "min") {
     builtin_ = builtin::min;
-    wgsl_ = fl ? nan_guard("min") : "min(a, b)";
+    wgsl_ = fl ? nan_guard(true) : "min(a, b)";
     identity_ = parse_value(t, fl ? "inf" : "max");
   } else if (n == "max") {
     builtin_ = builtin::max;
-    wgsl_ = fl ? nan_guard("max") : "max(a, b)";
+    wgsl_ = fl ? nan_guard(false) : "max(a, b)";
     identity_ = parse_value(t, fl ? "-inf" : "min");
   }
   else if (n == "and" || n == "or" || n == "xor") {
@@ -135,6 +159,7 @@ monoid::monoid(const op& o, dtype t) : type_(t), name_(o.name()) {
     identity_ = n == "and" ? 0xffffffffu : 0u;
   } else if (n == "custom") {
     auto prog = std::make_shared<detail::expr_program>(o.expression(), t);
+    source_ = o.expression();
     wgsl_ = prog->wgsl();
     program_ = std::move(prog);
     try {
@@ -165,6 +190,117 @@ std::uint32_t monoid::combine(std::uint32_t a, std::uint32_t b) const {
     case builtin::none: return program_->eval(a, b);
   }
   return 0;
+}
+
+bool monoid::admits(std::uint32_t a, std::uint32_t b, std::uint32_t result) const {
+  if (program_) return program_->admits(a, b, result);
+  const std::uint32_t want = combine(a, b);
+  if (type_ != dtype::f32) return want == result;
+  const float w = from_bits<float>(want), r = from_bits<float>(result);
+  return w == r || (std::isnan(w) && std::isnan(r));
+}
+
+namespace {
+// The values the monoid check tries: the type's edges, then random values of every magnitude (f32: signs,
+// exponents 2^-20..2^20 and small integers; integers: the full range and small values). No NaN: what an
+// expression does with NaN is its own business (WGSL leaves min/max of NaN to the GPU).
+std::vector<std::uint32_t> check_values(dtype t, std::uint32_t identity) {
+  std::vector<std::uint32_t> v = {identity};
+  std::mt19937 rng(20261129);  // fixed: the same operator always passes or fails the same way
+  if (t == dtype::f32) {
+    const float edges[] = {0.0f, -0.0f, 1.0f, -1.0f, 0.5f, 2.0f, 3.0f, -2.5f, 7.0f, 100.0f, -100.0f, 1e-3f,
+                           1e30f, -1e30f, std::numeric_limits<float>::max(), std::numeric_limits<float>::lowest(),
+                           std::numeric_limits<float>::min(), std::numeric_limits<float>::denorm_min(),
+                           std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity()};
+    for (float e : edges) v.push_back(to_bits(e));
+    std::uniform_real_distribution<float> mant(1.0f, 2.0f);
+    std::uniform_int_distribution<int> expo(-20, 20), small(-50, 50);
+    for (int k = 0; k < 280; ++k) {
+      float x = k % 4 == 0 ? static_cast<float>(small(rng)) : std::ldexp(mant(rng), expo(rng));
+      v.push_back(to_bits((rng() & 1) ? -x : x));
+    }
+  } else {
+    const std::uint32_t edges[] = {0u, 1u, 2u, 3u, 7u, 31u, 32u, 33u, 0xffu, 0x100u, 0xffffu, 0x10000u,
+                                   0xffffffffu, 0xfffffffeu, 0x80000000u, 0x80000001u, 0x7fffffffu, 0x7ffffffeu};
+    for (std::uint32_t e : edges) v.push_back(e);
+    for (int k = 0; k < 280; ++k)
+      v.push_back(k % 2 ? static_cast<std::uint32_t>(rng())
+                        : t == dtype::i32 ? static_cast<std::uint32_t>(static_cast<int>(rng() % 201) - 100)
+                                          : rng() % 201);
+  }
+  return v;
+}
+}  // namespace
+
+void monoid::check(bool need_commutative) const {
+  if (is_builtin()) return;
+  const bool fl = type_ == dtype::f32;
+  const std::vector<std::uint32_t> v = check_values(type_, identity_);
+  auto show = [&](std::uint32_t x) { return format_bits(type_, x); };
+  auto refuse = [&](const std::string& what) -> error {
+    return error(errc::invalid_argument, "custom operator '" + detail::excerpt(source_, 60) + "' over " +
+                                             dtype_name(type_) + " is not a monoid: " + what +
+                                             " (checked on the CPU twin; skip with --no-check if you know better)");
+  };
+  auto finite = [](std::uint32_t x) { return std::isfinite(from_bits<float>(x)); };
+  auto magnitude = [](std::uint32_t x) { return std::fabs(static_cast<double>(from_bits<float>(x))); };
+  // Equal: integers exactly; f32 both NaN, or within 2^-18 of the largest magnitude among the values involved
+  // (rounding makes f32 a + b and a * b only approximately associative, and cancellation or underflow can
+  // make the two groupings differ by a lot relative to the result, but not relative to the operands).
+  auto same = [&](std::uint32_t x, std::uint32_t y, std::initializer_list<std::uint32_t> involved) {
+    if (x == y || !fl) return x == y;
+    float fx = from_bits<float>(x), fy = from_bits<float>(y);
+    if (std::isnan(fx) || std::isnan(fy)) return std::isnan(fx) && std::isnan(fy);
+    if (fx == fy) return true;
+    if (!std::isfinite(fx) || !std::isfinite(fy)) return false;
+    double scale = std::max(magnitude(x), magnitude(y));
+    for (std::uint32_t z : involved) scale = std::max(scale, magnitude(z));
+    return std::fabs(static_cast<double>(fx) - static_cast<double>(fy)) <= std::ldexp(scale, -18);
+  };
+  for (std::size_t k = 1; k <= v.size(); ++k) {  // the identity itself (v[0]) last: it shows the least
+    const std::uint32_t x = v[k % v.size()];
+    const std::uint32_t l = combine(identity_, x), r = combine(x, identity_);
+    // The identity must give x back exactly (as a value: f32 -0 and +0 are equal).
+    auto exact = [&](std::uint32_t y) { return fl ? from_bits<float>(y) == from_bits<float>(x) : y == x; };
+    if (!exact(l) || !exact(r))
+      throw refuse("the identity " + show(identity_) + " is not neutral: combine(" + show(identity_) + ", " +
+                   show(x) + ") = " + show(l) + ", combine(" + show(x) + ", " + show(identity_) + ") = " + show(r));
+  }
+  // Associativity on every triple of the first 24 values (edges first), then on random triples.
+  std::mt19937 rng(7);
+  // A step that leaves the f32 range (finite operands, non-finite result; non-zero operands, a result below the
+  // smallest normal) says nothing about the algebra: x * 2^-149 * inf is NaN or inf depending on the grouping.
+  auto out_of_range = [&](std::uint32_t x, std::uint32_t y, std::uint32_t r) {
+    if (!fl) return false;
+    if (finite(x) && finite(y) && !finite(r)) return true;
+    const double m = magnitude(r);
+    return magnitude(x) != 0 && magnitude(y) != 0 && m < std::numeric_limits<float>::min();
+  };
+  auto assoc = [&](std::uint32_t x, std::uint32_t y, std::uint32_t z) {
+    const std::uint32_t xy = combine(x, y), yz = combine(y, z);
+    const std::uint32_t l = combine(xy, z), r = combine(x, yz);
+    if (out_of_range(x, y, xy) || out_of_range(y, z, yz) || out_of_range(xy, z, l) || out_of_range(x, yz, r))
+      return;
+    if (!same(l, r, {x, y, z, xy, yz}))
+      throw refuse("combine is not associative: combine(combine(" + show(x) + ", " + show(y) + "), " + show(z) +
+                   ") = " + show(l) + " but combine(" + show(x) + ", combine(" + show(y) + ", " + show(z) +
+                   ")) = " + show(r));
+  };
+  const std::size_t head = std::min<std::size_t>(v.size(), 24);
+  for (std::size_t i = 0; i < head; ++i)
+    for (std::size_t j = 0; j < head; ++j)
+      for (std::size_t k = 0; k < head; ++k) assoc(v[i], v[j], v[k]);
+  for (int k = 0; k < 4000; ++k) assoc(v[rng() % v.size()], v[rng() % v.size()], v[rng() % v.size()]);
+  if (!need_commutative) return;
+  for (std::size_t i = 0; i < v.size(); ++i)
+    for (std::size_t j = i + 1; j < v.size(); j += 1 + i % 7) {
+      const std::uint32_t l = combine(v[i], v[j]), r = combine(v[j], v[i]);
+      if (out_of_range(v[i], v[j], l) || out_of_range(v[j], v[i], r)) continue;
+      if (!same(l, r, {v[i], v[j]}))
+        throw refuse("combine is not commutative (reduce needs that; a scan does not): combine(" + show(v[i]) +
+                     ", " + show(v[j]) + ") = " + show(l) + " but combine(" + show(v[j]) + ", " + show(v[i]) +
+                     ") = " + show(r));
+    }
 }
 
 std::string monoid::key() const {

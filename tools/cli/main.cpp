@@ -1,4 +1,6 @@
-// The wgprim command: info, reduce, scan, demo. Every error is one line on stderr and an exit code 1-125.
+// The wgprim command: info, reduce, scan, demo, bench. Every error is one line on stderr, "wgprim: error: ...",
+// and an exit code: 2 for usage (bad arguments, as CLI11 reports them too), 3-11 the errc codes of
+// include/wgprim/error.hpp, 1 for a result that differs from the CPU twin. --help and --version exit 0.
 #include <fmt/core.h>
 #include <fmt/format.h>
 
@@ -6,9 +8,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <sys/stat.h>
 
 #include "bench.hpp"
 #include "plot.hpp"
@@ -20,9 +24,12 @@ using namespace wgprim;
 
 namespace {
 
+// The version of the wgprim project (CMakeLists.txt's project(VERSION); cli_test.sh checks that they agree).
+constexpr const char* wgprim_version = "0.1.0";
+
 struct common {
-  std::string adapter, input, generate, type, op = "sum", identity, algorithm, output;
-  bool json = false, exclusive = false;
+  std::string adapter, input, generate, type, op = "sum", identity, algorithm, output, output_format;
+  bool json = false, exclusive = false, no_check = false;
   tuning tune;
   int repeat = 1;
   std::string accuracy = "fast";
@@ -52,15 +59,27 @@ double upload(context& ctx, const io::array& a, buffer& in) {
   return ms_since(t0);
 }
 
-json value_json(dtype t, std::uint32_t bits) {
+// A value of type t as JSON: integers exactly; f32 as the shortest decimal that reads back as the same float
+// (6.96, not the widened double 6.960000038146973); NaN and infinities, which JSON has no numbers for, as null
+// with the text alongside in KEY_text.
+void put_value(json& j, const std::string& key, dtype t, std::uint32_t bits) {
   if (t == dtype::f32) {
-    float f = from_bits<float>(bits);
-    if (std::isfinite(f)) return static_cast<double>(f);
-    return format_bits(t, bits);
+    const float f = from_bits<float>(bits);
+    if (std::isfinite(f)) {
+      j[key] = std::strtod(format_bits(t, bits).c_str(), nullptr);
+    } else {
+      j[key] = nullptr;
+      j[key + "_text"] = format_bits(t, bits);
+    }
+  } else if (t == dtype::i32) {
+    j[key] = static_cast<std::int32_t>(bits);
+  } else {
+    j[key] = bits;
   }
-  if (t == dtype::i32) return static_cast<std::int32_t>(bits);
-  return bits;
 }
+
+// The text of a JSON value put by put_value (or a double), for the report: the round-trip digits, grouped.
+std::string text_of(const json& j, const std::string& key);
 
 std::string with_commas(double v, int decimals) {
   std::string s = fmt::format("{:.{}f}", std::fabs(v), decimals);
@@ -72,6 +91,52 @@ std::string with_commas(double v, int decimals) {
     out += head[i];
   }
   return (v < 0 ? "-" : "") + out + tail;
+}
+
+// A number with all the digits that make it read back the same (the shortest round-trip digits of the float or
+// double it is), written in fixed notation with thousands separators where that is readable (1e-5 .. 1e15),
+// else in exponent notation.
+std::string round_trip_text(double v, bool is_f32) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  if (v == 0) return std::signbit(v) ? "-0" : "0";
+  char buf[64];
+  int prec = 1;
+  for (; prec < 17; ++prec) {
+    std::snprintf(buf, sizeof buf, "%.*g", prec, v);
+    if (is_f32 ? std::strtof(buf, nullptr) == static_cast<float>(v) : std::strtod(buf, nullptr) == v) break;
+  }
+  std::snprintf(buf, sizeof buf, "%.*e", prec - 1, v);
+  const int exponent = std::atoi(std::strchr(buf, 'e') + 1);  // of the shortest decimal, not of v
+  std::snprintf(buf, sizeof buf, "%.*g", prec, v);
+  if (exponent < -5 || exponent > 15) return buf;
+  return with_commas(v, std::max(0, prec - 1 - exponent));
+}
+
+std::string text_of(const json& j, const std::string& key) {
+  if (j.contains(key + "_text")) return j[key + "_text"].get<std::string>();
+  const json& v = j[key];
+  if (v.is_null()) return "-";
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_number_float()) return round_trip_text(v.get<double>(), j.value("type", "") == "f32" && key != "exact");
+  return with_commas(v.get<double>(), 0);
+}
+
+// What a scan's CPU twin computes, in words: "running total" for sums, "running max" for max, ...
+std::string running_what(const monoid& m, const op& o) {
+  if (m.is_sum()) return "running total";
+  if (o.is_custom()) return "running combine";
+  return "running " + o.name();
+}
+
+// --plot FILE.png: refused before any work when it is a folder or not a .png, or its folder is not writable.
+void check_plot_path(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+    throw error(errc::invalid_argument, "--plot '" + path + "' is a directory; give a .png file name");
+  if (path.size() < 4 || path.compare(path.size() - 4, 4, ".png") != 0)
+    throw error(errc::invalid_argument, "--plot '" + path + "': the picture is a PNG; name it FILE.png");
+  io::check_writable(path + ".bin");  // the folder exists and is writable
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -154,7 +219,8 @@ json run_reduce(context& ctx, const common& c, const io::array& a) {
   }
 
   json j = {{"op", o.is_custom() ? o.expression() : o.name()}, {"type", dtype_name(a.type)}, {"n", n},
-            {"algorithm", st.algorithm}, {"adapter", ctx.adapter().name}, {"result", value_json(a.type, gpu)}};
+            {"algorithm", st.algorithm}, {"adapter", ctx.adapter().name}};
+  put_value(j, "result", a.type, gpu);
   // The plain CPU loop, timed; for f32 sums it is also the naive running total.
   auto t0 = std::chrono::steady_clock::now();
   std::uint32_t cpu_bits;
@@ -173,31 +239,38 @@ json run_reduce(context& ctx, const common& c, const io::array& a) {
   if (m.is_sum() && a.type == dtype::f32) {
     const float* x = reinterpret_cast<const float*>(a.bits.data());
     double exact = cpu::exact_sum_f32(x, n);
-    j["exact"] = std::isfinite(exact) ? json(exact) : json(fmt::format("{}", exact));
-    j["naive"] = value_json(a.type, cpu_bits);
+    j["exact"] = std::isfinite(exact) ? json(exact) : json(nullptr);
+    if (!std::isfinite(exact)) j["exact_text"] = fmt::format("{}", exact);
+    put_value(j, "naive", a.type, cpu_bits);
     j["accuracy"] = c.accuracy;
     j["gpu_ulps"] = cpu::ulp_error_f32(from_bits<float>(gpu), exact);
     j["naive_ulps"] = cpu::ulp_error_f32(from_bits<float>(cpu_bits), exact);
   } else if (m.is_sum()) {
-    long double exact = cpu::exact_sum_int(a.bits.data(), n, a.type == dtype::i32);
-    j["exact"] = static_cast<double>(exact);
-    j["exact_text"] = fmt::format("{:.0f}", static_cast<double>(exact));
+    // The exact sum fits in 64 bits (2^31 values below 2^32); the GPU's wraps modulo 2^32 as WGSL does.
+    const long double exact_ld = cpu::exact_sum_int(a.bits.data(), n, a.type == dtype::i32);
+    const std::int64_t exact = static_cast<std::int64_t>(exact_ld);
+    j["exact"] = exact;
+    j["exact_text"] = std::to_string(exact);
     j["naive"] = nullptr;
+    j["overflowed"] = a.type == dtype::i32 ? (exact < INT32_MIN || exact > INT32_MAX) : exact > UINT32_MAX;
   } else {
-    j["exact"] = value_json(a.type, cpu_bits);
+    put_value(j, "exact", a.type, cpu_bits);
     j["naive"] = nullptr;
   }
-  j["matches_cpu"] = (m.is_sum() && a.type == dtype::f32) ? json(nullptr) : json(gpu == cpu_bits);
+  // f32 compared as values (+0 == -0, NaN == NaN): the order of a reduce may change the sign of a zero.
+  const bool same = a.type == dtype::f32 ? (from_bits<float>(gpu) == from_bits<float>(cpu_bits) ||
+                                            (std::isnan(from_bits<float>(gpu)) && std::isnan(from_bits<float>(cpu_bits))))
+                                         : gpu == cpu_bits;
+  j["matches_cpu"] = (m.is_sum() && a.type == dtype::f32) ? json(nullptr) : json(same);
   j["gpu_ms"] = st.gpu_ms;
   j["gpu_timer"] = st.gpu_timestamps ? "timestamps" : "wall";
   j["upload_ms"] = upload_ms;
   j["cpu_ms"] = cpu_ms;
   if (!c.plot.empty()) {
     if (n == 0) throw error(errc::invalid_argument, "nothing to plot: the array is empty");
-    auto show = [&](const json& v) { return v.is_null() ? std::string("-") : v.is_string() ? v.get<std::string>() : v.dump(); };
-    std::vector<std::string> lines = {"exact                 " + show(j["exact"]),
-                                      "GPU (" + st.algorithm + ")" + std::string(st.algorithm.size() < 12 ? 12 - st.algorithm.size() : 1, ' ') + show(j["result"])};
-    if (!j["naive"].is_null()) lines.push_back("naive f32 running total  " + show(j["naive"]));
+    std::vector<std::string> lines = {"exact                 " + text_of(j, "exact"),
+                                      "GPU (" + st.algorithm + ")" + std::string(st.algorithm.size() < 12 ? 12 - st.algorithm.size() : 1, ' ') + text_of(j, "result")};
+    if (j.contains("naive_text") || !j["naive"].is_null()) lines.push_back("naive f32 running total  " + text_of(j, "naive"));
     plot::reduce_partials(ctx, in, n, o, a.type,
                           fmt::format("{} values, {} {}: pass 1 writes one partial per workgroup", n,
                                       dtype_name(a.type), o.is_custom() ? o.expression() : o.name()),
@@ -207,12 +280,7 @@ json run_reduce(context& ctx, const common& c, const io::array& a) {
   return j;
 }
 
-void print_reduce(const json& j, dtype t) {
-  auto num = [&](const json& v) -> std::string {
-    if (v.is_string()) return v.get<std::string>();
-    if (t == dtype::f32) return with_commas(v.get<double>(), 2);
-    return with_commas(v.get<double>(), 0);
-  };
+void print_reduce(const json& j) {
   fmt::print("reduce {} over {} {} values on {} (algorithm {})\n", j["op"].get<std::string>(),
              with_commas(j["n"].get<double>(), 0), j["type"].get<std::string>(), j["adapter"].get<std::string>(),
              j["algorithm"].get<std::string>());
@@ -221,25 +289,45 @@ void print_reduce(const json& j, dtype t) {
     double u = j[key].get<double>();
     return std::isfinite(u) ? fmt::format("   ({:.1f} ulp)", u) : "";
   };
-  fmt::print("  exact                {}\n", num(j["exact"]));
-  fmt::print("  GPU                  {}{}{}\n", num(j["result"]), ulps("gpu_ulps"),
+  fmt::print("  exact                {}\n", text_of(j, "exact"));
+  fmt::print("  GPU                  {}{}{}\n", text_of(j, "result"), ulps("gpu_ulps"),
              j.contains("accuracy") ? fmt::format("   [{}]", j["accuracy"].get<std::string>()) : "");
-  if (!j["naive"].is_null()) fmt::print("  naive f32 loop       {}{}\n", num(j["naive"]), ulps("naive_ulps"));
+  if (j.contains("naive_text") || !j["naive"].is_null())
+    fmt::print("  naive f32 loop       {}{}\n", text_of(j, "naive"), ulps("naive_ulps"));
   if (!j["matches_cpu"].is_null())
     fmt::print("  CPU twin             {}\n", j["matches_cpu"].get<bool>() ? "matches" : "DIFFERS");
+  if (j.value("overflowed", false))
+    fmt::print("  the {} sum wrapped: the exact sum does not fit, the GPU's is it modulo 2^32\n",
+               j["type"].get<std::string>());
   fmt::print("  GPU time {:.3f} ms ({}), upload {:.3f} ms, CPU loop {:.3f} ms\n", j["gpu_ms"].get<double>(),
              j["gpu_timer"].get<std::string>(), j["upload_ms"].get<double>(), j["cpu_ms"].get<double>());
 }
 
+void warn_overflow(const json& j) {
+  if (j.value("overflowed", false))
+    std::cerr << "wgprim: warning: the " << j["type"].get<std::string>() << " sum overflowed and wrapped modulo 2^32"
+              << (j.contains("exact_text") ? " (exact " + j["exact_text"].get<std::string>() + ")" : "")
+              << "; use a wider type for an exact result\n";
+}
+
 int cmd_reduce(const common& c) {
+  parse_accuracy(c.accuracy);
+  if (!c.plot.empty()) check_plot_path(c.plot);
   io::array a = load(c);
   monoid check(op::parse(c.op, c.identity), a.type);  // reject a bad operator before touching the GPU
-  parse_accuracy(c.accuracy);
-  if (!c.plot.empty()) io::check_writable(c.plot + ".bin");
+  if (!c.no_check) check.check(/*need_commutative=*/true);
   context ctx(context_options{c.adapter});
   json j = run_reduce(ctx, c, a);
   if (c.json) std::cout << j.dump() << "\n";
-  else print_reduce(j, a.type);
+  else print_reduce(j);
+  warn_overflow(j);
+  // Integer results and f32 min/max are exact in any order; an f32 custom expression is combined in another
+  // order on the GPU than in the CPU loop, so a difference there is reported but is not an error.
+  const bool exact_op = a.type != dtype::f32 || check.is_builtin();
+  if (exact_op && j["matches_cpu"].is_boolean() && !j["matches_cpu"].get<bool>()) {
+    std::cerr << "wgprim: error: the GPU result differs from the CPU twin\n";
+    return 1;
+  }
   return 0;
 }
 
@@ -279,24 +367,48 @@ json run_scan(context& ctx, const common& c, const io::array& a, std::vector<std
   else cpu::exclusive_scan(a.bits.data(), n, ref.data(), m);
   double cpu_ms = ms_since(t0);
   std::size_t mismatches = 0;
+  bool overflowed = false;
   if (a.type == dtype::f32 && m.is_sum()) {
     // f32 sums: compare against the exact prefix within the bound gamma_h * sum|x| (h: longest chain of dependent
-    // additions of the GPU algorithm, at most 64 plus one per storage-binding chunk).
+    // additions of the GPU algorithm, at most 64 plus one per storage-binding chunk). A prefix that holds a NaN,
+    // or infinities, is NaN or infinite in any order (inf - inf = NaN), so it must be that exactly; once the
+    // finite values' sum|x| reaches the f32 range, a partial sum may overflow (and then stay inf or become NaN),
+    // in the GPU's order as in any other.
     const double u = std::ldexp(1.0, -24), h = 64.0 + static_cast<double>(n * 4 / ctx.binding_limit() + 1);
     const double gamma = h * u / (1 - h * u);
+    const double f32_max = std::numeric_limits<float>::max();
     long double exact = 0, abs_sum = 0;
     for (std::size_t i = 0; i < n; ++i) {
       double x = from_bits<float>(a.bits[i]);
       double e_before = static_cast<double>(exact), a_before = static_cast<double>(abs_sum);
       exact += x;
-      abs_sum += std::fabs(x);
+      if (std::isfinite(x)) abs_sum += std::fabs(x);
       double want = kind == scan_kind::inclusive ? static_cast<double>(exact) : e_before;
       double bound = gamma * (kind == scan_kind::inclusive ? static_cast<double>(abs_sum) : a_before);
       double got = from_bits<float>(out[i]);
-      if (!(std::fabs(got - want) <= bound)) ++mismatches;
+      bool ok;
+      if (std::isnan(want)) ok = std::isnan(got);
+      else if (std::isinf(want)) ok = got == want;
+      else if (!std::isfinite(got)) ok = (bound / gamma) * (1 + gamma) >= f32_max;  // a partial sum may overflow
+      else ok = std::fabs(got - want) <= bound;
+      mismatches += !ok;
     }
   } else {
-    for (std::size_t i = 0; i < n; ++i) mismatches += out[i] != ref[i];
+    // Everything else is exact: integers bit for bit; f32 min/max as values, NaN equal to NaN and -0 to +0 (the
+    // twin defines the bits, but a driver need not keep the sign of a zero).
+    for (std::size_t i = 0; i < n; ++i) {
+      if (a.type != dtype::f32) { mismatches += out[i] != ref[i]; continue; }
+      const float g = from_bits<float>(out[i]), r = from_bits<float>(ref[i]);
+      mismatches += !(g == r || (std::isnan(g) && std::isnan(r)));
+    }
+    if (m.is_sum()) {  // integer running totals: did any wrap?
+      std::int64_t exact = 0;
+      for (std::size_t i = 0; i < n && !overflowed; ++i) {
+        exact += a.type == dtype::i32 ? static_cast<std::int64_t>(static_cast<std::int32_t>(a.bits[i]))
+                                      : static_cast<std::int64_t>(a.bits[i]);
+        overflowed = a.type == dtype::i32 ? (exact < INT32_MIN || exact > INT32_MAX) : exact > UINT32_MAX;
+      }
+    }
   }
   json j = {{"op", o.is_custom() ? o.expression() : o.name()},
             {"type", dtype_name(a.type)},
@@ -305,11 +417,14 @@ json run_scan(context& ctx, const common& c, const io::array& a, std::vector<std
             {"algorithm", st.algorithm},
             {"adapter", ctx.adapter().name},
             {"mismatches", mismatches},
-            {"last", n ? value_json(a.type, out[n - 1]) : json(nullptr)},
+            {"compared_with", "CPU " + running_what(m, o)},
             {"gpu_ms", st.gpu_ms},
             {"gpu_timer", st.gpu_timestamps ? "timestamps" : "wall"},
             {"upload_ms", upload_ms},
             {"cpu_ms", cpu_ms}};
+  if (n) put_value(j, "last", a.type, out[n - 1]);
+  else j["last"] = nullptr;
+  if (m.is_sum() && a.type != dtype::f32) j["overflowed"] = overflowed;
   if (!c.plot.empty()) {
     double max_input = 0;
     for (std::uint32_t b : a.bits)
@@ -317,9 +432,9 @@ json run_scan(context& ctx, const common& c, const io::array& a, std::vector<std
                                       : a.type == dtype::i32 ? static_cast<double>(static_cast<std::int32_t>(b))
                                                              : static_cast<double>(b));
     std::vector<std::string> lines = {
-        mismatches ? fmt::format("{} values differ from the CPU running total", mismatches)
-                   : fmt::format("every one of the {} values matches the CPU running total", n),
-        "final total " + j["last"].dump()};
+        mismatches ? fmt::format("{} values differ from the CPU {}", mismatches, running_what(m, o))
+                   : fmt::format("every one of the {} values matches the CPU {}", n, running_what(m, o)),
+        "last value " + text_of(j, "last")};
     plot::scan_curve(ctx, in, d_out, n, a.type, max_input,
                      fmt::format("{} values: {} scan ({}), the running total and the input", n,
                                  c.exclusive ? "exclusive" : "inclusive", st.algorithm),
@@ -329,32 +444,44 @@ json run_scan(context& ctx, const common& c, const io::array& a, std::vector<std
   return j;
 }
 
-void print_scan(const json& j) {
-  fmt::print("{} scan {} over {} {} values on {} (algorithm {})\n", j["kind"].get<std::string>(),
+void print_scan(const json& j, std::FILE* to) {
+  fmt::print(to, "{} scan {} over {} {} values on {} (algorithm {})\n", j["kind"].get<std::string>(),
              j["op"].get<std::string>(), with_commas(j["n"].get<double>(), 0), j["type"].get<std::string>(),
              j["adapter"].get<std::string>(), j["algorithm"].get<std::string>());
-  std::size_t mism = j["mismatches"].get<std::size_t>();
-  if (mism == 0)
-    fmt::print("  every one of the {} values matches the CPU running total\n", with_commas(j["n"].get<double>(), 0));
+  const std::size_t mism = j["mismatches"].get<std::size_t>(), n = j["n"].get<std::size_t>();
+  const std::string against = j["compared_with"].get<std::string>();
+  if (n == 0)
+    fmt::print(to, "  nothing to scan: the input is empty\n");
+  else if (mism == 0)
+    fmt::print(to, "  every one of the {} values matches the {}\n", with_commas(j["n"].get<double>(), 0), against);
   else
-    fmt::print("  {} values differ from the CPU running total\n", mism);
-  fmt::print("  last value {}\n", j["last"].dump());
-  fmt::print("  GPU time {:.3f} ms ({}), upload {:.3f} ms, CPU loop {:.3f} ms\n", j["gpu_ms"].get<double>(),
+    fmt::print(to, "  {} values differ from the {}\n", with_commas(static_cast<double>(mism), 0), against);
+  if (n) fmt::print(to, "  last value {}\n", text_of(j, "last"));
+  if (j.value("overflowed", false))
+    fmt::print(to, "  the {} running total wrapped: some exact prefix sums do not fit, the GPU's are modulo 2^32\n",
+               j["type"].get<std::string>());
+  fmt::print(to, "  GPU time {:.3f} ms ({}), upload {:.3f} ms, CPU loop {:.3f} ms\n", j["gpu_ms"].get<double>(),
              j["gpu_timer"].get<std::string>(), j["upload_ms"].get<double>(), j["cpu_ms"].get<double>());
 }
 
 int cmd_scan(const common& c) {
+  parse_accuracy(c.accuracy);
+  // Fail on an unusable path before the work, not after.
+  if (!c.output.empty()) io::check_writable(c.output, c.output_format);
+  else if (!c.output_format.empty()) throw error(errc::invalid_argument, "--output-format needs --output");
+  if (!c.plot.empty()) check_plot_path(c.plot);
   io::array a = load(c);
   monoid check(op::parse(c.op, c.identity), a.type);
-  parse_accuracy(c.accuracy);
-  if (!c.output.empty()) io::check_writable(c.output);  // fail on an unusable path before the work, not after
-  if (!c.plot.empty()) io::check_writable(c.plot + ".bin");
+  if (!c.no_check) check.check(/*need_commutative=*/false);
   context ctx(context_options{c.adapter});
   std::vector<std::uint32_t> out;
   json j = run_scan(ctx, c, a, out);
-  if (!c.output.empty()) io::write_array(c.output, io::array{a.type, std::move(out)});
-  if (c.json) std::cout << j.dump() << "\n";
-  else print_scan(j);
+  if (!c.output.empty()) io::write_array(c.output, io::array{a.type, std::move(out)}, c.output_format);
+  // With --output - the data goes to standard output, so the report goes to standard error.
+  const bool data_on_stdout = c.output == "-";
+  if (c.json) (data_on_stdout ? std::cerr : std::cout) << j.dump() << "\n";
+  else print_scan(j, data_on_stdout ? stderr : stdout);
+  warn_overflow(j);
   if (j["mismatches"].get<std::size_t>() != 0) {
     std::cerr << "wgprim: error: " << j["mismatches"].get<std::size_t>()
               << " scanned values differ from the CPU twin\n";
@@ -365,22 +492,30 @@ int cmd_scan(const common& c) {
 
 // ---------------------------------------------------------------------------------------------------------------
 int cmd_demo(const common& c) {
+  if (!c.plot.empty()) {
+    struct stat st;
+    if (::stat(c.plot.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+      throw error(errc::invalid_argument, "--plot-dir '" + c.plot + "' is not an existing directory");
+    io::check_writable(c.plot + "/demo-reduce.bin");
+  }
   context ctx(context_options{c.adapter});
-  fmt::print("== Two-pass reduction: the sum of 4,194,304 prices ==\n");
   common r = c;
   r.op = "sum";
   r.plot = c.plot.empty() ? "" : c.plot + "/demo-reduce.png";
   io::array prices = io::generate("prices:4194304:1");
   json jr = run_reduce(ctx, r, prices);
-  print_reduce(jr, dtype::f32);
+  // The headings name what ran (the default algorithms), not the source documents' algorithms.
+  fmt::print("== Reduction (algorithm {}): the sum of 4,194,304 prices ==\n", jr["algorithm"].get<std::string>());
+  print_reduce(jr);
   fmt::print("  (the tree adds numbers of similar size; the naive running total loses low bits as it grows)\n\n");
 
-  fmt::print("== Scan-then-propagate: the running total of 65,536 daily orders ==\n");
   io::array orders = io::generate("orders:65536:1");
   std::vector<std::uint32_t> out;
   if (!c.plot.empty()) r.plot = c.plot + "/demo-scan.png";
   json js = run_scan(ctx, r, orders, out);
-  print_scan(js);
+  fmt::print("== Inclusive scan (algorithm {}): the running total of 65,536 daily orders ==\n",
+             js["algorithm"].get<std::string>());
+  print_scan(js, stdout);
   if (!c.plot.empty()) fmt::print("\npictures: {}/demo-reduce.png, {}/demo-scan.png\n", c.plot, c.plot);
   fmt::print("\n== wgprim info ==\n");
   common i = c;
@@ -389,32 +524,73 @@ int cmd_demo(const common& c) {
   return js["mismatches"].get<std::size_t>() == 0 ? 0 : 1;
 }
 
+// bench's --primitives and --algorithm name things that exist, or the bench would measure nothing.
+void check_bench_args(const bench_args& b) {
+  if (b.primitives != "all") {
+    std::size_t p = 0;
+    for (;;) {
+      const std::size_t comma = b.primitives.find(',', p);
+      const std::string name = b.primitives.substr(p, comma == std::string::npos ? std::string::npos : comma - p);
+      if (name != "reduce" && name != "scan" && name != "copy")
+        throw error(errc::invalid_argument, "--primitives: unknown primitive '" + detail::excerpt(name) +
+                                                "' (all, or a comma-separated list of reduce, scan, copy)");
+      if (comma == std::string::npos) break;
+      p = comma + 1;
+    }
+  }
+  if (!b.algorithm.empty()) {
+    auto r = reduce_algorithms(), sc = scan_algorithms();
+    if (std::find(r.begin(), r.end(), b.algorithm) == r.end() && std::find(sc.begin(), sc.end(), b.algorithm) == sc.end())
+      throw error(errc::invalid_argument, "--algorithm: unknown algorithm '" + detail::excerpt(b.algorithm) +
+                                              "' (reduce: " + fmt::format("{}", fmt::join(r, ", ")) +
+                                              "; scan: " + fmt::format("{}", fmt::join(sc, ", ")) + ")");
+  }
+  if (!b.plot.empty()) check_plot_path(b.plot);
+}
+
+// CLI11's messages can span lines; ours are one.
+std::string one_line(std::string s) {
+  for (char& ch : s)
+    if (ch == '\n' || ch == '\r') ch = ' ';
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   io::install_interrupt_cleanup();
   CLI::App app{"wgprim: device-wide reduce and scan on WebGPU"};
   app.require_subcommand(1);
+  app.option_defaults()->always_capture_default();  // --help shows every default
+  app.set_version_flag("--version", [] {
+    return std::string("wgprim ") + wgprim_version + ", wgpu-native " + context::wgpu_version();
+  });
+  app.footer("Exit codes: 0 done; 1 a result differs from the CPU twin; 2 bad usage or argument; 3 file; "
+             "4 unsupported; 5 limit; 6 shader; 7 no adapter; 8 device lost; 9 out of memory; 10 GPU; 11 timeout.");
   common c;
   auto add_common = [&](CLI::App* s) {
     s->add_option("--adapter", c.adapter, "adapter name substring (default: WGPRIM_ADAPTER, else the best GPU)");
     s->add_flag("--json", c.json, "print one JSON object");
   };
   auto add_data = [&](CLI::App* s) {
-    s->add_option("--input", c.input, "input file: .npy, .bin (with --type), .csv or .txt");
-    s->add_option("--generate", c.generate, "generated data KIND:N[:SEED], KIND = prices|orders|uniform");
+    s->add_option("--input", c.input, "input file: .npy, .bin (with --type), .csv or .txt; - reads .npy or text from stdin");
+    s->add_option("--generate", c.generate,
+                  "generated data KIND:N[:SEED] (SEED 42), KIND = prices|orders|uniform|mixed");
     s->add_option("--type", c.type, "element type f32|i32|u32");
     s->add_option("--op", c.op, "sum|min|max|and|or|xor, or a WGSL expression in a and b");
     s->add_option("--identity", c.identity, "identity of a custom operator (e.g. --identity=-inf)");
-    s->add_option("--algorithm", c.algorithm, "algorithm name (see wgprim info)");
+    s->add_flag("--no-check", c.no_check,
+                "skip the monoid check of a custom operator (identity neutral, associative, commutative for reduce)");
+    s->add_option("--algorithm", c.algorithm, "algorithm name (see wgprim info; default: reduce fast, scan decoupled)");
     s->add_option("--accuracy", c.accuracy, "f32 sums: fast | compensated | reproducible");
     s->add_option("--plot", c.plot, "draw a PNG picture (reduce: the partials; scan: the running total)");
-    s->add_option("--workgroups", c.tune.workgroups, "policy override: workgroups of the first reduce pass");
-    s->add_option("--items", c.tune.items, "policy override: vec4 loads per invocation per tile");
-    s->add_option("--subgroups", c.tune.subgroups, "policy override: 1 use subgroups, 0 workgroup memory only");
-    s->add_option("--vec-loads", c.tune.vec_loads, "policy override (reduce): 1 vec4 loads, 0 scalar loads");
-    s->add_option("--staged", c.tune.staged, "policy override (decoupled scan): 1 stage tiles in workgroup memory");
-    s->add_option("--spin-limit", c.tune.spin_limit, "policy override (decoupled scan): polls before fallback");
+    s->add_option("--workgroups", c.tune.workgroups, "policy override: workgroups of the first reduce pass (0: the adapter's policy)");
+    s->add_option("--items", c.tune.items, "policy override: vec4 loads per invocation per tile (0: the policy)");
+    s->add_option("--subgroups", c.tune.subgroups, "policy override: 1 use subgroups, 0 workgroup memory only (-1: the policy)");
+    s->add_option("--vec-loads", c.tune.vec_loads, "policy override (reduce): 1 vec4 loads, 0 scalar loads (-1: the policy)");
+    s->add_option("--staged", c.tune.staged, "policy override (decoupled scan): 1 stage tiles in workgroup memory (-1: the policy)");
+    s->add_option("--spin-limit", c.tune.spin_limit, "policy override (decoupled scan): polls before fallback (0: the policy)");
     s->add_option("--repeat", c.repeat, "run the GPU algorithm this many times and report the median time")
         ->check(CLI::Range(1, 1000));
   };
@@ -426,7 +602,9 @@ int main(int argc, char** argv) {
   auto* sc = app.add_subcommand("scan", "prefix scan of an array");
   add_common(sc);
   add_data(sc);
-  sc->add_option("--output", c.output, "write the scanned array (.npy, .bin, .csv, .txt)");
+  sc->add_option("--output", c.output, "write the scanned array (.npy, .bin, .csv, .txt; - for stdout)");
+  sc->add_option("--output-format", c.output_format, "npy|bin|csv|txt instead of the extension (- writes txt)")
+      ->check(CLI::IsMember({"npy", "bin", "raw", "csv", "txt"}));
   sc->add_flag("--exclusive", c.exclusive, "exclusive scan (default inclusive)");
   auto* demo = app.add_subcommand("demo", "the source documents' two showcases, then info");
   add_common(demo);
@@ -452,14 +630,19 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version: printed on stdout, exit 0
+    std::cerr << "wgprim: error: " << one_line(e.what()) << " (see wgprim --help)\n";
+    return static_cast<int>(errc::invalid_argument);
   }
   try {
     if (info->parsed()) return cmd_info(c);
     if (red->parsed()) return cmd_reduce(c);
     if (sc->parsed()) return cmd_scan(c);
     if (demo->parsed()) return cmd_demo(c);
-    if (bench->parsed()) return ba.accuracy ? cmd_bench_accuracy(ba) : cmd_bench(ba);
+    if (bench->parsed()) {
+      check_bench_args(ba);
+      return ba.accuracy ? cmd_bench_accuracy(ba) : cmd_bench(ba);
+    }
   } catch (const wgprim::error& e) {
     std::cerr << "wgprim: error: " << e.what() << "\n";
     return static_cast<int>(e.code());
