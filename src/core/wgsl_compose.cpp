@@ -89,4 +89,14 @@ std::string compose_wgsl(const std::string& file, const monoid& m, const wgsl_co
   return out;
 }
 
+std::string compose_wgsl_with_prelude(const std::string& file, const std::string& prelude,
+                                      const wgsl_constants& constants, const std::vector<std::string>& imports) {
+  std::string out = "// composed by wgprim: " + file + "\n" + prelude + "\n";
+  std::set<std::string> seen;
+  for (const auto& c : constants) out += "const " + c.first + " = " + c.second + ";\n";
+  for (const auto& i : imports) expand(i, seen, out);
+  expand(file, seen, out);
+  return out;
+}
+
 }  // namespace wgprim::detail

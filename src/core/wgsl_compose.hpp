@@ -23,6 +23,11 @@ enum class accum { plain, double_word };
 std::string compose_wgsl(const std::string& file, const monoid& m, const wgsl_constants& constants,
                          const std::vector<std::string>& imports = {}, accum a = accum::plain,
                          bool elements_are_accumulators = false);
+/// A module without a monoid, for primitives whose values are not one element type (arg-min/max pairs): the
+/// `prelude` text (e.g. "alias E = f32;"), the constants, the imports (which define T, identity(), combine() for
+/// the shared lanes_* files) and the file.
+std::string compose_wgsl_with_prelude(const std::string& file, const std::string& prelude,
+                                      const wgsl_constants& constants, const std::vector<std::string>& imports);
 /// The embedded text of one shader file (path relative to shaders/); throws if missing.
 const std::string& shader_text(const std::string& path);
 

@@ -2,6 +2,7 @@
 // bytes (the adapter's limit). GPU time from timestamp queries (wall time on CPU adapters), median of `reps`
 // runs after `warmup` discarded runs. GB/s = bytes moved / time: reduce reads 4n bytes, scan and copy move 8n.
 #include "bench.hpp"
+#include "cmd_arg_reduce.hpp"
 
 #include <fmt/core.h>
 #include <unistd.h>
@@ -21,12 +22,6 @@ using json = nlohmann::json;
 using namespace wgprim;
 
 namespace {
-
-struct bench_case {
-  std::string primitive, algorithm, type, op;
-  double bytes_per_element;
-  std::function<double(std::size_t)> run;  // returns GPU ms of one run
-};
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -121,6 +116,7 @@ int cmd_bench(const bench_args& a) {
                        }});
     }
   }
+  add_arg_reduce_bench_cases(ctx, in, wants, cases);
   if (wants("copy", "copy"))
     cases.push_back({"copy", "wgsl-copy", "u32", "-", 8, [&](std::size_t n) {
                        run_stats st;

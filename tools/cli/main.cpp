@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "bench.hpp"
+#include "cmd_arg_reduce.hpp"
 #include "plot.hpp"
 #include "wgprim/io.hpp"
 #include "wgprim/wgprim.hpp"
@@ -233,6 +234,8 @@ void print_reduce(const json& j, dtype t) {
 
 int cmd_reduce(const common& c) {
   io::array a = load(c);
+  if (is_arg_reduce_op(c.op))
+    return cmd_arg_reduce({c.adapter, c.op, c.algorithm, c.json, c.tune, c.repeat, c.identity, c.accuracy, c.plot}, a);
   monoid check(op::parse(c.op, c.identity), a.type);  // reject a bad operator before touching the GPU
   parse_accuracy(c.accuracy);
   if (!c.plot.empty()) io::check_writable(c.plot + ".bin");
@@ -404,7 +407,7 @@ int main(int argc, char** argv) {
     s->add_option("--input", c.input, "input file: .npy, .bin (with --type), .csv or .txt");
     s->add_option("--generate", c.generate, "generated data KIND:N[:SEED], KIND = prices|orders|uniform");
     s->add_option("--type", c.type, "element type f32|i32|u32");
-    s->add_option("--op", c.op, "sum|min|max|and|or|xor, or a WGSL expression in a and b");
+    s->add_option("--op", c.op, "sum|min|max|and|or|xor|argmin|argmax, or a WGSL expression in a and b");
     s->add_option("--identity", c.identity, "identity of a custom operator (e.g. --identity=-inf)");
     s->add_option("--algorithm", c.algorithm, "algorithm name (see wgprim info)");
     s->add_option("--accuracy", c.accuracy, "f32 sums: fast | compensated | reproducible");
