@@ -11,4 +11,5 @@
 #include "wgprim/op.hpp"
 #include "wgprim/reduce.hpp"
 #include "wgprim/scan.hpp"
+#include "wgprim/transform_reduce.hpp"
 #include "wgprim/types.hpp"

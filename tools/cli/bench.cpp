@@ -3,6 +3,7 @@
 // runs after `warmup` discarded runs. GB/s = bytes moved / time: reduce reads 4n bytes, scan and copy move 8n.
 #include "bench.hpp"
 #include "cmd_arg_reduce.hpp"
+#include "cmd_transform_reduce.hpp"
 
 #include <fmt/core.h>
 #include <unistd.h>
@@ -117,6 +118,7 @@ int cmd_bench(const bench_args& a) {
     }
   }
   add_arg_reduce_bench_cases(ctx, in, wants, cases);
+  add_transform_reduce_bench_cases(ctx, in, wants, cases);
   if (wants("copy", "copy"))
     cases.push_back({"copy", "wgsl-copy", "u32", "-", 8, [&](std::size_t n) {
                        run_stats st;

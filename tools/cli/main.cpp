@@ -12,6 +12,7 @@
 
 #include "bench.hpp"
 #include "cmd_arg_reduce.hpp"
+#include "cmd_transform_reduce.hpp"
 #include "plot.hpp"
 #include "wgprim/io.hpp"
 #include "wgprim/wgprim.hpp"
@@ -28,6 +29,7 @@ struct common {
   int repeat = 1;
   std::string accuracy = "fast";
   std::string plot;  // PNG path
+  std::string transform;  // reduce --transform
 };
 
 io::array load(const common& c) {
@@ -236,6 +238,9 @@ int cmd_reduce(const common& c) {
   io::array a = load(c);
   if (is_arg_reduce_op(c.op))
     return cmd_arg_reduce({c.adapter, c.op, c.algorithm, c.json, c.tune, c.repeat, c.identity, c.accuracy, c.plot}, a);
+  if (!c.transform.empty())
+    return cmd_transform_reduce(
+        {c.adapter, c.transform, c.op, c.identity, c.algorithm, c.accuracy, c.plot, c.json, c.tune, c.repeat}, a);
   monoid check(op::parse(c.op, c.identity), a.type);  // reject a bad operator before touching the GPU
   parse_accuracy(c.accuracy);
   if (!c.plot.empty()) io::check_writable(c.plot + ".bin");
@@ -426,6 +431,7 @@ int main(int argc, char** argv) {
   auto* red = app.add_subcommand("reduce", "reduce an array to one value");
   add_common(red);
   add_data(red);
+  red->add_option("--transform", c.transform, "apply an expression in a to every element first (e.g. 'a * a')");
   auto* sc = app.add_subcommand("scan", "prefix scan of an array");
   add_common(sc);
   add_data(sc);
