@@ -55,6 +55,42 @@ PY
 "$W" info --json | python3 -c 'import json,sys; j=json.load(sys.stdin); assert j["adapter"]["name"]' && ok || bad "info json"
 "$W" reduce --generate prices:0 --json | grep -q '"result":0' && ok || bad "empty reduce"
 
+# arg-min / arg-max (NumPy: the first index of the extreme value; the first NaN wins)
+printf '3\n9\n-4\n9\n-4\n' >"$T/arg.csv"
+"$W" reduce --input "$T/arg.csv" --op argmax --json >"$T/am.json" 2>"$T/err" || bad "argmax rc: $(cat "$T/err")"
+python3 - "$T/am.json" <<'PY' && ok || bad "argmax json"
+import json, sys
+j = json.load(open(sys.argv[1]))
+for k in "op type n algorithm adapter result index matches_cpu gpu_ms upload_ms cpu_ms".split():
+    assert k in j, k
+assert j["op"] == "argmax" and j["result"] == 9 and j["index"] == 1 and j["matches_cpu"] is True
+PY
+"$W" reduce --input "$T/arg.csv" --op argmin --json | python3 -c 'import json,sys; j=json.load(sys.stdin); assert (j["result"], j["index"]) == (-4, 2)' \
+  && ok || bad "argmin csv"
+printf '1.5\nnan\n7\nnan\n' >"$T/argnan.csv"
+"$W" reduce --input "$T/argnan.csv" --type f32 --op argmin --json \
+  | python3 -c 'import json,sys; j=json.load(sys.stdin); assert (j["result"], j["index"]) == ("nan", 1)' && ok || bad "argmin nan"
+"$W" reduce --generate uniform:300000:3 --op argmax --json | grep -q '"matches_cpu":true' && ok || bad "argmax 300000"
+
+# transform-reduce: sum of squares, count-if (the result type is the transform's: u32)
+printf '3\n12\n-4\n11\n10\n' >"$T/tr.csv"
+"$W" reduce --input "$T/tr.csv" --transform 'a * a' --json >"$T/tr.json" 2>"$T/err" || bad "transform rc: $(cat "$T/err")"
+python3 - "$T/tr.json" <<'PY' && ok || bad "transform sum of squares json"
+import json, sys
+j = json.load(open(sys.argv[1]))
+for k in "op transform type result_type n algorithm adapter result matches_cpu gpu_ms upload_ms cpu_ms".split():
+    assert k in j, k
+assert j["result"] == 9 + 144 + 16 + 121 + 100 and j["result_type"] == "i32" and j["matches_cpu"] is True
+PY
+"$W" reduce --input "$T/tr.csv" --transform 'select(0u, 1u, a > 10)' --json \
+  | python3 -c 'import json,sys; j=json.load(sys.stdin); assert (j["result"], j["result_type"]) == (2, "u32")' \
+  && ok || bad "count-if"
+"$W" reduce --generate uniform:200000:4 --transform 'a * a' --json \
+  | python3 -c 'import json,sys; j=json.load(sys.stdin); assert j["gpu_ulps"] < 64 and j["result_type"] == "f32"' \
+  && ok || bad "f32 sum of squares 200000"
+"$W" reduce --generate uniform:200000:4 --transform 'u32(a * 100.0)' --op max --json | grep -q '"matches_cpu":true' \
+  && ok || bad "transform + max"
+
 # --- error classes
 printf 'not numpy at all' >"$T/bad.npy"
 expect_error "malformed npy" reduce --input "$T/bad.npy"
@@ -271,6 +307,11 @@ open('$T/stair.npy', 'wb').write(b'\x93NUMPY\x01\x00' + struct.pack('<H', len(h)
   || bad "bench --plot: $(cat "$T/err")"
 "$W" bench --from "$T/b.json" --plot "$T/b2.png" >/dev/null 2>&1 && ok || bad "bench --from --plot"
 expect_error "plot of nothing" reduce --generate prices:0 --plot "$T/empty.png"
+expect_error "argmax of nothing" reduce --generate prices:0 --op argmax
+expect_error "argmin with an identity" reduce --generate prices:10 --op argmin --identity=0
+expect_error "bad transform" reduce --generate prices:10 --transform 'a + b'
+expect_error "transform types differ" reduce --generate prices:10 --transform 'a + 1u'
+expect_error "transform with compensated accuracy" reduce --generate prices:10 --transform 'a * a' --accuracy compensated
 expect_error "plot to a missing folder" reduce --generate prices:10 --plot /nonexistent-dir/p.png
 expect_error "bench --from a bad file" bench --from "$T/in.csv" --plot "$T/x.png"
 

@@ -5,7 +5,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "wgprim/arg_reduce.hpp"
 #include "wgprim/op.hpp"
+#include "wgprim/transform_reduce.hpp"
 
 namespace wgprim::cpu {
 
@@ -26,6 +28,12 @@ float reduce_reproducible_f32(const float* x, std::size_t n);
 float correctly_rounded_sum_f32(const float* x, std::size_t n);
 /// |got - want| in units in the last place of want (as an f32); 0 when both are the same NaN/Inf.
 double ulp_error_f32(float got, double want);
+
+/// arg-min / arg-max with NumPy's rules (first index; the first NaN wins); throws on n == 0.
+arg_result<std::uint32_t> arg_reduce(const std::uint32_t* x, std::size_t n, dtype t, arg_op o);
+
+/// Reduction of tr(x_i) in index order (the transform with WGSL semantics).
+std::uint32_t transform_reduce(const std::uint32_t* x, std::size_t n, const bound_transform& tr, const monoid& m);
 
 /// Sum of |x| in double (for error bounds).
 double abs_sum_f32(const float* x, std::size_t n);

@@ -1,6 +1,7 @@
 // wgprim: device-wide parallel primitives (reduce, scan, ...) in WGSL on WebGPU. The one include.
 #pragma once
 #include "wgprim/algorithm.hpp"
+#include "wgprim/arg_reduce.hpp"
 #include "wgprim/buffer.hpp"
 #include "wgprim/context.hpp"
 #include "wgprim/copy.hpp"
@@ -10,4 +11,5 @@
 #include "wgprim/op.hpp"
 #include "wgprim/reduce.hpp"
 #include "wgprim/scan.hpp"
+#include "wgprim/transform_reduce.hpp"
 #include "wgprim/types.hpp"

@@ -6,6 +6,12 @@
 //   primary:= number | 'a' | 'b' | 'true' | 'false' | fn '(' expr (',' expr)* ')' | '(' expr ')'
 //   fn     := min | max | abs | clamp | select
 // Every value is either of the element type T or bool; the whole expression must be of type T.
+// Unary mode (transforms, expr_program::unary): `a` only, of the input type; values are typed (f32, i32, u32 or
+// bool): literals with a suffix (0u, 1i, 2.5f) and the conversions f32(x), i32(x), u32(x) give other types, an
+// unsuffixed integer literal takes the type of the operand it meets (alone, or between two such literals: the
+// input type), a literal written as a float (2.5, 1e3, inf, nan) is f32. Operands of one operator must have one
+// type, as in WGSL. Conversions follow WGSL with the out-of-range cases defined: f32 -> integer truncates toward
+// zero and saturates, NaN gives 0; integer -> f32 rounds to nearest; i32 <-> u32 keeps the bits.
 // Integer semantics follow WGSL at run time: wrapping arithmetic, x/0 == x, x%0 == 0, shifts modulo 32.
 #include "core/expr.hpp"
 
@@ -29,8 +35,12 @@ constexpr int max_depth = 64;
 enum class kind { value, boolean };
 
 struct parsed {
+  parsed(kind kd, std::string w, dtype ty = dtype::f32) : k(kd), wgsl(std::move(w)), t(ty) {}
   kind k;
   std::string wgsl;
+  dtype t = dtype::f32;   // for values
+  int literal = -1;       // unary mode: index of the push of an unsuffixed integer literal whose type is still open
+  std::string text;       // that literal's text
 };
 
 class parser {
@@ -43,8 +53,13 @@ class parser {
     skip_space();
     if (pos_ != s_.size()) fail("unexpected '" + std::string(1, s_[pos_]) + "'");
     if (p.k != kind::value) fail("the expression is a bool; it must be of the element type");
+    settle(p);
+    result_ = p.t;
     return p.wgsl;
   }
+  /// Transforms: `a` alone, typed values (see the grammar above).
+  void unary_mode() { unary_ = true; }
+  dtype result_type() const { return result_; }
 
  private:
   using code = expr_program::code;
@@ -53,6 +68,8 @@ class parser {
   std::vector<expr_program::instr>& out_;
   std::size_t pos_ = 0;
   int depth_ = 0;
+  bool unary_ = false;
+  dtype result_ = dtype::f32;
 
   [[noreturn]] void fail(const std::string& why) const {
     throw error(errc::invalid_argument,
@@ -75,12 +92,47 @@ class parser {
     pos_ += n;
     return true;
   }
-  void emit(code c, std::uint32_t imm = 0) { out_.push_back({c, imm}); }
+  void emit(code c, std::uint32_t imm = 0) { out_.push_back({c, imm, t_}); }
+  void emit_typed(code c, dtype t) { out_.push_back({c, 0, t}); }
   void need(const parsed& p, kind k, const char* what) const {
     if (p.k != k) fail(std::string(what) + (k == kind::value ? " needs values of the element type" : " needs bools"));
   }
-  void need_int(const char* what) const {
-    if (t_ == dtype::f32) fail(std::string(what) + " is not defined for f32");
+  void need_int(const char* what, dtype t) const {
+    if (t == dtype::f32) fail(std::string(what) + " is not defined for f32");
+  }
+  void need_int(const char* what) const { need_int(what, t_); }
+
+  // ---- typing (unary mode; in operator mode every value has the type t_ and these change nothing) ----
+  /// Gives an open literal the type t: its push gets the bits, its WGSL the typed constant.
+  void resolve(parsed& p, dtype t) {
+    if (p.literal < 0) return;
+    std::uint32_t bits;
+    try {
+      bits = parse_value(t, p.text);
+    } catch (const error&) {
+      fail("literal '" + p.text + "' is not a valid " + dtype_name(t));
+    }
+    out_[static_cast<std::size_t>(p.literal)].imm = bits;
+    p.wgsl = typed_constant(t, bits);
+    p.t = t;
+    p.literal = -1;
+  }
+  /// An open literal with nothing to meet takes the input's type.
+  void settle(parsed& p) { resolve(p, t_); }
+  /// Operands of one operator: one type (an open literal takes the other's).
+  dtype unify(parsed& l, parsed& r, const char* what) {
+    if (l.literal >= 0 && r.literal >= 0) settle(l);
+    if (l.literal >= 0) resolve(l, r.t);
+    if (r.literal >= 0) resolve(r, l.t);
+    if (l.t != r.t)
+      fail(std::string("the operands of ") + what + " have different types (" + dtype_name(l.t) + " and " +
+           dtype_name(r.t) + "); convert one with f32(), i32() or u32()");
+    return l.t;
+  }
+  static std::string typed_constant(dtype t, std::uint32_t bits) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "bitcast<%s>(0x%08xu)", dtype_name(t), bits);
+    return buf;
   }
   struct depth_guard {
     parser& p;
@@ -100,34 +152,41 @@ class parser {
     }
   }
 
-  parsed combine(const char* tok, code c, const parsed& l, const parsed& r) {
+  parsed combine(const char* tok, code c, parsed l, parsed r) {
     std::string sym = tok;
     switch (c) {
       case code::land: case code::lor:
         need(l, kind::boolean, tok); need(r, kind::boolean, tok);
         emit(c);
         return {kind::boolean, "(" + l.wgsl + " " + sym + " " + r.wgsl + ")"};
-      case code::lt: case code::gt: case code::le: case code::ge: case code::eq: case code::ne:
+      case code::lt: case code::gt: case code::le: case code::ge: case code::eq: case code::ne: {
         need(l, kind::value, tok); need(r, kind::value, tok);
-        emit(c);
+        const dtype t = unify(l, r, tok);
+        emit_typed(c, t);
         return {kind::boolean, "(" + l.wgsl + " " + sym + " " + r.wgsl + ")"};
-      case code::band: case code::bor: case code::bxor:
-        need_int(tok); need(l, kind::value, tok); need(r, kind::value, tok);
-        emit(c);
-        return {kind::value, "(" + l.wgsl + " " + sym + " " + r.wgsl + ")"};
-      case code::shl: case code::shr:
-        need_int(tok); need(l, kind::value, tok); need(r, kind::value, tok);
-        emit(c);
-        return {kind::value, "(" + l.wgsl + " " + sym + " (u32(" + r.wgsl + ") & 31u))"};
-      case code::div: case code::rem:
+      }
+      case code::band: case code::bor: case code::bxor: {
         need(l, kind::value, tok); need(r, kind::value, tok);
-        emit(c);
-        return {kind::value, t_ == dtype::f32 ? "(" + l.wgsl + " " + sym + " " + r.wgsl + ")"
-                                              : lower_int_division(c, l.wgsl, r.wgsl)};
-      default:
+        const dtype t = unify(l, r, tok);
+        need_int(tok, t);
+        emit_typed(c, t);
+        return {kind::value, "(" + l.wgsl + " " + sym + " " + r.wgsl + ")", t};
+      }
+      case code::shl: case code::shr: {
         need(l, kind::value, tok); need(r, kind::value, tok);
-        emit(c);
-        return {kind::value, "(" + l.wgsl + " " + sym + " " + r.wgsl + ")"};
+        const dtype t = unify(l, r, tok);
+        need_int(tok, t);
+        emit_typed(c, t);
+        return {kind::value, "(" + l.wgsl + " " + sym + " (u32(" + r.wgsl + ") & 31u))", t};
+      }
+      default: {
+        need(l, kind::value, tok); need(r, kind::value, tok);
+        const dtype t = unify(l, r, tok);
+        emit_typed(c, t);
+        if ((c == code::div || c == code::rem) && t != dtype::f32)
+          return {kind::value, lower_int_division(c, l.wgsl, r.wgsl, t), t};
+        return {kind::value, "(" + l.wgsl + " " + sym + " " + r.wgsl + ")", t};
+      }
     }
   }
 
@@ -136,8 +195,8 @@ class parser {
   // divisor's sign, Mesa the dividend's: wgpu #8191, #9578; naga 29 emits OpSRem for i32 %). So the guards are
   // ours rather than naga's, and i32 % is computed through the division, which is well defined once guarded:
   // a % d = a - d * (a / d) with d = 1 where b is 0 or -1 (both give remainder 0, as a - a does).
-  std::string lower_int_division(code c, const std::string& l, const std::string& r) const {
-    if (t_ == dtype::u32) {
+  std::string lower_int_division(code c, const std::string& l, const std::string& r, dtype t) const {
+    if (t == dtype::u32) {
       const std::string d = "select(" + r + ", 1u, " + r + " == 0u)";
       return bounded("(" + l + (c == code::div ? " / " : " % ") + d + ")");
     }
@@ -182,18 +241,20 @@ class parser {
       // A negative literal is folded so that "-2147483648" is a valid i32.
       if (pos_ < s_.size() && (std::isdigit(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '.'))
         return literal(true);
-      if (t_ == dtype::u32) fail("unary '-' is not defined for u32");
       parsed p = parse_unary();
       need(p, kind::value, "'-'");
-      emit(code::neg);
-      return {kind::value, "(-" + p.wgsl + ")"};
+      settle(p);
+      if (p.t == dtype::u32) fail("unary '-' is not defined for u32");
+      emit_typed(code::neg, p.t);
+      return {kind::value, "(-" + p.wgsl + ")", p.t};
     }
     if (accept("~")) {
-      need_int("'~'");
       parsed p = parse_unary();
       need(p, kind::value, "'~'");
-      emit(code::bnot);
-      return {kind::value, "(~" + p.wgsl + ")"};
+      settle(p);
+      need_int("'~'", p.t);
+      emit_typed(code::bnot, p.t);
+      return {kind::value, "(~" + p.wgsl + ")", p.t};
     }
     if (accept("!")) {
       parsed p = parse_unary();
@@ -213,22 +274,34 @@ class parser {
     std::string text = s_.substr(start, pos_ - start);
     // WGSL suffixes: the value is converted to T anyway, but a suffix for another type is an error.
     const bool hex = text.rfind("0x", 0) == 0 || text.rfind("0X", 0) == 0;
+    dtype lt = t_;
+    bool open = unary_;  // unary mode: an integer literal without a suffix is typed by what it meets
     if (!text.empty() && (text.back() == 'u' || text.back() == 'i' || (text.back() == 'f' && !hex))) {
       char suf = text.back();
-      if ((suf == 'u' && t_ != dtype::u32) || (suf == 'i' && t_ != dtype::i32) || (suf == 'f' && t_ != dtype::f32))
-        fail("literal '" + text + "' does not have the element type " + dtype_name(t_));
+      const dtype st = suf == 'u' ? dtype::u32 : suf == 'i' ? dtype::i32 : dtype::f32;
+      if (!unary_ && st != t_) fail("literal '" + text + "' does not have the element type " + dtype_name(t_));
+      lt = st;
+      open = false;
       text.pop_back();
+    } else if (unary_ && !hex && text.find_first_of(".eEna") != std::string::npos) {
+      lt = dtype::f32;  // written as a float: 2.5, 1e3, inf, nan
+      open = false;
     }
-    std::uint32_t bits;
+    if (negative) text = "-" + text;
+    std::uint32_t bits = 0;
     try {
-      bits = parse_value(t_, negative ? "-" + text : text);
+      bits = parse_value(lt, text);
     } catch (const error& e) {
-      fail("bad literal '" + std::string(negative ? "-" : "") + text + "' for " + dtype_name(t_));
+      // An open literal is parsed again for the type it meets (resolve), which reports a bad value then.
+      if (!open) fail("bad literal '" + text + "' for " + dtype_name(lt));
     }
     emit(code::push, bits);
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "bitcast<%s>(0x%08xu)", dtype_name(t_), bits);
-    return {kind::value, buf};
+    parsed p{kind::value, typed_constant(lt, bits), lt};
+    if (open) {
+      p.literal = static_cast<int>(out_.size() - 1);
+      p.text = text;
+    }
+    return p;
   }
 
   // Builtins whose SPIR-V form is undefined for some inputs that WGSL defines, written so that every driver
@@ -238,8 +311,8 @@ class parser {
   // - clamp: SClamp/UClamp/FClamp are undefined when low > high; WGSL defines min(max(e, low), high).
   // - i32 abs: SAbs of the most negative value is not defined everywhere; WGSL wraps (abs(MIN) = MIN), which
   //   max(e, -e) gives with wrapping negation.
-  std::string lower_function(code c, const std::vector<parsed>& args) const {
-    const bool fl = t_ == dtype::f32;
+  std::string lower_function(code c, const std::vector<parsed>& args, dtype t) const {
+    const bool fl = t == dtype::f32;
     auto fmin = [&](const std::string& x, const std::string& y) {
       return fl ? "select(" + x + ", " + y + ", " + y + " < " + x + ")" : "min(" + x + ", " + y + ")";
     };
@@ -251,7 +324,7 @@ class parser {
       case code::max: return fmax(args[0].wgsl, args[1].wgsl);
       case code::clamp: return fmin(fmax(args[0].wgsl, args[1].wgsl), args[2].wgsl);
       case code::abs:
-        return t_ == dtype::i32 ? "max(" + args[0].wgsl + ", (-" + args[0].wgsl + "))" : "abs(" + args[0].wgsl + ")";
+        return t == dtype::i32 ? "max(" + args[0].wgsl + ", (-" + args[0].wgsl + "))" : "abs(" + args[0].wgsl + ")";
       default: {
         std::string w = c == code::select ? "select(" : "?(";
         for (std::size_t i = 0; i < args.size(); ++i) w += (i ? ", " : "") + args[i].wgsl;
@@ -269,19 +342,24 @@ class parser {
       ++pos_;
       parsed p = parse_or();
       if (!accept(")")) fail("missing ')'");
-      return {p.k, p.wgsl};
+      return p;
     }
     if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
       std::size_t start = pos_;
       while (pos_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_')) ++pos_;
       std::string id = s_.substr(start, pos_ - start);
-      if (id == "a") { emit(code::load_a); return {kind::value, "a"}; }
-      if (id == "b") { emit(code::load_b); return {kind::value, "b"}; }
+      if (id == "a") { emit(code::load_a); return {kind::value, "a", t_}; }
+      if (id == "b") {
+        if (unary_) fail("a transform has one operand, 'a'");
+        emit(code::load_b);
+        return {kind::value, "b", t_};
+      }
       if (id == "true" || id == "false") {
         emit(code::push, id == "true");
         return {kind::boolean, id};
       }
       if (id == "inf" || id == "nan") { pos_ = start; return literal(false); }
+      if (unary_ && (id == "f32" || id == "i32" || id == "u32")) return conversion(id);
       struct fn { const char* name; int arity; code c; };
       static const fn fns[] = {{"min", 2, code::min}, {"max", 2, code::max}, {"abs", 1, code::abs},
                                {"clamp", 3, code::clamp}, {"select", 3, code::select}};
@@ -295,12 +373,36 @@ class parser {
           fail("'" + id + "' takes " + std::to_string(f.arity) + " arguments");
         for (std::size_t i = 0; i < args.size(); ++i)
           need(args[i], (f.c == code::select && i == 2) ? kind::boolean : kind::value, f.name);
-        emit(f.c);
-        return {kind::value, bounded(lower_function(f.c, args))};
+        // The value arguments have one type (select's condition is a bool).
+        const std::size_t values = f.c == code::select ? 2 : args.size();
+        if (values == 1) settle(args[0]);
+        for (std::size_t i = 1; i < values; ++i) unify(args[0], args[i], f.name);
+        emit_typed(f.c, args[0].t);
+        return {kind::value, bounded(lower_function(f.c, args, args[0].t)), args[0].t};
       }
       fail("unknown name '" + id + "' (only a, b, min, max, abs, clamp, select)");
     }
     fail("unexpected '" + std::string(1, c) + "'");
+  }
+
+  // f32(x), i32(x), u32(x) (unary mode). An open literal argument takes the target type, as in WGSL.
+  parsed conversion(const std::string& id) {
+    const dtype to = parse_dtype(id);
+    if (!accept("(")) fail("'" + id + "' needs '('");
+    parsed x = parse_or();
+    if (!accept(")")) fail("missing ')' after the argument of '" + id + "'");
+    need(x, kind::value, id.c_str());
+    resolve(x, to);
+    if (x.t == to) return x;
+    emit_typed(to == dtype::f32 ? code::to_f32 : to == dtype::i32 ? code::to_i32 : code::to_u32, x.t);
+    if (x.t != dtype::f32) return {kind::value, id + "(" + x.wgsl + ")", to};
+    // f32 -> integer: clamped into range first (WGSL leaves out-of-range values to the implementation), NaN -> 0.
+    // The bounds are the largest f32 values the integer type holds.
+    const std::string lo = to == dtype::i32 ? "-2147483648.0" : "0.0", hi = to == dtype::i32 ? "2147483520.0" : "4294967040.0";
+    return {kind::value,
+            "select(" + id + "(clamp(" + x.wgsl + ", " + lo + ", " + hi + ")), " + id + "(0), (bitcast<u32>(" + x.wgsl +
+                ") & 0x7fffffffu) > 0x7f800000u)",
+            to};
   }
 };
 
@@ -310,7 +412,7 @@ std::int32_t i(std::uint32_t x) { return static_cast<std::int32_t>(x); }
 
 }  // namespace
 
-expr_program::expr_program(const std::string& text, dtype t) : type_(t) {
+expr_program::expr_program(const std::string& text, dtype t) : type_(t), result_(t) {
   if (text.size() > max_length) throw error(errc::invalid_argument, "custom operator: expression too long");
   for (char c : text)
     if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) > 0x7e)
@@ -340,6 +442,28 @@ expr_program::expr_program(const std::string& text, dtype t) : type_(t) {
   }
 }
 
+expr_program::expr_program(const std::string& text, dtype t, bool) : type_(t), result_(t) {
+  try {
+    if (text.size() > max_length) throw error(errc::invalid_argument, "custom operator: expression too long");
+    for (char c : text)
+      if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) > 0x7e)
+        if (c != '\t') throw error(errc::invalid_argument, "custom operator: non-printable character in expression");
+    parser p(text, t, prog_);
+    p.unary_mode();
+    wgsl_ = p.run();
+    result_ = p.result_type();
+  } catch (const error& e) {
+    // The parser's messages name custom operators; this is a transform.
+    std::string m = e.what();
+    const std::string prefix = "custom operator: ";
+    if (m.rfind(prefix, 0) == 0) m = "transform: " + m.substr(prefix.size());
+    throw error(e.code(), m);
+  }
+}
+
+expr_program expr_program::unary(const std::string& text, dtype input) { return expr_program(text, input, true); }
+
+
 std::uint32_t expr_program::eval(std::uint32_t a, std::uint32_t b) const { return eval_with(a, b, nullptr); }
 
 // choice[k] says how fusion site k is evaluated: 0 rounded product then add, 1 fuse the left product, 2 the
@@ -350,10 +474,10 @@ std::uint32_t expr_program::eval_with(std::uint32_t a, std::uint32_t b, const st
   product pr[max_depth * 4 + 8];
   int sp = 0;
   std::size_t site = 0;
-  const bool fl = type_ == dtype::f32, sg = type_ == dtype::i32;
-  auto lt = [&](std::uint32_t x, std::uint32_t y) { return fl ? f(x) < f(y) : sg ? i(x) < i(y) : x < y; };
   for (std::size_t at = 0; at < prog_.size(); ++at) {
     const instr& in = prog_[at];
+    const bool fl = in.t == dtype::f32, sg = in.t == dtype::i32;  // the operands' type
+    auto lt = [&](std::uint32_t x, std::uint32_t y) { return fl ? f(x) < f(y) : sg ? i(x) < i(y) : x < y; };
     std::uint32_t y = sp > 0 ? st[sp - 1] : 0, x = sp > 1 ? st[sp - 2] : 0, r = 0;
     product keep{false, false, 0, 0};
     switch (in.c) {
@@ -366,6 +490,19 @@ std::uint32_t expr_program::eval_with(std::uint32_t a, std::uint32_t b, const st
         continue;
       case code::bnot: st[sp - 1] = ~y; pr[sp - 1] = keep; continue;
       case code::lnot: st[sp - 1] = !y; pr[sp - 1] = keep; continue;
+      case code::to_f32: st[sp - 1] = fb(sg ? static_cast<float>(i(y)) : static_cast<float>(y)); pr[sp - 1] = keep; continue;
+      case code::to_i32:
+      case code::to_u32: {
+        pr[sp - 1] = keep;
+        if (!fl) continue;  // i32 <-> u32: the same bits
+        const float v = f(y);
+        const bool to_i = in.c == code::to_i32;
+        if (std::isnan(v)) st[sp - 1] = 0;
+        else if (to_i) st[sp - 1] = static_cast<std::uint32_t>(static_cast<std::int32_t>(
+                           std::fmax(-2147483648.0f, std::fmin(v, 2147483520.0f))));
+        else st[sp - 1] = static_cast<std::uint32_t>(std::fmax(0.0f, std::fmin(v, 4294967040.0f)));
+        continue;
+      }
       case code::abs:
         st[sp - 1] = fl ? fb(std::fabs(f(y))) : sg ? (i(y) < 0 ? 0u - y : y) : y;
         pr[sp - 1] = keep;

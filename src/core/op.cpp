@@ -12,6 +12,7 @@
 
 #include "core/expr.hpp"
 #include "wgprim/error.hpp"
+#include "wgprim/transform_reduce.hpp"
 
 namespace wgprim {
 
@@ -308,5 +309,28 @@ std::string monoid::key() const {
   std::snprintf(buf, sizeof buf, "%08x", identity_);
   return std::string(dtype_name(type_)) + "|" + wgsl_ + "|" + buf;
 }
+
+// ---- transforms (a unary expression in `a`, applied before a reduction) ----
+
+dtype transform::result_type(dtype input) const { return bound_transform(*this, input).result_type(); }
+
+bound_transform::bound_transform(const transform& t, dtype input)
+    : input_(input),
+      expression_(t.expression()),
+      program_(std::make_shared<detail::expr_program>(detail::expr_program::unary(t.expression(), input))) {}
+
+dtype bound_transform::result_type() const { return program_->result_type(); }
+const std::string& bound_transform::wgsl() const { return program_->wgsl(); }
+std::uint32_t bound_transform::apply(std::uint32_t a) const { return program_->eval(a, 0); }
+
+namespace detail {
+void check_transform_type(const bound_transform& tr, dtype out) {
+  if (tr.result_type() != out)
+    throw error(errc::invalid_argument, "transform '" + tr.expression() + "' yields " +
+                                            dtype_name(tr.result_type()) + " values over " +
+                                            dtype_name(tr.input_type()) + " elements, not " + dtype_name(out) +
+                                            " (ask for that type, or convert in the expression: f32(), i32(), u32())");
+}
+}  // namespace detail
 
 }  // namespace wgprim

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "wgprim/error.hpp"
+#include "wgprim/transform_reduce.hpp"
 
 namespace wgprim::detail {
 
@@ -55,7 +56,8 @@ void expand(const std::string& path, std::set<std::string>& seen, std::string& o
 }  // namespace
 
 std::string compose_wgsl(const std::string& file, const monoid& m, const wgsl_constants& constants,
-                         const std::vector<std::string>& imports, accum a, bool elements_are_accumulators) {
+                         const std::vector<std::string>& imports, accum a, bool elements_are_accumulators,
+                         const bound_transform* transform) {
   std::string out;
   std::set<std::string> seen;
   out += "// composed by wgprim: " + file + " for " + m.name() + " over " + dtype_name(m.type()) +
@@ -76,13 +78,34 @@ std::string compose_wgsl(const std::string& file, const monoid& m, const wgsl_co
   } else {
     char id[96];
     std::snprintf(id, sizeof id, "fn identity() -> T {\n  return bitcast<T>(0x%08xu);\n}\n", m.identity_bits());
-    out += std::string("alias T = ") + dtype_name(m.type()) + ";\nalias E = T;\nalias EV = vec4<E>;\n";
+    // With a transform the elements in memory are the transform's input type.
+    const bool transformed = transform && !elements_are_accumulators;
+    out += std::string("alias T = ") + dtype_name(m.type()) + ";\nalias E = " +
+           (transformed ? dtype_name(transform->input_type()) : "T") + ";\nalias EV = vec4<E>;\n";
     out += id;
     out += "fn combine(a: T, b: T) -> T {\n  return " + m.wgsl_expression() + ";\n}\n";
-    out += "fn lift(x: E) -> T {\n  return x;\n}\nfn finalize(v: T) -> E {\n  return v;\n}\n";
-    out += "fn accumulate(acc: T, x: E) -> T {\n  return combine(acc, x);\n}\n";
+    if (transformed) {
+      if (transform->result_type() != m.type())
+        throw error(errc::invalid_argument, "internal: a transform must yield the monoid's type");
+      // `a` names the element in the transform's WGSL.
+      out += "fn lift(a: E) -> T {\n  return " + transform->wgsl() + ";\n}\nfn finalize(v: T) -> T {\n  return v;\n}\n";
+      out += "fn accumulate(acc: T, x: E) -> T {\n  return combine(acc, lift(x));\n}\n";
+    } else {
+      out += "fn lift(x: E) -> T {\n  return x;\n}\nfn finalize(v: T) -> E {\n  return v;\n}\n";
+      out += "fn accumulate(acc: T, x: E) -> T {\n  return combine(acc, x);\n}\n";
+    }
     out += "fn accum_init(never_negative: u32) {\n}\n";
   }
+  for (const auto& c : constants) out += "const " + c.first + " = " + c.second + ";\n";
+  for (const auto& i : imports) expand(i, seen, out);
+  expand(file, seen, out);
+  return out;
+}
+
+std::string compose_wgsl_with_prelude(const std::string& file, const std::string& prelude,
+                                      const wgsl_constants& constants, const std::vector<std::string>& imports) {
+  std::string out = "// composed by wgprim: " + file + "\n" + prelude + "\n";
+  std::set<std::string> seen;
   for (const auto& c : constants) out += "const " + c.first + " = " + c.second + ";\n";
   for (const auto& i : imports) expand(i, seen, out);
   expand(file, seen, out);

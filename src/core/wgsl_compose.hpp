@@ -8,6 +8,8 @@
 
 #include "wgprim/op.hpp"
 
+namespace wgprim { class bound_transform; }
+
 namespace wgprim::detail {
 
 using wgsl_constants = std::vector<std::pair<std::string, std::string>>;  // name, WGSL value text
@@ -20,9 +22,17 @@ enum class accum { plain, double_word };
 /// The prelude defines E (element type in memory), T (accumulator type), identity(), combine(a, b),
 /// lift(x: E) -> T, finalize(v: T) -> E, accumulate(acc: T, x: E) -> T (the per-element step) and
 /// accum_init(u32) (every entry point calls it first).
+/// With a transform (plain accumulation only; ignored when elements_are_accumulators): E is the transform's input
+/// type, T its result type (the monoid's), lift(a) is the transform and accumulate(acc, x) = combine(acc, lift(x)),
+/// so a reduction reads E and applies the transform inside its load; finalize is the identity on T.
 std::string compose_wgsl(const std::string& file, const monoid& m, const wgsl_constants& constants,
                          const std::vector<std::string>& imports = {}, accum a = accum::plain,
-                         bool elements_are_accumulators = false);
+                         bool elements_are_accumulators = false, const bound_transform* transform = nullptr);
+/// A module without a monoid, for primitives whose values are not one element type (arg-min/max pairs): the
+/// `prelude` text (e.g. "alias E = f32;"), the constants, the imports (which define T, identity(), combine() for
+/// the shared lanes_* files) and the file.
+std::string compose_wgsl_with_prelude(const std::string& file, const std::string& prelude,
+                                      const wgsl_constants& constants, const std::vector<std::string>& imports);
 /// The embedded text of one shader file (path relative to shaders/); throws if missing.
 const std::string& shader_text(const std::string& path);
 

@@ -2,6 +2,8 @@
 // bytes (the adapter's limit). GPU time from timestamp queries (wall time on CPU adapters), median of `reps`
 // runs after `warmup` discarded runs. GB/s = bytes moved / time: reduce reads 4n bytes, scan and copy move 8n.
 #include "bench.hpp"
+#include "cmd_arg_reduce.hpp"
+#include "cmd_transform_reduce.hpp"
 
 #include <fmt/core.h>
 #include <unistd.h>
@@ -92,24 +94,6 @@ int cmd_bench(const bench_args& a) {
     bool g = a.algorithm.empty() || a.algorithm == alg || prim == "copy";
     return p && g;
   };
-  auto known = [&](const std::string& list, const std::vector<std::string>& names) {
-    if (list == "all") return;
-    std::size_t start = 0;
-    while (start <= list.size()) {
-      std::size_t end = list.find(',', start);
-      std::string item = list.substr(start, end == std::string::npos ? std::string::npos : end - start);
-      if (std::find(names.begin(), names.end(), item) == names.end())
-        throw error(errc::invalid_argument, "unknown primitive '" + item + "' for --primitives");
-      if (end == std::string::npos) break;
-      start = end + 1;
-    }
-  };
-  known(a.primitives, {"reduce", "scan", "copy"});
-  if (!a.algorithm.empty()) {
-    auto r = reduce_algorithms(), sc = scan_algorithms();
-    if (std::find(r.begin(), r.end(), a.algorithm) == r.end() && std::find(sc.begin(), sc.end(), a.algorithm) == sc.end())
-      throw error(errc::invalid_argument, "unknown algorithm '" + a.algorithm + "' for --algorithm");
-  }
   std::vector<bench_case> cases;
   for (const auto& alg : reduce_algorithms()) {
     if (!wants("reduce", alg)) continue;
@@ -176,6 +160,8 @@ int cmd_bench(const bench_args& a) {
       cases.push_back(std::move(c));
     }
   }
+  add_arg_reduce_bench_cases(ctx, in, wants, cases);
+  add_transform_reduce_bench_cases(ctx, in, wants, cases);
   if (wants("copy", "copy")) {
     bench_case c{"copy", "wgsl-copy", "u32", "-", 8, nullptr, nullptr, nullptr};
     c.run = [&](std::size_t n) {
@@ -195,6 +181,22 @@ int cmd_bench(const bench_args& a) {
     };
     cases.push_back(std::move(c));
   }
+
+  // Every name asked for must match something (a typo must not measure nothing and exit 0).
+  if (a.primitives != "all") {
+    std::size_t start = 0;
+    for (;;) {
+      const std::size_t end = a.primitives.find(',', start);
+      const std::string item = a.primitives.substr(start, end == std::string::npos ? std::string::npos : end - start);
+      if (std::none_of(cases.begin(), cases.end(), [&](const bench_case& c) { return c.primitive.find(item) != std::string::npos; }))
+        throw error(errc::invalid_argument, "unknown primitive '" + item + "' for --primitives");
+      if (end == std::string::npos) break;
+      start = end + 1;
+    }
+  }
+  if (!a.algorithm.empty() &&
+      std::none_of(cases.begin(), cases.end(), [&](const bench_case& c) { return c.algorithm == a.algorithm; }))
+    throw error(errc::invalid_argument, "unknown algorithm '" + a.algorithm + "' for --algorithm");
 
   const bool tty = ::isatty(2);
   const std::size_t total = cases.size() * static_cast<std::size_t>(max_log2 - a.min_log2 + 1);

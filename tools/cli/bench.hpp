@@ -34,3 +34,5 @@ struct bench_case {
 struct bench_data {
   wgprim::buffer in, out, result;
 };
+/// Whether the command line asks for (primitive, algorithm).
+using bench_wants = std::function<bool(const std::string& primitive, const std::string& algorithm)>;

@@ -15,6 +15,8 @@
 #include <sys/stat.h>
 
 #include "bench.hpp"
+#include "cmd_arg_reduce.hpp"
+#include "cmd_transform_reduce.hpp"
 #include "plot.hpp"
 #include "wgprim/io.hpp"
 #include "wgprim/wgprim.hpp"
@@ -34,6 +36,7 @@ struct common {
   int repeat = 1;
   std::string accuracy = "fast";
   std::string plot;  // PNG path
+  std::string transform;  // reduce --transform
 };
 
 io::array load(const common& c) {
@@ -314,6 +317,11 @@ int cmd_reduce(const common& c) {
   parse_accuracy(c.accuracy);
   if (!c.plot.empty()) check_plot_path(c.plot);
   io::array a = load(c);
+  if (is_arg_reduce_op(c.op))
+    return cmd_arg_reduce({c.adapter, c.op, c.algorithm, c.json, c.tune, c.repeat, c.identity, c.accuracy, c.plot}, a);
+  if (!c.transform.empty())
+    return cmd_transform_reduce(
+        {c.adapter, c.transform, c.op, c.identity, c.algorithm, c.accuracy, c.plot, c.json, c.tune, c.repeat}, a);
   monoid check(op::parse(c.op, c.identity), a.type);  // reject a bad operator before touching the GPU
   if (!c.no_check) check.check(/*need_commutative=*/true);
   context ctx(context_options{c.adapter});
@@ -578,7 +586,7 @@ int main(int argc, char** argv) {
     s->add_option("--generate", c.generate,
                   "generated data KIND:N[:SEED] (SEED 42), KIND = prices|orders|uniform|mixed");
     s->add_option("--type", c.type, "element type f32|i32|u32");
-    s->add_option("--op", c.op, "sum|min|max|and|or|xor, or a WGSL expression in a and b");
+    s->add_option("--op", c.op, "sum|min|max|and|or|xor|argmin|argmax, or a WGSL expression in a and b");
     s->add_option("--identity", c.identity, "identity of a custom operator (e.g. --identity=-inf)");
     s->add_flag("--no-check", c.no_check,
                 "skip the monoid check of a custom operator (identity neutral, associative, commutative for reduce)");
@@ -599,6 +607,7 @@ int main(int argc, char** argv) {
   auto* red = app.add_subcommand("reduce", "reduce an array to one value");
   add_common(red);
   add_data(red);
+  red->add_option("--transform", c.transform, "apply an expression in a to every element first (e.g. 'a * a')");
   auto* sc = app.add_subcommand("scan", "prefix scan of an array");
   add_common(sc);
   add_data(sc);

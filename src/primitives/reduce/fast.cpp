@@ -56,10 +56,15 @@ void record_reduce_fast(recorder& rec, const reduce_args& a) {
                         {{"WG_SIZE", std::to_string(pol.wg_size) + "u"},
                          {"ITEMS", std::to_string(pol.items) + "u"},
                          {"VEC_LOADS", vec_loads ? "true" : "false"}},
-                        {lanes}, acc, elements_are_accumulators);
+                        {lanes}, acc, elements_are_accumulators, elements_are_accumulators ? nullptr : a.transform);
   };
-  const auto& k = get_kernel(ctx, reduce_fast_spec, module(pol.vec_loads, false), /*trusted=*/m.is_builtin());
-  const auto& k_partials = dw ? get_kernel(ctx, reduce_fast_spec, module(false, true), /*trusted=*/true) : k;
+  // A transform is a user expression: never trusted. The pass over the partials folds accumulators, with no
+  // transform (they are already transformed).
+  const auto& k = get_kernel(ctx, reduce_fast_spec, module(pol.vec_loads, false),
+                             /*trusted=*/m.is_builtin() && !a.transform);
+  const auto& k_partials =
+      dw ? get_kernel(ctx, reduce_fast_spec, module(false, true), /*trusted=*/true)
+         : a.transform ? get_kernel(ctx, reduce_fast_spec, module(pol.vec_loads, true), m.is_builtin()) : k;
   const std::uint64_t acc_bytes = dw ? 8 : 4;
   const std::uint64_t tile = std::uint64_t(pol.wg_size) * pol.items * 4;
   const buffer& dummy = scratch(ctx, "reduce.dummy", 32);
@@ -98,8 +103,8 @@ void record_reduce_fast(recorder& rec, const reduce_args& a) {
                               bind_result(a)},
                  1);
   else
-    rec.dispatch(k, {rec.params(params(total_groups, a.result_index)), vec_binding(pv, 0, total_groups), bind(pv),
-                     bind_result(a)},
+    rec.dispatch(k_partials, {rec.params(params(total_groups, a.result_index)), vec_binding(pv, 0, total_groups),
+                              bind(pv), bind_result(a)},
                  1);
 }
 

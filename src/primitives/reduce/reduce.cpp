@@ -41,6 +41,15 @@ std::string ran(const reduce_args& a, const algorithm_entry& alg) {
 
 void record_reduce(recorder& rec, const reduce_args& a) {
   const algorithm_entry& alg = pick_algorithm(rec.ctx(), "reduce", a.opt->algorithm);
+  if (a.transform) {
+    // The transform is fused into the fast reduce's load (its prelude's lift); the others read elements as they are.
+    if (a.pairs())
+      throw error(errc::unsupported, "transform_reduce supports accuracy::fast only");
+    if (std::string(alg.name) != "fast")
+      throw error(errc::unsupported, "transform_reduce runs on the 'fast' reduce algorithm, not '" +
+                                         std::string(alg.name) + "'");
+    return record_reduce_fast(rec, a);
+  }
   if (a.pairs() && a.opt->accuracy == accuracy::reproducible) return record_reduce_reproducible(rec, a);
   if (a.pairs()) return record_reduce_fast(rec, a);
   const std::string name = alg.name;
@@ -51,9 +60,21 @@ void record_reduce(recorder& rec, const reduce_args& a) {
 
 std::uint32_t reduce_bits(context& ctx, const range_ref& in, const monoid& m, const std::uint32_t* init,
                           const run_options& opt) {
+  return reduce_run(ctx, in, m, init, opt, nullptr);
+}
+
+std::uint32_t transform_reduce_bits(context& ctx, const range_ref& in, const bound_transform& tr, const monoid& m,
+                                    const std::uint32_t* init, const run_options& opt) {
+  check_transform_type(tr, m.type());
+  return reduce_run(ctx, in, m, init, opt, &tr);
+}
+
+std::uint32_t reduce_run(context& ctx, const range_ref& in, const monoid& m, const std::uint32_t* init,
+                         const run_options& opt, const bound_transform* tr) {
   using clock = std::chrono::steady_clock;
   const algorithm_entry& alg = pick_algorithm(ctx, "reduce", opt.algorithm);
-  reduce_args a{in.view, &m, nullptr, 0, 0, &opt};
+  reduce_args a{in.view, &m, nullptr, 0, 0, &opt, tr};
+  if (tr && a.pairs()) throw error(errc::unsupported, "transform_reduce supports accuracy::fast only");
   const std::string name = ran(a, alg);
   if (in.on_device) check_view(ctx, in.view, "reduce input");
   auto finish = [&](std::uint32_t bits) { return init ? m.combine(*init, bits) : bits; };
@@ -90,7 +111,18 @@ std::uint32_t reduce_bits(context& ctx, const range_ref& in, const monoid& m, co
 
 void reduce_record(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref& result,
                    const monoid& m, const run_options& opt) {
-  reduce_args a{in.view, &m, result.view.buf, result.view.capacity, 0, &opt};
+  reduce_record_run(ctx, encoder, in, result, m, opt, nullptr);
+}
+
+void transform_reduce_record(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref& result,
+                             const bound_transform& tr, const monoid& m, const run_options& opt) {
+  check_transform_type(tr, m.type());
+  reduce_record_run(ctx, encoder, in, result, m, opt, &tr);
+}
+
+void reduce_record_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref& result,
+                       const monoid& m, const run_options& opt, const bound_transform* tr) {
+  reduce_args a{in.view, &m, result.view.buf, result.view.capacity, 0, &opt, tr};
   pick_algorithm(ctx, "reduce", opt.algorithm);
   check_view(ctx, in.view, "reduce input");
   if (result.count == 0) throw error(errc::invalid_argument, "reduce: the result span is empty");

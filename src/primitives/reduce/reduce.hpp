@@ -2,6 +2,7 @@
 #pragma once
 #include "primitives/primitive.hpp"
 #include "wgprim/op.hpp"
+#include "wgprim/transform_reduce.hpp"
 
 namespace wgprim::detail {
 
@@ -12,6 +13,7 @@ struct reduce_args {
   std::uint64_t result_bytes;
   std::uint32_t result_index;
   const run_options* opt;
+  const bound_transform* transform = nullptr;  // applied to every element in the load (fast algorithm only)
   bool pairs() const;         // double-word accumulation: the result is a (hi, lo) pair of f32
 };
 
@@ -27,6 +29,12 @@ void record_reduce_render(recorder& rec, const reduce_args& a);
 
 // The kernel contracts (kernel_specs() lists them for the tests).
 extern const kernel_spec reduce_fast_spec, reduce_seed_spec, reduce_fixed_spec;
+
+/// reduce_bits / reduce_record with an optional transform (transform_reduce).
+std::uint32_t reduce_run(context& ctx, const range_ref& in, const monoid& m, const std::uint32_t* init,
+                         const run_options& opt, const bound_transform* tr);
+void reduce_record_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref& result,
+                       const monoid& m, const run_options& opt, const bound_transform* tr);
 
 /// The whole result buffer as a binding.
 inline binding bind_result(const reduce_args& a) { return {a.result, 0, a.result_bytes}; }

@@ -1,0 +1,80 @@
+// Dispatch layer of arg-min / arg-max: checks the arguments (an empty range is an error, as in NumPy), picks the
+// algorithm, makes the views bindable, records (record_arg_reduce), then submits and reads the three result words
+// back, or leaves them in the caller's encoder.
+#include "primitives/arg_reduce/arg_reduce.hpp"
+
+#include <chrono>
+
+#include "wgprim/error.hpp"
+
+namespace wgprim::detail {
+
+namespace {
+const char* op_name(arg_op o) { return o == arg_op::max ? "argmax" : "argmin"; }
+
+void check_not_empty(const range_ref& in, arg_op o) {
+  if (in.count == 0)
+    throw error(errc::invalid_argument,
+                std::string(op_name(o)) + " of an empty range: there is no extreme value (NumPy raises ValueError)");
+}
+}  // namespace
+
+void record_arg_reduce(recorder& rec, const arg_reduce_args& a) {
+  pick_algorithm(rec.ctx(), "arg_reduce", a.opt->algorithm);  // one algorithm today: "fast"
+  record_arg_reduce_fast(rec, a);
+}
+
+arg_result<std::uint32_t> arg_reduce_bits(context& ctx, const range_ref& in, dtype t, arg_op o,
+                                          const run_options& opt) {
+  using clock = std::chrono::steady_clock;
+  const algorithm_entry& alg = pick_algorithm(ctx, "arg_reduce", opt.algorithm);
+  if (in.on_device) check_view(ctx, in.view, op_name(o));
+  check_not_empty(in, o);
+  arg_reduce_args a{in.view, t, o, nullptr, 0, 0, &opt};
+  double upload_ms = 0;
+  buffer uploaded;
+  if (!in.on_device) {
+    auto t0 = clock::now();
+    uploaded = ctx.create_buffer(in.count * 4);
+    ctx.write(uploaded, 0, in.host, in.count * 4);
+    ctx.finish();
+    upload_ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
+    a.in = view_of(uploaded, in.count);
+  }
+  buffer result = ctx.create_buffer(16);
+  a.result = result.native();
+  a.result_bytes = result.size_bytes();
+  recorder rec(ctx, opt.timestamps || opt.stats);
+  std::vector<buffer> temps;
+  a.in = bindable_input(rec, a.in, temps);
+  record_arg_reduce(rec, a);
+  gpu_time time = rec.submit();
+  std::uint32_t words[3];
+  ctx.read(result, 0, words, sizeof words);
+  fill_stats(opt, time, alg.name);
+  if (opt.stats) opt.stats->upload_ms = upload_ms;
+  return {words[0], words[1] | (std::uint64_t(words[2]) << 32)};
+}
+
+void arg_reduce_record(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref& result,
+                       dtype t, arg_op o, const run_options& opt) {
+  pick_algorithm(ctx, "arg_reduce", opt.algorithm);
+  check_view(ctx, in.view, op_name(o));
+  check_not_empty(in, o);
+  if (result.count < arg_result_words)
+    throw error(errc::invalid_argument, std::string(op_name(o)) + ": the result span needs " +
+                                            std::to_string(arg_result_words) + " words (value, index low, high)");
+  check_view(ctx, result.view, "arg reduce result");
+  if (result.view.offset / 4 + arg_result_words > 0xffffffffull)
+    throw error(errc::limit, "arg reduce: the result lies past the 16 GiB a kernel can index");
+  arg_reduce_args a{in.view, t, o, result.view.buf, result.view.capacity, static_cast<std::uint32_t>(result.view.offset / 4),
+                    &opt};
+  recorder rec(ctx, encoder);
+  std::vector<buffer> temps;
+  // The result is bound writable and whole: an input in the same buffer is read through a copy.
+  a.in = bindable_input(rec, a.in, temps, &result.view);
+  record_arg_reduce(rec, a);
+  rec.end();
+}
+
+}  // namespace wgprim::detail

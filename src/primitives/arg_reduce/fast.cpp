@@ -1,0 +1,110 @@
+// The fast arg reduce: the fast reduce's shape (vec4 loads, a grid sized to fill the GPU, subgroup trees, one
+// dispatch for small n) over (value, index) pairs; a second dispatch of one workgroup folds the partial pairs.
+// Arrays larger than one storage binding run chunk by chunk, each chunk's first index passed as a 64-bit base.
+#include <algorithm>
+
+#include "core/wgsl_compose.hpp"
+#include "primitives/arg_reduce/arg_reduce.hpp"
+#include "primitives/arg_reduce/policy.hpp"
+#include "wgprim/error.hpp"
+
+namespace wgprim::detail {
+
+struct arg_params {
+  std::uint32_t n, n_vec, out_offset, finish, base_lo, base_hi, pad0, pad1;
+};
+static_assert(sizeof(arg_params) == 32);
+namespace {
+const std::vector<slot> arg_layout = {slot::uniform, slot::storage_read, slot::storage_read, slot::storage_read,
+                                      slot::storage_rw};
+}
+const kernel_spec arg_reduce_partials_spec{"arg_reduce/fast.wgsl", "arg_partials", arg_layout, sizeof(arg_params)};
+const kernel_spec arg_reduce_final_spec{"arg_reduce/fast.wgsl", "arg_final", arg_layout, sizeof(arg_params)};
+
+arg_reduce_policy arg_reduce_policy_for(const context& ctx, const tuning& t) {
+  arg_reduce_policy p;
+  p.subgroups = ctx.features().subgroups;
+  if (ctx.adapter().kind == adapter_kind::cpu) {
+    // The reduce's lavapipe choices (measured there, see reduce/fast.cpp): fewer workgroups, scalar loads
+    // consecutive across invocations, a larger single-dispatch size.
+    p.max_groups = 256;
+    p.small_n = 65536;
+    p.vec_loads = false;
+  }
+  // Element indices are u32 inside a chunk and tile offsets u32: items * WG_SIZE * 4 * groups stays below 2^32.
+  if (t.items > 64) throw error(errc::invalid_argument, "tuning: items must be 1..64 for arg reduce");
+  if (t.workgroups > ctx.limits().max_compute_workgroups_per_dimension || t.workgroups > 16384)
+    throw error(errc::invalid_argument, "tuning: workgroups must be 1..16384 for arg reduce");
+  if (t.small_n > (1u << 24)) throw error(errc::invalid_argument, "tuning: small_n must be at most 2^24");
+  if (t.workgroups) p.max_groups = t.workgroups;
+  if (t.items) p.items = t.items;
+  if (t.subgroups == 0) p.subgroups = false;
+  if (t.subgroups == 1) p.subgroups = ctx.features().subgroups;
+  if (t.vec_loads >= 0) p.vec_loads = t.vec_loads != 0;
+  if (t.small_n) p.small_n = t.small_n;
+  return p;
+}
+
+void record_arg_reduce_fast(recorder& rec, const arg_reduce_args& a) {
+  context& ctx = rec.ctx();
+  const std::uint64_t n = a.in.count;
+  const arg_reduce_policy pol = arg_reduce_policy_for(ctx, a.opt->tune);
+  const bool f32 = a.type == dtype::f32;
+  const std::string source = compose_wgsl_with_prelude(
+      arg_reduce_partials_spec.file, std::string("alias E = ") + dtype_name(a.type) + ";",
+      {{"WG_SIZE", std::to_string(pol.wg_size) + "u"},
+       {"ITEMS", std::to_string(pol.items) + "u"},
+       {"VEC_LOADS", pol.vec_loads ? "true" : "false"},
+       {"IS_MAX", a.op == arg_op::max ? "true" : "false"},
+       {"IS_F32", f32 ? "true" : "false"},
+       {"IS_I32", a.type == dtype::i32 ? "true" : "false"}},
+      {"arg_reduce/pair.wgsl", pol.subgroups ? "shared/lanes_subgroup.wgsl" : "shared/lanes_workgroup.wgsl"});
+  // Our own kernel, every index checked against n or inside a whole tile.
+  const kernel& k_partials = get_kernel(ctx, arg_reduce_partials_spec, source, /*trusted=*/true);
+  const kernel& k_final = get_kernel(ctx, arg_reduce_final_spec, source, /*trusted=*/true);
+  const std::uint64_t tile = std::uint64_t(pol.wg_size) * pol.items * 4;
+  buffer dummy = ctx.create_buffer(32);
+  auto vec_binding = [&](std::uint64_t first, std::uint64_t count) {
+    return count / 4 ? binding{a.in.buf, a.in.offset + first * 4, count / 4 * 16} : bind(view_of(dummy));
+  };
+  const binding result{a.result, 0, a.result_bytes};
+  auto params = [](std::uint64_t count, std::uint32_t out_offset, bool finish, std::uint64_t base) {
+    return arg_params{static_cast<std::uint32_t>(count), static_cast<std::uint32_t>(count / 4), out_offset,
+                      finish ? 1u : 0u, static_cast<std::uint32_t>(base), static_cast<std::uint32_t>(base >> 32),
+                      0, 0};
+  };
+
+  const std::uint64_t per_binding = elements_per_binding(ctx);
+  if (n <= pol.small_n && n <= per_binding) {
+    rec.dispatch(k_partials,
+                 {rec.params(params(n, a.result_word, true, 0)), vec_binding(0, n), bind(a.in), bind(view_of(dummy)),
+                  result},
+                 1);
+    return;
+  }
+  auto groups_for = [&](std::uint64_t count) {
+    return static_cast<std::uint32_t>(
+        std::max<std::uint64_t>(1, std::min<std::uint64_t>(pol.max_groups, (count + tile - 1) / tile)));
+  };
+  const auto parts = chunks_of(n, per_binding);
+  std::uint64_t total_groups = 0;
+  for (const chunk& c : parts) total_groups += groups_for(c.count);
+  if (total_groups > 0xffffffffull / 4) throw error(errc::limit, "arg reduce: too many partial results");
+  buffer partials = ctx.create_buffer(total_groups * 16);
+  std::uint64_t slot_offset = 0;
+  for (const chunk& c : parts) {
+    const std::uint32_t g = groups_for(c.count);
+    rec.dispatch(k_partials,
+                 {rec.params(params(c.count, static_cast<std::uint32_t>(slot_offset), false, c.first)),
+                  vec_binding(c.first, c.count), bind(a.in, c.first, c.count), bind(view_of(dummy)),
+                  bind(view_of(partials))},
+                 g);
+    slot_offset += g;
+  }
+  rec.dispatch(k_final,
+               {rec.params(params(total_groups, a.result_word, true, 0)), bind(view_of(dummy)), bind(view_of(dummy)),
+                bind(view_of(partials)), result},
+               1);
+}
+
+}  // namespace wgprim::detail

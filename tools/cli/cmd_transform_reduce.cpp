@@ -1,0 +1,126 @@
+// wgprim reduce --transform EXPR [--op OP]: reduces EXPR(a) over the array, the transform fused into the reduce's
+// load. The result type is the transform's (the expression front end infers it: `select(0u, 1u, a > 10)` is u32
+// over any input, so it counts). JSON: op, transform, type (the input's), result_type, n, algorithm, adapter,
+// result, matches_cpu (null for f32 sums, which are compared with the exact sum: exact, gpu_ulps), gpu_ms,
+// gpu_timer, upload_ms, cpu_ms.
+#include "cmd_transform_reduce.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+using json = nlohmann::json;
+using namespace wgprim;
+
+namespace {
+
+json value_of(dtype t, std::uint32_t bits) {
+  if (t == dtype::f32) {
+    const float f = from_bits<float>(bits);
+    if (std::isfinite(f)) return static_cast<double>(f);
+    return format_bits(t, bits);
+  }
+  if (t == dtype::i32) return static_cast<std::int32_t>(bits);
+  return bits;
+}
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+int cmd_transform_reduce(const transform_reduce_cli& a, const io::array& data) {
+  if (!a.plot.empty()) throw error(errc::invalid_argument, "--plot is not available with --transform");
+  if (!a.accuracy.empty() && a.accuracy != "fast")
+    throw error(errc::unsupported, "--transform supports --accuracy fast only");
+  const transform tr = transform::expr(a.transform);
+  const bound_transform b(tr, data.type);  // rejects a bad expression before touching the GPU
+  const dtype rt = b.result_type();
+  const op o = op::parse(a.op, a.identity);
+  const monoid m(o, rt);
+  const std::size_t n = data.bits.size();
+  context ctx(context_options{a.adapter});
+  run_stats st;
+  run_options ro;
+  ro.algorithm = a.algorithm;
+  ro.stats = &st;
+  ro.tune = a.tune;
+  auto t0 = std::chrono::steady_clock::now();
+  buffer in = ctx.create_buffer(std::max<std::size_t>(n, 1) * 4);
+  if (n) ctx.write(in, 0, data.bits.data(), n * 4);
+  ctx.finish();
+  const double upload_ms = ms_since(t0);
+  std::uint32_t gpu = 0;
+  std::vector<double> times;
+  for (int r = 0; r < a.repeat; ++r) {
+    gpu = transform_reduce_bits(ctx, in, n, data.type, tr, o, ro);
+    times.push_back(st.gpu_ms);
+  }
+  std::sort(times.begin(), times.end());
+  t0 = std::chrono::steady_clock::now();
+  const std::uint32_t cpu_bits = cpu::transform_reduce(data.bits.data(), n, b, m);
+  const double cpu_ms = ms_since(t0);
+  json j = {{"op", o.is_custom() ? o.expression() : o.name()},
+            {"transform", a.transform},
+            {"type", dtype_name(data.type)},
+            {"result_type", dtype_name(rt)},
+            {"n", n},
+            {"algorithm", st.algorithm},
+            {"adapter", ctx.adapter().name},
+            {"result", value_of(rt, gpu)},
+            {"cpu_result", value_of(rt, cpu_bits)}};
+  bool matches = true;
+  if (m.is_sum() && rt == dtype::f32) {
+    // The GPU adds in a tree, the loop in order: compare both with the exact sum of the transformed values.
+    std::vector<float> y(n);
+    for (std::size_t i = 0; i < n; ++i) y[i] = from_bits<float>(b.apply(data.bits[i]));
+    const double exact = cpu::exact_sum_f32(y.data(), n);
+    j["exact"] = std::isfinite(exact) ? json(exact) : json(fmt::format("{}", exact));
+    j["gpu_ulps"] = cpu::ulp_error_f32(from_bits<float>(gpu), exact);
+    j["cpu_ulps"] = cpu::ulp_error_f32(from_bits<float>(cpu_bits), exact);
+    j["matches_cpu"] = nullptr;
+  } else {
+    matches = gpu == cpu_bits;
+    j["matches_cpu"] = matches;
+  }
+  j["gpu_ms"] = times.empty() ? 0.0 : times[times.size() / 2];
+  j["gpu_timer"] = st.gpu_timestamps ? "timestamps" : "wall";
+  j["upload_ms"] = upload_ms;
+  j["cpu_ms"] = cpu_ms;
+  if (a.json) {
+    std::cout << j.dump() << "\n";
+  } else {
+    fmt::print("reduce {} of {} over {} {} values ({} results) on {} (algorithm {})\n", j["op"].get<std::string>(),
+               a.transform, n, dtype_name(data.type), dtype_name(rt), ctx.adapter().name, st.algorithm);
+    fmt::print("  GPU                  {}\n", format_bits(rt, gpu));
+    if (j.contains("exact"))
+      fmt::print("  exact                {} (GPU {:.1f} ulp, in-order CPU loop {:.1f} ulp)\n", j["exact"].dump(),
+                 j["gpu_ulps"].get<double>(), j["cpu_ulps"].get<double>());
+    else
+      fmt::print("  CPU twin             {}\n", matches ? "matches" : "DIFFERS: " + format_bits(rt, cpu_bits));
+    fmt::print("  GPU time {:.3f} ms ({}), upload {:.3f} ms, CPU loop {:.3f} ms\n", j["gpu_ms"].get<double>(),
+               j["gpu_timer"].get<std::string>(), upload_ms, cpu_ms);
+  }
+  if (!matches) {
+    std::cerr << "wgprim: error: the transform-reduce differs from the CPU twin\n";
+    return 1;
+  }
+  return 0;
+}
+
+void add_transform_reduce_bench_cases(context& ctx, const buffer& in, const bench_wants& wants,
+                                      std::vector<bench_case>& cases) {
+  if (!wants("transform_reduce", "fast")) return;
+  cases.push_back({"transform_reduce", "fast", "f32", "sum(a*a)", 4, [&ctx, &in](std::size_t n) {
+                     run_stats st;
+                     run_options ro;
+                     ro.stats = &st;
+                     transform_reduce_bits(ctx, in, n, dtype::f32, transform::expr("a * a"), op::sum(), ro);
+                     return st.gpu_ms;
+                   }});
+}
