@@ -48,6 +48,9 @@ struct run_options {
   bool timestamps = false;
   /// For f32 sums; see accuracy.
   wgprim::accuracy accuracy = wgprim::accuracy::fast;
+  /// Custom operators are checked on the CPU twin before they run (identity neutral, associative, and commutative
+  /// for reduce; see monoid::check). false skips the check, for operators known better than a random test.
+  bool check_operator = true;
   tuning tune;
 };
 

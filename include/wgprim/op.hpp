@@ -77,6 +77,7 @@ class monoid {
   std::string key() const;
 
  private:
+  void check_uncached(bool need_commutative) const;
   enum class builtin { none, sum, min, max, bit_and, bit_or, bit_xor };
   dtype type_;
   std::string name_, wgsl_, source_;  // source_: the custom expression as the user wrote it

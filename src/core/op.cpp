@@ -1,5 +1,8 @@
 #include "wgprim/op.hpp"
 
+#include <mutex>
+#include <set>
+
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -235,6 +238,20 @@ std::vector<std::uint32_t> check_values(dtype t, std::uint32_t identity) {
 
 void monoid::check(bool need_commutative) const {
   if (is_builtin()) return;
+  // Each operator is checked once per process (the check evaluates ~18,000 triples; a call should not pay that).
+  static std::mutex mu;
+  static std::set<std::string> passed;
+  const std::string cache_key = key() + (need_commutative ? "|c" : "|a");
+  {
+    std::lock_guard<std::mutex> g(mu);
+    if (passed.count(cache_key)) return;
+  }
+  check_uncached(need_commutative);
+  std::lock_guard<std::mutex> g(mu);
+  passed.insert(cache_key);
+}
+
+void monoid::check_uncached(bool need_commutative) const {
   const bool fl = type_ == dtype::f32;
   const std::vector<std::uint32_t> v = check_values(type_, identity_);
   auto show = [&](std::uint32_t x) { return format_bits(type_, x); };

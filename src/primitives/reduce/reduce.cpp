@@ -77,6 +77,7 @@ std::uint32_t reduce_run(context& ctx, const range_ref& in, const monoid& m, con
   if (tr && a.pairs()) throw error(errc::unsupported, "transform_reduce supports accuracy::fast only");
   const std::string name = ran(a, alg);
   if (in.on_device) check_view(ctx, in.view, "reduce input");
+  if (opt.check_operator) m.check(/*need_commutative=*/true);
   auto finish = [&](std::uint32_t bits) { return init ? m.combine(*init, bits) : bits; };
   if (in.count == 0) {
     if (opt.stats) *opt.stats = run_stats{0, false, 0, 0, name, 0};
@@ -125,6 +126,7 @@ void reduce_record_run(context& ctx, WGPUCommandEncoder encoder, const range_ref
   reduce_args a{in.view, &m, result.view.buf, result.view.capacity, 0, &opt, tr};
   pick_algorithm(ctx, "reduce", opt.algorithm);
   check_view(ctx, in.view, "reduce input");
+  if (opt.check_operator) m.check(/*need_commutative=*/true);
   if (result.count == 0) throw error(errc::invalid_argument, "reduce: the result span is empty");
   check_view(ctx, result.view, "reduce result");
   if (a.pairs()) throw error(errc::unsupported, "reduce into a caller's encoder supports accuracy::fast only");

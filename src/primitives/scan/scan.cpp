@@ -41,6 +41,7 @@ void scan_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, con
   if (in.count != out.count)
     throw error(errc::invalid_argument, "scan: the output holds " + std::to_string(out.count) +
                                             " elements, the input " + std::to_string(in.count));
+  if (opt.check_operator) m.check(/*need_commutative=*/false);
   scan_args a{in.view, out.view, &m, kind, init, &opt, nullptr};
   const std::string name = ran(ctx, a);
   if (in.on_device) {
