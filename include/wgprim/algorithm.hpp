@@ -32,11 +32,14 @@ struct tuning {
 enum class accuracy {
   fast,          ///< the algorithm's own tree: fastest; error bounded by gamma_h * sum|x|
   compensated,   ///< double-word (TwoSum) accumulation through the same fast algorithm
-  reproducible,  ///< a summation shape that depends on n alone, with double-word accumulation: the same bits
-                 ///< on every adapter, workgroup count, subgroup size, chunking and algorithm
+  reproducible,  ///< reduce: the exact sum (an integer superaccumulator, wgprim/exact.hpp) rounded once to
+                 ///< nearest-even: correctly rounded and the same bits on every adapter, workgroup count,
+                 ///< subgroup size, chunking, algorithm and partition of the data. Scans: the seed's fixed
+                 ///< shape with double-word accumulation (the same bits everywhere, not correctly rounded).
+  exact = reproducible,  ///< the same mode under the name of what it computes
 };
 const char* accuracy_name(accuracy a);
-/// Parses "fast" | "compensated" | "reproducible"; throws wgprim::error otherwise.
+/// Parses "fast" | "compensated" | "reproducible" | "exact"; throws wgprim::error otherwise.
 accuracy parse_accuracy(const std::string& name);
 
 struct run_options {

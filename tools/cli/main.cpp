@@ -136,6 +136,9 @@ json run_reduce(context& ctx, const common& c, const io::array& a) {
   ro.stats = &st;
   // Upload separately so its time is reported on its own (the seed's lesson: it costs more than the reduce).
   std::uint32_t gpu = m.identity_bits();
+  const bool f32_sum = m.is_sum() && a.type == dtype::f32;
+  const bool exact_mode = f32_sum && parse_accuracy(c.accuracy) == accuracy::exact;
+  exact_sum_result gpu_exact;
   double upload_ms = 0;
   buffer in;
   if (n) {
@@ -144,7 +147,12 @@ json run_reduce(context& ctx, const common& c, const io::array& a) {
     ro.accuracy = parse_accuracy(c.accuracy);
     std::vector<double> times;
     for (int r = 0; r < c.repeat; ++r) {
-      gpu = reduce_bits(ctx, in, n, m, ro);
+      if (exact_mode) {  // the same GPU work as reduce_bits, keeping the accumulator to compare with the CPU's
+        gpu_exact = exact_sum(ctx, in, n, ro);
+        gpu = to_bits(gpu_exact.value);
+      } else {
+        gpu = reduce_bits(ctx, in, n, m, ro);
+      }
       times.push_back(st.gpu_ms);
     }
     std::sort(times.begin(), times.end());
@@ -170,10 +178,14 @@ json run_reduce(context& ctx, const common& c, const io::array& a) {
     cpu_bits = cpu::reduce(a.bits.data(), n, m);
   }
   double cpu_ms = ms_since(t0);
-  if (m.is_sum() && a.type == dtype::f32) {
+  superaccumulator cpu_exact;  // the CPU twin of the exact sum (f32 sums)
+  if (f32_sum) {
     const float* x = reinterpret_cast<const float*>(a.bits.data());
-    double exact = cpu::exact_sum_f32(x, n);
+    cpu_exact.add(x, n);
+    double exact = cpu_exact.to_double();
     j["exact"] = std::isfinite(exact) ? json(exact) : json(fmt::format("{}", exact));
+    j["exact_text"] = cpu_exact.to_decimal();
+    j["correctly_rounded"] = value_json(a.type, to_bits(cpu_exact.round_to_float()));
     j["naive"] = value_json(a.type, cpu_bits);
     j["accuracy"] = c.accuracy;
     j["gpu_ulps"] = cpu::ulp_error_f32(from_bits<float>(gpu), exact);
@@ -187,7 +199,9 @@ json run_reduce(context& ctx, const common& c, const io::array& a) {
     j["exact"] = value_json(a.type, cpu_bits);
     j["naive"] = nullptr;
   }
-  j["matches_cpu"] = (m.is_sum() && a.type == dtype::f32) ? json(nullptr) : json(gpu == cpu_bits);
+  j["matches_cpu"] = exact_mode ? json(n == 0 || gpu_exact.accumulator == cpu_exact)
+                   : f32_sum    ? json(nullptr)
+                                : json(gpu == cpu_bits);
   j["gpu_ms"] = st.gpu_ms;
   j["gpu_timer"] = st.gpu_timestamps ? "timestamps" : "wall";
   j["upload_ms"] = upload_ms;
@@ -222,6 +236,7 @@ void print_reduce(const json& j, dtype t) {
     return std::isfinite(u) ? fmt::format("   ({:.1f} ulp)", u) : "";
   };
   fmt::print("  exact                {}\n", num(j["exact"]));
+  if (j.contains("exact_text") && t == dtype::f32) fmt::print("  exact (decimal)      {}\n", j["exact_text"].get<std::string>());
   fmt::print("  GPU                  {}{}{}\n", num(j["result"]), ulps("gpu_ulps"),
              j.contains("accuracy") ? fmt::format("   [{}]", j["accuracy"].get<std::string>()) : "");
   if (!j["naive"].is_null()) fmt::print("  naive f32 loop       {}{}\n", num(j["naive"]), ulps("naive_ulps"));
@@ -407,7 +422,7 @@ int main(int argc, char** argv) {
     s->add_option("--op", c.op, "sum|min|max|and|or|xor, or a WGSL expression in a and b");
     s->add_option("--identity", c.identity, "identity of a custom operator (e.g. --identity=-inf)");
     s->add_option("--algorithm", c.algorithm, "algorithm name (see wgprim info)");
-    s->add_option("--accuracy", c.accuracy, "f32 sums: fast | compensated | reproducible");
+    s->add_option("--accuracy", c.accuracy, "f32 sums: fast | compensated | reproducible (= exact: correctly rounded)");
     s->add_option("--plot", c.plot, "draw a PNG picture (reduce: the partials; scan: the running total)");
     s->add_option("--workgroups", c.tune.workgroups, "policy override: workgroups of the first reduce pass");
     s->add_option("--items", c.tune.items, "policy override: vec4 loads per invocation per tile");
