@@ -75,7 +75,8 @@ TEST(Context, EveryComposedVariantCompiles) {
       }
       if (m.is_sum() && t == dtype::f32) {  // the exact sum's module (superaccumulator), checked runtime bounds
         for (const char* vec : {"true", "false"}) {
-          auto r = detail::compose_wgsl("reduce/exact.wgsl", m, {{"WG_SIZE", "256u"}, {"ITEMS", "8u"}, {"VEC_LOADS", vec}});
+          auto r = detail::compose_wgsl("reduce/exact.wgsl", m,
+                                        {{"WG_SIZE", "256u"}, {"ITEMS", "8u"}, {"VEC_LOADS", vec}, {"WINDOW", vec}});
           for (const char* e : {"accumulate_elements", "combine_partials"})
             EXPECT_NO_THROW(detail::get_kernel(
                 ctx(), r, e, {slot::uniform, slot::storage_read, slot::storage_read, slot::storage_rw}, false))

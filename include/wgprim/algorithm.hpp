@@ -26,6 +26,7 @@ struct tuning {
   int staged = -1;               // decoupled scan: 1 coalesce loads/stores through workgroup memory, 0 direct
   std::uint32_t small_n = 0;     // reduce: at or below this n, one dispatch of one workgroup
   std::uint32_t spin_limit = 0;  // decoupled scan: polls of a predecessor before computing its tile itself
+  int exact_window = -1;         // exact f32 sums: 1 a per-invocation register window of limbs, 0 columns only
 };
 
 /// Accuracy of f32 sums (other operators are exact or order-independent and ignore it).

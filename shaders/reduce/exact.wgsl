@@ -5,6 +5,7 @@
 // not depend on the grid, the tile, the chunking or the adapter; the host rounds them once.
 // Tiles: each invocation adds ITEMS vec4 (VEC_LOADS) or 4 * ITEMS scalars per tile, then normalizes its column,
 // so 4 * ITEMS + 3 (the tail) must stay within SA_BATCH. The data is read as u32 bits.
+// WINDOW: values go through a per-invocation register window first (sa_window: what CPU adapters run fastest).
 //! import shared/superaccumulator.wgsl
 
 struct exact_params {
@@ -25,11 +26,26 @@ fn write_total(l: u32, slot: u32) {
   }
 }
 
+fn add_value(l: u32, w: ptr<function, sa_window>, b: u32) -> u32 {
+  if (WINDOW) {
+    return sa_window_add(l, w, b);
+  }
+  return sa_add(l, b);
+}
+
+fn end_batch(l: u32, w: ptr<function, sa_window>) {
+  if (WINDOW) {
+    sa_window_flush(l, w);
+  }
+  sa_normalize_signed(l);
+}
+
 @compute @workgroup_size(WG_SIZE)
 fn accumulate_elements(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid: vec3u,
               @builtin(num_workgroups) nwg: vec3u) {
   sa_clear(l);
   var flags = 0u;
+  var w = sa_window_new();
   if (VEC_LOADS) {
     let tile = WG_SIZE * ITEMS;  // in vec4
     let n_vec = params.n_vec;
@@ -38,9 +54,9 @@ fn accumulate_elements(@builtin(local_invocation_index) l: u32, @builtin(workgro
     while (base + tile <= n_vec) {
       for (var k = 0u; k < ITEMS; k += 1u) {
         let v = src_vec[base + k * WG_SIZE + l];
-        flags |= sa_add(l, v.x) | sa_add(l, v.y) | sa_add(l, v.z) | sa_add(l, v.w);
+        flags |= add_value(l, &w, v.x) | add_value(l, &w, v.y) | add_value(l, &w, v.z) | add_value(l, &w, v.w);
       }
-      sa_normalize_signed(l);
+      end_batch(l, &w);
       base += stride;
     }
     if (base < n_vec) {
@@ -48,13 +64,13 @@ fn accumulate_elements(@builtin(local_invocation_index) l: u32, @builtin(workgro
         let i = base + k * WG_SIZE + l;
         if (i < n_vec) {
           let v = src_vec[i];
-          flags |= sa_add(l, v.x) | sa_add(l, v.y) | sa_add(l, v.z) | sa_add(l, v.w);
+          flags |= add_value(l, &w, v.x) | add_value(l, &w, v.y) | add_value(l, &w, v.z) | add_value(l, &w, v.w);
         }
       }
     }
     let tail = n_vec * 4u;
     if (wid.x == 0u && tail + l < params.n) {
-      flags |= sa_add(l, src[tail + l]);
+      flags |= add_value(l, &w, src[tail + l]);
     }
   } else {
     let tile = WG_SIZE * ITEMS * 4u;  // in elements
@@ -63,21 +79,21 @@ fn accumulate_elements(@builtin(local_invocation_index) l: u32, @builtin(workgro
     let stride = nwg.x * tile;
     while (base + tile <= n) {
       for (var k = 0u; k < ITEMS * 4u; k += 1u) {
-        flags |= sa_add(l, src[base + k * WG_SIZE + l]);
+        flags |= add_value(l, &w, src[base + k * WG_SIZE + l]);
       }
-      sa_normalize_signed(l);
+      end_batch(l, &w);
       base += stride;
     }
     if (base < n) {
       for (var k = 0u; k < ITEMS * 4u; k += 1u) {
         let i = base + k * WG_SIZE + l;
         if (i < n) {
-          flags |= sa_add(l, src[i]);
+          flags |= add_value(l, &w, src[i]);
         }
       }
     }
   }
-  sa_normalize_signed(l);
+  end_batch(l, &w);
   sa_cols[SA_LIMBS * WG_SIZE + l] = flags;
   sa_workgroup_total(l);
   write_total(l, params.out_offset + wid.x);

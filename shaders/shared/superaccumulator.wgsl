@@ -23,13 +23,15 @@ fn sa_clear(l: u32) {
   }
 }
 
-// Adds one f32 (its bits) to invocation l's column. Returns the NaN/Inf flag of a non-finite value (else 0),
-// which the caller ORs into its flags instead of adding anything.
-fn sa_add(l: u32, b: u32) -> u32 {
+// One finite value split for the limbs: v * 2^sh = hi * 2^24 + lo lands in limbs k (lo) and k + 1 (hi).
+struct sa_parts {
+  k: u32,
+  lo: u32,  // [0, 2^24)
+  hi: u32,  // a signed int32 in [-2^23, 2^23]
+}
+
+fn sa_split(b: u32) -> sa_parts {
   let e = (b >> 23u) & 0xffu;
-  if (e == 0xffu) {
-    return select(select(2u, 4u, (b >> 31u) != 0u), 1u, (b & 0x7fffffu) != 0u);
-  }
   // value = m * 2^(max(e, 1) - 150): the significand's lowest bit sits at position p = max(e, 1).
   let m = (b & 0x7fffffu) | (min(e, 1u) << 23u);
   let p = max(e, 1u);
@@ -37,12 +39,83 @@ fn sa_add(l: u32, b: u32) -> u32 {
   let sh = p - k * 24u;
   let s = i32(b) >> 31u;                 // 0 or -1
   let v = (i32(m) ^ s) - s;              // the signed significand, |v| < 2^24
-  let lo = (u32(v) << sh) & 0xffffffu;   // v * 2^sh = hi * 2^24 + lo, lo in [0, 2^24)
-  let hi = v >> (24u - sh);              // floor(v * 2^sh / 2^24), |hi| <= 2^23
-  let i = k * WG_SIZE + l;
-  sa_cols[i] = sa_cols[i] + lo;
-  sa_cols[i + WG_SIZE] = sa_cols[i + WG_SIZE] + u32(hi);
+  let lo = (u32(v) << sh) & 0xffffffu;
+  let hi = v >> (24u - sh);              // floor(v * 2^sh / 2^24)
+  return sa_parts(k, lo, u32(hi));
+}
+
+// The NaN/Inf flag of a non-finite value's bits (call only when the exponent is all ones).
+fn sa_special(b: u32) -> u32 {
+  return select(select(2u, 4u, (b >> 31u) != 0u), 1u, (b & 0x7fffffu) != 0u);
+}
+
+fn sa_is_special(b: u32) -> bool {
+  return (b & 0x7f800000u) == 0x7f800000u;
+}
+
+fn sa_add_parts(l: u32, q: sa_parts) {
+  let i = q.k * WG_SIZE + l;
+  sa_cols[i] = sa_cols[i] + q.lo;
+  sa_cols[i + WG_SIZE] = sa_cols[i + WG_SIZE] + q.hi;
+}
+
+// Adds one f32 (its bits) to invocation l's column. Returns the NaN/Inf flag of a non-finite value (else 0),
+// which the caller ORs into its flags instead of adding anything.
+fn sa_add(l: u32, b: u32) -> u32 {
+  if (sa_is_special(b)) {
+    return sa_special(b);
+  }
+  sa_add_parts(l, sa_split(b));
   return 0u;
+}
+
+// A register window (for CPU adapters, where a per-invocation index into workgroup memory becomes a scalar
+// gather and scatter per SIMD lane): four limbs base .. base + 3 of the column held in private variables, for
+// values whose k is base, base + 1 or base + 2; other values go to the column. The window joins the column at
+// every normalization (sa_window_flush), which also moves the base to where the last value was.
+struct sa_window {
+  base: u32,
+  last_k: u32,
+  w0: u32,
+  w1: u32,
+  w2: u32,
+  w3: u32,
+}
+
+fn sa_window_new() -> sa_window {
+  return sa_window(4u, 5u, 0u, 0u, 0u, 0u);  // k 4..6: values of about 2^-54 .. 2^41
+}
+
+fn sa_window_add(l: u32, w: ptr<function, sa_window>, b: u32) -> u32 {
+  if (sa_is_special(b)) {
+    return sa_special(b);
+  }
+  let q = sa_split(b);
+  let d = q.k - (*w).base;  // wraps to a large value below the window
+  if (d > 2u) {
+    sa_add_parts(l, q);
+    return 0u;
+  }
+  (*w).last_k = q.k;
+  (*w).w0 += select(0u, q.lo, d == 0u);
+  (*w).w1 += select(select(0u, q.lo, d == 1u), q.hi, d == 0u);
+  (*w).w2 += select(select(0u, q.lo, d == 2u), q.hi, d == 1u);
+  (*w).w3 += select(0u, q.hi, d == 2u);
+  return 0u;
+}
+
+fn sa_window_flush(l: u32, w: ptr<function, sa_window>) {
+  let i = (*w).base * WG_SIZE + l;
+  sa_cols[i] = sa_cols[i] + (*w).w0;
+  sa_cols[i + WG_SIZE] = sa_cols[i + WG_SIZE] + (*w).w1;
+  sa_cols[i + 2u * WG_SIZE] = sa_cols[i + 2u * WG_SIZE] + (*w).w2;
+  sa_cols[i + 3u * WG_SIZE] = sa_cols[i + 3u * WG_SIZE] + (*w).w3;
+  // base + 3 <= SA_LIMBS - 1, and the last value's k in the middle where possible
+  (*w).base = clamp((*w).last_k, 1u, SA_LIMBS - 3u) - 1u;
+  (*w).w0 = 0u;
+  (*w).w1 = 0u;
+  (*w).w2 = 0u;
+  (*w).w3 = 0u;
 }
 
 // Carries of a column whose limbs are signed sums (after sa_add): limbs 0..11 into [0, 2^24).

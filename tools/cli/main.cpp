@@ -430,6 +430,7 @@ int main(int argc, char** argv) {
     s->add_option("--vec-loads", c.tune.vec_loads, "policy override (reduce): 1 vec4 loads, 0 scalar loads");
     s->add_option("--staged", c.tune.staged, "policy override (decoupled scan): 1 stage tiles in workgroup memory");
     s->add_option("--spin-limit", c.tune.spin_limit, "policy override (decoupled scan): polls before fallback");
+    s->add_option("--exact-window", c.tune.exact_window, "policy override (exact sums): 1 register window, 0 columns");
     s->add_option("--repeat", c.repeat, "run the GPU algorithm this many times and report the median time")
         ->check(CLI::Range(1, 1000));
   };

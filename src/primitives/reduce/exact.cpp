@@ -31,6 +31,7 @@ struct exact_policy {
   std::uint32_t max_groups = 1024;
   std::uint64_t small_n = 16384;
   bool vec_loads = true;
+  bool window = false;  // registers before the workgroup-memory column (sa_window)
 };
 
 exact_policy exact_policy_for(const context& ctx, const tuning& t) {
@@ -39,10 +40,14 @@ exact_policy exact_policy_for(const context& ctx, const tuning& t) {
   p.max_groups = base.max_groups;
   p.small_n = base.small_n;
   p.vec_loads = base.vec_loads;
-  if (ctx.adapter().kind == adapter_kind::cpu) p.items = 8;
+  if (ctx.adapter().kind == adapter_kind::cpu) {
+    p.items = 8;
+    p.window = true;
+  }
   // A column absorbs SA_BATCH = 120 values between carries: one tile (4 * items) plus the 3-element tail.
   if (t.items > 29) throw error(errc::invalid_argument, "tuning: items must be 1..29 for exact sums");
   if (t.items) p.items = t.items;
+  if (t.exact_window >= 0) p.window = t.exact_window != 0;
   return p;
 }
 
@@ -51,7 +56,8 @@ std::string exact_module(const exact_policy& pol) {
   return compose_wgsl(reduce_exact_spec.file, m,
                       {{"WG_SIZE", std::to_string(pol.wg_size) + "u"},
                        {"ITEMS", std::to_string(pol.items) + "u"},
-                       {"VEC_LOADS", pol.vec_loads ? "true" : "false"}});
+                       {"VEC_LOADS", pol.vec_loads ? "true" : "false"},
+                       {"WINDOW", pol.window ? "true" : "false"}});
 }
 }  // namespace
 
