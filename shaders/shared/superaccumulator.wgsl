@@ -35,7 +35,7 @@ fn sa_split(b: u32) -> sa_parts {
   // value = m * 2^(max(e, 1) - 150): the significand's lowest bit sits at position p = max(e, 1).
   let m = (b & 0x7fffffu) | (min(e, 1u) << 23u);
   let p = max(e, 1u);
-  let k = p / 24u;
+  let k = (p * 2731u) >> 16u;            // p / 24 for p < 256 (checked for every p), without a division
   let sh = p - k * 24u;
   let s = i32(b) >> 31u;                 // 0 or -1
   let v = (i32(m) ^ s) - s;              // the signed significand, |v| < 2^24

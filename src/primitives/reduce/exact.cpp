@@ -41,7 +41,10 @@ exact_policy exact_policy_for(const context& ctx, const tuning& t) {
   p.small_n = base.small_n;
   p.vec_loads = base.vec_loads;
   if (ctx.adapter().kind == adapter_kind::cpu) {
-    p.items = 8;
+    // lavapipe, 2 shared cores (load ~15), 2026-11-29, n = 2^24 mixed, CPU ms per run (the machine was too busy
+    // for wall times): fast 273-305; columns only 978; window 652 (items 8), 525-565 (items 16-29);
+    // 64 or 512 workgroups no better than 256.
+    p.items = 16;
     p.window = true;
   }
   // A column absorbs SA_BATCH = 120 values between carries: one tile (4 * items) plus the 3-element tail.
