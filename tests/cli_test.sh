@@ -29,6 +29,20 @@ for k in "op type n algorithm adapter result exact naive gpu_ms upload_ms cpu_ms
 assert j["n"] == 100000 and j["op"] == "sum" and j["type"] == "f32"
 assert abs(j["result"] - j["exact"]) <= 1e-4 * j["exact"]
 PY
+# exact sums: the GPU's superaccumulator equals the CPU twin's, the result is the correctly rounded sum, and
+# exact_text is the exact decimal
+"$W" reduce --generate mixed:100000:3 --accuracy reproducible --json >"$T/e.json" 2>"$T/err" || bad "exact rc"
+python3 - "$T/e.json" <<'PY' && ok || bad "exact reduce json: $(cat "$T/e.json")"
+import json, sys
+from fractions import Fraction
+j = json.load(open(sys.argv[1]))
+assert j["matches_cpu"] is True and j["algorithm"] == "exact"
+assert j["result"] == j["correctly_rounded"] and j["gpu_ulps"] <= 0.5
+assert abs(Fraction(j["exact_text"]) - Fraction(j["exact"])) <= abs(Fraction(j["exact"])) * Fraction(1, 2**52)
+PY
+printf '0.1\n0.2\n-0.3\n' >"$T/t.csv"
+"$W" reduce --input "$T/t.csv" --type f32 --accuracy exact --json 2>"$T/err" \
+  | grep -q '"exact_text":"-0.000000007450580596923828125"' && ok || bad "exact_text of 0.1f+0.2f-0.3f: $(cat "$T/err")"
 printf '3\n1\n4\n1\n5\n' >"$T/in.csv"
 "$W" scan --input "$T/in.csv" --output "$T/out.csv" --json >"$T/s.json" 2>"$T/err" || bad "scan csv rc"
 [ "$(tr '\n' ' ' <"$T/out.csv")" = "3 4 8 9 14 " ] && ok || bad "scan csv output: $(cat "$T/out.csv")"

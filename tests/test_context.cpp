@@ -67,12 +67,20 @@ TEST(Context, EveryComposedVariantCompiles) {
       }
       if (m.is_sum() && t == dtype::f32) {  // the double-word modules (compensated / reproducible)
         for (bool pairs : {false, true}) {
-          auto r = detail::compose_wgsl("reduce/fixed.wgsl", m, {}, {}, detail::accum::double_word, pairs);
-          EXPECT_NO_THROW(detail::get_kernel(ctx(), r, "reduce_block", three, false));
           auto sc = detail::compose_wgsl("scan/seed.wgsl", m, {{"WG_SIZE", "256u"}}, {}, detail::accum::double_word,
                                          pairs);
           for (const char* e : {"scan_blocks", "add_back", "update_carry"})
             EXPECT_NO_THROW(detail::get_kernel(ctx(), sc, e, five, false)) << e;
+        }
+      }
+      if (m.is_sum() && t == dtype::f32) {  // the exact sum's module (superaccumulator), checked runtime bounds
+        for (const char* vec : {"true", "false"}) {
+          auto r = detail::compose_wgsl("reduce/exact.wgsl", m,
+                                        {{"WG_SIZE", "256u"}, {"ITEMS", "8u"}, {"VEC_LOADS", vec}, {"WINDOW", vec}});
+          for (const char* e : {"accumulate_elements", "combine_partials"})
+            EXPECT_NO_THROW(detail::get_kernel(
+                ctx(), r, e, {slot::uniform, slot::storage_read, slot::storage_read, slot::storage_rw}, false))
+                << e << " vec=" << vec;
         }
       }
       std::vector<std::string> lanes = {"shared/lanes_workgroup.wgsl"};

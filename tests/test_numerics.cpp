@@ -54,7 +54,7 @@ TEST(Numerics, CompensatedAndReproducibleAreWithinOneUlp) {
 TEST(Numerics, ReproducibleBitsMatchTheCpuTwinAndIgnoreThePolicy) {
   for (std::size_t n : {1u, 4095u, 4096u, 4097u, 300001u, (1u << 20) + 7u}) {
     auto x = mixed(n, 1e3, static_cast<std::uint32_t>(n));
-    const std::uint32_t want = to_bits(cpu::reduce_reproducible_f32(x.data(), n));
+    const std::uint32_t want = to_bits(cpu::correctly_rounded_sum_f32(x.data(), n));
     std::vector<run_options> variants(5);
     variants[1].algorithm = "seed";
     variants[2].tune.workgroups = 3;

@@ -26,17 +26,21 @@ struct tuning {
   int staged = -1;               // decoupled scan: 1 coalesce loads/stores through workgroup memory, 0 direct
   std::uint32_t small_n = 0;     // reduce: at or below this n, one dispatch of one workgroup
   std::uint32_t spin_limit = 0;  // decoupled scan: polls of a predecessor before computing its tile itself
+  int exact_window = -1;         // exact f32 sums: 1 a per-invocation register window of limbs, 0 columns only
 };
 
 /// Accuracy of f32 sums (other operators are exact or order-independent and ignore it).
 enum class accuracy {
   fast,          ///< the algorithm's own tree: fastest; error bounded by gamma_h * sum|x|
   compensated,   ///< double-word (TwoSum) accumulation through the same fast algorithm
-  reproducible,  ///< a summation shape that depends on n alone, with double-word accumulation: the same bits
-                 ///< on every adapter, workgroup count, subgroup size, chunking and algorithm
+  reproducible,  ///< reduce: the exact sum (an integer superaccumulator, wgprim/exact.hpp) rounded once to
+                 ///< nearest-even: correctly rounded and the same bits on every adapter, workgroup count,
+                 ///< subgroup size, chunking, algorithm and partition of the data. Scans: the seed's fixed
+                 ///< shape with double-word accumulation (the same bits everywhere, not correctly rounded).
+  exact = reproducible,  ///< the same mode under the name of what it computes
 };
 const char* accuracy_name(accuracy a);
-/// Parses "fast" | "compensated" | "reproducible"; throws wgprim::error otherwise.
+/// Parses "fast" | "compensated" | "reproducible" | "exact"; throws wgprim::error otherwise.
 accuracy parse_accuracy(const std::string& name);
 
 struct run_options {

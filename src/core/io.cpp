@@ -420,8 +420,8 @@ generate_spec parse_generate_spec(const std::string& spec) {
   };
   generate_spec g;
   g.kind = parts[0];
-  if (g.kind != "prices" && g.kind != "orders" && g.kind != "uniform" && g.kind != "mixed")
-    throw bad("unknown kind '" + g.kind + "' (prices, orders, uniform, mixed)");
+  if (g.kind != "prices" && g.kind != "orders" && g.kind != "uniform" && g.kind != "mixed" && g.kind != "cancelling")
+    throw bad("unknown kind '" + g.kind + "' (prices, orders, uniform, mixed, cancelling)");
   g.n = number(parts[1], "N");
   if (g.n > max_elements) throw bad("N exceeds " + std::to_string(max_elements));
   if (parts.size() == 3) g.seed = number(parts[2], "SEED");
@@ -466,6 +466,18 @@ array generate(const std::string& spec_text, std::optional<dtype> type) {
     if (n) {
       float last = from_bits<float>(a.bits[n - 1]);
       a.bits[n - 1] = to_bits(static_cast<float>(last + (abs_sum / 1e6 - s)));
+    }
+  } else if (kind == "cancelling") {
+    // Ordinary values (1 .. 100) with every eighth slot pair holding +-v, v of 1e30 .. 1e37, that cancel
+    // exactly: the exact sum is ordinary, while any f32 or double-word tree is off by about 1e24 ulps.
+    if (type && *type != dtype::f32) throw bad("cancelling data is f32");
+    a.type = dtype::f32;
+    for (std::size_t i = 0; i < n; ++i) a.bits[i] = to_bits(static_cast<float>(1 + 99 * unit()));
+    for (std::size_t i = 0; i + 1 < n; i += 8) {
+      const std::size_t j = i + 1 + static_cast<std::size_t>(rng() % 7) % (n - i - 1);  // a partner in (i, i + 7]
+      const float v = static_cast<float>(std::pow(10.0, 30 + 7 * unit())) * ((rng() & 1) ? 1.0f : -1.0f);
+      a.bits[i] = to_bits(v);
+      a.bits[j] = to_bits(-v);
     }
   } else if (kind == "uniform") {
     a.type = type.value_or(dtype::f32);

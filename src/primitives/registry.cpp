@@ -29,7 +29,7 @@ extern const kernel_spec copy_spec;
 
 const std::vector<const kernel_spec*>& kernel_specs() {
   static const std::vector<const kernel_spec*> specs = {
-      &reduce_fast_spec,      &reduce_seed_spec,   &reduce_fixed_spec,    &scan_decoupled_spec,
+      &reduce_fast_spec,      &reduce_seed_spec,   &reduce_exact_spec,    &reduce_exact_combine_spec, &scan_decoupled_spec,
       &scan_seed_blocks_spec, &scan_seed_add_spec, &scan_seed_carry_spec, &copy_spec,
       &arg_reduce_partials_spec, &arg_reduce_final_spec,
   };

@@ -292,6 +292,7 @@ int cmd_bench_accuracy(const bench_args& a) {
   std::vector<data_set> sets = {{"prices", "prices:" + std::to_string(small) + ":1"},
                                 {"uniform", "uniform:" + std::to_string(small) + ":2"},
                                 {"mixed (cond ~1e6)", "mixed:" + std::to_string(small) + ":3"},
+                                {"cancelling pairs", "cancelling:" + std::to_string(small) + ":6"},
                                 {"prices, large n", "prices:" + std::to_string(std::size_t(1) << lg) + ":4"},
                                 {"mixed, large n", "mixed:" + std::to_string(std::size_t(1) << lg) + ":5"}};
   const monoid sum(op::sum(), dtype::f32);

@@ -204,6 +204,9 @@ json run_reduce(context& ctx, const common& c, const io::array& a) {
   ro.stats = &st;
   // Upload separately so its time is reported on its own (the seed's lesson: it costs more than the reduce).
   std::uint32_t gpu = m.identity_bits();
+  const bool f32_sum = m.is_sum() && a.type == dtype::f32;
+  const bool exact_mode = f32_sum && parse_accuracy(c.accuracy) == accuracy::exact;
+  exact_sum_result gpu_exact;
   double upload_ms = 0;
   buffer in;
   if (n) {
@@ -212,7 +215,12 @@ json run_reduce(context& ctx, const common& c, const io::array& a) {
     ro.accuracy = parse_accuracy(c.accuracy);
     std::vector<double> times;
     for (int r = 0; r < c.repeat; ++r) {
-      gpu = reduce_bits(ctx, in, n, m, ro);
+      if (exact_mode) {  // the same GPU work as reduce_bits, keeping the accumulator to compare with the CPU's
+        gpu_exact = exact_sum(ctx, in, n, ro);
+        gpu = to_bits(gpu_exact.value);
+      } else {
+        gpu = reduce_bits(ctx, in, n, m, ro);
+      }
       times.push_back(st.gpu_ms);
     }
     std::sort(times.begin(), times.end());
@@ -239,11 +247,14 @@ json run_reduce(context& ctx, const common& c, const io::array& a) {
     cpu_bits = cpu::reduce(a.bits.data(), n, m);
   }
   double cpu_ms = ms_since(t0);
-  if (m.is_sum() && a.type == dtype::f32) {
+  superaccumulator cpu_exact;  // the CPU twin of the exact sum (f32 sums)
+  if (f32_sum) {
     const float* x = reinterpret_cast<const float*>(a.bits.data());
-    double exact = cpu::exact_sum_f32(x, n);
+    cpu_exact.add(x, n);
+    double exact = cpu_exact.to_double();
     j["exact"] = std::isfinite(exact) ? json(exact) : json(nullptr);
-    if (!std::isfinite(exact)) j["exact_text"] = fmt::format("{}", exact);
+    j["exact_text"] = cpu_exact.to_decimal();
+    put_value(j, "correctly_rounded", a.type, to_bits(cpu_exact.round_to_float()));
     put_value(j, "naive", a.type, cpu_bits);
     j["accuracy"] = c.accuracy;
     j["gpu_ulps"] = cpu::ulp_error_f32(from_bits<float>(gpu), exact);
@@ -264,7 +275,9 @@ json run_reduce(context& ctx, const common& c, const io::array& a) {
   const bool same = a.type == dtype::f32 ? (from_bits<float>(gpu) == from_bits<float>(cpu_bits) ||
                                             (std::isnan(from_bits<float>(gpu)) && std::isnan(from_bits<float>(cpu_bits))))
                                          : gpu == cpu_bits;
-  j["matches_cpu"] = (m.is_sum() && a.type == dtype::f32) ? json(nullptr) : json(same);
+  j["matches_cpu"] = exact_mode ? json(n == 0 || gpu_exact.accumulator == cpu_exact)
+                   : f32_sum    ? json(nullptr)
+                                : json(same);
   j["gpu_ms"] = st.gpu_ms;
   j["gpu_timer"] = st.gpu_timestamps ? "timestamps" : "wall";
   j["upload_ms"] = upload_ms;
@@ -293,6 +306,7 @@ void print_reduce(const json& j) {
     return std::isfinite(u) ? fmt::format("   ({:.1f} ulp)", u) : "";
   };
   fmt::print("  exact                {}\n", text_of(j, "exact"));
+  if (j.contains("exact_text") && j["type"] == "f32") fmt::print("  exact (decimal)      {}\n", j["exact_text"].get<std::string>());
   fmt::print("  GPU                  {}{}{}\n", text_of(j, "result"), ulps("gpu_ulps"),
              j.contains("accuracy") ? fmt::format("   [{}]", j["accuracy"].get<std::string>()) : "");
   if (j.contains("naive_text") || !j["naive"].is_null())
@@ -591,7 +605,7 @@ int main(int argc, char** argv) {
     s->add_flag("--no-check", c.no_check,
                 "skip the monoid check of a custom operator (identity neutral, associative, commutative for reduce)");
     s->add_option("--algorithm", c.algorithm, "algorithm name (see wgprim info; default: reduce fast, scan decoupled)");
-    s->add_option("--accuracy", c.accuracy, "f32 sums: fast | compensated | reproducible");
+    s->add_option("--accuracy", c.accuracy, "f32 sums: fast | compensated | reproducible (= exact: correctly rounded)");
     s->add_option("--plot", c.plot, "draw a PNG picture (reduce: the partials; scan: the running total)");
     s->add_option("--workgroups", c.tune.workgroups, "policy override: workgroups of the first reduce pass (0: the adapter's policy)");
     s->add_option("--items", c.tune.items, "policy override: vec4 loads per invocation per tile (0: the policy)");
@@ -599,6 +613,7 @@ int main(int argc, char** argv) {
     s->add_option("--vec-loads", c.tune.vec_loads, "policy override (reduce): 1 vec4 loads, 0 scalar loads (-1: the policy)");
     s->add_option("--staged", c.tune.staged, "policy override (decoupled scan): 1 stage tiles in workgroup memory (-1: the policy)");
     s->add_option("--spin-limit", c.tune.spin_limit, "policy override (decoupled scan): polls before fallback (0: the policy)");
+    s->add_option("--exact-window", c.tune.exact_window, "policy override (exact sums): 1 register window, 0 columns (-1: the policy)");
     s->add_option("--repeat", c.repeat, "run the GPU algorithm this many times and report the median time")
         ->check(CLI::Range(1, 1000));
   };

@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "wgprim/error.hpp"
+#include "wgprim/exact.hpp"
 #include "wgprim/reduce.hpp"
 
 namespace wgprim {
@@ -13,7 +14,7 @@ const char* accuracy_name(accuracy a) {
   switch (a) {
     case accuracy::fast: return "fast";
     case accuracy::compensated: return "compensated";
-    case accuracy::reproducible: return "reproducible";
+    case accuracy::reproducible: return "reproducible";  // == accuracy::exact
   }
   return "?";
 }
@@ -21,21 +22,26 @@ const char* accuracy_name(accuracy a) {
 accuracy parse_accuracy(const std::string& s) {
   if (s == "fast") return accuracy::fast;
   if (s == "compensated") return accuracy::compensated;
-  if (s == "reproducible") return accuracy::reproducible;
-  throw error(errc::invalid_argument, "unknown accuracy '" + s + "' (expected fast, compensated or reproducible)");
+  if (s == "reproducible" || s == "exact") return accuracy::reproducible;
+  throw error(errc::invalid_argument,
+              "unknown accuracy '" + s + "' (expected fast, compensated, reproducible or exact)");
 }
 
 namespace detail {
 
 bool reduce_args::pairs() const {
-  return m->is_sum() && m->type() == dtype::f32 && opt->accuracy != accuracy::fast;
+  return m->is_sum() && m->type() == dtype::f32 && opt->accuracy == accuracy::compensated;
+}
+bool reduce_args::exact() const {
+  return m->is_sum() && m->type() == dtype::f32 && opt->accuracy == accuracy::reproducible;
 }
 
 namespace {
 // The name reported for what ran: accuracy modes other than fast choose their own algorithm.
 std::string ran(const reduce_args& a, const algorithm_entry& alg) {
-  if (!a.pairs()) return alg.name;
-  return a.opt->accuracy == accuracy::reproducible ? "reproducible" : "fast-compensated";
+  if (a.exact()) return "exact";
+  if (a.pairs()) return "fast-compensated";
+  return alg.name;
 }
 }  // namespace
 
@@ -43,20 +49,59 @@ void record_reduce(recorder& rec, const reduce_args& a) {
   const algorithm_entry& alg = pick_algorithm(rec.ctx(), "reduce", a.opt->algorithm);
   if (a.transform) {
     // The transform is fused into the fast reduce's load (its prelude's lift); the others read elements as they are.
-    if (a.pairs())
+    if (a.pairs() || a.exact())
       throw error(errc::unsupported, "transform_reduce supports accuracy::fast only");
     if (std::string(alg.name) != "fast")
       throw error(errc::unsupported, "transform_reduce runs on the 'fast' reduce algorithm, not '" +
                                          std::string(alg.name) + "'");
     return record_reduce_fast(rec, a);
   }
-  if (a.pairs() && a.opt->accuracy == accuracy::reproducible) return record_reduce_reproducible(rec, a);
+  if (a.exact()) return record_reduce_exact(rec, a);
   if (a.pairs()) return record_reduce_fast(rec, a);
   const std::string name = alg.name;
   if (name == "seed") return record_reduce_seed(rec, a);
   if (name == "render") return record_reduce_render(rec, a);
   return record_reduce_fast(rec, a);
 }
+
+namespace {
+// Runs the reduction and reads back its result in the same submission: one word, a pair (compensated) or a
+// superaccumulator (exact). in.count > 0.
+std::vector<std::uint32_t> reduce_words(context& ctx, const range_ref& in, const monoid& m, const run_options& opt,
+                                        const std::string& name, const bound_transform* tr) {
+  using clock = std::chrono::steady_clock;
+  reduce_args a{in.view, &m, nullptr, 0, 0, &opt, tr};
+  double upload_ms = 0;
+  buffer uploaded;
+  if (!in.on_device) {
+    auto t0 = clock::now();
+    uploaded = ctx.create_buffer(in.count * 4);
+    ctx.write(uploaded, 0, in.host, in.count * 4);
+    ctx.finish();
+    upload_ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
+    a.in = view_of(uploaded, in.count);
+  }
+  std::vector<std::uint32_t> words(a.exact() ? sizeof(superaccumulator::words) / 4 : a.pairs() ? 2 : 1);
+  const buffer& result = scratch(ctx, "reduce.result", sizeof(superaccumulator::words));
+  a.result = result.native();
+  a.result_bytes = result.size_bytes();
+  recorder rec(ctx, opt.timestamps || opt.stats);
+  std::vector<buffer> temps;
+  a.in = bindable_input(rec, a.in, temps);
+  record_reduce(rec, a);
+  const recorder::readback rb{result.native(), 0, words.size() * 4, words.data()};
+  gpu_time t = rec.submit(&rb);
+  fill_stats(opt, t, name);
+  if (opt.stats) opt.stats->upload_ms = upload_ms;
+  return words;
+}
+
+superaccumulator from_words(const std::vector<std::uint32_t>& w) {
+  superaccumulator::words sw;
+  std::copy(w.begin(), w.end(), sw.w.begin());
+  return superaccumulator::deserialize(sw);
+}
+}  // namespace
 
 std::uint32_t reduce_bits(context& ctx, const range_ref& in, const monoid& m, const std::uint32_t* init,
                           const run_options& opt) {
@@ -71,43 +116,37 @@ std::uint32_t transform_reduce_bits(context& ctx, const range_ref& in, const bou
 
 std::uint32_t reduce_run(context& ctx, const range_ref& in, const monoid& m, const std::uint32_t* init,
                          const run_options& opt, const bound_transform* tr) {
-  using clock = std::chrono::steady_clock;
   const algorithm_entry& alg = pick_algorithm(ctx, "reduce", opt.algorithm);
-  reduce_args a{in.view, &m, nullptr, 0, 0, &opt, tr};
-  if (tr && a.pairs()) throw error(errc::unsupported, "transform_reduce supports accuracy::fast only");
+  const reduce_args a{in.view, &m, nullptr, 0, 0, &opt, tr};
+  if (tr && (a.pairs() || a.exact())) throw error(errc::unsupported, "transform_reduce supports accuracy::fast only");
   const std::string name = ran(a, alg);
   if (in.on_device) check_view(ctx, in.view, "reduce input");
   if (opt.check_operator) m.check(/*need_commutative=*/true);
+  if (a.exact()) {
+    // The init value joins the exact sum before the one rounding.
+    superaccumulator s = in.count ? from_words(reduce_words(ctx, in, m, opt, name, tr)) : superaccumulator();
+    if (init) s.add(from_bits<float>(*init));
+    if (!in.count && opt.stats) *opt.stats = run_stats{0, false, 0, 0, name, 0};
+    return to_bits(s.round_to_float());
+  }
   auto finish = [&](std::uint32_t bits) { return init ? m.combine(*init, bits) : bits; };
   if (in.count == 0) {
     if (opt.stats) *opt.stats = run_stats{0, false, 0, 0, name, 0};
     return finish(m.identity_bits());
   }
-  double upload_ms = 0;
-  buffer uploaded;
-  if (!in.on_device) {
-    auto t0 = clock::now();
-    uploaded = ctx.create_buffer(in.count * 4);
-    ctx.write(uploaded, 0, in.host, in.count * 4);
-    ctx.finish();
-    upload_ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
-    a.in = view_of(uploaded, in.count);
-  }
-  const bool pairs = a.pairs();
-  const buffer& result = scratch(ctx, "reduce.result", 8);
-  a.result = result.native();
-  a.result_bytes = result.size_bytes();
-  recorder rec(ctx, opt.timestamps || opt.stats);
-  std::vector<buffer> temps;
-  a.in = bindable_input(rec, a.in, temps);
-  record_reduce(rec, a);
   // A pair's leading part is the correctly rounded value of hi + lo (combine ends with FastTwoSum).
-  std::uint32_t bits[2];
-  const recorder::readback rb{result.native(), 0, pairs ? 8u : 4u, bits};
-  gpu_time t = rec.submit(&rb);
-  fill_stats(opt, t, name);
-  if (opt.stats) opt.stats->upload_ms = upload_ms;
-  return finish(bits[0]);
+  return finish(reduce_words(ctx, in, m, opt, name, tr)[0]);
+}
+
+superaccumulator exact_sum_run(context& ctx, const range_ref& in, const run_options& opt) {
+  run_options o = opt;
+  o.accuracy = accuracy::reproducible;
+  if (in.on_device) check_view(ctx, in.view, "exact_sum input");
+  if (in.count == 0) {
+    if (o.stats) *o.stats = run_stats{0, false, 0, 0, "exact", 0};
+    return superaccumulator();
+  }
+  return from_words(reduce_words(ctx, in, monoid(op::sum(), dtype::f32), o, "exact", nullptr));
 }
 
 void reduce_record(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref& result,
@@ -129,7 +168,8 @@ void reduce_record_run(context& ctx, WGPUCommandEncoder encoder, const range_ref
   if (opt.check_operator) m.check(/*need_commutative=*/true);
   if (result.count == 0) throw error(errc::invalid_argument, "reduce: the result span is empty");
   check_view(ctx, result.view, "reduce result");
-  if (a.pairs()) throw error(errc::unsupported, "reduce into a caller's encoder supports accuracy::fast only");
+  if (a.pairs() || a.exact())
+    throw error(errc::unsupported, "reduce into a caller's encoder supports accuracy::fast only");
   a.result_index = static_cast<std::uint32_t>(result.view.offset / 4);
   if (result.view.offset / 4 > 0xffffffffull)
     throw error(errc::limit, "reduce: the result lies past the 4 GiB a kernel can index");

@@ -14,21 +14,23 @@ struct reduce_args {
   std::uint32_t result_index;
   const run_options* opt;
   const bound_transform* transform = nullptr;  // applied to every element in the load (fast algorithm only)
-  bool pairs() const;         // double-word accumulation: the result is a (hi, lo) pair of f32
+  bool pairs() const;         // double-word accumulation (compensated): the result is a (hi, lo) pair of f32
+  bool exact() const;         // superaccumulator (reproducible): the result is superaccumulator::words
 };
 
-/// Records the reduction of args.in into result[result_index] (a pair when args.pairs()). Picks the algorithm
+/// Records the reduction of args.in into result[result_index] (a pair when args.pairs(), 14 words when
+/// args.exact(): result_index counts in units of the result's size). Picks the algorithm
 /// from the registry (run_options::algorithm, else the adapter's default).
 void record_reduce(recorder& rec, const reduce_args& args);
 
 // The algorithms.
 void record_reduce_fast(recorder& rec, const reduce_args& a);
 void record_reduce_seed(recorder& rec, const reduce_args& a);
-void record_reduce_reproducible(recorder& rec, const reduce_args& a);
+void record_reduce_exact(recorder& rec, const reduce_args& a);
 void record_reduce_render(recorder& rec, const reduce_args& a);
 
 // The kernel contracts (kernel_specs() lists them for the tests).
-extern const kernel_spec reduce_fast_spec, reduce_seed_spec, reduce_fixed_spec;
+extern const kernel_spec reduce_fast_spec, reduce_seed_spec, reduce_exact_spec, reduce_exact_combine_spec;
 
 /// reduce_bits / reduce_record with an optional transform (transform_reduce).
 std::uint32_t reduce_run(context& ctx, const range_ref& in, const monoid& m, const std::uint32_t* init,

@@ -1,0 +1,109 @@
+// The exact f32 sum (accuracy::reproducible): a grid of workgroups accumulates integer superaccumulators
+// (shaders/reduce/exact.wgsl), one partial per workgroup and chunk, and one workgroup adds the partials. The
+// result is SA_WORDS words (wgprim::superaccumulator::words) at accumulator a.result_index of a.result.
+#include <algorithm>
+
+#include "core/wgsl_compose.hpp"
+#include "primitives/reduce/policy.hpp"
+#include "primitives/reduce/reduce.hpp"
+#include "wgprim/error.hpp"
+#include "wgprim/exact.hpp"
+
+namespace wgprim::detail {
+
+struct exact_params {
+  std::uint32_t n, n_vec, out_offset, pad0;
+};
+static_assert(sizeof(exact_params) == 16);
+const kernel_spec reduce_exact_spec{"reduce/exact.wgsl", "accumulate_elements",
+                                    {slot::uniform, slot::storage_read, slot::storage_read, slot::storage_rw},
+                                    sizeof(exact_params)};
+const kernel_spec reduce_exact_combine_spec{"reduce/exact.wgsl", "combine_partials",
+                                            {slot::uniform, slot::storage_read, slot::storage_read, slot::storage_rw},
+                                            sizeof(exact_params)};
+constexpr std::uint64_t exact_words = superaccumulator::limbs + 1;
+static_assert(sizeof(superaccumulator::words) == exact_words * 4);
+
+namespace {
+struct exact_policy {
+  std::uint32_t wg_size = 256;  // <= 256: the column tree sums at most 256 limbs of 24 bits in a u32
+  std::uint32_t items = 8;
+  std::uint32_t max_groups = 1024;
+  std::uint64_t small_n = 16384;
+  bool vec_loads = true;
+  bool window = false;  // registers before the workgroup-memory column (sa_window)
+};
+
+exact_policy exact_policy_for(const context& ctx, const tuning& t) {
+  const reduce_policy base = reduce_policy_for(ctx, t);  // validates the knobs shared with the fast reduce
+  exact_policy p;
+  p.max_groups = base.max_groups;
+  p.small_n = base.small_n;
+  p.vec_loads = base.vec_loads;
+  if (ctx.adapter().kind == adapter_kind::cpu) {
+    // lavapipe, 2 shared cores (load ~15), 2026-11-29, n = 2^24 mixed, CPU ms per run (the machine was too busy
+    // for wall times): fast 273-305; columns only 978; window 652 (items 8), 525-565 (items 16-29);
+    // 64 or 512 workgroups no better than 256.
+    p.items = 16;
+    p.window = true;
+  }
+  // A column absorbs SA_BATCH = 120 values between carries: one tile (4 * items) plus the 3-element tail.
+  if (t.items > 29) throw error(errc::invalid_argument, "tuning: items must be 1..29 for exact sums");
+  if (t.items) p.items = t.items;
+  if (t.exact_window >= 0) p.window = t.exact_window != 0;
+  return p;
+}
+
+std::string exact_module(const exact_policy& pol) {
+  const monoid m(op::sum(), dtype::f32);  // the prelude wants one; the kernels work on u32 bits
+  return compose_wgsl(reduce_exact_spec.file, m,
+                      {{"WG_SIZE", std::to_string(pol.wg_size) + "u"},
+                       {"ITEMS", std::to_string(pol.items) + "u"},
+                       {"VEC_LOADS", pol.vec_loads ? "true" : "false"},
+                       {"WINDOW", pol.window ? "true" : "false"}});
+}
+}  // namespace
+
+void record_reduce_exact(recorder& rec, const reduce_args& a) {
+  context& ctx = rec.ctx();
+  const std::uint64_t n = a.in.count;
+  const exact_policy pol = exact_policy_for(ctx, a.opt->tune);
+  const std::string src = exact_module(pol);
+  const auto& k = get_kernel(ctx, reduce_exact_spec, src, /*trusted=*/true);
+  const auto& k_combine = get_kernel(ctx, reduce_exact_combine_spec, src, /*trusted=*/true);
+  const std::uint64_t tile = std::uint64_t(pol.wg_size) * pol.items * 4;
+  buffer dummy = ctx.create_buffer(32);
+  auto vec_binding = [&](const device_view& v, std::uint64_t first, std::uint64_t count) {
+    return pol.vec_loads && count / 4 ? binding{v.buf, v.offset + first * 4, count / 4 * 16} : bind(view_of(dummy));
+  };
+  auto params = [](std::uint64_t count, std::uint64_t offset) {
+    return exact_params{static_cast<std::uint32_t>(count), static_cast<std::uint32_t>(count / 4),
+                        static_cast<std::uint32_t>(offset), 0};
+  };
+  if (n <= pol.small_n) {
+    rec.dispatch(k, {rec.params(params(n, a.result_index)), vec_binding(a.in, 0, n), bind(a.in), bind_result(a)}, 1);
+    return;
+  }
+  auto groups_for = [&](std::uint64_t count) {
+    return static_cast<std::uint32_t>(
+        std::max<std::uint64_t>(1, std::min<std::uint64_t>(pol.max_groups, (count + tile - 1) / tile)));
+  };
+  // Whole vec4 per chunk keep the vec4 binding's offset aligned.
+  const auto parts = chunks_of(n, elements_per_binding(ctx, 4, 4));
+  std::uint64_t total_groups = 0;
+  for (const chunk& c : parts) total_groups += groups_for(c.count);
+  buffer partials = ctx.create_buffer(total_groups * exact_words * 4);
+  std::uint64_t offset = 0;
+  for (const chunk& c : parts) {
+    std::uint32_t g = groups_for(c.count);
+    rec.dispatch(k, {rec.params(params(c.count, offset)), vec_binding(a.in, c.first, c.count),
+                     bind(a.in, c.first, c.count), bind(view_of(partials))},
+                 g);
+    offset += g;
+  }
+  rec.dispatch(k_combine, {rec.params(params(total_groups, a.result_index)), bind(view_of(dummy)),
+                           bind(view_of(partials)), bind_result(a)},
+               1);
+}
+
+}  // namespace wgprim::detail
