@@ -2,6 +2,7 @@
 #include "primitives/primitive.hpp"
 #include "primitives/reduce/reduce.hpp"
 #include "primitives/scan/scan.hpp"
+#include "primitives/sort/sort.hpp"
 
 namespace wgprim::detail {
 
@@ -18,6 +19,10 @@ const std::vector<algorithm_entry>& algorithm_registry() {
        true, false},
       {"scan", "seed", "the seed's scan-then-propagate: block scans, scan of block sums (recursive), add back",
        false, false, false},
+      {"sort", "onesweep", "LSD radix, one pass per digit: ballot ranking, per-digit look-back with a fallback", true,
+       true, true},
+      {"sort", "reduce-then-scan", "LSD radix, per digit: tile counts, scan (record_scan), scatter of sorted tiles",
+       false, false, false},
   };
   return entries;
 }
@@ -28,6 +33,7 @@ const std::vector<const kernel_spec*>& kernel_specs() {
   static const std::vector<const kernel_spec*> specs = {
       &reduce_fast_spec,      &reduce_seed_spec,   &reduce_fixed_spec,    &scan_decoupled_spec,
       &scan_seed_blocks_spec, &scan_seed_add_spec, &scan_seed_carry_spec, &copy_spec,
+      &sort_histogram_spec,   &sort_rts_count_spec, &sort_rts_scatter_spec, &sort_onesweep_spec,
   };
   return specs;
 }
