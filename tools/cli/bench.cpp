@@ -121,6 +121,7 @@ int cmd_bench(const bench_args& a) {
                        }});
     }
   }
+  for (auto& r : sort_bench_rows(ctx, n_max, wants)) cases.push_back({r.primitive, r.algorithm, r.type, "-", r.bytes_per_element, r.run});
   if (wants("copy", "copy"))
     cases.push_back({"copy", "wgsl-copy", "u32", "-", 8, [&](std::size_t n) {
                        run_stats st;

@@ -428,6 +428,7 @@ int main(int argc, char** argv) {
   add_data(sc);
   sc->add_option("--output", c.output, "write the scanned array (.npy, .bin, .csv, .txt)");
   sc->add_flag("--exclusive", c.exclusive, "exclusive scan (default inclusive)");
+  auto* so = add_sort_command(app);
   auto* demo = app.add_subcommand("demo", "the source documents' two showcases, then info");
   add_common(demo);
   demo->add_option("--plot-dir", c.plot, "also draw the two pictures (PNG) into this folder");
@@ -457,6 +458,7 @@ int main(int argc, char** argv) {
     if (info->parsed()) return cmd_info(c);
     if (red->parsed()) return cmd_reduce(c);
     if (sc->parsed()) return cmd_scan(c);
+    if (so->parsed()) return run_sort_command();
     if (demo->parsed()) return cmd_demo(c);
     if (bench->parsed()) return ba.accuracy ? cmd_bench_accuracy(ba) : cmd_bench(ba);
   } catch (const wgprim::error& e) {
