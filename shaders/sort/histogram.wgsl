@@ -10,6 +10,10 @@ struct histogram_params {
   blocks: u32,
   workgroups: u32,
   grid_x: u32,
+  key_kind: u32,
+  descending: u32,
+  pad0: u32,
+  pad1: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: histogram_params;

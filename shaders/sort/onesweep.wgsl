@@ -35,8 +35,12 @@ struct onesweep_params {
   digit_pass: u32,
   spin_limit: u32,
   stress: u32,
+  key_kind: u32,
+  descending: u32,
+  pairs: u32,
   pad0: u32,
   pad1: u32,
+  pad2: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: onesweep_params;
@@ -131,24 +135,23 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
     workgroupBarrier();
     let ranking = li.id / SLOTS == phase;
     for (var k = 0u; k < ITEMS; k += 1u) {
-      let d = digits[k];
-      var peers = subgroupBallot(true);
-      for (var b = 0u; b < 8u; b += 1u) {
-        let bit_set = ((d >> b) & 1u) != 0u;
-        let ballot = subgroupBallot(bit_set);
-        peers &= select(~ballot, ballot, bit_set);
-      }
-      let lower = popcount4(peers & below);
-      var before = 0u;
-      if (ranking && lower == 0u) {
-        // The lowest lane of each digit updates the count: one writer per slot entry per step.
-        let at = slot * RADIX + d;
-        before = wg_pool[at];
-        wg_pool[at] = before + popcount4(peers);
-      }
-      before = subgroupShuffle(before, lowest_lane(peers));
-      if (ranking) {
-        ranks[k] = before + lower;
+      if (ranking) {  // subgroup-uniform: the other subgroups only meet the barrier
+        let d = digits[k];
+        var peers = subgroupBallot(true);
+        for (var b = 0u; b < 8u; b += 1u) {
+          let bit_set = ((d >> b) & 1u) != 0u;
+          let ballot = subgroupBallot(bit_set);
+          peers &= select(~ballot, ballot, bit_set);
+        }
+        let lower = popcount4(peers & below);
+        var before = 0u;
+        if (lower == 0u) {
+          // The lowest lane of each digit updates the count: one writer per slot entry per step.
+          let at = slot * RADIX + d;
+          before = wg_pool[at];
+          wg_pool[at] = before + popcount4(peers);
+        }
+        ranks[k] = subgroupShuffle(before, lowest_lane(peers)) + lower;
       }
       workgroupBarrier();  // this step's counts are visible to the next step's lowest lanes
     }
@@ -284,7 +287,7 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
       keys_out[wg_global[d] + s] = key;
     }
   }
-  if (PAIRS) {
+  if (params.pairs != 0u) {
     var vals: array<u32, ITEMS>;
     for (var k = 0u; k < ITEMS; k += 1u) {
       let i = segment + k * li.size + li.lane;

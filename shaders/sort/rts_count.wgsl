@@ -8,6 +8,10 @@ struct rts_params {
   tiles: u32,
   shift: u32,
   grid_x: u32,
+  key_kind: u32,
+  descending: u32,
+  pairs: u32,
+  pad0: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: rts_params;

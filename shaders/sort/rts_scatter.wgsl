@@ -5,7 +5,7 @@
 // first position of d), so consecutive invocations write consecutive addresses within a digit's run.
 // Stable: the splits keep the order of equal bits, and a tile's keys land after those of earlier tiles (the scan).
 // The missing keys of the last tile are treated as digit 255 keys after every real key, so they sort to the end of
-// the tile and are never written. Values (PAIRS) are gathered through each key's local index.
+// the tile and are never written. Values (params.pairs) are gathered through each key's local index.
 //! import sort/keys.wgsl
 
 struct rts_params {
@@ -13,6 +13,10 @@ struct rts_params {
   tiles: u32,
   shift: u32,
   grid_x: u32,
+  key_kind: u32,
+  descending: u32,
+  pairs: u32,
+  pad0: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: rts_params;
@@ -95,7 +99,7 @@ fn scatter(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid: 
       let d = digit_of(key, params.shift);
       let dst = offsets[d * params.tiles + tile] + s - wg_start[d];
       keys_out[dst] = key;
-      if (PAIRS) {
+      if (params.pairs != 0u) {
         vals_out[dst] = vals_in[base + wg_index[s]];
       }
     }

@@ -10,9 +10,9 @@
 namespace wgprim::detail {
 
 struct onesweep_params {
-  std::uint32_t n, tiles, shift, digit_pass, spin_limit, stress, pad0, pad1;
+  std::uint32_t n, tiles, shift, digit_pass, spin_limit, stress, key_kind, descending, pairs, pad0, pad1, pad2;
 };
-static_assert(sizeof(onesweep_params) == 32);
+static_assert(sizeof(onesweep_params) == 48);
 const kernel_spec sort_onesweep_spec{"sort/onesweep.wgsl",
                                      "onesweep",
                                      {slot::uniform, slot::storage_read, slot::storage_read, slot::storage_read,
@@ -31,6 +31,8 @@ sort_onesweep_policy sort_onesweep_policy_for(const context& ctx, const tuning& 
   const bool cpu = ctx.adapter().kind == adapter_kind::cpu;
   p.spin = cpu ? 16 : 256;  // on a CPU adapter the predecessor is rarely running: waiting is waste
   const std::uint32_t limit = ctx.limits().max_compute_workgroup_storage_size;
+  // 16 subgroup histograms (16 KiB) where they fit: subgroups of 16 lanes or more rank in one phase.
+  p.slots = 16 * 256 * 4 + fixed_wg_bytes <= limit ? 16 : 8;
   // The largest tile (up to 15 keys per invocation) whose pool fits the adapter's workgroup memory.
   while (p.items > 1 && pool_words(p) * 4 + fixed_wg_bytes > limit) --p.items;
   if (t.items) {
@@ -54,7 +56,7 @@ class onesweep final : public sort_algorithm {
       throw error(errc::unsupported, "sort algorithm 'onesweep' needs subgroups, which this adapter lacks");
     stress_ = lookback_stress(ctx);
     pol_ = sort_onesweep_policy_for(ctx, a.opt->tune, stress_);
-    wgsl_constants c = sort_constants(a, pol_.wg_size, pol_.items);
+    wgsl_constants c = sort_constants(pol_.wg_size, pol_.items);
     c.push_back({"SLOTS", std::to_string(pol_.slots) + "u"});
     c.push_back({"POOL", std::to_string(pool_words(pol_)) + "u"});
     const monoid m(op::sum(), dtype::u32);
@@ -73,7 +75,8 @@ class onesweep final : public sort_algorithm {
     context& ctx = rec.ctx();
     rec.clear(state_, 8 * 4, tiles_ * 256 * 4);
     const onesweep_params prm{static_cast<std::uint32_t>(a_.keys_in.count), static_cast<std::uint32_t>(tiles_),
-                              p.shift, p.digit_pass, pol_.spin, stress_ ? 1u : 0u, 0, 0};
+                              p.shift, p.digit_pass, pol_.spin, stress_ ? 1u : 0u, sort_key_kind(a_.key_type),
+                              a_.ord == order::descending ? 1u : 0u, a_.pairs() ? 1u : 0u, 0, 0, 0};
     std::uint32_t gx, gy;
     grid_2d(tiles_, ctx.limits().max_compute_workgroups_per_dimension, gx, gy);
     const binding vin = a_.pairs() ? bind(p.vals_in) : bind(view_of(placeholder_in_));

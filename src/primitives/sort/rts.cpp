@@ -9,9 +9,9 @@
 namespace wgprim::detail {
 
 struct rts_params {
-  std::uint32_t n, tiles, shift, grid_x;
+  std::uint32_t n, tiles, shift, grid_x, key_kind, descending, pairs, pad0;
 };
-static_assert(sizeof(rts_params) == 16);
+static_assert(sizeof(rts_params) == 32);
 const kernel_spec sort_rts_count_spec{"sort/rts_count.wgsl",
                                       "count",
                                       {slot::uniform, slot::storage_read, slot::storage_rw},
@@ -40,7 +40,7 @@ class rts final : public sort_algorithm {
   rts(recorder& rec, const sort_args& a) : a_(a), m_(op::sum(), dtype::u32) {
     context& ctx = rec.ctx();
     pol_ = sort_rts_policy_for(ctx, a.opt->tune);
-    const wgsl_constants c = sort_constants(a, pol_.wg_size, pol_.items);
+    const wgsl_constants c = sort_constants(pol_.wg_size, pol_.items);
     const std::string lanes = pol_.subgroups ? "shared/lanes_subgroup.wgsl" : "shared/lanes_workgroup.wgsl";
     count_ = &get_kernel(ctx, sort_rts_count_spec, compose_wgsl(sort_rts_count_spec.file, m_, c), true);
     scatter_ = &get_kernel(ctx, sort_rts_scatter_spec, compose_wgsl(sort_rts_scatter_spec.file, m_, c, {lanes}), true);
@@ -55,7 +55,8 @@ class rts final : public sort_algorithm {
     context& ctx = rec.ctx();
     std::uint32_t gx, gy;
     grid_2d(tiles_, ctx.limits().max_compute_workgroups_per_dimension, gx, gy);
-    const rts_params prm{static_cast<std::uint32_t>(a_.keys_in.count), static_cast<std::uint32_t>(tiles_), p.shift, gx};
+    const rts_params prm{static_cast<std::uint32_t>(a_.keys_in.count), static_cast<std::uint32_t>(tiles_), p.shift, gx,
+                         sort_key_kind(a_.key_type), a_.ord == order::descending ? 1u : 0u, a_.pairs() ? 1u : 0u, 0};
     rec.dispatch(*count_, {rec.params(prm), bind(p.keys_in), bind(view_of(counts_))}, gx, gy);
     run_options scan_opt;  // the scan's own default algorithm
     scan_args s{view_of(counts_, tiles_ * 256), view_of(offsets_, tiles_ * 256), &m_, scan_kind::exclusive, nullptr,

@@ -10,9 +10,9 @@
 namespace wgprim::detail {
 
 struct sort_histogram_params {
-  std::uint32_t n, blocks, workgroups, grid_x;
+  std::uint32_t n, blocks, workgroups, grid_x, key_kind, descending, pad0, pad1;
 };
-static_assert(sizeof(sort_histogram_params) == 16);
+static_assert(sizeof(sort_histogram_params) == 32);
 const kernel_spec sort_histogram_spec{"sort/histogram.wgsl",
                                       "histogram",
                                       {slot::uniform, slot::storage_read, slot::storage_rw},
@@ -21,7 +21,6 @@ const kernel_spec sort_histogram_spec{"sort/histogram.wgsl",
 namespace {
 constexpr std::uint32_t hist_wg = 256, hist_items = 16;
 
-std::uint32_t key_kind(dtype t) { return t == dtype::u32 ? 0 : t == dtype::i32 ? 1 : 2; }
 
 const monoid& u32_sum() {
   static const monoid m(op::sum(), dtype::u32);
@@ -29,21 +28,16 @@ const monoid& u32_sum() {
 }
 }  // namespace
 
-wgsl_constants sort_constants(const sort_args& a, std::uint32_t wg_size, std::uint32_t items) {
-  return {{"KEY_KIND", std::to_string(key_kind(a.key_type)) + "u"},
-          {"DESCENDING", a.ord == order::descending ? "true" : "false"},
-          {"PAIRS", a.pairs() ? "true" : "false"},
-          {"WG_SIZE", std::to_string(wg_size) + "u"},
-          {"ITEMS", std::to_string(items) + "u"}};
+std::uint32_t sort_key_kind(dtype t) { return t == dtype::u32 ? 0 : t == dtype::i32 ? 1 : 2; }
+
+wgsl_constants sort_constants(std::uint32_t wg_size, std::uint32_t items) {
+  return {{"WG_SIZE", std::to_string(wg_size) + "u"}, {"ITEMS", std::to_string(items) + "u"}};
 }
 
 void record_sort_histogram(recorder& rec, const device_view& keys, dtype key_type, order ord, const buffer& hist) {
   context& ctx = rec.ctx();
-  sort_args a{};
-  a.key_type = key_type;
-  a.ord = ord;
   const auto& k = get_kernel(ctx, sort_histogram_spec,
-                             compose_wgsl(sort_histogram_spec.file, u32_sum(), sort_constants(a, hist_wg, hist_items)),
+                             compose_wgsl(sort_histogram_spec.file, u32_sum(), sort_constants(hist_wg, hist_items)),
                              /*trusted=*/true);
   rec.clear(hist, 0, 4 * 256 * 4);
   const std::uint64_t block = std::uint64_t(hist_wg) * hist_items;
@@ -52,7 +46,8 @@ void record_sort_histogram(recorder& rec, const device_view& keys, dtype key_typ
   const std::uint32_t workgroups = std::min<std::uint32_t>(blocks, 1024);
   std::uint32_t gx, gy;
   grid_2d(workgroups, ctx.limits().max_compute_workgroups_per_dimension, gx, gy);
-  const sort_histogram_params p{static_cast<std::uint32_t>(keys.count), blocks, workgroups, gx};
+  const sort_histogram_params p{static_cast<std::uint32_t>(keys.count), blocks, workgroups, gx,
+                                sort_key_kind(key_type), ord == order::descending ? 1u : 0u, 0, 0};
   rec.dispatch(k, {rec.params(p), bind(keys), bind(view_of(hist))}, gx, gy);
 }
 

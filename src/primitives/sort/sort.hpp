@@ -28,8 +28,10 @@ struct sort_args {
   bool pairs() const { return vals_in.count > 0; }
 };
 
-/// Constants every sort kernel takes: the key transform and the sizes.
-wgsl_constants sort_constants(const sort_args& a, std::uint32_t wg_size, std::uint32_t items);
+/// Constants every sort kernel takes: its sizes. The key type and order are run-time parameters (key_kind,
+/// descending in each kernel's params), so one compiled kernel serves every type and order.
+wgsl_constants sort_constants(std::uint32_t wg_size, std::uint32_t items);
+std::uint32_t sort_key_kind(dtype t);
 
 /// Zeroes `hist` and records the histogram of all four digits of keys (4 x 256 u32).
 void record_sort_histogram(recorder& rec, const device_view& keys, dtype key_type, order ord, const buffer& hist);
