@@ -66,6 +66,21 @@ PY
   && grep -q '"matches_cpu":true' "$T/c.json" && ok || bad "custom op reduce: $(cat "$T/err")"
 "$W" reduce --generate prices:1000 --op 'max(a, b)' --identity=-inf >/dev/null 2>&1 && ok || bad "custom f32 max"
 "$W" scan --generate orders:70000 --op xor --algorithm seed >/dev/null 2>&1 && ok || bad "scan xor"
+# sort: keys and values from csv, descending, stable (equal keys keep their values' order)
+printf '3\n1\n4\n1\n5\n' >"$T/k.csv"
+printf '0\n1\n2\n3\n4\n' >"$T/v.csv"
+"$W" sort --input "$T/k.csv" --values "$T/v.csv" --descending --output "$T/ks.csv" --values-output "$T/vs.csv" \
+  --json >"$T/so.json" 2>"$T/err" || bad "sort rc: $(cat "$T/err")"
+[ "$(tr '\n' ' ' <"$T/ks.csv")" = "5 4 3 1 1 " ] && [ "$(tr '\n' ' ' <"$T/vs.csv")" = "4 2 0 1 3 " ] && ok \
+  || bad "sort output: $(cat "$T/ks.csv" "$T/vs.csv")"
+python3 - "$T/so.json" <<'PY' && ok || bad "sort json keys"
+import json, sys
+j = json.load(open(sys.argv[1]))
+for k in "op type n algorithm adapter mismatches gpu_ms upload_ms cpu_ms".split():
+    assert k in j, k
+assert j["mismatches"] == 0 and j["n"] == 5 and j["op"] == "sort_pairs"
+PY
+printf '1\n2\n' >"$T/v2.csv"
 "$W" info --json | python3 -c 'import json,sys; j=json.load(sys.stdin); assert j["adapter"]["name"]' && ok || bad "info json"
 "$W" reduce --generate prices:0 --json | grep -q '"result":0' && ok || bad "empty reduce"
 
@@ -119,6 +134,7 @@ expect_error "truncated npy" reduce --input "$T/trunc.npy"
 expect_error "unsupported dtype" reduce --input "$T/f8.npy"
 printf '1\n2\nthree\n' >"$T/bad.csv"
 expect_error "malformed csv" scan --input "$T/bad.csv"
+expect_error "sort values length" sort --input "$T/k.csv" --values "$T/v2.csv"
 printf 'abc' >"$T/odd.bin"
 expect_error "truncated raw" reduce --input "$T/odd.bin" --type u32
 expect_error "raw without type" reduce --input "$T/odd.bin"

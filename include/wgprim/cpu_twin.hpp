@@ -33,4 +33,8 @@ std::uint32_t transform_reduce(const std::uint32_t* x, std::size_t n, const boun
 /// Sum of |x| in double (for error bounds).
 double abs_sum_f32(const float* x, std::size_t n);
 
+/// The sort's twin: std::stable_sort of keys of type t (f32: NaNs last and equal to each other, -0.0 before
+/// +0.0; descending: the comparator's arguments swapped, so still stable). values (may be null) follow the keys.
+void stable_sort(std::uint32_t* keys, std::size_t n, dtype t, bool descending, std::uint32_t* values = nullptr);
+
 }  // namespace wgprim::cpu

@@ -13,4 +13,5 @@
 #include "wgprim/reduce.hpp"
 #include "wgprim/scan.hpp"
 #include "wgprim/transform_reduce.hpp"
+#include "wgprim/sort.hpp"
 #include "wgprim/types.hpp"

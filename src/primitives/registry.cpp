@@ -3,6 +3,7 @@
 #include "primitives/primitive.hpp"
 #include "primitives/reduce/reduce.hpp"
 #include "primitives/scan/scan.hpp"
+#include "primitives/sort/sort.hpp"
 
 namespace wgprim::detail {
 
@@ -21,6 +22,10 @@ const std::vector<algorithm_entry>& algorithm_registry() {
        false, false, false},
       {"arg_reduce", "fast", "(value, index) pairs through the fast reduce's shape, then one workgroup", true, true,
        false},
+      {"sort", "onesweep", "LSD radix, one pass per digit: ballot ranking, per-digit look-back with a fallback", true,
+       true, true},
+      {"sort", "reduce-then-scan", "LSD radix, per digit: tile counts, scan (record_scan), scatter of sorted tiles",
+       false, false, false},
   };
   return entries;
 }
@@ -32,6 +37,7 @@ const std::vector<const kernel_spec*>& kernel_specs() {
       &reduce_fast_spec,      &reduce_seed_spec,   &reduce_exact_spec,    &reduce_exact_combine_spec, &scan_decoupled_spec,
       &scan_seed_blocks_spec, &scan_seed_add_spec, &scan_seed_carry_spec, &copy_spec,
       &arg_reduce_partials_spec, &arg_reduce_final_spec,
+      &sort_histogram_spec,   &sort_rts_count_spec, &sort_rts_scatter_spec, &sort_onesweep_spec,
   };
   return specs;
 }

@@ -160,6 +160,7 @@ int cmd_bench(const bench_args& a) {
       cases.push_back(std::move(c));
     }
   }
+  for (auto& r : sort_bench_rows(ctx, n_max, wants)) cases.push_back({r.primitive, r.algorithm, r.type, "-", r.bytes_per_element, r.run});
   add_arg_reduce_bench_cases(ctx, in, wants, cases);
   add_transform_reduce_bench_cases(ctx, in, wants, cases);
   if (wants("copy", "copy")) {

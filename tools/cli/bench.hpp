@@ -2,6 +2,10 @@
 #include <cstddef>
 #include <functional>
 #include <string>
+#include <vector>
+
+namespace CLI { class App; }
+namespace wgprim { class context; }
 
 #include "wgprim/wgprim.hpp"
 
@@ -36,3 +40,13 @@ struct bench_data {
 };
 /// Whether the command line asks for (primitive, algorithm).
 using bench_wants = std::function<bool(const std::string& primitive, const std::string& algorithm)>;
+// The sort subcommand and bench rows (tools/cli/cmd_sort.cpp).
+CLI::App* add_sort_command(CLI::App& app);
+int run_sort_command();
+struct sort_bench_row {
+  std::string primitive, algorithm, type;
+  double bytes_per_element;  // keys (and values) read and written once: the minimum traffic of a sort
+  std::function<double(std::size_t)> run;  // GPU ms of one run at n
+};
+std::vector<sort_bench_row> sort_bench_rows(wgprim::context& ctx, std::size_t n_max,
+                                            const std::function<bool(const std::string&, const std::string&)>& wants);

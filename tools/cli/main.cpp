@@ -630,6 +630,7 @@ int main(int argc, char** argv) {
   sc->add_option("--output-format", c.output_format, "npy|bin|csv|txt instead of the extension (- writes txt)")
       ->check(CLI::IsMember({"npy", "bin", "raw", "csv", "txt"}));
   sc->add_flag("--exclusive", c.exclusive, "exclusive scan (default inclusive)");
+  auto* so = add_sort_command(app);
   auto* demo = app.add_subcommand("demo", "the source documents' two showcases, then info");
   add_common(demo);
   demo->add_option("--plot-dir", c.plot, "also draw the two pictures (PNG) into this folder");
@@ -662,6 +663,7 @@ int main(int argc, char** argv) {
     if (info->parsed()) return cmd_info(c);
     if (red->parsed()) return cmd_reduce(c);
     if (sc->parsed()) return cmd_scan(c);
+    if (so->parsed()) return run_sort_command();
     if (demo->parsed()) return cmd_demo(c);
     if (bench->parsed()) {
       check_bench_args(ba);

@@ -1,0 +1,45 @@
+// The sort's CPU twin: std::stable_sort with a comparator written on the values (not on the GPU's bit transform),
+// so that the test compares two independent definitions of the order.
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "wgprim/cpu_twin.hpp"
+#include "wgprim/types.hpp"
+
+namespace wgprim::cpu {
+
+namespace {
+bool less_ascending(std::uint32_t a, std::uint32_t b, dtype t) {
+  switch (t) {
+    case dtype::u32: return a < b;
+    case dtype::i32: return static_cast<std::int32_t>(a) < static_cast<std::int32_t>(b);
+    default: {
+      const float x = from_bits<float>(a), y = from_bits<float>(b);
+      const bool xn = std::isnan(x), yn = std::isnan(y);
+      if (xn || yn) return !xn && yn;  // NaNs after everything, equal to each other
+      if (x == y) return std::signbit(x) && !std::signbit(y);  // -0.0 before +0.0
+      return x < y;
+    }
+  }
+}
+}  // namespace
+
+void stable_sort(std::uint32_t* keys, std::size_t n, dtype t, bool descending, std::uint32_t* values) {
+  auto less = [t, descending](std::uint32_t a, std::uint32_t b) {
+    return descending ? less_ascending(b, a, t) : less_ascending(a, b, t);
+  };
+  if (!values) {
+    std::stable_sort(keys, keys + n, less);
+    return;
+  }
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> kv(n);
+  for (std::size_t i = 0; i < n; ++i) kv[i] = {keys[i], values[i]};
+  std::stable_sort(kv.begin(), kv.end(), [&](const auto& a, const auto& b) { return less(a.first, b.first); });
+  for (std::size_t i = 0; i < n; ++i) {
+    keys[i] = kv[i].first;
+    values[i] = kv[i].second;
+  }
+}
+
+}  // namespace wgprim::cpu

@@ -1,0 +1,25 @@
+// The sort's policies: plain data from the adapter's limits, overridable per call (run_options::tune).
+#pragma once
+#include <cstdint>
+
+#include "wgprim/algorithm.hpp"
+#include "wgprim/context.hpp"
+
+namespace wgprim::detail {
+
+struct sort_rts_policy {
+  std::uint32_t wg_size = 256;  // = the radix: one digit per invocation in the tile scans
+  std::uint32_t items = 4;      // keys per invocation: tiles of 1,024
+  bool subgroups = true;
+};
+sort_rts_policy sort_rts_policy_for(const context& ctx, const tuning& t);
+
+struct sort_onesweep_policy {
+  std::uint32_t wg_size = 256;  // = the radix
+  std::uint32_t items = 15;     // keys per invocation: tiles of 3,840 (CUB's Onesweep tile on NVIDIA)
+  std::uint32_t slots = 16;     // subgroup histograms ranked at once (more subgroups: several phases)
+  std::uint32_t spin = 256;     // polls of a NOT_READY predecessor before counting its tile here
+};
+sort_onesweep_policy sort_onesweep_policy_for(const context& ctx, const tuning& t, bool stress);
+
+}  // namespace wgprim::detail
