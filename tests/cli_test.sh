@@ -55,6 +55,25 @@ PY
 "$W" info --json | python3 -c 'import json,sys; j=json.load(sys.stdin); assert j["adapter"]["name"]' && ok || bad "info json"
 "$W" reduce --generate prices:0 --json | grep -q '"result":0' && ok || bad "empty reduce"
 
+# histogram: NumPy's rules (half-open bins, the last closed, NaN and outside not counted), even and uneven bins
+printf '0\n0.5\n1\n1.5\n2\n2.5\n3\nnan\n-1\n4\n' >"$T/h.csv"
+"$W" histogram --input "$T/h.csv" --bins 3 --range 0:3 --output "$T/hc.csv" --json >"$T/h.json" 2>"$T/err" \
+  && [ "$(tr '\n' ' ' <"$T/hc.csv")" = "2 2 3 " ] && ok || bad "histogram even: $(cat "$T/err") $(cat "$T/hc.csv")"
+python3 - "$T/h.json" <<'PY' && ok || bad "histogram json keys"
+import json, sys
+j = json.load(open(sys.argv[1]))
+for k in "type n bins counted algorithm adapter mismatches gpu_ms upload_ms cpu_ms range".split():
+    assert k in j, k
+assert j["mismatches"] == 0 and j["counted"] == 7 and j["n"] == 10
+PY
+printf '0\n1\n2.5\n3\n' >"$T/lv.csv"
+"$W" histogram --input "$T/h.csv" --levels "$T/lv.csv" --output "$T/hc2.csv" >/dev/null 2>"$T/err" \
+  && [ "$(tr '\n' ' ' <"$T/hc2.csv")" = "2 3 2 " ] && ok || bad "histogram levels: $(cat "$T/err")"
+expect_error "histogram reversed range" histogram --input "$T/h.csv" --bins 3 --range 3:0
+expect_error "histogram bad range" histogram --input "$T/h.csv" --bins 3 --range 0:x
+printf '0\n2\n1\n' >"$T/lvbad.csv"
+expect_error "histogram decreasing levels" histogram --input "$T/h.csv" --levels "$T/lvbad.csv"
+
 # --- error classes
 printf 'not numpy at all' >"$T/bad.npy"
 expect_error "malformed npy" reduce --input "$T/bad.npy"

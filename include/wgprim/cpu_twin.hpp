@@ -31,3 +31,14 @@ double ulp_error_f32(float got, double want);
 double abs_sum_f32(const float* x, std::size_t n);
 
 }  // namespace wgprim::cpu
+
+// ---- histogram (src/core/cpu_twin_histogram.cpp) ----
+namespace wgprim::cpu {
+/// NumPy's even bin edges for np.histogram(x, bins, range=(lo, hi)): np.linspace(lo, hi, bins + 1) in double
+/// (i * step + lo, the last edge = hi), after NumPy's widening of an empty range (lo == hi).
+std::vector<double> histogram_edges(std::size_t bins, double lo, double hi);
+/// np.histogram over raw values of type t with the given edges (double; rounded to float first for f32 input,
+/// as NumPy's edges take the input's float type): counts[i] for edge[i] <= x < edge[i+1], the last bin closed.
+void histogram(const std::uint32_t* x, std::size_t n, dtype t, const std::vector<double>& edges,
+               std::uint32_t* counts);
+}  // namespace wgprim::cpu

@@ -7,6 +7,7 @@
 #include "wgprim/device_vector.hpp"
 #include "wgprim/cpu_twin.hpp"
 #include "wgprim/error.hpp"
+#include "wgprim/histogram.hpp"
 #include "wgprim/op.hpp"
 #include "wgprim/reduce.hpp"
 #include "wgprim/scan.hpp"

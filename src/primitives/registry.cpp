@@ -1,4 +1,5 @@
 // The algorithm registry and the list of kernel contracts: adding an algorithm or a kernel is one line here.
+#include "primitives/histogram/histogram.hpp"
 #include "primitives/primitive.hpp"
 #include "primitives/reduce/reduce.hpp"
 #include "primitives/scan/scan.hpp"
@@ -18,6 +19,8 @@ const std::vector<algorithm_entry>& algorithm_registry() {
        true, false},
       {"scan", "seed", "the seed's scan-then-propagate: block scans, scan of block sums (recursive), add back",
        false, false, false},
+      {"histogram", "atomic", "atomic counts: workgroup-private bins where they fit, global atomics beyond", true,
+       true, false},
   };
   return entries;
 }
@@ -28,6 +31,7 @@ const std::vector<const kernel_spec*>& kernel_specs() {
   static const std::vector<const kernel_spec*> specs = {
       &reduce_fast_spec,      &reduce_seed_spec,   &reduce_fixed_spec,    &scan_decoupled_spec,
       &scan_seed_blocks_spec, &scan_seed_add_spec, &scan_seed_carry_spec, &copy_spec,
+      &histogram_atomic_spec,
   };
   return specs;
 }

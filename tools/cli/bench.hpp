@@ -1,4 +1,6 @@
 #pragma once
+#include <cstddef>
+#include <functional>
 #include <string>
 
 struct bench_args {
@@ -12,3 +14,10 @@ struct bench_args {
 
 int cmd_bench(const bench_args& a);
 int cmd_bench_accuracy(const bench_args& a);
+
+/// One row of the speed sweep: GB/s = bytes_per_element * n / time.
+struct bench_case {
+  std::string primitive, algorithm, type, op;
+  double bytes_per_element;
+  std::function<double(std::size_t)> run;  // returns GPU ms of one run
+};

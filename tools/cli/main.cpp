@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "bench.hpp"
+#include "cmd_hist.hpp"
 #include "plot.hpp"
 #include "wgprim/io.hpp"
 #include "wgprim/wgprim.hpp"
@@ -432,6 +433,7 @@ int main(int argc, char** argv) {
   add_common(demo);
   demo->add_option("--plot-dir", c.plot, "also draw the two pictures (PNG) into this folder");
 
+  const cli_command hist_cmd = add_histogram_command(app);
   bench_args ba;
   auto* bench = app.add_subcommand("bench", "GB/s of every algorithm over n = 2^min..2^max, and a copy kernel");
   bench->add_option("--adapter", ba.adapter, "adapter name substring");
@@ -455,6 +457,7 @@ int main(int argc, char** argv) {
   }
   try {
     if (info->parsed()) return cmd_info(c);
+    if (hist_cmd.app->parsed()) return hist_cmd.run();
     if (red->parsed()) return cmd_reduce(c);
     if (sc->parsed()) return cmd_scan(c);
     if (demo->parsed()) return cmd_demo(c);
