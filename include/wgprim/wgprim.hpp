@@ -10,5 +10,7 @@
 #include "wgprim/histogram.hpp"
 #include "wgprim/op.hpp"
 #include "wgprim/reduce.hpp"
+#include "wgprim/reduce_by_key.hpp"
 #include "wgprim/scan.hpp"
+#include "wgprim/segmented.hpp"
 #include "wgprim/types.hpp"

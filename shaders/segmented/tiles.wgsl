@@ -11,8 +11,8 @@
 //   spine: one workgroup walks all tiles: the exclusive pair scan (the carry into each tile) into
 //     tiles[3T + 3t..], the total head count into tiles[6T].
 //   tile_scan: each tile again with its carry: mode SCAN writes the (inclusive or exclusive) segmented scan;
-//     mode TAILS writes, for the last element of every run r inside the window [win_first, win_first +
-//     win_count), dst[r - win_first] = the run's reduction and dst2[r - win_first] = its key. Tiles whose runs
+//     mode TAILS writes, for every run r inside the window [win_first, win_first + win_count), at its last
+//     element dst[r - win_first] = the run's reduction, at its first dst2[r - win_first] = its key. Tiles whose runs
 //     miss the window return at once (an output larger than one binding is written window by window).
 //   gather: out[s] = the inclusive scan at the segment's last element, or identity() when it is empty, for the
 //     elements of the scan's current chunk [elem_base, elem_base + n).
@@ -276,6 +276,10 @@ fn tile_scan(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid
       count += 1u;
       before = identity();
       running = x;
+      let r = count - 1u;
+      if (params.mode == MODE_TAILS && r >= params.win_first && r - params.win_first < params.win_count) {
+        dst2[r - params.win_first] = aux[i];  // the run's first key, as thrust::reduce_by_key
+      }
     } else {
       running = combine(running, x);
     }
@@ -289,7 +293,6 @@ fn tile_scan(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid
       let r = count - 1u;
       if (r >= params.win_first && r - params.win_first < params.win_count) {
         dst[r - params.win_first] = running;
-        dst2[r - params.win_first] = aux[i];
       }
     }
   }

@@ -1,6 +1,7 @@
 // The algorithm registry and the list of kernel contracts: adding an algorithm or a kernel is one line here.
 #include "primitives/histogram/histogram.hpp"
 #include "primitives/primitive.hpp"
+#include "primitives/segmented/segmented.hpp"
 #include "primitives/reduce/reduce.hpp"
 #include "primitives/scan/scan.hpp"
 
@@ -21,6 +22,13 @@ const std::vector<algorithm_entry>& algorithm_registry() {
        false, false, false},
       {"histogram", "atomic", "atomic counts: workgroup-private bins where they fit, global atomics beyond", true,
        true, false},
+      {"segmented_reduce", "tiles", "segmented scan over head flags (tiles, one spine workgroup), then a gather",
+       true, true, false},
+      {"segmented_scan", "tiles", "flag-value pairs scanned per tile, one spine workgroup, tiles rescanned", true,
+       true, false},
+      {"reduce_by_key", "tiles", "heads where keys change, the segmented tile scan, run tails scattered", true,
+       true, false},
+      {"run_length_encode", "tiles", "reduce_by_key of ones over the input as keys", true, true, false},
   };
   return entries;
 }
@@ -31,7 +39,8 @@ const std::vector<const kernel_spec*>& kernel_specs() {
   static const std::vector<const kernel_spec*> specs = {
       &reduce_fast_spec,      &reduce_seed_spec,   &reduce_fixed_spec,    &scan_decoupled_spec,
       &scan_seed_blocks_spec, &scan_seed_add_spec, &scan_seed_carry_spec, &copy_spec,
-      &histogram_atomic_spec,
+      &histogram_atomic_spec, &seg_heads_offsets_spec, &seg_heads_keys_spec, &seg_tile_reduce_spec,
+      &seg_spine_spec,        &seg_tile_scan_spec,  &seg_gather_spec,
   };
   return specs;
 }
