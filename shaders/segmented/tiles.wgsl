@@ -45,6 +45,8 @@ struct seg_params {
 @group(0) @binding(1) var<storage, read> src: array<T>;
 @group(0) @binding(2) var<storage, read> aux: array<u32>;
 @group(0) @binding(3) var<storage, read_write> heads: array<atomic<u32>>;
+// The same bitmap for the passes that only read it (plain loads; an entry point uses one of the two names).
+@group(0) @binding(3) var<storage, read_write> head_bits: array<u32>;
 @group(0) @binding(4) var<storage, read_write> tiles: array<atomic<u32>>;
 @group(0) @binding(5) var<storage, read_write> dst: array<T>;
 @group(0) @binding(6) var<storage, read_write> dst2: array<u32>;
@@ -68,7 +70,7 @@ fn seg_combine(a: seg_pair, b: seg_pair) -> seg_pair {
 }
 
 fn is_head(g: u32) -> bool {
-  return ((atomicLoad(&heads[g / 32u]) >> (g % 32u)) & 1u) != 0u;
+  return ((head_bits[g / 32u] >> (g % 32u)) & 1u) != 0u;
 }
 
 fn value_at(i: u32) -> T {

@@ -28,20 +28,6 @@ const std::vector<slot> seg_layout = {slot::uniform,    slot::storage_read, slot
                                       slot::storage_rw, slot::storage_rw,   slot::storage_rw};
 
 std::uint32_t u32(std::uint64_t v) { return static_cast<std::uint32_t>(v); }
-
-const kernel& seg_kernel(context& ctx, const kernel_spec& spec, const monoid& m, dtype key_type) {
-  const char* kk = key_type == dtype::f32 ? "0u" : key_type == dtype::i32 ? "1u" : "2u";
-  const std::string src = compose_wgsl(spec.file, m,
-                                       {{"WG_SIZE", std::to_string(wg_size) + "u"},
-                                        {"ITEMS", std::to_string(items) + "u"},
-                                        {"KEY_KIND", kk}});
-  return get_kernel(ctx, spec, src, /*trusted=*/m.is_builtin());
-}
-
-// A 2-D grid of workgroups covering `invocations` invocations of WG_SIZE per workgroup (or `groups` groups).
-void grid_for(const context& ctx, std::uint64_t groups, std::uint32_t& x, std::uint32_t& y) {
-  grid_2d(std::max<std::uint64_t>(groups, 1), ctx.limits().max_compute_workgroups_per_dimension, x, y);
-}
 }  // namespace
 
 const kernel_spec seg_heads_offsets_spec{"segmented/tiles.wgsl", "heads_from_offsets", seg_layout, sizeof(seg_params)};
@@ -50,6 +36,29 @@ const kernel_spec seg_tile_reduce_spec{"segmented/tiles.wgsl", "tile_reduce", se
 const kernel_spec seg_spine_spec{"segmented/tiles.wgsl", "spine", seg_layout, sizeof(seg_params)};
 const kernel_spec seg_tile_scan_spec{"segmented/tiles.wgsl", "tile_scan", seg_layout, sizeof(seg_params)};
 const kernel_spec seg_gather_spec{"segmented/tiles.wgsl", "gather", seg_layout, sizeof(seg_params)};
+
+namespace {
+
+// The head passes do not depend on the monoid and the tile passes not on the key type: each is composed with a
+// fixed value of the other, so that fewer variants are compiled.
+const kernel& seg_kernel(context& ctx, const kernel_spec& spec, const monoid& value_monoid, dtype key_type) {
+  static const monoid plain(op::sum(), dtype::u32);
+  const bool heads = &spec == &seg_heads_offsets_spec || &spec == &seg_heads_keys_spec;
+  const monoid& m = heads ? plain : value_monoid;
+  if (&spec != &seg_heads_keys_spec) key_type = dtype::u32;
+  const char* kk = key_type == dtype::f32 ? "0u" : key_type == dtype::i32 ? "1u" : "2u";
+  const std::string src = compose_wgsl(spec.file, m,
+                                       {{"WG_SIZE", std::to_string(wg_size) + "u"},
+                                        {"ITEMS", std::to_string(items) + "u"},
+                                        {"KEY_KIND", kk}});
+  return get_kernel(ctx, spec, src, /*trusted=*/heads || m.is_builtin());
+}
+
+// A 2-D grid of `groups` workgroups (past 65,535 in one dimension).
+void grid_for(const context& ctx, std::uint64_t groups, std::uint32_t& x, std::uint32_t& y) {
+  grid_2d(std::max<std::uint64_t>(groups, 1), ctx.limits().max_compute_workgroups_per_dimension, x, y);
+}
+}  // namespace
 
 segmented_workspace record_segmented(recorder& rec, const segmented_args& a) {
   context& ctx = rec.ctx();
