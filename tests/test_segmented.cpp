@@ -58,7 +58,8 @@ host_span<T> typed_out(std::vector<std::uint32_t>& v) {
   return host_span<T>(reinterpret_cast<T*>(v.data()), v.size());
 }
 
-void check_segmented(context& c, const op& o, dtype t, std::size_t n, layout l, std::uint32_t seed) {
+void check_segmented(context& c, const op& o, dtype t, std::size_t n, layout l, std::uint32_t seed,
+                     const run_options& opt = {}) {
   const monoid m(o, t);
   auto x = data_for(t, n, seed);
   auto off = make_offsets(n, l, seed);
@@ -67,7 +68,7 @@ void check_segmented(context& c, const op& o, dtype t, std::size_t n, layout l, 
   cpu::segmented_reduce(x.data(), off.data(), segs, want_r.data(), m);
   with_type(t, [&](auto tag) {
     using T = decltype(tag);
-    segmented_reduce(c, typed<T>(x), off, typed_out<T>(got_r), o);
+    segmented_reduce(c, typed<T>(x), off, typed_out<T>(got_r), o, opt);
   });
   for (std::size_t s = 0; s < segs; ++s)
     ASSERT_EQ(got_r[s], want_r[s]) << "reduce " << describe(m, n) << " layout " << static_cast<int>(l) << " segment "
@@ -77,8 +78,8 @@ void check_segmented(context& c, const op& o, dtype t, std::size_t n, layout l, 
     cpu::segmented_scan(x.data(), n, off.data(), segs, want.data(), m, exclusive);
     with_type(t, [&](auto tag) {
       using T = decltype(tag);
-      if (exclusive) segmented_exclusive_scan(c, typed<T>(x), off, typed_out<T>(got), o);
-      else segmented_inclusive_scan(c, typed<T>(x), off, typed_out<T>(got), o);
+      if (exclusive) segmented_exclusive_scan(c, typed<T>(x), off, typed_out<T>(got), o, opt);
+      else segmented_inclusive_scan(c, typed<T>(x), off, typed_out<T>(got), o, opt);
     });
     for (std::size_t i = 0; i < n; ++i)
       ASSERT_EQ(got[i], want[i]) << (exclusive ? "exclusive " : "inclusive ") << describe(m, n) << " layout "
@@ -167,7 +168,7 @@ std::vector<std::uint32_t> make_keys(dtype t, std::size_t n, std::uint32_t seed,
 }
 
 void check_by_key(context& c, const op& o, dtype kt, dtype vt, std::size_t n, std::uint32_t seed,
-                  std::uint32_t max_run = 40) {
+                  std::uint32_t max_run = 40, const run_options& opt = {}) {
   const monoid m(o, vt);
   auto keys = make_keys(kt, n, seed, max_run);
   auto vals = data_for(vt, n, seed + 1);
@@ -178,7 +179,7 @@ void check_by_key(context& c, const op& o, dtype kt, dtype vt, std::size_t n, st
     using K = decltype(ktag);
     with_type(vt, [&](auto vtag) {
       using V = decltype(vtag);
-      got = reduce_by_key(c, typed<K>(keys), typed<V>(vals), typed_out<K>(gk), typed_out<V>(gs), o);
+      got = reduce_by_key(c, typed<K>(keys), typed<V>(vals), typed_out<K>(gk), typed_out<V>(gs), o, opt);
     });
   });
   ASSERT_EQ(got, want) << "runs, keys " << dtype_name(kt) << " " << describe(m, n);
@@ -191,7 +192,7 @@ void check_by_key(context& c, const op& o, dtype kt, dtype vt, std::size_t n, st
   const std::size_t want_runs = cpu::run_length_encode(keys.data(), kt, n, wv.data(), wc.data());
   with_type(kt, [&](auto ktag) {
     using K = decltype(ktag);
-    got = run_length_encode(c, typed<K>(keys), typed_out<K>(gv), gc);
+    got = run_length_encode(c, typed<K>(keys), typed_out<K>(gv), gc, opt);
   });
   ASSERT_EQ(got, want_runs) << "rle runs " << dtype_name(kt) << " n=" << n;
   for (std::size_t r = 0; r < want_runs; ++r) {
@@ -253,6 +254,21 @@ TEST(ReduceByKey, PastOneBindingEncoderAndCapacity) {
   }
   std::vector<std::uint32_t> short_vals(10);
   EXPECT_THROW(reduce_by_key(ctx(), keys, short_vals, wk, ws), error);
+}
+
+// The spine takes 16 tiles per invocation (4,096 tiles, 8 M elements per step); with 1 or 3 per invocation a few
+// hundred tiles already take several steps.
+TEST(Segmented, SpineSteps) {
+  run_options one, two;
+  one.tune.items = 1;  // 256 tiles per step
+  two.tune.items = 2;  // 512 tiles per step
+  check_segmented(ctx(), op::sum(), dtype::u32, 2048 * 300 + 5, layout::random, 40, one);
+  check_by_key(ctx(), op::sum(), dtype::u32, dtype::i32, 2048 * 300 + 1, 42, 40, one);
+  check_segmented(ctx(), op::custom("select(b, a, a < b)", "max"), dtype::i32, 2048 * 520, layout::huge, 41, two);
+  run_options bad;
+  bad.tune.items = 17;
+  std::vector<std::uint32_t> x(10), off = {0, 10}, out(1);
+  EXPECT_THROW(segmented_reduce(ctx(), x, off, out, op::sum(), bad), error);
 }
 
 }  // namespace

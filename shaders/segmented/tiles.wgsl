@@ -8,7 +8,8 @@
 //     heads[words] (the dispatch layer turns a nonzero count into an error).
 //   heads_from_keys: bits where key[i] differs from key[i - 1] (floats: NaN equals nothing, -0 equals +0).
 //   tile_reduce: one workgroup per tile: the tile's pair and head count into tiles[3t..3t+2].
-//   spine: one workgroup walks all tiles: the exclusive pair scan (the carry into each tile) into
+//   spine: one workgroup walks all tiles (SPINE_ITEMS per invocation per step): the exclusive pair scan (the carry
+//     into each tile) into
 //     tiles[3T + 3t..], the total head count into tiles[6T].
 //   tile_scan: each tile again with its carry: mode SCAN writes the (inclusive or exclusive) segmented scan;
 //     mode TAILS writes, for every run r inside the window [win_first, win_first + win_count), at its last
@@ -207,25 +208,37 @@ fn tile_reduce(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) w
   }
 }
 
+fn tile_pair(t: u32) -> seg_pair {
+  return seg_pair(atomicLoad(&tiles[3u * t]), bitcast<T>(atomicLoad(&tiles[3u * t + 1u])), atomicLoad(&tiles[3u * t + 2u]));
+}
+
+// Each invocation folds SPINE_ITEMS consecutive tiles, the workgroup scans the folds, and each invocation walks
+// its tiles again writing their carries: one block covers WG_SIZE * SPINE_ITEMS tiles.
 @compute @workgroup_size(WG_SIZE)
 fn spine(@builtin(local_invocation_index) l: u32) {
   let total = params.tiles_total;
   var running = seg_pair(0u, identity(), 0u);
-  for (var base = 0u; base < total; base += WG_SIZE) {
-    let t = base + l;
+  for (var base = 0u; base < total; base += WG_SIZE * SPINE_ITEMS) {
+    let first = base + l * SPINE_ITEMS;
     var p = seg_pair(0u, identity(), 0u);
-    if (t < total) {
-      p = seg_pair(atomicLoad(&tiles[3u * t]), bitcast<T>(atomicLoad(&tiles[3u * t + 1u])), atomicLoad(&tiles[3u * t + 2u]));
+    for (var k = 0u; k < SPINE_ITEMS && first + k < total; k += 1u) {
+      if (k == 0u) {
+        p = tile_pair(first);
+      } else {
+        p = seg_combine(p, tile_pair(first + k));
+      }
     }
-    let incl = workgroup_pair_scan(l, p);
-    var excl = running;
+    workgroup_pair_scan(l, p);
+    var r = running;
     if (l > 0u) {
-      excl = seg_combine(running, seg_pair(wg_f[l - 1u], wg_v[l - 1u], wg_c[l - 1u]));
+      r = seg_combine(running, seg_pair(wg_f[l - 1u], wg_v[l - 1u], wg_c[l - 1u]));
     }
-    if (t < total) {
-      atomicStore(&tiles[3u * total + 3u * t], excl.f);
-      atomicStore(&tiles[3u * total + 3u * t + 1u], bitcast<u32>(excl.v));
-      atomicStore(&tiles[3u * total + 3u * t + 2u], excl.c);
+    for (var k = 0u; k < SPINE_ITEMS && first + k < total; k += 1u) {
+      let t = first + k;
+      atomicStore(&tiles[3u * total + 3u * t], r.f);
+      atomicStore(&tiles[3u * total + 3u * t + 1u], bitcast<u32>(r.v));
+      atomicStore(&tiles[3u * total + 3u * t + 2u], r.c);
+      r = seg_combine(r, tile_pair(t));
     }
     let block = seg_pair(wg_f[WG_SIZE - 1u], wg_v[WG_SIZE - 1u], wg_c[WG_SIZE - 1u]);
     workgroupBarrier();  // everyone has read wg_* before the next block overwrites them

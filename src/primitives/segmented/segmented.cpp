@@ -41,6 +41,13 @@ void check_offsets_host(const std::uint32_t* off, std::uint64_t count, std::uint
                                             " passes the " + std::to_string(n) + " elements");
 }
 
+// run_options::tune.items: tiles per invocation of the spine (a test makes it small to cover several spine steps
+// with few tiles).
+std::uint32_t spine_items(const run_options& opt) {
+  if (opt.tune.items > 16) throw error(errc::invalid_argument, "tuning: items must be 1..16 for the segmented spine");
+  return opt.tune.items ? opt.tune.items : 16;
+}
+
 std::vector<std::uint32_t> read_offsets(context& ctx, const device_view& v) {
   std::vector<std::uint32_t> h(v.count);
   if (v.count == 0) return h;
@@ -99,6 +106,7 @@ void segmented_scan_run(context& ctx, WGPUCommandEncoder encoder, const range_re
   a.offsets = staged(ctx, offsets, keep);
   a.n_segments = offsets.count - 1;
   a.m = &m;
+  a.spine_items = spine_items(opt);
   a.exclusive = kind == scan_kind::exclusive;
   buffer down;
   if (!out.on_device) {
@@ -145,6 +153,7 @@ void segmented_reduce_run(context& ctx, WGPUCommandEncoder encoder, const range_
   a.offsets = staged(ctx, offsets, keep);
   a.n_segments = segs;
   a.m = &m;
+  a.spine_items = spine_items(opt);
   buffer down;
   if (!out.on_device) down = ctx.create_buffer(segs * 4);
   if (!in.on_device) ctx.finish();
@@ -213,6 +222,7 @@ std::uint64_t reduce_by_key_run(context& ctx, WGPUCommandEncoder encoder, const 
   a.ones = values == nullptr;
   if (values) a.values = staged(ctx, *values, keep);
   a.m = &m;
+  a.spine_items = spine_items(opt);
   a.mode = segmented_args::output::tails;
   a.capacity = capacity;
   buffer down_keys, down_sums;

@@ -22,6 +22,7 @@ struct segmented_args {
   bool exclusive = false;
   device_view out, sums, unique_keys;
   std::uint64_t capacity = 0;
+  std::uint32_t spine_items = 16;   // tiles per invocation of the spine (1..16)
 };
 
 /// The buffers a recorded segmented pass leaves behind: heads[words] counts broken offsets, tiles[runs_index]

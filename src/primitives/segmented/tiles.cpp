@@ -41,7 +41,8 @@ namespace {
 
 // The head passes do not depend on the monoid and the tile passes not on the key type: each is composed with a
 // fixed value of the other, so that fewer variants are compiled.
-const kernel& seg_kernel(context& ctx, const kernel_spec& spec, const monoid& value_monoid, dtype key_type) {
+const kernel& seg_kernel(context& ctx, const kernel_spec& spec, const monoid& value_monoid, dtype key_type,
+                         std::uint32_t spine_items = 16) {
   static const monoid plain(op::sum(), dtype::u32);
   const bool heads = &spec == &seg_heads_offsets_spec || &spec == &seg_heads_keys_spec;
   const monoid& m = heads ? plain : value_monoid;
@@ -50,7 +51,8 @@ const kernel& seg_kernel(context& ctx, const kernel_spec& spec, const monoid& va
   const std::string src = compose_wgsl(spec.file, m,
                                        {{"WG_SIZE", std::to_string(wg_size) + "u"},
                                         {"ITEMS", std::to_string(items) + "u"},
-                                        {"KEY_KIND", kk}});
+                                        {"KEY_KIND", kk},
+                                        {"SPINE_ITEMS", std::to_string(spine_items) + "u"}});
   return get_kernel(ctx, spec, src, /*trusted=*/heads || m.is_builtin());
 }
 
@@ -116,7 +118,7 @@ segmented_workspace record_segmented(recorder& rec, const segmented_args& a) {
 
   // Tile pairs, the spine, the tile scans.
   const auto& k_reduce = seg_kernel(ctx, seg_tile_reduce_spec, m, a.key_type);
-  const auto& k_spine = seg_kernel(ctx, seg_spine_spec, m, a.key_type);
+  const auto& k_spine = seg_kernel(ctx, seg_spine_spec, m, a.key_type, a.spine_items);
   const auto& k_scan = seg_kernel(ctx, seg_tile_scan_spec, m, a.key_type);
   const device_view& src = a.ones ? a.keys : a.values;
   auto chunk_params = [&](const chunk& ch) {
