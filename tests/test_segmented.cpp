@@ -4,6 +4,8 @@
 // the comparison is bit for bit.
 #include <webgpu/webgpu.h>
 
+#include <cstdlib>
+
 #include "common.hpp"
 
 namespace wgprim::test {
@@ -271,5 +273,128 @@ TEST(Segmented, SpineSteps) {
   EXPECT_THROW(segmented_reduce(ctx(), x, off, out, op::sum(), bad), error);
 }
 
+
+// ---- randomized differential test: random primitive x type x op x size x data x segment layout ----
+// WGPRIM_SEG_DIFF_CASES (default 60), WGPRIM_SEG_DIFF_SEED; a failure names the seed and the case.
+bool f32_near(std::uint32_t got, long double exact, long double abs_sum, std::size_t n) {
+  const float g = from_bits<float>(got);
+  if (!std::isfinite(static_cast<double>(exact))) return std::isnan(static_cast<double>(exact)) ? std::isnan(g) : g == static_cast<float>(exact);
+  const double h = 32.0 + 2.0 * std::ceil(static_cast<double>(n) / 2048.0);
+  return std::fabs(g - static_cast<double>(exact)) <= f32_sum_bound(h, static_cast<double>(abs_sum));
+}
+
+TEST(SegmentedDifferential, RandomCases) {
+  const char* ce = std::getenv("WGPRIM_SEG_DIFF_CASES");
+  const char* se = std::getenv("WGPRIM_SEG_DIFF_SEED");
+  const std::uint64_t cases = ce ? std::strtoull(ce, nullptr, 10) : 60, seed = se ? std::strtoull(se, nullptr, 10) : 7;
+  for (std::uint64_t index = 0; index < cases; ++index) {
+    std::mt19937_64 rng(seed * 0x9E3779B97F4A7C15ull + index);
+    const int prim = static_cast<int>(rng() % 5);  // segmented reduce, inclusive, exclusive, by key, histogram
+    const dtype t = static_cast<dtype>(rng() % 3);
+    const auto ops = ops_for(t);
+    const op o = ops[rng() % ops.size()];
+    const monoid m(o, t);
+    static const std::size_t edges[] = {0, 1, 2, 31, 32, 33, 2047, 2048, 2049, 4095, 4097, 65535, 65537};
+    const std::size_t n = rng() % 2 ? edges[rng() % 13] : rng() % (rng() % 4 ? 5000 : 200000);
+    // Data: random (f32 in +-100), constant, sorted, or with the type's extremes / NaN and Inf (not for f32 sums,
+    // whose error bound needs finite data).
+    auto x = make_data(t, n, static_cast<std::uint32_t>(rng()));
+    if (t == dtype::f32)
+      for (auto& v : x) v = to_bits(from_bits<float>(v) * 100.0f);
+    const int kind = static_cast<int>(rng() % 4);
+    if (kind == 1 && n) std::fill(x.begin(), x.end(), x[0]);
+    if (kind == 2) std::sort(x.begin(), x.end());
+    if (kind == 3 && n && !(t == dtype::f32 && m.is_sum()))
+      for (int k = 0; k < 5; ++k)
+        x[rng() % n] = t == dtype::f32 ? (rng() % 2 ? 0x7fc00000u : 0xff800000u) : (rng() % 2 ? 0xffffffffu : 0x80000000u);
+    const std::string what = "seed " + std::to_string(seed) + " case " + std::to_string(index) + " prim " +
+                             std::to_string(prim) + " kind " + std::to_string(kind) + " " + describe(m, n);
+    if (prim <= 2) {
+      auto off = make_offsets(n, static_cast<layout>(rng() % 5), static_cast<std::uint32_t>(rng()));
+      if (n < 8) off = {0, static_cast<std::uint32_t>(n)};
+      const std::size_t segs = off.size() - 1;
+      std::vector<std::uint32_t> want(prim == 0 ? segs : n), got(want.size(), 0xdeadbeefu);
+      with_type(t, [&](auto tag) {
+        using T = decltype(tag);
+        if (prim == 0) segmented_reduce(ctx(), typed<T>(x), off, typed_out<T>(got), o);
+        else if (prim == 1) segmented_inclusive_scan(ctx(), typed<T>(x), off, typed_out<T>(got), o);
+        else segmented_exclusive_scan(ctx(), typed<T>(x), off, typed_out<T>(got), o);
+      });
+      if (prim == 0) cpu::segmented_reduce(x.data(), off.data(), segs, want.data(), m);
+      else cpu::segmented_scan(x.data(), n, off.data(), segs, want.data(), m, prim == 2);
+      if (t == dtype::f32 && m.is_sum()) {
+        // Exact group sums: recompute the CPU twin's groups in long double.
+        std::vector<bool> start(n + 1, false);
+        if (n) start[0] = true;
+        for (auto s2 : off) if (s2 < n) start[s2] = true;
+        if (prim == 0) {
+          for (std::size_t s2 = 0; s2 < segs; ++s2) {
+            long double e = 0, a = 0;
+            for (std::uint32_t i = off[s2]; i < off[s2 + 1]; ++i) {
+              e += from_bits<float>(x[i]);
+              a += std::fabs(from_bits<float>(x[i]));
+            }
+            if (off[s2] == off[s2 + 1]) ASSERT_EQ(got[s2], want[s2]) << what << " segment " << s2;
+            else ASSERT_TRUE(f32_near(got[s2], e, a, n)) << what << " segment " << s2;
+          }
+        } else {
+          long double e = 0, a = 0;
+          for (std::size_t i = 0; i < n; ++i) {
+            if (start[i]) e = a = 0;
+            const long double e0 = e, a0 = a;
+            e += from_bits<float>(x[i]);
+            a += std::fabs(from_bits<float>(x[i]));
+            if (prim == 2 && start[i]) ASSERT_EQ(got[i], want[i]) << what << " i=" << i;
+            else ASSERT_TRUE(f32_near(got[i], prim == 1 ? e : e0, prim == 1 ? a : a0, n)) << what << " i=" << i;
+          }
+        }
+      } else {
+        for (std::size_t i = 0; i < want.size(); ++i) {
+          if (t == dtype::f32 && std::isnan(from_bits<float>(want[i]))) ASSERT_TRUE(std::isnan(from_bits<float>(got[i]))) << what << " i=" << i;
+          else ASSERT_EQ(got[i], want[i]) << what << " i=" << i;
+        }
+      }
+    } else if (prim == 3) {
+      const dtype kt = static_cast<dtype>(rng() % 3);
+      auto keys = make_keys(kt, n, static_cast<std::uint32_t>(rng()), 1 + static_cast<std::uint32_t>(rng() % 60));
+      std::vector<std::uint32_t> wk(n), ws(n), gk(n), gs(n);
+      const std::size_t want = cpu::reduce_by_key(keys.data(), kt, x.data(), n, wk.data(), ws.data(), m);
+      std::size_t got = 0;
+      with_type(kt, [&](auto ktag) {
+        using K = decltype(ktag);
+        with_type(t, [&](auto vtag) {
+          using V = decltype(vtag);
+          got = reduce_by_key(ctx(), typed<K>(keys), typed<V>(x), typed_out<K>(gk), typed_out<V>(gs), o);
+        });
+      });
+      ASSERT_EQ(got, want) << what;
+      std::size_t i = 0;
+      for (std::size_t r = 0; r < want; ++r) {
+        ASSERT_EQ(gk[r], wk[r]) << what << " run " << r;
+        long double e = 0, a = 0;
+        do {
+          e += t == dtype::f32 ? from_bits<float>(x[i]) : 0;
+          a += t == dtype::f32 ? std::fabs(from_bits<float>(x[i])) : 0;
+          ++i;
+        } while (i < n && cpu::keys_equal(kt, keys[i - 1], keys[i]));
+        if (t == dtype::f32 && m.is_sum()) ASSERT_TRUE(f32_near(gs[r], e, a, n)) << what << " run " << r;
+        else if (t == dtype::f32 && std::isnan(from_bits<float>(ws[r]))) ASSERT_TRUE(std::isnan(from_bits<float>(gs[r]))) << what;
+        else ASSERT_EQ(gs[r], ws[r]) << what << " run " << r;
+      }
+    } else {
+      const std::size_t bins = rng() % 3 ? 1 + rng() % 300 : 1 + rng() % 70000;
+      double lo = std::uniform_real_distribution<double>(-200, 100)(rng), hi = lo + std::uniform_real_distribution<double>(0, 300)(rng);
+      if (t == dtype::u32 && rng() % 2) { lo = std::ldexp(static_cast<double>(rng() % 1000), 22); hi = lo + std::ldexp(1.0, 30); }
+      if (t != dtype::f32) for (auto& v : x) v = t == dtype::i32 ? static_cast<std::uint32_t>(static_cast<std::int32_t>(v) % 300) : (rng() % 2 ? v : v % 300);
+      std::vector<std::uint32_t> want(bins), got(bins);
+      cpu::histogram(x.data(), n, t, cpu::histogram_edges(bins, lo, hi), want.data());
+      with_type(t, [&](auto tag) {
+        using T = decltype(tag);
+        histogram_even(ctx(), typed<T>(x), got, bins, lo, hi);
+      });
+      ASSERT_EQ(got, want) << what << " bins " << bins << " range " << lo << ":" << hi;
+    }
+  }
+}
 }  // namespace
 }  // namespace wgprim::test
