@@ -164,33 +164,27 @@ fn keys_equal(a: u32, b: u32) -> bool {
   return a == b;
 }
 
-// One invocation builds one bitmap word (32 consecutive keys; chunks start at multiples of 32).
+// One invocation per key (coalesced loads); only run starts touch the bitmap (the dispatch layer clears it).
 @compute @workgroup_size(WG_SIZE)
 fn heads_from_keys(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-  let w = gid.y * nwg.x * WG_SIZE + gid.x;  // word within the chunk
-  let first = w * 32u;
-  if (first >= params.n) {
+  let i = gid.y * nwg.x * WG_SIZE + gid.x;  // element within the chunk
+  if (i >= params.n) {
     return;
   }
-  var prev = 0u;
-  if (first > 0u) {
-    prev = aux[first - 1u];
-  } else if (params.elem_base > 0u) {
-    prev = atomicLoad(&tiles[6u * params.tiles_total + 1u + params.chunk_index]);  // the key before this chunk
-  }
-  var word = 0u;
-  for (var k = 0u; k < 32u; k += 1u) {
-    let i = first + k;
-    if (i >= params.n) {
-      break;
+  let g = params.elem_base + i;
+  var head = g == 0u;
+  if (!head) {
+    var prev: u32;
+    if (i > 0u) {
+      prev = aux[i - 1u];
+    } else {
+      prev = atomicLoad(&tiles[6u * params.tiles_total + 1u + params.chunk_index]);  // the key before this chunk
     }
-    let key = aux[i];
-    if ((params.elem_base == 0u && i == 0u) || !keys_equal(prev, key)) {
-      word |= 1u << k;
-    }
-    prev = key;
+    head = !keys_equal(prev, aux[i]);
   }
-  atomicStore(&heads[params.elem_base / 32u + w], word);
+  if (head) {
+    atomicOr(&heads[g / 32u], 1u << (g % 32u));
+  }
 }
 
 @compute @workgroup_size(WG_SIZE)

@@ -96,7 +96,7 @@ segmented_workspace record_segmented(recorder& rec, const segmented_args& a) {
       p.elem_base = u32(ch.first);
       p.chunk_index = u32(c);
       std::uint32_t gx, gy;
-      grid_for(ctx, ((ch.count + 31) / 32 + wg_size - 1) / wg_size, gx, gy);
+      grid_for(ctx, (ch.count + wg_size - 1) / wg_size, gx, gy);
       rec.dispatch(k, {rec.params(p), none, bind(a.keys, ch.first, ch.count), bind(ws.heads), bind(ws.tiles), none5, none6},
                    gx, gy);
     }
