@@ -17,7 +17,7 @@
 namespace wgprim::detail {
 
 namespace {
-constexpr std::uint32_t wg_size = 256, items = 8, tile = wg_size * items;
+constexpr std::uint32_t wg_size = 256, items = 16, tile = wg_size * items;
 
 struct seg_params {
   std::uint32_t n, n_total, elem_base, tile_base, tiles_total, grid_x, mode, exclusive, ones, win_first, win_count,
