@@ -106,6 +106,17 @@ fn bin_of(bits: u32, lo_key: u32, hi_key: u32) -> u32 {
   return lo;
 }
 
+fn add_to_bin(b: u32, c: u32) {
+  if (b == NONE || c == 0u) {
+    return;
+  }
+  if (PRIVATE_BINS > 0u) {
+    atomicAdd(&wg_bins[b], c);
+  } else {
+    atomicAdd(&counts[b], c);
+  }
+}
+
 @compute @workgroup_size(WG_SIZE)
 fn histogram(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid: vec3<u32>,
              @builtin(num_workgroups) nwg: vec3<u32>) {
@@ -120,16 +131,20 @@ fn histogram(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid
     let lo_key = edge_key(0u);
     let hi_key = edge_key(reach);
     let stride = nwg.x * WG_SIZE;
+    // Consecutive values of one invocation that land in the same bin are added at once: data with long runs of
+    // one bin (sorted, constant) then costs one atomic per run instead of one per value.
+    var run_bin = NONE;
+    var run_count = 0u;
     for (var i = wid.x * WG_SIZE + l; i < params.n; i += stride) {
       let b = bin_of(src[i], lo_key, hi_key);
-      if (b != NONE) {
-        if (PRIVATE_BINS > 0u) {
-          atomicAdd(&wg_bins[b], 1u);
-        } else {
-          atomicAdd(&counts[b], 1u);
-        }
+      if (b != run_bin) {
+        add_to_bin(run_bin, run_count);
+        run_bin = b;
+        run_count = 0u;
       }
+      run_count += 1u;
     }
+    add_to_bin(run_bin, run_count);
   }
   if (PRIVATE_BINS > 0u) {
     workgroupBarrier();
