@@ -80,6 +80,14 @@ TEST(Histogram, F32ValuesAtEveryEdge) {
   for (std::size_t bins : {1u, 3u, 10u, 1000u, 65536u})
     for (range r : {range{-500, 500}, range{0.1, 0.7}, range{-1e-3, 3e7}, range{1, 1}, range{-3.3, -3.2999}}) {
       auto e = cpu::histogram_edges(bins, r.lo, r.hi);
+      bool distinct = true;
+      for (std::size_t i = 0; i + 1 < e.size(); ++i) distinct &= static_cast<float>(e[i]) < static_cast<float>(e[i + 1]);
+      if (!distinct) {  // bins narrower than a float's spacing: NumPy refuses them, and so does wgprim
+        std::vector<float> one = {1.0f};
+        std::vector<std::uint32_t> c(bins);
+        EXPECT_THROW(histogram_even(ctx(), one, c, bins, r.lo, r.hi), error) << bins << " " << r.lo << ":" << r.hi;
+        continue;
+      }
       std::vector<std::uint32_t> x;
       for (double d : e) {
         float f = static_cast<float>(d);
@@ -91,10 +99,8 @@ TEST(Histogram, F32ValuesAtEveryEdge) {
       auto got = gpu_even(ctx(), dtype::f32, x, bins, r.lo, r.hi);
       ASSERT_EQ(got, want) << "bins=" << bins << " range " << r.lo << ":" << r.hi << ": " << first_diff(got, want);
       // Every edge value itself is counted (the last in the last bin), the one below the first and the one above
-      // the last are not (when the float edges are distinct: narrow bins collapse edges onto one float).
-      bool distinct = true;
-      for (std::size_t i = 0; i + 1 < e.size(); ++i) distinct &= static_cast<float>(e[i]) < static_cast<float>(e[i + 1]);
-      if (distinct) EXPECT_EQ(total(got), x.size() - 2) << "bins=" << bins << " range " << r.lo << ":" << r.hi;
+      // the last are not.
+      EXPECT_EQ(total(got), x.size() - 2) << "bins=" << bins << " range " << r.lo << ":" << r.hi;
       if (bins == 1000 && r.lo == -500) {
         // Exactly at an inner edge goes to the bin on its right: bin i gets edge i, the ulp above it, and the ulp
         // below edge i + 1.

@@ -31,6 +31,12 @@ kernel_edges even_edges(dtype t, std::uint64_t bins, double lo, double hi) {
     throw error(errc::invalid_argument, "histogram: the range must be finite");
   if (lo > hi) throw error(errc::invalid_argument, "histogram: the range's low end exceeds its high end");
   const std::vector<double> e = cpu::histogram_edges(bins, lo, hi);
+  // NumPy refuses bins narrower than its edge type can tell apart (its edges: float for f32 input, double else).
+  for (std::uint64_t i = 0; i < bins; ++i)
+    if (t == dtype::f32 ? !(static_cast<float>(e[i]) < static_cast<float>(e[i + 1])) : !(e[i] < e[i + 1]))
+      throw error(errc::invalid_argument, "histogram: too many bins for the range (edges " + std::to_string(i) +
+                                              " and " + std::to_string(i + 1) + " are equal as " +
+                                              (t == dtype::f32 ? "float" : "double") + ", as NumPy refuses too)");
   kernel_edges k;
   if (t == dtype::f32) {
     for (double v : e) k.bits.push_back(to_bits(static_cast<float>(v)));
