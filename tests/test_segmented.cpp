@@ -113,6 +113,15 @@ TEST(Segmented, Layouts) {
   segmented_reduce(ctx(), x, off, none);
   segmented_inclusive_scan(ctx(), x, off, out);
   EXPECT_EQ(out, (std::vector<std::uint32_t>{1, 3, 6}));
+  // Zero segments starting past 0: [0, 1) and [1, 3) are groups of their own; past n is an error.
+  std::vector<std::uint32_t> off1 = {1}, off4 = {4};
+  segmented_inclusive_scan(ctx(), x, off1, out);
+  EXPECT_EQ(out, (std::vector<std::uint32_t>{1, 2, 5}));
+  device_vector<std::uint32_t> d_x(ctx(), x), d_off1(ctx(), off1), d_off4(ctx(), off4), d_out(ctx(), 3);
+  segmented_exclusive_scan(ctx(), d_x, d_off1, d_out);
+  EXPECT_EQ(d_out.to_host(), (std::vector<std::uint32_t>{0, 0, 2}));
+  EXPECT_THROW(segmented_inclusive_scan(ctx(), d_x, d_off4, d_out), error);
+  EXPECT_THROW(segmented_inclusive_scan(ctx(), x, off4, out), error);
 }
 
 TEST(Segmented, PastOneBinding) {

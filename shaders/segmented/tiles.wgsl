@@ -37,7 +37,7 @@ struct seg_params {
   win_count: u32,
   chunk_index: u32,
   words: u32,      // bitmap words; heads[words] counts broken offsets
-  last_segment: u32,  // global index of the last segment (heads_from_offsets)
+  last_segment: u32,  // heads_from_offsets: global index of the last offset (n_segments)
   src_first: u32,  // gather: global index of src's first element
   src_count: u32,
 }
@@ -128,27 +128,34 @@ fn fold_items(first: u32) -> seg_pair {
   return p;
 }
 
+// One invocation per offset (params.n offsets in this chunk, global indices from elem_base; the last offset's
+// index is last_segment).
 @compute @workgroup_size(WG_SIZE)
 fn heads_from_offsets(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-  let s = gid.y * nwg.x * WG_SIZE + gid.x;  // local segment index
+  let s = gid.y * nwg.x * WG_SIZE + gid.x;  // local offset index
   if (s >= params.n) {
     return;
   }
   let g = params.elem_base + s;
-  let o = aux[s];
-  let e = aux[s + 1u];
   if (g == 0u && params.n_total > 0u) {
     atomicOr(&heads[0], 1u);
   }
-  if (o > e || (g == params.last_segment && e > params.n_total)) {
+  let o = aux[s];
+  if (g == params.last_segment) {  // the end of the last segment: what follows is a group of its own
+    if (o > params.n_total) {
+      atomicAdd(&heads[params.words], 1u);
+    } else if (o < params.n_total) {
+      atomicOr(&heads[o / 32u], 1u << (o % 32u));
+    }
+    return;
+  }
+  let e = aux[s + 1u];
+  if (o > e) {
     atomicAdd(&heads[params.words], 1u);
     return;
   }
   if (o < e && o < params.n_total) {
     atomicOr(&heads[o / 32u], 1u << (o % 32u));
-  }
-  if (g == params.last_segment && e < params.n_total) {
-    atomicOr(&heads[e / 32u], 1u << (e % 32u));
   }
 }
 

@@ -102,12 +102,13 @@ segmented_workspace record_segmented(recorder& rec, const segmented_args& a) {
     }
   } else {
     const auto& k = seg_kernel(ctx, seg_heads_offsets_spec, m, a.key_type);
-    const std::uint64_t per = elements_per_binding(ctx, 4, 64) - 64;  // + 1 offset per chunk must fit
-    for (const chunk& ch : chunks_of(a.n_segments, per)) {
+    // One invocation per offset; a chunk's binding reaches one offset further (the end of its last segment).
+    const std::uint64_t per = elements_per_binding(ctx, 4, 64) - 64;
+    for (const chunk& ch : chunks_of(a.n_segments + 1, per)) {
       seg_params p = base;
       p.n = u32(ch.count);
       p.elem_base = u32(ch.first);
-      p.last_segment = u32(a.n_segments - 1);
+      p.last_segment = u32(a.n_segments);
       std::uint32_t gx, gy;
       grid_for(ctx, (ch.count + wg_size - 1) / wg_size, gx, gy);
       rec.dispatch(k, {rec.params(p), none, bind(a.offsets, ch.first, ch.count + 1), bind(ws.heads), bind(ws.tiles),
