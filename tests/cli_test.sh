@@ -119,6 +119,53 @@ PY
   && ok || bad "f32 sum of squares 200000"
 "$W" reduce --generate uniform:200000:4 --transform 'u32(a * 100.0)' --op max --json | grep -q '"matches_cpu":true' \
   && ok || bad "transform + max"
+# histogram: NumPy's rules (half-open bins, the last closed, NaN and outside not counted), even and uneven bins
+printf '0\n0.5\n1\n1.5\n2\n2.5\n3\nnan\n-1\n4\n' >"$T/h.csv"
+"$W" histogram --input "$T/h.csv" --bins 3 --range 0:3 --output "$T/hc.csv" --json >"$T/h.json" 2>"$T/err" \
+  && [ "$(tr '\n' ' ' <"$T/hc.csv")" = "2 2 3 " ] && ok || bad "histogram even: $(cat "$T/err") $(cat "$T/hc.csv")"
+python3 - "$T/h.json" <<'PY' && ok || bad "histogram json keys"
+import json, sys
+j = json.load(open(sys.argv[1]))
+for k in "type n bins counted algorithm adapter mismatches gpu_ms upload_ms cpu_ms range".split():
+    assert k in j, k
+assert j["mismatches"] == 0 and j["counted"] == 7 and j["n"] == 10
+PY
+printf '0\n1\n2.5\n3\n' >"$T/lv.csv"
+"$W" histogram --input "$T/h.csv" --levels "$T/lv.csv" --output "$T/hc2.csv" >/dev/null 2>"$T/err" \
+  && [ "$(tr '\n' ' ' <"$T/hc2.csv")" = "2 3 2 " ] && ok || bad "histogram levels: $(cat "$T/err")"
+expect_error "histogram reversed range" histogram --input "$T/h.csv" --bins 3 --range 3:0
+expect_error "histogram bad range" histogram --input "$T/h.csv" --bins 3 --range 0:x
+printf '0\n2\n1\n' >"$T/lvbad.csv"
+expect_error "histogram decreasing levels" histogram --input "$T/h.csv" --levels "$T/lvbad.csv"
+
+# segmented reduce/scan, reduce-by-key, run-length encoding
+printf '1\n2\n3\n4\n5\n6\n' >"$T/sv.csv"
+printf '0\n2\n2\n5\n' >"$T/so.csv"
+"$W" reduce --input "$T/sv.csv" --segments "$T/so.csv" --output "$T/sr.csv" --json >"$T/sr.json" 2>"$T/err" \
+  && [ "$(tr '\n' ' ' <"$T/sr.csv")" = "3 0 12 " ] && ok || bad "segmented reduce: $(cat "$T/err")"
+python3 - "$T/sr.json" <<'PY' && ok || bad "segmented reduce json"
+import json, sys
+j = json.load(open(sys.argv[1]))
+for k in "op type n segments algorithm adapter mismatches gpu_ms upload_ms cpu_ms".split():
+    assert k in j, k
+assert j["mismatches"] == 0 and j["segments"] == 3
+PY
+"$W" scan --input "$T/sv.csv" --segments "$T/so.csv" --exclusive --output "$T/ss.csv" >/dev/null 2>"$T/err" \
+  && [ "$(tr '\n' ' ' <"$T/ss.csv")" = "0 1 0 3 7 0 " ] && ok || bad "segmented scan: $(cat "$T/err")"
+printf '7\n7\n3\n3\n3\n7\n' >"$T/sk.csv"
+"$W" reduce --keys "$T/sk.csv" --input "$T/sv.csv" --output "$T/rs.csv" --keys-output "$T/rk.csv" --json \
+  >"$T/rk.json" 2>"$T/err" && [ "$(tr '\n' ' ' <"$T/rs.csv")" = "3 12 6 " ] \
+  && [ "$(tr '\n' ' ' <"$T/rk.csv")" = "7 3 7 " ] && grep -q '"runs":3' "$T/rk.json" && ok || bad "reduce by key: $(cat "$T/err")"
+"$W" rle --input "$T/sk.csv" --output "$T/rv.csv" --counts-output "$T/rc.csv" --json >"$T/rle.json" 2>"$T/err" \
+  && [ "$(tr '\n' ' ' <"$T/rv.csv")" = "7 3 7 " ] && [ "$(tr '\n' ' ' <"$T/rc.csv")" = "2 3 1 " ] && ok \
+  || bad "rle: $(cat "$T/err")"
+printf '0\n5\n2\n' >"$T/sbad.csv"
+expect_error "segments decrease" reduce --input "$T/sv.csv" --segments "$T/sbad.csv"
+printf '0\n7\n' >"$T/spast.csv"
+expect_error "segments pass n" scan --input "$T/sv.csv" --segments "$T/spast.csv"
+expect_error "reduce output without segments" reduce --input "$T/sv.csv" --output "$T/x.csv"
+printf '1\n2\n' >"$T/sk2.csv"
+expect_error "keys and values differ in length" reduce --keys "$T/sk2.csv" --input "$T/sv.csv"
 
 # --- error classes
 printf 'not numpy at all' >"$T/bad.npy"

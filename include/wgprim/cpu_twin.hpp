@@ -38,3 +38,32 @@ double abs_sum_f32(const float* x, std::size_t n);
 void stable_sort(std::uint32_t* keys, std::size_t n, dtype t, bool descending, std::uint32_t* values = nullptr);
 
 }  // namespace wgprim::cpu
+
+// ---- histogram (src/core/cpu_twin_histogram.cpp) ----
+namespace wgprim::cpu {
+/// NumPy's even bin edges for np.histogram(x, bins, range=(lo, hi)): np.linspace(lo, hi, bins + 1) in double
+/// (i * step + lo, the last edge = hi), after NumPy's widening of an empty range (lo == hi).
+std::vector<double> histogram_edges(std::size_t bins, double lo, double hi);
+/// np.histogram over raw values of type t with the given edges (double; rounded to float first for f32 input,
+/// as NumPy's edges take the input's float type): counts[i] for edge[i] <= x < edge[i+1], the last bin closed.
+void histogram(const std::uint32_t* x, std::size_t n, dtype t, const std::vector<double>& edges,
+               std::uint32_t* counts);
+}  // namespace wgprim::cpu
+
+// ---- segmented reduce/scan, reduce-by-key, run-length encoding (src/core/cpu_twin_segmented.cpp) ----
+namespace wgprim::cpu {
+/// out[s] = the reduction of x[offsets[s] .. offsets[s+1]) (identity when empty), s < n_segments.
+void segmented_reduce(const std::uint32_t* x, const std::uint32_t* offsets, std::size_t n_segments,
+                      std::uint32_t* out, const monoid& m);
+/// The scan restarts at every segment start; elements before offsets[0] and from offsets[n_segments] on form
+/// groups of their own.
+void segmented_scan(const std::uint32_t* x, std::size_t n, const std::uint32_t* offsets, std::size_t n_segments,
+                    std::uint32_t* out, const monoid& m, bool exclusive);
+/// Whether two keys of type t are equal (floats: NaN equals nothing, -0 equals +0).
+bool keys_equal(dtype t, std::uint32_t a, std::uint32_t b);
+/// Runs of equal consecutive keys: their key and the reduction of their values; returns the number of runs.
+std::size_t reduce_by_key(const std::uint32_t* keys, dtype key_type, const std::uint32_t* values, std::size_t n,
+                          std::uint32_t* unique_keys, std::uint32_t* sums, const monoid& m);
+std::size_t run_length_encode(const std::uint32_t* x, dtype t, std::size_t n, std::uint32_t* values,
+                              std::uint32_t* counts);
+}  // namespace wgprim::cpu

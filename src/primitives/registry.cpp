@@ -1,6 +1,8 @@
 // The algorithm registry and the list of kernel contracts: adding an algorithm or a kernel is one line here.
 #include "primitives/arg_reduce/arg_reduce.hpp"
+#include "primitives/histogram/histogram.hpp"
 #include "primitives/primitive.hpp"
+#include "primitives/segmented/segmented.hpp"
 #include "primitives/reduce/reduce.hpp"
 #include "primitives/scan/scan.hpp"
 #include "primitives/sort/sort.hpp"
@@ -26,6 +28,15 @@ const std::vector<algorithm_entry>& algorithm_registry() {
        true, true},
       {"sort", "reduce-then-scan", "LSD radix, per digit: tile counts, scan (record_scan), scatter of sorted tiles",
        false, false, false},
+      {"histogram", "atomic", "atomic counts: workgroup-private bins where they fit, global atomics beyond", true,
+       true, false},
+      {"segmented_reduce", "tiles", "segmented scan over head flags (tiles, one spine workgroup), then a gather",
+       true, true, false},
+      {"segmented_scan", "tiles", "flag-value pairs scanned per tile, one spine workgroup, tiles rescanned", true,
+       true, false},
+      {"reduce_by_key", "tiles", "heads where keys change, the segmented tile scan, run tails scattered", true,
+       true, false},
+      {"run_length_encode", "tiles", "reduce_by_key of ones over the input as keys", true, true, false},
   };
   return entries;
 }
@@ -38,6 +49,8 @@ const std::vector<const kernel_spec*>& kernel_specs() {
       &scan_seed_blocks_spec, &scan_seed_add_spec, &scan_seed_carry_spec, &copy_spec,
       &arg_reduce_partials_spec, &arg_reduce_final_spec,
       &sort_histogram_spec,   &sort_rts_count_spec, &sort_rts_scatter_spec, &sort_onesweep_spec,
+      &histogram_atomic_spec, &seg_heads_offsets_spec, &seg_heads_keys_spec, &seg_tile_reduce_spec,
+      &seg_spine_spec,        &seg_tile_scan_spec,  &seg_gather_spec,
   };
   return specs;
 }

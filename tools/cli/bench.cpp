@@ -4,6 +4,7 @@
 #include "bench.hpp"
 #include "cmd_arg_reduce.hpp"
 #include "cmd_transform_reduce.hpp"
+#include "cmd_hist.hpp"
 
 #include <fmt/core.h>
 #include <unistd.h>
@@ -16,6 +17,7 @@
 #include <chrono>
 #include <random>
 
+#include "cmd_hist.hpp"
 #include "plot.hpp"
 #include "wgprim/io.hpp"
 #include "wgprim/wgprim.hpp"
@@ -163,6 +165,7 @@ int cmd_bench(const bench_args& a) {
   for (auto& r : sort_bench_rows(ctx, n_max, wants)) cases.push_back({r.primitive, r.algorithm, r.type, "-", r.bytes_per_element, r.run});
   add_arg_reduce_bench_cases(ctx, in, wants, cases);
   add_transform_reduce_bench_cases(ctx, in, wants, cases);
+  add_hist_bench_cases(ctx, n_max, cases, wants);
   if (wants("copy", "copy")) {
     bench_case c{"copy", "wgsl-copy", "u32", "-", 8, nullptr, nullptr, nullptr};
     c.run = [&](std::size_t n) {

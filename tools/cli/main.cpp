@@ -17,6 +17,7 @@
 #include "bench.hpp"
 #include "cmd_arg_reduce.hpp"
 #include "cmd_transform_reduce.hpp"
+#include "cmd_hist.hpp"
 #include "plot.hpp"
 #include "wgprim/io.hpp"
 #include "wgprim/wgprim.hpp"
@@ -635,6 +636,9 @@ int main(int argc, char** argv) {
   add_common(demo);
   demo->add_option("--plot-dir", c.plot, "also draw the two pictures (PNG) into this folder");
 
+  const cli_command hist_cmd = add_histogram_command(app), rle_cmd = add_rle_command(app);
+  const cli_command seg_cmd = add_segmented_options(
+      red, sc, {&c.adapter, &c.input, &c.generate, &c.type, &c.op, &c.identity, &c.output, &c.json, &c.exclusive, &c.repeat});
   bench_args ba;
   auto* bench = app.add_subcommand("bench", "GB/s of every algorithm over n = 2^min..2^max, and a copy kernel");
   bench->add_option("--adapter", ba.adapter, "adapter name substring");
@@ -661,6 +665,9 @@ int main(int argc, char** argv) {
   }
   try {
     if (info->parsed()) return cmd_info(c);
+    if (hist_cmd.app->parsed()) return hist_cmd.run();
+    if (rle_cmd.app->parsed()) return rle_cmd.run();
+    if (red->parsed() || sc->parsed()) if (int r = seg_cmd.run(); r >= 0) return r;
     if (red->parsed()) return cmd_reduce(c);
     if (sc->parsed()) return cmd_scan(c);
     if (so->parsed()) return run_sort_command();

@@ -1,0 +1,158 @@
+// Histogram by atomic increments. Every value is mapped to an order-preserving u32 key (f32: -0 taken as +0,
+// negative values bit-inverted, positive ones with the sign bit set; i32: sign bit flipped; u32: itself), so
+// that comparing a value with a bin edge is an exact integer comparison and no driver rounding (fused or
+// reassociated float arithmetic) can move a value across an edge.
+//
+// Contract: edges[0..reach] hold the edges as values of the input type. A value x is counted when
+// key(edges[0]) <= key(x) <= key(edges[reach]) and is not NaN, in the bin b < reach with the largest
+// key(edges[b]) <= key(x). reach == 0 counts nothing. (The dispatch layer turns NumPy's edges into these: for
+// integer input, edge i becomes ceil(edge i), and edges[reach] the largest integer <= the upper bound.)
+// The bin is found from an estimate ((x - lo) * scale for f32, (key - key(lo)) * scale for integers) moved by at
+// most FIXUP steps to the edges' bracket, else by binary search: the estimate only decides the speed.
+// PRIVATE_BINS > 0: counts gather first in workgroup memory (PRIVATE_BINS >= reach) and are added to the
+// global counts once per workgroup; 0: every value is one global atomic add. Elements are taken in a
+// grid-stride loop over this dispatch's chunk.
+
+const NONE: u32 = 0xffffffffu;
+const FIXUP: u32 = 2u;
+
+struct hist_params {
+  n: u32,
+  reach: u32,
+  use_estimate: u32,
+  pad: u32,
+  lo: f32,
+  scale: f32,
+  pad1: u32,
+  pad2: u32,
+}
+
+@group(0) @binding(0) var<uniform> params: hist_params;
+@group(0) @binding(1) var<storage, read> src: array<u32>;
+@group(0) @binding(2) var<storage, read> edges: array<u32>;
+@group(0) @binding(3) var<storage, read_write> counts: array<atomic<u32>>;
+
+var<workgroup> wg_bins: array<atomic<u32>, PRIVATE_SIZE>;
+
+fn key_of(bits: u32) -> u32 {
+  if (KIND == 0u) {
+    var b = bits;
+    if (b == 0x80000000u) {
+      b = 0u;  // -0 == +0
+    }
+    if ((b & 0x80000000u) != 0u) {
+      return ~b;
+    }
+    return b | 0x80000000u;
+  }
+  if (KIND == 1u) {
+    return bits ^ 0x80000000u;
+  }
+  return bits;
+}
+
+fn edge_key(i: u32) -> u32 {
+  return key_of(edges[i]);
+}
+
+// Bin b brackets k: key(edges[b]) <= k, and k < key(edges[b + 1]) unless b is the last reachable bin.
+fn brackets(b: u32, k: u32) -> bool {
+  return edge_key(b) <= k && (b + 1u == params.reach || k < edge_key(b + 1u));
+}
+
+fn bin_of(bits: u32, lo_key: u32, hi_key: u32) -> u32 {
+  if (KIND == 0u && (bits & 0x7fffffffu) > 0x7f800000u) {
+    return NONE;  // NaN
+  }
+  let k = key_of(bits);
+  if (k < lo_key || k > hi_key) {
+    return NONE;
+  }
+  let last = params.reach - 1u;
+  var b = 0u;
+  if (params.use_estimate != 0u) {
+    var d: f32;
+    if (KIND == 0u) {
+      d = (bitcast<f32>(bits) - params.lo) * params.scale;
+    } else {
+      d = f32(k - lo_key) * params.scale;
+    }
+    b = u32(clamp(d, 0.0, f32(last)));
+    b = min(b, last);
+  }
+  for (var s = 0u; s < FIXUP; s += 1u) {
+    if (b > 0u && k < edge_key(b)) {
+      b -= 1u;
+    } else if (b < last && k >= edge_key(b + 1u)) {
+      b += 1u;
+    } else {
+      return b;
+    }
+  }
+  if (brackets(b, k)) {
+    return b;
+  }
+  // Binary search: the largest b in [0, reach) with key(edges[b]) <= k (key(edges[0]) <= k holds).
+  var lo = 0u;
+  var hi = params.reach;
+  for (var it = 0u; it < 33u && hi - lo > 1u; it += 1u) {
+    let mid = lo + (hi - lo) / 2u;
+    if (edge_key(mid) <= k) {
+      lo = mid;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
+fn add_to_bin(b: u32, c: u32) {
+  if (b == NONE || c == 0u) {
+    return;
+  }
+  if (PRIVATE_BINS > 0u) {
+    atomicAdd(&wg_bins[b], c);
+  } else {
+    atomicAdd(&counts[b], c);
+  }
+}
+
+@compute @workgroup_size(WG_SIZE)
+fn histogram(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid: vec3<u32>,
+             @builtin(num_workgroups) nwg: vec3<u32>) {
+  if (PRIVATE_BINS > 0u) {
+    for (var j = l; j < PRIVATE_BINS; j += WG_SIZE) {
+      atomicStore(&wg_bins[j], 0u);
+    }
+    workgroupBarrier();
+  }
+  let reach = params.reach;
+  if (reach > 0u) {
+    let lo_key = edge_key(0u);
+    let hi_key = edge_key(reach);
+    let stride = nwg.x * WG_SIZE;
+    // Consecutive values of one invocation that land in the same bin are added at once: data with long runs of
+    // one bin (sorted, constant) then costs one atomic per run instead of one per value.
+    var run_bin = NONE;
+    var run_count = 0u;
+    for (var i = wid.x * WG_SIZE + l; i < params.n; i += stride) {
+      let b = bin_of(src[i], lo_key, hi_key);
+      if (b != run_bin) {
+        add_to_bin(run_bin, run_count);
+        run_bin = b;
+        run_count = 0u;
+      }
+      run_count += 1u;
+    }
+    add_to_bin(run_bin, run_count);
+  }
+  if (PRIVATE_BINS > 0u) {
+    workgroupBarrier();
+    for (var j = l; j < min(reach, PRIVATE_BINS); j += WG_SIZE) {
+      let c = atomicLoad(&wg_bins[j]);
+      if (c != 0u) {
+        atomicAdd(&counts[j], c);
+      }
+    }
+  }
+}

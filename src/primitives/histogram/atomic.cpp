@@ -1,0 +1,56 @@
+// The atomic histogram: one dispatch per storage-binding chunk of the input; workgroup-private bins when
+// they fit in workgroup memory (one global add per bin and workgroup), global atomics beyond.
+#include <algorithm>
+
+#include "core/wgsl_compose.hpp"
+#include "primitives/histogram/histogram.hpp"
+#include "primitives/histogram/policy.hpp"
+
+namespace wgprim::detail {
+
+struct histogram_params {
+  std::uint32_t n, reach, use_estimate, pad;
+  float lo, scale;
+  std::uint32_t pad1, pad2;
+};
+static_assert(sizeof(histogram_params) == 32);
+const kernel_spec histogram_atomic_spec{"histogram/atomic.wgsl",
+                                        "histogram",
+                                        {slot::uniform, slot::storage_read, slot::storage_read, slot::storage_rw},
+                                        sizeof(histogram_params)};
+
+histogram_policy histogram_policy_for(const context& ctx, std::uint64_t bins) {
+  histogram_policy p;
+  // On a CPU adapter a few threads run the workgroups in turn: more workgroups only add private-bin flushes.
+  if (ctx.adapter().kind == adapter_kind::cpu) p.max_workgroups = 64;
+  std::uint64_t size = 64;
+  while (size < bins) size *= 2;
+  // Workgroup memory: 32 KiB on lavapipe (8,192 bins), 48 KiB or more on NVIDIA; keep 1 KiB for the compiler.
+  const std::uint64_t budget = ctx.limits().max_compute_workgroup_storage_size;
+  if (size * 4 + 1024 <= budget) p.private_bins = static_cast<std::uint32_t>(size);
+  return p;
+}
+
+void record_histogram(recorder& rec, const histogram_args& a) {
+  context& ctx = rec.ctx();
+  const histogram_policy pol = histogram_policy_for(ctx, a.bins);
+  static const monoid dummy(op::sum(), dtype::u32);  // the prelude's T is unused here
+  const char* kind = a.type == dtype::f32 ? "0u" : a.type == dtype::i32 ? "1u" : "2u";
+  const std::string src = compose_wgsl(
+      histogram_atomic_spec.file, dummy,
+      {{"WG_SIZE", std::to_string(pol.wg_size) + "u"}, {"KIND", kind},
+       {"PRIVATE_BINS", std::to_string(pol.private_bins) + "u"},
+       {"PRIVATE_SIZE", std::to_string(std::max<std::uint32_t>(pol.private_bins, 1)) + "u"}});
+  const auto& k = get_kernel(ctx, histogram_atomic_spec, src, /*trusted=*/true);
+  // Each workgroup takes at least 16 values per invocation and, with private bins, 8 per bin, so that the
+  // per-workgroup flush stays small next to the counting.
+  const std::uint64_t per_wg = std::max<std::uint64_t>(std::uint64_t(pol.wg_size) * 16, std::uint64_t(pol.private_bins) * 8);
+  for (const chunk& c : chunks_of(a.in.count, elements_per_binding(ctx, 4, 64))) {
+    histogram_params p{static_cast<std::uint32_t>(c.count), a.reach, a.use_estimate ? 1u : 0u, 0, a.lo, a.scale, 0, 0};
+    const std::uint64_t groups = std::min<std::uint64_t>(pol.max_workgroups, (c.count + per_wg - 1) / per_wg);
+    rec.dispatch(k, {rec.params(p), bind(a.in, c.first, c.count), bind(a.edges), bind(a.counts)},
+                 static_cast<std::uint32_t>(std::max<std::uint64_t>(groups, 1)));
+  }
+}
+
+}  // namespace wgprim::detail

@@ -1,0 +1,181 @@
+// Dispatch layer of the histogram: checks the arguments, turns NumPy's bin edges into the kernel's (exact key
+// comparisons, see shaders/histogram/atomic.wgsl), moves host data, records the counting into a cleared
+// temporary and copies the counts out.
+#include "primitives/histogram/histogram.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <limits>
+
+#include "wgprim/cpu_twin.hpp"
+#include "wgprim/error.hpp"
+
+namespace wgprim::detail {
+
+namespace {
+
+constexpr std::uint64_t max_bins = std::uint64_t(1) << 24;
+
+struct kernel_edges {
+  std::vector<std::uint32_t> bits;  // reach + 1 values of the input type
+  std::uint32_t reach = 0;
+  bool use_estimate = false;
+  float lo = 0, scale = 0;
+};
+
+// Even bins: NumPy's edges, for f32 input rounded to float (NumPy's edges take the input's float type); for
+// integer input each edge becomes the smallest integer >= it (x >= e <=> x >= ceil(e) for integers), the upper
+// bound the largest integer <= it, and bins whose lower edge lies past the type's maximum are unreachable.
+kernel_edges even_edges(dtype t, std::uint64_t bins, double lo, double hi) {
+  if (!std::isfinite(lo) || !std::isfinite(hi))
+    throw error(errc::invalid_argument, "histogram: the range must be finite");
+  if (lo > hi) throw error(errc::invalid_argument, "histogram: the range's low end exceeds its high end");
+  const std::vector<double> e = cpu::histogram_edges(bins, lo, hi);
+  // NumPy refuses bins narrower than its edge type can tell apart (its edges: float for f32 input, double else).
+  for (std::uint64_t i = 0; i < bins; ++i)
+    if (t == dtype::f32 ? !(static_cast<float>(e[i]) < static_cast<float>(e[i + 1])) : !(e[i] < e[i + 1]))
+      throw error(errc::invalid_argument, "histogram: too many bins for the range (edges " + std::to_string(i) +
+                                              " and " + std::to_string(i + 1) + " are equal as " +
+                                              (t == dtype::f32 ? "float" : "double") + ", as NumPy refuses too)");
+  kernel_edges k;
+  if (t == dtype::f32) {
+    for (double v : e) k.bits.push_back(to_bits(static_cast<float>(v)));
+    k.reach = static_cast<std::uint32_t>(bins);
+    k.lo = static_cast<float>(e.front());
+    const double width = static_cast<double>(static_cast<float>(e.back())) - static_cast<double>(k.lo);
+    const double scale = static_cast<double>(bins) / width;
+    k.use_estimate = width > 0 && std::isfinite(scale) && scale < 3e38;
+    k.scale = k.use_estimate ? static_cast<float>(scale) : 0.0f;
+    return k;
+  }
+  const double minv = t == dtype::i32 ? -2147483648.0 : 0.0;
+  const double maxv = t == dtype::i32 ? 2147483647.0 : 4294967295.0;
+  auto bits_of = [&](double v) {  // v integral, in [minv, maxv]
+    return t == dtype::i32 ? static_cast<std::uint32_t>(static_cast<std::int32_t>(v)) : static_cast<std::uint32_t>(v);
+  };
+  const double first = std::ceil(e.front()), upper = std::min(std::floor(e.back()), maxv);
+  if (first > maxv || upper < minv || first > upper) {
+    k.bits = {0};
+    return k;  // no integer of the type lies in the range
+  }
+  std::uint64_t reach = 0;
+  while (reach < bins && e[reach] <= maxv) {
+    k.bits.push_back(bits_of(std::max(std::ceil(e[reach]), minv)));
+    ++reach;
+  }
+  k.bits.push_back(bits_of(upper));
+  k.reach = static_cast<std::uint32_t>(reach);
+  const double scale = static_cast<double>(bins) / (e.back() - e.front());
+  k.use_estimate = std::isfinite(scale);
+  k.scale = k.use_estimate ? static_cast<float>(scale) : 0.0f;
+  return k;
+}
+
+double value_of(dtype t, std::uint32_t b) {
+  if (t == dtype::f32) return from_bits<float>(b);
+  if (t == dtype::i32) return static_cast<std::int32_t>(b);
+  return b;
+}
+
+void check_levels(dtype t, const std::uint32_t* lv, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) {
+    if (std::isnan(value_of(t, lv[i])))
+      throw error(errc::invalid_argument, "histogram: levels[" + std::to_string(i) + "] is NaN");
+    if (i && value_of(t, lv[i - 1]) > value_of(t, lv[i]))
+      throw error(errc::invalid_argument, "histogram: the levels must be non-decreasing (levels[" +
+                                              std::to_string(i - 1) + "] > levels[" + std::to_string(i) + "])");
+  }
+}
+
+}  // namespace
+
+void histogram_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, dtype t, const range_ref& counts,
+                   const histogram_bins& b, const run_options& opt) {
+  using clock = std::chrono::steady_clock;
+  const algorithm_entry& alg = pick_algorithm(ctx, "histogram", opt.algorithm);
+  const std::uint64_t bins = b.bins;
+  if (b.levels && b.levels->count < 2)
+    throw error(errc::invalid_argument, "histogram: give at least 2 levels (the edges of one bin)");
+  if (bins < 1 || bins > max_bins)
+    throw error(errc::invalid_argument, "histogram: bins must be 1.." + std::to_string(max_bins) + ", got " +
+                                            std::to_string(bins));
+  if (counts.count != bins)
+    throw error(errc::invalid_argument, "histogram: the counts hold " + std::to_string(counts.count) +
+                                            " elements for " + std::to_string(bins) + " bins");
+  if (in.on_device != counts.on_device || (b.levels && b.levels->on_device != in.on_device))
+    throw error(errc::invalid_argument, "histogram: input, counts and levels must all be on the device or all on the host");
+  if (in.on_device) {
+    check_view(ctx, in.view, "histogram input");
+    check_view(ctx, counts.view, "histogram counts");
+    if (b.levels) check_view(ctx, b.levels->view, "histogram levels");
+  }
+
+  kernel_edges ke;
+  if (!b.levels) {
+    ke = even_edges(t, bins, b.lo, b.hi);
+  } else {
+    ke.reach = static_cast<std::uint32_t>(bins);
+    if (!in.on_device) {
+      check_levels(t, static_cast<const std::uint32_t*>(b.levels->host), b.levels->count);
+    } else if (!encoder) {
+      // The levels are few: read them back to check them (a caller's encoder gets no check: see histogram.hpp).
+      std::vector<std::uint32_t> lv(b.levels->count);
+      buffer tmp = ctx.create_buffer(lv.size() * 4);
+      {
+        recorder r(ctx);
+        r.copy_raw(b.levels->view.buf, b.levels->view.offset, tmp.native(), 0, lv.size() * 4);
+        r.submit();
+      }
+      ctx.read(tmp, 0, lv.data(), lv.size() * 4);
+      check_levels(t, lv.data(), lv.size());
+    }
+  }
+
+  double upload_ms = 0;
+  buffer up, up_levels;
+  histogram_args a{in.view, t, {}, ke.reach, ke.use_estimate, ke.lo, ke.scale, {}, bins, &opt};
+  if (!in.on_device) {
+    auto t0 = clock::now();
+    up = ctx.create_buffer(std::max<std::uint64_t>(in.count, 1) * 4);
+    if (in.count) ctx.write(up, 0, in.host, in.count * 4);
+    a.in = view_of(up, in.count);
+    if (b.levels) {
+      up_levels = ctx.create_buffer(b.levels->count * 4);
+      ctx.write(up_levels, 0, b.levels->host, b.levels->count * 4);
+    }
+    ctx.finish();
+    upload_ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
+  }
+  const bool own = encoder == nullptr;
+  recorder rec = own ? recorder(ctx, opt.timestamps || opt.stats) : recorder(ctx, encoder);
+  std::vector<buffer> temps;
+  buffer edges;
+  if (!b.levels) {
+    edges = ctx.create_buffer(ke.bits.size() * 4);
+    wgpu_write(ctx, edges.native(), 0, ke.bits.data(), ke.bits.size() * 4);
+    a.edges = view_of(edges, ke.bits.size());
+  } else {
+    a.edges = b.levels->on_device ? bindable_input(rec, b.levels->view, temps) : view_of(up_levels, b.levels->count);
+  }
+  buffer cnt = ctx.create_buffer(bins * 4);
+  a.counts = view_of(cnt, bins);
+  rec.clear(cnt, 0, bins * 4);
+  if (in.count) {
+    a.in = bindable_input(rec, a.in, temps);
+    record_histogram(rec, a);
+  }
+  if (counts.on_device) rec.copy_raw(cnt.native(), 0, counts.view.buf, counts.view.offset, bins * 4);
+  if (!own) {
+    rec.end();
+    return;
+  }
+  fill_stats(opt, rec.submit(), alg.name);
+  if (opt.stats) opt.stats->upload_ms = upload_ms;
+  if (!counts.on_device) {
+    auto t1 = clock::now();
+    ctx.read(cnt, 0, counts.host_out, bins * 4);
+    if (opt.stats) opt.stats->download_ms = std::chrono::duration<double, std::milli>(clock::now() - t1).count();
+  }
+}
+
+}  // namespace wgprim::detail

@@ -1,0 +1,17 @@
+// The histogram's policy: plain data from the adapter kind and its workgroup memory.
+#pragma once
+#include <cstdint>
+
+#include "wgprim/context.hpp"
+
+namespace wgprim::detail {
+
+struct histogram_policy {
+  std::uint32_t wg_size = 256;
+  std::uint32_t max_workgroups = 1024;   // grid-stride beyond this
+  std::uint32_t private_bins = 0;        // workgroup-private bins (a power of two >= bins), 0: global atomics
+};
+
+histogram_policy histogram_policy_for(const context& ctx, std::uint64_t bins);
+
+}  // namespace wgprim::detail

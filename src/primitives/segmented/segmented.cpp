@@ -1,0 +1,270 @@
+// Dispatch layer of segmented reduce/scan, reduce-by-key and run-length encoding: argument checks, host
+// uploads/downloads, bindable views, the passes of tiles.cpp, the checks that need the GPU's answers (broken
+// offsets, runs that do not fit the outputs).
+#include "primitives/segmented/segmented.hpp"
+
+#include <chrono>
+
+#include "wgprim/error.hpp"
+#include "wgprim/reduce_by_key.hpp"
+#include "wgprim/segmented.hpp"
+
+namespace wgprim::detail {
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+void same_side(std::initializer_list<const range_ref*> rs, const char* what) {
+  const bool dev = (*rs.begin())->on_device;
+  for (const range_ref* r : rs)
+    if (r && r->on_device != dev)
+      throw error(errc::invalid_argument, std::string(what) + ": the ranges must all be on the device or all on the host");
+}
+
+// A device view of a range: the caller's (device) or an upload (host).
+device_view staged(context& ctx, const range_ref& r, std::vector<buffer>& keep) {
+  if (r.on_device) return r.view;
+  keep.push_back(ctx.create_buffer(std::max<std::uint64_t>(r.count, 1) * 4));
+  if (r.count) ctx.write(keep.back(), 0, r.host, r.count * 4);
+  return view_of(keep.back(), r.count);
+}
+
+void check_offsets_host(const std::uint32_t* off, std::uint64_t count, std::uint64_t n, const char* what) {
+  for (std::uint64_t s = 0; s + 1 < count; ++s)
+    if (off[s] > off[s + 1])
+      throw error(errc::invalid_argument, std::string(what) + ": the offsets decrease (offsets[" + std::to_string(s) +
+                                              "] = " + std::to_string(off[s]) + " > offsets[" + std::to_string(s + 1) +
+                                              "] = " + std::to_string(off[s + 1]) + ")");
+  if (count && off[count - 1] > n)
+    throw error(errc::invalid_argument, std::string(what) + ": the last offset " + std::to_string(off[count - 1]) +
+                                            " passes the " + std::to_string(n) + " elements");
+}
+
+// run_options::tune.items: tiles per invocation of the spine (a test makes it small to cover several spine steps
+// with few tiles).
+std::uint32_t spine_items(const run_options& opt) {
+  if (opt.tune.items > 16) throw error(errc::invalid_argument, "tuning: items must be 1..16 for the segmented spine");
+  return opt.tune.items ? opt.tune.items : 16;
+}
+
+std::vector<std::uint32_t> read_offsets(context& ctx, const device_view& v) {
+  std::vector<std::uint32_t> h(v.count);
+  if (v.count == 0) return h;
+  buffer tmp = ctx.create_buffer(v.count * 4);
+  {
+    recorder r(ctx);
+    r.copy_raw(v.buf, v.offset, tmp.native(), 0, v.count * 4);
+    r.submit();
+  }
+  ctx.read(tmp, 0, h.data(), v.count * 4);
+  return h;
+}
+
+// After a submitted run: broken offsets counted on the GPU become the same error as the host check gives.
+void check_offsets_gpu(context& ctx, const segmented_workspace& ws, const char* what) {
+  std::uint32_t broken = 0;
+  ctx.read(ws.heads, ws.words * 4, &broken, 4);
+  if (broken)
+    throw error(errc::invalid_argument, std::string(what) + ": the offsets decrease or pass n (" +
+                                            std::to_string(broken) + " offsets out of order)");
+}
+
+void check_common(context& ctx, const range_ref& in, const range_ref& offsets, const range_ref& out, const char* what) {
+  same_side({&in, &offsets, &out}, what);
+  if (offsets.count == 0)
+    throw error(errc::invalid_argument, std::string(what) + ": give n_segments + 1 offsets (at least one)");
+  if (in.count > 0xffffffffull) throw error(errc::limit, std::string(what) + ": more than 2^32 - 1 elements");
+  if (in.on_device) {
+    check_view(ctx, in.view, what);
+    check_view(ctx, offsets.view, what);
+    check_view(ctx, out.view, what);
+  } else {
+    check_offsets_host(static_cast<const std::uint32_t*>(offsets.host), offsets.count, in.count, what);
+  }
+}
+
+}  // namespace
+
+void segmented_scan_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref& offsets,
+                        const range_ref& out, const monoid& m, scan_kind kind, const run_options& opt) {
+  const char* what = "segmented scan";
+  const algorithm_entry& alg = pick_algorithm(ctx, "segmented_scan", opt.algorithm);
+  check_common(ctx, in, offsets, out, what);
+  if (in.count != out.count)
+    throw error(errc::invalid_argument, "segmented scan: the output holds " + std::to_string(out.count) +
+                                            " elements, the input " + std::to_string(in.count));
+  if (in.count == 0) {
+    if (in.on_device && !encoder) check_offsets_host(read_offsets(ctx, offsets.view).data(), offsets.count, 0, what);
+    return;
+  }
+  std::vector<buffer> keep;
+  auto t0 = clock_type::now();
+  segmented_args a;
+  a.n = in.count;
+  a.values = staged(ctx, in, keep);
+  a.offsets = staged(ctx, offsets, keep);
+  a.n_segments = offsets.count - 1;
+  a.m = &m;
+  a.spine_items = spine_items(opt);
+  a.exclusive = kind == scan_kind::exclusive;
+  buffer down;
+  if (!out.on_device) {
+    down = ctx.create_buffer(in.count * 4);
+    ctx.finish();
+  }
+  const double upload_ms = std::chrono::duration<double, std::milli>(clock_type::now() - t0).count();
+  const bool own = encoder == nullptr;
+  recorder rec = own ? recorder(ctx, opt.timestamps || opt.stats) : recorder(ctx, encoder);
+  std::vector<buffer> temps;
+  bindable_output o = bindable_output_of(rec, out.on_device ? out.view : view_of(down, in.count));
+  a.out = o.view;
+  a.values = bindable_input(rec, a.values, temps, &a.out);
+  a.offsets = bindable_input(rec, a.offsets, temps, &a.out);
+  segmented_workspace ws = record_segmented(rec, a);
+  o.finish(rec);
+  if (!own) {
+    rec.end();
+    return;
+  }
+  fill_stats(opt, rec.submit(), alg.name);
+  if (opt.stats) opt.stats->upload_ms = in.on_device ? 0 : upload_ms;
+  check_offsets_gpu(ctx, ws, what);
+  if (!out.on_device) ctx.read(down, 0, out.host_out, in.count * 4);
+}
+
+void segmented_reduce_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref& offsets,
+                          const range_ref& out, const monoid& m, const run_options& opt) {
+  const char* what = "segmented reduce";
+  const algorithm_entry& alg = pick_algorithm(ctx, "segmented_reduce", opt.algorithm);
+  check_common(ctx, in, offsets, out, what);
+  const std::uint64_t segs = offsets.count - 1;
+  if (out.count != segs)
+    throw error(errc::invalid_argument, "segmented reduce: the output holds " + std::to_string(out.count) +
+                                            " elements for " + std::to_string(segs) + " segments");
+  if (in.count == 0 && in.on_device && !encoder)
+    check_offsets_host(read_offsets(ctx, offsets.view).data(), offsets.count, 0, what);
+  if (segs == 0) return;
+  std::vector<buffer> keep;
+  auto t0 = clock_type::now();
+  segmented_args a;
+  a.n = in.count;
+  a.values = staged(ctx, in, keep);
+  a.offsets = staged(ctx, offsets, keep);
+  a.n_segments = segs;
+  a.m = &m;
+  a.spine_items = spine_items(opt);
+  buffer down;
+  if (!out.on_device) down = ctx.create_buffer(segs * 4);
+  if (!in.on_device) ctx.finish();
+  const double upload_ms = std::chrono::duration<double, std::milli>(clock_type::now() - t0).count();
+  const bool own = encoder == nullptr;
+  recorder rec = own ? recorder(ctx, opt.timestamps || opt.stats) : recorder(ctx, encoder);
+  std::vector<buffer> temps;
+  bindable_output o = bindable_output_of(rec, out.on_device ? out.view : view_of(down, segs));
+  a.values = bindable_input(rec, a.values, temps, &o.view);
+  a.offsets = bindable_input(rec, a.offsets, temps, &o.view);
+  // The segmented inclusive scan into a temporary, then each segment's last element.
+  buffer inclusive = ctx.create_buffer(std::max<std::uint64_t>(in.count, 1) * 4);
+  segmented_workspace ws;
+  if (in.count) {
+    a.out = view_of(inclusive, in.count);
+    ws = record_segmented(rec, a);
+  }
+  record_segment_gather(rec, m, view_of(inclusive, in.count), in.count, a.offsets, segs, o.view);
+  o.finish(rec);
+  if (!own) {
+    rec.end();
+    return;
+  }
+  fill_stats(opt, rec.submit(), alg.name);
+  if (opt.stats) opt.stats->upload_ms = in.on_device ? 0 : upload_ms;
+  if (in.count) check_offsets_gpu(ctx, ws, what);
+  if (!out.on_device) ctx.read(down, 0, out.host_out, segs * 4);
+}
+
+std::uint64_t reduce_by_key_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& keys, dtype key_type,
+                                const range_ref* values, const range_ref& unique_keys, const range_ref& sums,
+                                const monoid& m, const range_ref* runs_out, const run_options& opt) {
+  const char* what = values ? "reduce_by_key" : "run_length_encode";
+  const algorithm_entry& alg = pick_algorithm(ctx, what, opt.algorithm);
+  same_side({&keys, values, &unique_keys, &sums}, what);
+  const std::uint64_t n = keys.count;
+  if (values && values->count != n)
+    throw error(errc::invalid_argument, std::string(what) + ": " + std::to_string(n) + " keys but " +
+                                            std::to_string(values->count) + " values");
+  if (n > 0xffffffffull) throw error(errc::limit, std::string(what) + ": more than 2^32 - 1 elements");
+  if (keys.on_device) {
+    check_view(ctx, keys.view, what);
+    if (values) check_view(ctx, values->view, what);
+    check_view(ctx, unique_keys.view, what);
+    check_view(ctx, sums.view, what);
+  }
+  if (runs_out) {
+    if (!runs_out->on_device || runs_out->count < 1)
+      throw error(errc::invalid_argument, std::string(what) + ": the run count goes to a device span of one element");
+    check_view(ctx, runs_out->view, what);
+  }
+  const std::uint64_t capacity = std::min(unique_keys.count, sums.count);
+  if (n == 0) {
+    if (runs_out) {
+      const std::uint32_t zero = 0;
+      wgpu_write(ctx, runs_out->view.buf, runs_out->view.offset, &zero, 4);
+    }
+    return 0;
+  }
+  std::vector<buffer> keep;
+  auto t0 = clock_type::now();
+  segmented_args a;
+  a.n = n;
+  a.keys = staged(ctx, keys, keep);
+  a.key_type = key_type;
+  a.ones = values == nullptr;
+  if (values) a.values = staged(ctx, *values, keep);
+  a.m = &m;
+  a.spine_items = spine_items(opt);
+  a.mode = segmented_args::output::tails;
+  a.capacity = capacity;
+  buffer down_keys, down_sums;
+  if (!keys.on_device) {
+    down_keys = ctx.create_buffer(std::max<std::uint64_t>(capacity, 1) * 4);
+    down_sums = ctx.create_buffer(std::max<std::uint64_t>(capacity, 1) * 4);
+    ctx.finish();
+  }
+  const double upload_ms = std::chrono::duration<double, std::milli>(clock_type::now() - t0).count();
+  const bool own = encoder == nullptr;
+  recorder rec = own ? recorder(ctx, opt.timestamps || opt.stats) : recorder(ctx, encoder);
+  std::vector<buffer> temps;
+  bindable_output ok = bindable_output_of(rec, keys.on_device ? unique_keys.view : view_of(down_keys, capacity));
+  bindable_output os = bindable_output_of(rec, keys.on_device ? sums.view : view_of(down_sums, capacity));
+  a.unique_keys = ok.view;
+  a.sums = os.view;
+  a.keys = bindable_input(rec, a.keys, temps, &a.sums);
+  a.keys = bindable_input(rec, a.keys, temps, &a.unique_keys);
+  if (values) {
+    a.values = bindable_input(rec, a.values, temps, &a.sums);
+    a.values = bindable_input(rec, a.values, temps, &a.unique_keys);
+  }
+  segmented_workspace ws = record_segmented(rec, a);
+  ok.finish(rec);
+  os.finish(rec);
+  if (runs_out) rec.copy_raw(ws.tiles.native(), ws.runs_index * 4, runs_out->view.buf, runs_out->view.offset, 4);
+  if (!own) {
+    rec.end();
+    return 0;
+  }
+  fill_stats(opt, rec.submit(), alg.name);
+  if (opt.stats) opt.stats->upload_ms = keys.on_device ? 0 : upload_ms;
+  std::uint32_t runs = 0;
+  ctx.read(ws.tiles, ws.runs_index * 4, &runs, 4);
+  if (runs > capacity)
+    throw error(errc::invalid_argument, std::string(what) + ": " + std::to_string(runs) +
+                                            " runs do not fit the outputs' " + std::to_string(capacity) + " elements");
+  if (!keys.on_device && runs) {
+    ctx.read(down_keys, 0, unique_keys.host_out, std::uint64_t(runs) * 4);
+    ctx.read(down_sums, 0, sums.host_out, std::uint64_t(runs) * 4);
+  }
+  return runs;
+}
+
+}  // namespace wgprim::detail

@@ -1,0 +1,47 @@
+// Segmented scans over head flags (shaders/segmented/tiles.wgsl): the record layer under segmented reduce/scan
+// over CSR offsets, reduce-by-key and run-length encoding.
+#pragma once
+#include "primitives/primitive.hpp"
+#include "wgprim/op.hpp"
+
+namespace wgprim::detail {
+
+struct segmented_args {
+  std::uint64_t n = 0;              // elements (> 0)
+  device_view values;               // bindable, n values of the monoid's type (unused when ones)
+  bool ones = false;                // every value is 1u (run-length encoding)
+  // Where segments start: CSR offsets (n_segments + 1, bindable) or runs of equal keys (n keys, bindable).
+  device_view offsets;
+  std::uint64_t n_segments = 0;
+  device_view keys;
+  dtype key_type = dtype::u32;
+  const monoid* m = nullptr;
+  // scan: out (n elements, bindable) gets the segmented scan. tails (reduce-by-key): sums[r] and unique_keys[r]
+  // for runs r < capacity (both bindable, at least `capacity` elements).
+  enum class output { scan, tails } mode = output::scan;
+  bool exclusive = false;
+  device_view out, sums, unique_keys;
+  std::uint64_t capacity = 0;
+  std::uint32_t spine_items = 16;   // tiles per invocation of the spine (1..16)
+};
+
+/// The buffers a recorded segmented pass leaves behind: heads[words] counts broken offsets, tiles[runs_index]
+/// holds the number of segments (heads) in the array.
+struct segmented_workspace {
+  buffer heads, tiles;
+  std::uint64_t words = 0, runs_index = 0;
+};
+
+/// Records the passes; the returned buffers must live until the work has run (wgpu keeps released buffers
+/// alive while recorded work uses them, so dropping them after recording is fine too).
+segmented_workspace record_segmented(recorder& rec, const segmented_args& a);
+
+/// out[s] (s < n_segments) = inclusive[offsets[s+1] - 1], identity for empty segments: the gather behind
+/// segmented reduce. `inclusive` has n elements.
+void record_segment_gather(recorder& rec, const monoid& m, const device_view& inclusive, std::uint64_t n,
+                           const device_view& offsets, std::uint64_t n_segments, const device_view& out);
+
+extern const kernel_spec seg_heads_offsets_spec, seg_heads_keys_spec, seg_tile_reduce_spec, seg_spine_spec,
+    seg_tile_scan_spec, seg_gather_spec;
+
+}  // namespace wgprim::detail

@@ -1,0 +1,275 @@
+// histogram: every type x bin count x edge size against the CPU twin (NumPy's edges and a binary search over
+// them), values exactly at and one ulp around every edge, NaN/Inf/outside, integer ranges past the type's ends,
+// uneven levels, the chunked path, the caller's encoder, and bad arguments.
+#include <webgpu/webgpu.h>
+
+#include <cmath>
+#include <limits>
+
+#include "common.hpp"
+
+namespace wgprim::test {
+namespace {
+
+std::vector<std::uint32_t> gpu_even(context& c, dtype t, const std::vector<std::uint32_t>& x, std::size_t bins,
+                                    double lo, double hi) {
+  std::vector<std::uint32_t> got(bins, 0xdeadbeefu);
+  with_type(t, [&](auto tag) {
+    using T = decltype(tag);
+    histogram_even(c, host_span<const T>(reinterpret_cast<const T*>(x.data()), x.size()), got, bins, lo, hi);
+  });
+  return got;
+}
+
+std::vector<std::uint32_t> cpu_even(dtype t, const std::vector<std::uint32_t>& x, std::size_t bins, double lo,
+                                    double hi) {
+  std::vector<std::uint32_t> want(bins);
+  cpu::histogram(x.data(), x.size(), t, cpu::histogram_edges(bins, lo, hi), want.data());
+  return want;
+}
+
+std::string first_diff(const std::vector<std::uint32_t>& got, const std::vector<std::uint32_t>& want) {
+  for (std::size_t i = 0; i < want.size(); ++i)
+    if (got[i] != want[i])
+      return "bin " + std::to_string(i) + ": got " + std::to_string(got[i]) + " want " + std::to_string(want[i]);
+  return "";
+}
+
+std::uint64_t total(const std::vector<std::uint32_t>& c) {
+  std::uint64_t s = 0;
+  for (auto v : c) s += v;
+  return s;
+}
+
+// Values spread over a little more than [lo, hi] so that some fall outside.
+std::vector<std::uint32_t> spread(dtype t, std::size_t n, double lo, double hi, std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> d(lo - 0.1 * (hi - lo) - 1, hi + 0.1 * (hi - lo) + 1);
+  std::vector<std::uint32_t> v(n);
+  for (auto& x : v) {
+    double r = d(rng);
+    if (t == dtype::f32) x = to_bits(static_cast<float>(r));
+    else if (t == dtype::i32) x = static_cast<std::uint32_t>(static_cast<std::int32_t>(std::llround(std::clamp(r, -2147483648.0, 2147483647.0))));
+    else x = static_cast<std::uint32_t>(std::llround(std::clamp(r, 0.0, 4294967295.0)));
+  }
+  return v;
+}
+
+TEST(Histogram, EvenEveryTypeBinCountAndEdgeSize) {
+  // Every size with every type; the bin counts and ranges rotate over the sizes (each meets many sizes).
+  auto sizes = edge_sizes(17);
+  struct range { double lo, hi; };
+  const std::size_t bin_counts[] = {1, 7, 256, 4097, 65536};
+  const range ranges[] = {{-500, 500}, {3, 1000.5}, {-1e6, 2.5e6}};
+  for (dtype t : {dtype::f32, dtype::i32, dtype::u32})
+    for (std::size_t j = 0; j < sizes.size(); ++j) {
+      const std::size_t n = sizes[j], bins = bin_counts[(j + static_cast<int>(t)) % 5];
+      const range r = ranges[(j / 5 + static_cast<int>(t)) % 3];
+      auto x = spread(t, n, r.lo, r.hi, static_cast<std::uint32_t>(j) + static_cast<int>(t));
+      auto want = cpu_even(t, x, bins, r.lo, r.hi);
+      auto got = gpu_even(ctx(), t, x, bins, r.lo, r.hi);
+      ASSERT_EQ(got, want) << dtype_name(t) << " bins=" << bins << " n=" << n << " range " << r.lo << ":" << r.hi
+                           << ": " << first_diff(got, want);
+      if (n > 100) EXPECT_GT(total(got), n / 2);
+    }
+}
+
+// Every f32 edge, one ulp below and above it: the edges decide, not the estimate (x - lo) * scale.
+TEST(Histogram, F32ValuesAtEveryEdge) {
+  struct range { double lo, hi; };
+  for (std::size_t bins : {1u, 3u, 10u, 1000u, 65536u})
+    for (range r : {range{-500, 500}, range{0.1, 0.7}, range{-1e-3, 3e7}, range{1, 1}, range{-3.3, -3.2999}}) {
+      auto e = cpu::histogram_edges(bins, r.lo, r.hi);
+      bool distinct = true;
+      for (std::size_t i = 0; i + 1 < e.size(); ++i) distinct &= static_cast<float>(e[i]) < static_cast<float>(e[i + 1]);
+      if (!distinct) {  // bins narrower than a float's spacing: NumPy refuses them, and so does wgprim
+        std::vector<float> one = {1.0f};
+        std::vector<std::uint32_t> c(bins);
+        EXPECT_THROW(histogram_even(ctx(), one, c, bins, r.lo, r.hi), error) << bins << " " << r.lo << ":" << r.hi;
+        continue;
+      }
+      std::vector<std::uint32_t> x;
+      for (double d : e) {
+        float f = static_cast<float>(d);
+        x.push_back(to_bits(f));
+        x.push_back(to_bits(std::nextafter(f, -INFINITY)));
+        x.push_back(to_bits(std::nextafter(f, INFINITY)));
+      }
+      auto want = cpu_even(dtype::f32, x, bins, r.lo, r.hi);
+      auto got = gpu_even(ctx(), dtype::f32, x, bins, r.lo, r.hi);
+      ASSERT_EQ(got, want) << "bins=" << bins << " range " << r.lo << ":" << r.hi << ": " << first_diff(got, want);
+      // Every edge value itself is counted (the last in the last bin), the one below the first and the one above
+      // the last are not.
+      EXPECT_EQ(total(got), x.size() - 2) << "bins=" << bins << " range " << r.lo << ":" << r.hi;
+      if (bins == 1000 && r.lo == -500) {
+        // Exactly at an inner edge goes to the bin on its right: bin i gets edge i, the ulp above it, and the ulp
+        // below edge i + 1.
+        for (std::size_t i = 0; i + 1 < bins; ++i) EXPECT_EQ(got[i], 3u) << i;
+        EXPECT_EQ(got[bins - 1], 4u);
+      }
+    }
+}
+
+TEST(Histogram, IntegerValuesAtEveryEdge) {
+  struct range { double lo, hi; };
+  for (dtype t : {dtype::i32, dtype::u32})
+    for (std::size_t bins : {1u, 7u, 10u, 64u})
+      for (range r : {range{0, 100}, range{-10.5, 20.25}, range{3, 3}, range{0.2, 0.8}}) {
+        std::vector<std::uint32_t> x;
+        for (int v = -130; v <= 130; ++v)
+          if (t == dtype::i32 || v >= 0) x.push_back(static_cast<std::uint32_t>(v));
+        auto want = cpu_even(t, x, bins, r.lo, r.hi);
+        auto got = gpu_even(ctx(), t, x, bins, r.lo, r.hi);
+        ASSERT_EQ(got, want) << dtype_name(t) << " bins=" << bins << " range " << r.lo << ":" << r.hi << ": "
+                             << first_diff(got, want);
+      }
+  // 0..100 in 10 bins: 10 each, the last bin also takes 100.
+  std::vector<std::uint32_t> x;
+  for (std::uint32_t v = 0; v <= 100; ++v) x.push_back(v);
+  auto got = gpu_even(ctx(), dtype::u32, x, 10, 0, 100);
+  for (std::size_t i = 0; i < 9; ++i) EXPECT_EQ(got[i], 10u);
+  EXPECT_EQ(got[9], 11u);
+}
+
+// Ranges reaching past the type's ends, and extreme values.
+TEST(Histogram, IntegerRangesPastTheTypesEnds) {
+  struct range { double lo, hi; };
+  std::vector<std::uint32_t> x = {0u, 1u, 2u, 0x7fffffffu, 0x80000000u, 0x80000001u, 0xfffffffeu, 0xffffffffu,
+                                  12345u, 0x40000000u, 0xc0000000u};
+  auto more = make_data(dtype::u32, 5000, 3);
+  x.insert(x.end(), more.begin(), more.end());
+  for (dtype t : {dtype::i32, dtype::u32})
+    for (std::size_t bins : {1u, 3u, 1000u})
+      for (range r : {range{-3e9, 3e9}, range{-5, 5}, range{4294967290.5, 5e9}, range{-1e10, -3e9},
+                      range{2147483000, 2147483647}, range{-2147483648.0, -2147483000.0}, range{0, 4294967295.0},
+                      range{4294967295.0, 4294967296.0}}) {
+        auto want = cpu_even(t, x, bins, r.lo, r.hi);
+        auto got = gpu_even(ctx(), t, x, bins, r.lo, r.hi);
+        ASSERT_EQ(got, want) << dtype_name(t) << " bins=" << bins << " range " << r.lo << ":" << r.hi << ": "
+                             << first_diff(got, want);
+      }
+}
+
+TEST(Histogram, NanInfOutsideAndOneBin) {
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  std::vector<float> v = {nan, -nan, inf, -inf, -0.0f, 0.0f, 1.0f, -1.0f, 2.0f, 0.5f, -2.5f, 3e38f, -3e38f};
+  for (int i = 0; i < 1000; ++i) v.push_back(i % 3 ? nan : 0.25f);
+  std::vector<std::uint32_t> c(4);
+  histogram_even(ctx(), v, c, 4, -1.0, 1.0);
+  // Edges -1, -0.5, 0, 0.5, 1: -1 | -0, 0 (0 is an edge: bin 2) and 334 x 0.25 | 0.5, 1 (last bin is closed).
+  EXPECT_EQ(c, (std::vector<std::uint32_t>{1, 0, 2 + 334, 2}));
+  std::vector<std::uint32_t> one(1);
+  histogram_even(ctx(), v, one, 1, -1.0, 1.0);
+  EXPECT_EQ(one[0], 5u + 334u);
+  // Every value in one bin (contention on one counter), a million of them.
+  std::vector<float> same(1 << 20, 7.0f);
+  std::vector<std::uint32_t> c256(256);
+  histogram_even(ctx(), same, c256, 256, 0.0, 256.0);
+  std::vector<std::uint32_t> want(256, 0);
+  want[7] = 1u << 20;
+  EXPECT_EQ(c256, want);
+}
+
+TEST(Histogram, PastOneBindingAndDeviceSpans) {
+  context& c = small_binding_ctx();  // 1 MiB bindings: 262,144 elements each
+  for (dtype t : {dtype::f32, dtype::i32}) {
+    const std::size_t n = 700001;
+    auto x = spread(t, n, -100, 100, 5);
+    for (std::size_t bins : {100u, 65536u}) {
+      auto want = cpu_even(t, x, bins, -100, 100);
+      auto got = gpu_even(c, t, x, bins, -100, 100);
+      ASSERT_EQ(got, want) << dtype_name(t) << " bins=" << bins << ": " << first_diff(got, want);
+    }
+  }
+  // Device spans at unaligned offsets, and the caller's encoder.
+  const std::size_t n = 100003;
+  auto x = spread(dtype::f32, n + 3, -10, 10, 6);
+  buffer in = ctx().create_buffer((n + 3) * 4), out = ctx().create_buffer(300 * 4);
+  ctx().write(in, 0, x.data(), (n + 3) * 4);
+  std::vector<std::uint32_t> sub(x.begin() + 3, x.end());
+  auto want = cpu_even(dtype::f32, sub, 37, -10, 10);
+  histogram_even(ctx(), device_span<const float>(in, 3, n), device_span<std::uint32_t>(out, 5, 37), 37, -10.0, 10.0);
+  std::vector<std::uint32_t> got(300);
+  ctx().read(out, 0, got.data(), 300 * 4);
+  EXPECT_EQ(std::vector<std::uint32_t>(got.begin() + 5, got.begin() + 42), want);
+  EXPECT_EQ(got[4], 0u);
+  EXPECT_EQ(got[42], 0u);
+
+  WGPUCommandEncoderDescriptor ed = WGPU_COMMAND_ENCODER_DESCRIPTOR_INIT;
+  WGPUCommandEncoder enc = wgpuDeviceCreateCommandEncoder(ctx().native_device(), &ed);
+  buffer out2 = ctx().create_buffer(37 * 4);
+  histogram_even(ctx(), enc, device_span<const float>(in, 3, n), device_span<std::uint32_t>(out2, 0, 37), 37, -10.0,
+                 10.0);
+  WGPUCommandBufferDescriptor cd = WGPU_COMMAND_BUFFER_DESCRIPTOR_INIT;
+  WGPUCommandBuffer cmd = wgpuCommandEncoderFinish(enc, &cd);
+  wgpuQueueSubmit(ctx().native_queue(), 1, &cmd);
+  wgpuCommandBufferRelease(cmd);
+  wgpuCommandEncoderRelease(enc);
+  ctx().finish();
+  std::vector<std::uint32_t> got2(37);
+  ctx().read(out2, 0, got2.data(), 37 * 4);
+  EXPECT_EQ(got2, want);
+}
+
+TEST(Histogram, RangeLevels) {
+  std::mt19937 rng(11);
+  for (dtype t : {dtype::f32, dtype::i32, dtype::u32})
+    for (std::size_t n_levels : {2u, 3u, 17u, 1000u, 65537u}) {
+      // Uneven, with repeated levels: sorted random values of the type.
+      auto lv_bits = spread(t, n_levels, -1000, 1000, static_cast<std::uint32_t>(n_levels));
+      std::vector<double> lv;
+      for (auto b : lv_bits)
+        lv.push_back(t == dtype::f32 ? static_cast<double>(from_bits<float>(b))
+                     : t == dtype::i32 ? static_cast<double>(static_cast<std::int32_t>(b)) : static_cast<double>(b));
+      std::sort(lv.begin(), lv.end());
+      if (n_levels > 3) lv[n_levels / 2] = lv[n_levels / 2 - 1];  // an empty bin
+      for (std::size_t i = 0; i < n_levels; ++i)
+        lv_bits[i] = t == dtype::f32 ? to_bits(static_cast<float>(lv[i]))
+                     : t == dtype::i32 ? static_cast<std::uint32_t>(static_cast<std::int32_t>(lv[i]))
+                                       : static_cast<std::uint32_t>(lv[i]);
+      for (std::size_t n : {0u, 1u, 1000u, 65537u}) {
+        auto x = spread(t, n, -1000, 1000, static_cast<std::uint32_t>(n));
+        x.insert(x.end(), lv_bits.begin(), lv_bits.end());  // every level itself
+        std::vector<std::uint32_t> want(n_levels - 1), got(n_levels - 1);
+        cpu::histogram(x.data(), x.size(), t, lv, want.data());
+        with_type(t, [&](auto tag) {
+          using T = decltype(tag);
+          histogram_range(ctx(), host_span<const T>(reinterpret_cast<const T*>(x.data()), x.size()), got,
+                          host_span<const T>(reinterpret_cast<const T*>(lv_bits.data()), n_levels));
+        });
+        ASSERT_EQ(got, want) << dtype_name(t) << " levels=" << n_levels << " n=" << n << ": " << first_diff(got, want);
+      }
+    }
+  // Device levels, checked by reading them back.
+  const std::vector<float> lv = {0, 1, 0.5f}, x = {0.2f};
+  device_vector<float> d_lv(ctx(), lv);
+  device_vector<float> d_x(ctx(), x);
+  device_vector<std::uint32_t> d_c(ctx(), 2);
+  EXPECT_THROW(histogram_range(ctx(), d_x, d_c, d_lv), error);
+}
+
+TEST(Histogram, BadArguments) {
+  std::vector<float> x = {1, 2, 3};
+  std::vector<std::uint32_t> c(4);
+  auto code = [](auto f) {
+    try {
+      f();
+    } catch (const error& e) {
+      return e.code();
+    }
+    return errc::gpu;
+  };
+  EXPECT_EQ(code([&] { histogram_even(ctx(), x, c, 3, 0.0, 1.0); }), errc::invalid_argument);  // counts size
+  std::vector<std::uint32_t> c0;
+  EXPECT_EQ(code([&] { histogram_even(ctx(), x, c0, 0, 0.0, 1.0); }), errc::invalid_argument);
+  EXPECT_EQ(code([&] { histogram_even(ctx(), x, c, 4, 1.0, 0.0); }), errc::invalid_argument);
+  EXPECT_EQ(code([&] { histogram_even(ctx(), x, c, 4, 0.0, INFINITY); }), errc::invalid_argument);
+  EXPECT_EQ(code([&] { histogram_even(ctx(), x, c, 4, NAN, 1.0); }), errc::invalid_argument);
+  std::vector<float> lv = {0, 1, NAN, 3, 4};
+  EXPECT_EQ(code([&] { histogram_range(ctx(), x, c, lv); }), errc::invalid_argument);
+  std::vector<float> lv1 = {0};
+  EXPECT_EQ(code([&] { histogram_range(ctx(), x, c0, lv1); }), errc::invalid_argument);
+}
+
+}  // namespace
+}  // namespace wgprim::test

@@ -1,0 +1,389 @@
+// Segmented reduce/scan (--segments), reduce-by-key (--keys), run-length encoding (wgprim rle) and their bench
+// rows. Every GPU result is compared with the CPU twin (f32 sums within gamma_h * sum|x|, the rest exactly).
+//   wgprim reduce --input v.npy --segments o.npy --output per_segment.npy
+//   wgprim scan --input v.npy --segments o.npy --output o2.npy [--exclusive]
+//   wgprim reduce --keys k.npy --input v.npy --output sums.npy --keys-output uk.npy
+//   wgprim rle --input x.npy --output values.npy --counts-output counts.npy
+// JSON: op, type, n, segments | runs, algorithm, adapter, mismatches, gpu_ms, upload_ms, cpu_ms.
+#include <fmt/core.h>
+
+#include <chrono>
+#include <cmath>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <random>
+
+#include "cmd_hist.hpp"
+#include "wgprim/io.hpp"
+
+using json = nlohmann::json;
+using namespace wgprim;
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+double ms_since(clock_type::time_point t0) {
+  return std::chrono::duration<double, std::milli>(clock_type::now() - t0).count();
+}
+
+struct segmented_cli {
+  shared_options shared;
+  CLI::App *reduce = nullptr, *scan = nullptr;
+  std::string segments, keys, keys_output, reduce_output;
+};
+
+io::array load_input(const segmented_cli& c) {
+  std::optional<dtype> t;
+  if (!c.shared.type->empty()) t = parse_dtype(*c.shared.type);
+  if (c.shared.input->empty() == c.shared.generate->empty())
+    throw error(errc::invalid_argument, "give one of --input FILE or --generate KIND:N[:SEED]");
+  return c.shared.input->empty() ? io::generate(*c.shared.generate, t) : io::read_array(*c.shared.input, t);
+}
+
+// Offsets and counts files may be i32 or u32 (non-negative); they are used as u32.
+std::vector<std::uint32_t> load_u32(const std::string& path, const char* what) {
+  io::array a = io::read_array(path);
+  if (a.type == dtype::f32) throw error(errc::invalid_argument, std::string(what) + " must hold integers, not f32");
+  if (a.type == dtype::i32)
+    for (std::size_t i = 0; i < a.bits.size(); ++i)
+      if (static_cast<std::int32_t>(a.bits[i]) < 0)
+        throw error(errc::invalid_argument, std::string(what) + "[" + std::to_string(i) + "] is negative");
+  return a.bits;
+}
+
+buffer upload(context& ctx, const std::vector<std::uint32_t>& v) {
+  buffer b = ctx.create_buffer(std::max<std::size_t>(v.size(), 1) * 4);
+  if (!v.empty()) ctx.write(b, 0, v.data(), v.size() * 4);
+  return b;
+}
+
+std::vector<std::uint32_t> download(context& ctx, const buffer& b, std::size_t n) {
+  std::vector<std::uint32_t> v(n);
+  if (n) ctx.read(b, 0, v.data(), n * 4);
+  return v;
+}
+
+// f32 sums: within gamma_h * sum|x| of the exact value. h bounds the longest chain of dependent additions of the
+// tile algorithm: 16 serial + 8 Hillis-Steele steps in a tile, the same again in the spine over tile totals,
+// plus one per spine step; 96 + n / 1,024 is generous.
+bool f32_close(double got, long double exact, long double abs_sum, std::size_t n) {
+  const double u = std::ldexp(1.0, -24), h = 96.0 + std::ceil(static_cast<double>(n) / 1024.0);
+  return std::fabs(got - static_cast<double>(exact)) <= h * u / (1 - h * u) * static_cast<double>(abs_sum);
+}
+
+template <class F>
+double timed_median(int repeat, run_stats& st, F f) {
+  std::vector<double> t;
+  for (int r = 0; r < repeat; ++r) {
+    f();
+    t.push_back(st.gpu_ms);
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+void print(const json& j, const char* what) {
+  fmt::print("{} over {} {} values on {} (algorithm {})\n", what, j["n"].get<std::size_t>(),
+             j["type"].get<std::string>(), j["adapter"].get<std::string>(), j["algorithm"].get<std::string>());
+  if (j.contains("segments")) fmt::print("  {} segments\n", j["segments"].get<std::size_t>());
+  if (j.contains("runs")) fmt::print("  {} runs\n", j["runs"].get<std::size_t>());
+  const std::size_t mism = j["mismatches"].get<std::size_t>();
+  fmt::print("  {}\n", mism ? fmt::format("{} results differ from the CPU twin", mism)
+                            : std::string("every result matches the CPU twin"));
+  fmt::print("  GPU time {:.3f} ms, upload {:.3f} ms, CPU loop {:.3f} ms\n", j["gpu_ms"].get<double>(),
+             j["upload_ms"].get<double>(), j["cpu_ms"].get<double>());
+}
+
+int finish(const json& j, bool as_json, const char* what) {
+  if (as_json) std::cout << j.dump() << "\n";
+  else print(j, what);
+  const std::size_t mism = j["mismatches"].get<std::size_t>();
+  if (mism) {
+    std::cerr << "wgprim: error: " << mism << " results differ from the CPU twin\n";
+    return 1;
+  }
+  return 0;
+}
+
+int run_segments(const segmented_cli& c, bool is_scan) {
+  io::array a = load_input(c);
+  const op o = op::parse(*c.shared.op, *c.shared.identity);
+  const monoid m(o, a.type);
+  std::vector<std::uint32_t> off = load_u32(c.segments, "the offsets");
+  const std::string& out_path = is_scan ? *c.shared.scan_output : c.reduce_output;
+  if (!out_path.empty()) io::check_writable(out_path);
+  if (off.empty()) throw error(errc::invalid_argument, "the offsets file is empty (give n_segments + 1 offsets)");
+  const std::size_t n = a.bits.size(), segs = off.size() - 1;
+  const bool exclusive = is_scan && *c.shared.exclusive;
+  context ctx(context_options{*c.shared.adapter});
+  auto t0 = clock_type::now();
+  buffer in = upload(ctx, a.bits), d_off = upload(ctx, off);
+  const std::size_t out_n = is_scan ? n : segs;
+  buffer out = ctx.create_buffer(std::max<std::size_t>(out_n, 1) * 4);
+  ctx.finish();
+  const double upload_ms = ms_since(t0);
+  run_stats st;
+  run_options ro;
+  ro.stats = &st;
+  const double gpu_ms = timed_median(*c.shared.repeat, st, [&] {
+    if (is_scan) segmented_scan(ctx, in, n, d_off, segs, out, m, exclusive ? scan_kind::exclusive : scan_kind::inclusive, ro);
+    else segmented_reduce(ctx, in, n, d_off, segs, out, m, ro);
+  });
+  std::vector<std::uint32_t> got = download(ctx, out, out_n), want(out_n);
+  auto t1 = clock_type::now();
+  if (is_scan) cpu::segmented_scan(a.bits.data(), n, off.data(), segs, want.data(), m, exclusive);
+  else cpu::segmented_reduce(a.bits.data(), off.data(), segs, want.data(), m);
+  const double cpu_ms = ms_since(t1);
+  std::size_t mismatches = 0;
+  if (m.is_sum() && a.type == dtype::f32) {
+    // Exact sums per group (segments, or the scan's groups) in long double, with their sums of |x|.
+    std::vector<bool> start(n + 1, false);
+    if (n) start[0] = true;
+    for (std::uint32_t s : off) if (s < n) start[s] = true;
+    if (is_scan) {
+      long double e = 0, ab = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        if (start[i]) e = ab = 0;
+        const long double x = from_bits<float>(a.bits[i]);
+        const long double before = e, abefore = ab;
+        e += x;
+        ab += std::fabs(x);
+        mismatches += !f32_close(from_bits<float>(got[i]), exclusive ? before : e, exclusive ? abefore : ab, n);
+      }
+    } else {
+      for (std::size_t s = 0; s < segs; ++s) {
+        long double e = 0, ab = 0;
+        for (std::uint32_t i = off[s]; i < off[s + 1]; ++i) {
+          e += from_bits<float>(a.bits[i]);
+          ab += std::fabs(from_bits<float>(a.bits[i]));
+        }
+        mismatches += off[s] < off[s + 1] ? !f32_close(from_bits<float>(got[s]), e, ab, n) : got[s] != want[s];
+      }
+    }
+  } else {
+    for (std::size_t i = 0; i < out_n; ++i) mismatches += got[i] != want[i];
+  }
+  if (!out_path.empty()) io::write_array(out_path, io::array{a.type, got});
+  json j = {{"op", o.is_custom() ? o.expression() : o.name()}, {"type", dtype_name(a.type)}, {"n", n},
+            {"segments", segs}, {"algorithm", st.algorithm}, {"adapter", ctx.adapter().name},
+            {"mismatches", mismatches}, {"gpu_ms", gpu_ms}, {"upload_ms", upload_ms}, {"cpu_ms", cpu_ms}};
+  if (is_scan) j["kind"] = exclusive ? "exclusive" : "inclusive";
+  return finish(j, *c.shared.json, is_scan ? "segmented scan" : "segmented reduce");
+}
+
+int run_by_key(const segmented_cli& c) {
+  io::array v = load_input(c);
+  const op o = op::parse(*c.shared.op, *c.shared.identity);
+  const monoid m(o, v.type);
+  io::array k = io::read_array(c.keys);
+  if (k.bits.size() != v.bits.size())
+    throw error(errc::invalid_argument, fmt::format("{} keys but {} values", k.bits.size(), v.bits.size()));
+  if (!c.reduce_output.empty()) io::check_writable(c.reduce_output);
+  if (!c.keys_output.empty()) io::check_writable(c.keys_output);
+  const std::size_t n = v.bits.size();
+  context ctx(context_options{*c.shared.adapter});
+  auto t0 = clock_type::now();
+  buffer d_k = upload(ctx, k.bits), d_v = upload(ctx, v.bits);
+  buffer d_uk = ctx.create_buffer(std::max<std::size_t>(n, 1) * 4), d_s = ctx.create_buffer(std::max<std::size_t>(n, 1) * 4);
+  ctx.finish();
+  const double upload_ms = ms_since(t0);
+  run_stats st;
+  run_options ro;
+  ro.stats = &st;
+  std::size_t runs = 0;
+  const double gpu_ms = timed_median(*c.shared.repeat, st, [&] { runs = reduce_by_key(ctx, d_k, k.type, d_v, n, d_uk, d_s, m, ro); });
+  auto gk = download(ctx, d_uk, runs), gs = download(ctx, d_s, runs);
+  std::vector<std::uint32_t> wk(n), ws(n);
+  auto t1 = clock_type::now();
+  const std::size_t want_runs = cpu::reduce_by_key(k.bits.data(), k.type, v.bits.data(), n, wk.data(), ws.data(), m);
+  const double cpu_ms = ms_since(t1);
+  std::size_t mismatches = runs != want_runs;
+  for (std::size_t r = 0; r < std::min(runs, want_runs); ++r) {
+    mismatches += gk[r] != wk[r];
+    if (!(m.is_sum() && v.type == dtype::f32)) mismatches += gs[r] != ws[r];
+  }
+  if (m.is_sum() && v.type == dtype::f32 && runs == want_runs) {
+    std::size_t i = 0;
+    for (std::size_t r = 0; r < runs; ++r) {
+      long double e = 0, ab = 0;
+      do {
+        e += from_bits<float>(v.bits[i]);
+        ab += std::fabs(from_bits<float>(v.bits[i]));
+        ++i;
+      } while (i < n && cpu::keys_equal(k.type, k.bits[i - 1], k.bits[i]));
+      mismatches += !f32_close(from_bits<float>(gs[r]), e, ab, n);
+    }
+  }
+  if (!c.reduce_output.empty()) io::write_array(c.reduce_output, io::array{v.type, gs});
+  if (!c.keys_output.empty()) io::write_array(c.keys_output, io::array{k.type, gk});
+  json j = {{"op", o.is_custom() ? o.expression() : o.name()}, {"type", dtype_name(v.type)},
+            {"key_type", dtype_name(k.type)}, {"n", n}, {"runs", runs}, {"algorithm", st.algorithm},
+            {"adapter", ctx.adapter().name}, {"mismatches", mismatches}, {"gpu_ms", gpu_ms},
+            {"upload_ms", upload_ms}, {"cpu_ms", cpu_ms}};
+  return finish(j, *c.shared.json, "reduce by key");
+}
+
+struct rle_cli {
+  std::string adapter, input, generate, type, output, counts_output;
+  bool json = false;
+  int repeat = 1;
+};
+
+int run_rle(const rle_cli& c) {
+  std::optional<dtype> t;
+  if (!c.type.empty()) t = parse_dtype(c.type);
+  if (c.input.empty() == c.generate.empty())
+    throw error(errc::invalid_argument, "give one of --input FILE or --generate KIND:N[:SEED]");
+  io::array a = c.input.empty() ? io::generate(c.generate, t) : io::read_array(c.input, t);
+  if (!c.output.empty()) io::check_writable(c.output);
+  if (!c.counts_output.empty()) io::check_writable(c.counts_output);
+  const std::size_t n = a.bits.size();
+  context ctx(context_options{c.adapter});
+  auto t0 = clock_type::now();
+  buffer in = upload(ctx, a.bits), d_v = ctx.create_buffer(std::max<std::size_t>(n, 1) * 4),
+         d_c = ctx.create_buffer(std::max<std::size_t>(n, 1) * 4);
+  ctx.finish();
+  const double upload_ms = ms_since(t0);
+  run_stats st;
+  run_options ro;
+  ro.stats = &st;
+  std::size_t runs = 0;
+  const double gpu_ms = timed_median(c.repeat, st, [&] { runs = run_length_encode(ctx, in, a.type, n, d_v, d_c, ro); });
+  auto gv = download(ctx, d_v, runs), gc = download(ctx, d_c, runs);
+  std::vector<std::uint32_t> wv(n), wc(n);
+  auto t1 = clock_type::now();
+  const std::size_t want_runs = cpu::run_length_encode(a.bits.data(), a.type, n, wv.data(), wc.data());
+  const double cpu_ms = ms_since(t1);
+  std::size_t mismatches = runs != want_runs;
+  for (std::size_t r = 0; r < std::min(runs, want_runs); ++r) mismatches += (gv[r] != wv[r]) + (gc[r] != wc[r]);
+  if (!c.output.empty()) io::write_array(c.output, io::array{a.type, gv});
+  if (!c.counts_output.empty()) io::write_array(c.counts_output, io::array{dtype::u32, gc});
+  json j = {{"type", dtype_name(a.type)}, {"n", n}, {"runs", runs}, {"algorithm", st.algorithm},
+            {"adapter", ctx.adapter().name}, {"mismatches", mismatches}, {"gpu_ms", gpu_ms},
+            {"upload_ms", upload_ms}, {"cpu_ms", cpu_ms}};
+  return finish(j, c.json, "run-length encoding");
+}
+
+}  // namespace
+
+cli_command add_segmented_options(CLI::App* reduce, CLI::App* scan, const shared_options& shared) {
+  auto c = std::make_shared<segmented_cli>();
+  c->shared = shared;
+  c->reduce = reduce;
+  c->scan = scan;
+  reduce->add_option("--segments", c->segments, "CSR offsets file (n_segments + 1): reduce every segment");
+  reduce->add_option("--keys", c->keys, "keys file: reduce runs of equal consecutive keys (values: --input)");
+  reduce->add_option("--keys-output", c->keys_output, "with --keys: write the runs' keys");
+  reduce->add_option("--output", c->reduce_output, "with --segments or --keys: write the per-segment / per-run results");
+  scan->add_option("--segments", c->segments, "CSR offsets file: the scan restarts at every segment");
+  return {reduce, [c]() -> int {
+            if (c->reduce->parsed()) {
+              if (!c->segments.empty() && !c->keys.empty())
+                throw error(errc::invalid_argument, "give --segments or --keys, not both");
+              if (!c->segments.empty()) return run_segments(*c, false);
+              if (!c->keys.empty()) return run_by_key(*c);
+              if (!c->reduce_output.empty() || !c->keys_output.empty())
+                throw error(errc::invalid_argument, "reduce writes --output/--keys-output only with --segments or --keys");
+              return -1;
+            }
+            if (c->scan->parsed() && !c->segments.empty()) return run_segments(*c, true);
+            return -1;
+          }};
+}
+
+cli_command add_rle_command(CLI::App& app) {
+  auto c = std::make_shared<rle_cli>();
+  CLI::App* s = app.add_subcommand("rle", "run-length encoding: each run's value and length");
+  s->add_option("--adapter", c->adapter, "adapter name substring");
+  s->add_flag("--json", c->json, "print one JSON object");
+  s->add_option("--input", c->input, "input file: .npy, .bin (with --type), .csv or .txt");
+  s->add_option("--generate", c->generate, "generated data KIND:N[:SEED]");
+  s->add_option("--type", c->type, "element type f32|i32|u32");
+  s->add_option("--output", c->output, "write the runs' values");
+  s->add_option("--counts-output", c->counts_output, "write the runs' lengths (u32)");
+  s->add_option("--repeat", c->repeat, "run this many times, report the median time")->check(CLI::Range(1, 1000));
+  return {s, [c] { return run_rle(*c); }};
+}
+
+void add_hist_bench_cases(context& ctx, std::size_t n_max, std::vector<bench_case>& cases,
+                          const std::function<bool(const std::string&, const std::string&)>& wants) {
+  // The data of the CUB comparison (bench/cub): floats in [-500, 500), segments of 1,000, keys in runs of 20.
+  // Buffers are made on first use, once, for n_max.
+  struct data {
+    buffer floats, offsets, keys, values, out_a, out_b;
+  };
+  auto d = std::make_shared<data>();
+  auto floats = [&ctx, n_max, d]() -> const buffer& {
+    if (!d->floats) {
+      std::vector<std::uint32_t> h(n_max);
+      std::mt19937 rng(3);
+      std::uniform_real_distribution<float> u(-500.0f, 500.0f);
+      for (auto& x : h) x = to_bits(u(rng));
+      d->floats = upload(ctx, h);
+    }
+    return d->floats;
+  };
+  auto keys = [&ctx, n_max, d]() -> const buffer& {
+    if (!d->keys) {
+      std::vector<std::uint32_t> h(n_max);
+      for (std::size_t i = 0; i < n_max; ++i) h[i] = static_cast<std::uint32_t>(i / 20);
+      d->keys = upload(ctx, h);
+      for (auto& x : h) x = 1;
+      d->values = upload(ctx, h);
+      d->out_a = ctx.create_buffer((n_max / 20 + 2) * 4);
+      d->out_b = ctx.create_buffer((n_max / 20 + 2) * 4);
+    }
+    return d->keys;
+  };
+  if (wants("histogram_even", "atomic")) {
+    auto counts = std::make_shared<buffer>(ctx.create_buffer(256 * 4));
+    cases.push_back({"histogram_even", "atomic", "f32", "256 bins", 4, [&ctx, floats, counts](std::size_t n) {
+                       run_stats st;
+                       run_options ro;
+                       ro.stats = &st;
+                       histogram_even(ctx, floats(), n, dtype::f32, *counts, 256, -500.0, 500.0, ro);
+                       return st.gpu_ms;
+                     }});
+  }
+  if (wants("segmented_reduce", "tiles")) {
+    auto m = std::make_shared<monoid>(op::sum(), dtype::f32);
+    cases.push_back({"segmented_reduce", "tiles", "f32", "sum", 4, [&ctx, n_max, floats, d, m](std::size_t n) {
+                       if (!d->offsets) {
+                         std::vector<std::uint32_t> h(n_max / 1000 + 1);
+                         for (std::size_t i = 0; i < h.size(); ++i) h[i] = static_cast<std::uint32_t>(i * 1000);
+                         d->offsets = upload(ctx, h);
+                         d->out_a = ctx.create_buffer((n_max / 20 + 2) * 4);
+                       }
+                       run_stats st;
+                       run_options ro;
+                       ro.stats = &st;
+                       segmented_reduce(ctx, floats(), n, d->offsets, n / 1000, d->out_a, *m, ro);
+                       return st.gpu_ms;
+                     }});
+  }
+  if (wants("reduce_by_key", "tiles")) {
+    cases.push_back({"reduce_by_key", "tiles", "u32", "sum", 8, [&ctx, keys, d](std::size_t n) {
+                       run_stats st;
+                       run_options ro;
+                       ro.stats = &st;
+                       const buffer& k = keys();
+                       device_span<std::uint32_t> uk(d->out_a, 0, n / 20 + 1), sums(d->out_b, 0, n / 20 + 1);
+                       reduce_by_key(ctx, device_span<const std::uint32_t>(k, 0, n),
+                                     device_span<const std::uint32_t>(d->values, 0, n), uk, sums, op::sum(), ro);
+                       return st.gpu_ms;
+                     }});
+  }
+  if (wants("run_length_encode", "tiles")) {
+    cases.push_back({"run_length_encode", "tiles", "u32", "-", 4, [&ctx, keys, d](std::size_t n) {
+                       run_stats st;
+                       run_options ro;
+                       ro.stats = &st;
+                       const buffer& k = keys();
+                       device_span<std::uint32_t> vo(d->out_a, 0, n / 20 + 1), co(d->out_b, 0, n / 20 + 1);
+                       run_length_encode(ctx, device_span<const std::uint32_t>(k, 0, n), vo, co, ro);
+                       return st.gpu_ms;
+                     }});
+  }
+}
