@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "wgprim/op.hpp"
+#include "wgprim/predicate.hpp"
 
 namespace wgprim::cpu {
 
@@ -29,5 +30,12 @@ double ulp_error_f32(float got, double want);
 
 /// Sum of |x| in double (for error bounds).
 double abs_sum_f32(const float* x, std::size_t n);
+
+/// std::copy_if / std::stable_partition / std::unique on raw bits (cpu_twin_select.cpp); each returns the number
+/// kept. partition writes the kept then the rejected elements, both in input order. unique compares f32 with ==.
+std::size_t select_if(const std::uint32_t* x, std::size_t n, const bound_predicate& p, std::uint32_t* out);
+std::size_t select_flagged(const std::uint32_t* x, const std::uint32_t* flags, std::size_t n, std::uint32_t* out);
+std::size_t partition(const std::uint32_t* x, std::size_t n, const bound_predicate& p, std::uint32_t* out);
+std::size_t unique(const std::uint32_t* x, std::size_t n, dtype t, std::uint32_t* out);
 
 }  // namespace wgprim::cpu

@@ -10,4 +10,5 @@
 #include "wgprim/op.hpp"
 #include "wgprim/reduce.hpp"
 #include "wgprim/scan.hpp"
+#include "wgprim/select.hpp"
 #include "wgprim/types.hpp"

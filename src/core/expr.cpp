@@ -5,7 +5,8 @@
 //   unary  := ('-'|'!'|'~') unary | primary
 //   primary:= number | 'a' | 'b' | 'true' | 'false' | fn '(' expr (',' expr)* ')' | '(' expr ')'
 //   fn     := min | max | abs | clamp | select
-// Every value is either of the element type T or bool; the whole expression must be of type T.
+// Every value is either of the element type T or bool; the whole expression must be of type T (an operator) or a
+// bool (a predicate, which may use `a` only).
 // Integer semantics follow WGSL at run time: wrapping arithmetic, x/0 == x, x%0 == 0, shifts modulo 32.
 #include "core/expr.hpp"
 
@@ -33,14 +34,18 @@ struct parsed {
 
 class parser {
  public:
-  parser(const std::string& text, dtype t, std::vector<expr_program::instr>& out)
-      : s_(text), t_(t), out_(out) {}
+  parser(const std::string& text, dtype t, expr_program::mode md, std::vector<expr_program::instr>& out)
+      : s_(text), t_(t), md_(md), out_(out) {}
 
   std::string run() {
     parsed p = parse_or();
     skip_space();
     if (pos_ != s_.size()) fail("unexpected '" + std::string(1, s_[pos_]) + "'");
-    if (p.k != kind::value) fail("the expression is a bool; it must be of the element type");
+    if (md_ == expr_program::mode::predicate) {
+      if (p.k != kind::boolean) fail("the expression is of the element type; a predicate must be a bool (e.g. a > 0)");
+    } else if (p.k != kind::value) {
+      fail("the expression is a bool; it must be of the element type");
+    }
     return p.wgsl;
   }
 
@@ -48,13 +53,14 @@ class parser {
   using code = expr_program::code;
   const std::string& s_;
   dtype t_;
+  expr_program::mode md_;
   std::vector<expr_program::instr>& out_;
   std::size_t pos_ = 0;
   int depth_ = 0;
 
   [[noreturn]] void fail(const std::string& why) const {
     throw error(errc::invalid_argument,
-                "custom operator: " + why + " at column " + std::to_string(pos_ + 1) + " of '" + s_ + "'");
+                std::string(md_ == expr_program::mode::predicate ? "predicate: " : "custom operator: ") + why + " at column " + std::to_string(pos_ + 1) + " of '" + s_ + "'");
   }
   void skip_space() {
     while (pos_ < s_.size() && (s_[pos_] == ' ' || s_[pos_] == '\t')) ++pos_;
@@ -214,7 +220,11 @@ class parser {
       while (pos_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_')) ++pos_;
       std::string id = s_.substr(start, pos_ - start);
       if (id == "a") { emit(code::load_a); return {kind::value, "a"}; }
-      if (id == "b") { emit(code::load_b); return {kind::value, "b"}; }
+      if (id == "b") {
+        if (md_ == expr_program::mode::predicate) fail("a predicate has one operand, 'a'; 'b' is not defined");
+        emit(code::load_b);
+        return {kind::value, "b"};
+      }
       if (id == "true" || id == "false") {
         emit(code::push, id == "true");
         return {kind::boolean, id};
@@ -238,7 +248,8 @@ class parser {
         for (std::size_t i = 0; i < args.size(); ++i) w += (i ? ", " : "") + args[i].wgsl;
         return {kind::value, w + ")"};
       }
-      fail("unknown name '" + id + "' (only a, b, min, max, abs, clamp, select)");
+      fail("unknown name '" + id + "' (only " +
+           std::string(md_ == expr_program::mode::predicate ? "a" : "a, b") + ", min, max, abs, clamp, select)");
     }
     fail("unexpected '" + std::string(1, c) + "'");
   }
@@ -250,12 +261,13 @@ std::int32_t i(std::uint32_t x) { return static_cast<std::int32_t>(x); }
 
 }  // namespace
 
-expr_program::expr_program(const std::string& text, dtype t) : type_(t) {
-  if (text.size() > max_length) throw error(errc::invalid_argument, "custom operator: expression too long");
+expr_program::expr_program(const std::string& text, dtype t, mode md) : type_(t) {
+  const std::string what = md == mode::predicate ? "predicate: " : "custom operator: ";
+  if (text.size() > max_length) throw error(errc::invalid_argument, what + "expression too long");
   for (char c : text)
     if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) > 0x7e)
-      if (c != '\t') throw error(errc::invalid_argument, "custom operator: non-printable character in expression");
-  wgsl_ = parser(text, t, prog_).run();
+      if (c != '\t') throw error(errc::invalid_argument, what + "non-printable character in expression");
+  wgsl_ = parser(text, t, md, prog_).run();
 }
 
 std::uint32_t expr_program::eval(std::uint32_t a, std::uint32_t b) const {

@@ -12,8 +12,11 @@ namespace wgprim::detail {
 
 class expr_program {
  public:
+  /// operator: an expression in `a` and `b` of the element type (a custom combine).
+  /// predicate: an expression in `a` alone whose value is a bool (select / partition); eval returns 0 or 1.
+  enum class mode { op, predicate };
   /// Parses `text` for element type t. Throws wgprim::error(invalid_argument) with the position on failure.
-  expr_program(const std::string& text, dtype t);
+  expr_program(const std::string& text, dtype t, mode md = mode::op);
   const std::string& wgsl() const { return wgsl_; }
   std::uint32_t eval(std::uint32_t a, std::uint32_t b) const;
 

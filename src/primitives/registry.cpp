@@ -2,6 +2,7 @@
 #include "primitives/primitive.hpp"
 #include "primitives/reduce/reduce.hpp"
 #include "primitives/scan/scan.hpp"
+#include "primitives/select/select.hpp"
 
 namespace wgprim::detail {
 
@@ -18,6 +19,8 @@ const std::vector<algorithm_entry>& algorithm_registry() {
        true, false},
       {"scan", "seed", "the seed's scan-then-propagate: block scans, scan of block sums (recursive), add back",
        false, false, false},
+      {"select", "decoupled", "select/partition/unique in one pass: tile counts, look-back with a fallback", true,
+       true, false},
   };
   return entries;
 }
@@ -28,6 +31,7 @@ const std::vector<const kernel_spec*>& kernel_specs() {
   static const std::vector<const kernel_spec*> specs = {
       &reduce_fast_spec,      &reduce_seed_spec,   &reduce_fixed_spec,    &scan_decoupled_spec,
       &scan_seed_blocks_spec, &scan_seed_add_spec, &scan_seed_carry_spec, &copy_spec,
+      &select_decoupled_spec, &select_count_spec,
   };
   return specs;
 }

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
+#include "cmd_select.hpp"
 #include "plot.hpp"
 #include "wgprim/io.hpp"
 #include "wgprim/wgprim.hpp"
@@ -21,12 +22,6 @@ using json = nlohmann::json;
 using namespace wgprim;
 
 namespace {
-
-struct bench_case {
-  std::string primitive, algorithm, type, op;
-  double bytes_per_element;
-  std::function<double(std::size_t)> run;  // returns GPU ms of one run
-};
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -121,6 +116,7 @@ int cmd_bench(const bench_args& a) {
                        }});
     }
   }
+  add_select_bench_cases(ctx, n_max, wants, cases);
   if (wants("copy", "copy"))
     cases.push_back({"copy", "wgsl-copy", "u32", "-", 8, [&](std::size_t n) {
                        run_stats st;

@@ -1,4 +1,6 @@
 #pragma once
+#include <cstddef>
+#include <functional>
 #include <string>
 
 struct bench_args {
@@ -12,3 +14,12 @@ struct bench_args {
 
 int cmd_bench(const bench_args& a);
 int cmd_bench_accuracy(const bench_args& a);
+
+/// One row kind of `wgprim bench`: run(n) returns the GPU ms of one run.
+struct bench_case {
+  std::string primitive, algorithm, type, op;
+  double bytes_per_element;
+  std::function<double(std::size_t)> run;
+};
+/// Whether the user asked for this primitive and algorithm (--primitives, --algorithm).
+using bench_filter = std::function<bool(const std::string& primitive, const std::string& algorithm)>;

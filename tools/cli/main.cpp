@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "bench.hpp"
+#include "cmd_select.hpp"
 #include "plot.hpp"
 #include "wgprim/io.hpp"
 #include "wgprim/wgprim.hpp"
@@ -432,6 +433,7 @@ int main(int argc, char** argv) {
   add_common(demo);
   demo->add_option("--plot-dir", c.plot, "also draw the two pictures (PNG) into this folder");
 
+  auto run_select = add_select_commands(app);
   bench_args ba;
   auto* bench = app.add_subcommand("bench", "GB/s of every algorithm over n = 2^min..2^max, and a copy kernel");
   bench->add_option("--adapter", ba.adapter, "adapter name substring");
@@ -458,6 +460,7 @@ int main(int argc, char** argv) {
     if (red->parsed()) return cmd_reduce(c);
     if (sc->parsed()) return cmd_scan(c);
     if (demo->parsed()) return cmd_demo(c);
+    if (int rc = run_select(); rc >= 0) return rc;
     if (bench->parsed()) return ba.accuracy ? cmd_bench_accuracy(ba) : cmd_bench(ba);
   } catch (const wgprim::error& e) {
     std::cerr << "wgprim: error: " << e.what() << "\n";
