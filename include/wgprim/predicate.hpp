@@ -2,7 +2,8 @@
 // expression in `a` whose value is a bool, e.g. "a > 100", "(a & 1u) == 0u", "abs(a) < 0.5 && a != 0.0".
 // The same expression front end as custom operators (see op.hpp): a subset of WGSL, re-emitted fully
 // parenthesised, with a CPU twin that evaluates it with WGSL's semantics (f32 comparisons are IEEE: every
-// comparison with a NaN is false except !=, which is true; integers wrap; x / 0 == x; x % 0 == 0).
+// comparison with a NaN is false except !=, which is true, made explicit in the shader because WGSL lets a
+// driver assume there are no NaNs; integers wrap; x / 0 == x; x % 0 == 0).
 #pragma once
 #include <cstdint>
 #include <memory>

@@ -48,8 +48,13 @@ struct select_params {
 @group(0) @binding(7) var<storage, read_write> carry: array<atomic<u32>>;
 
 //! import shared/lookback.wgsl
+//! import shared/predicate.wgsl
 
 var<private> vals: array<u32, ITEMS4>;
+// STAGED: the tile's output is first compacted in workgroup memory (kept elements, then rejected ones), so that
+// the global writes are coalesced (invocation l writes elements l, l + WG_SIZE, ...) instead of each invocation
+// writing its own run. STAGE_SIZE is TILE when staged, 1 otherwise.
+var<workgroup> wg_out: array<u32, STAGE_SIZE>;
 
 // f32 == on bits (IEEE: a NaN equals nothing, -0 == +0) without a float compare, which a shader compiler may
 // fold on the assumption that there are no NaNs. Integers: bitwise equality.
@@ -164,19 +169,52 @@ fn select_tiles(@builtin(local_invocation_index) l: u32, li: lane_info) {
       atomicStore(&carry[params.carry_index + 1u], chunk_before + walked.prefix + parts.aggregate);
     }
   }
-  var kept_before = chunk_before + walked.prefix + parts.exclusive;  // kept elements before vals[0]
   var total = 0u;
   if (PARTITION) {
     total = atomicLoad(&carry[params.total_index]);
   }
-  let first = params.chunk_first + tile * TILE + l * ITEMS4;  // index of vals[0] in the whole array
+  let tile_first = tile * TILE;                                   // in the chunk
+  let kept_base = chunk_before + walked.prefix;                   // kept elements before this tile
+  let rejected_base = params.chunk_first + tile_first - kept_base;  // rejected elements before this tile
+  if (STAGED) {
+    var kept_at = parts.exclusive;              // this invocation's next kept element, in the tile
+    var rejected_at = l * ITEMS4 - parts.exclusive;  // and its next rejected one
+    for (var k = 0u; k < ITEMS4; k += 1u) {
+      if ((mask & (1u << k)) != 0u) {
+        wg_out[kept_at] = vals[k];
+        kept_at += 1u;
+      } else if (PARTITION && tile_first + l * ITEMS4 + k < params.n) {
+        wg_out[parts.aggregate + rejected_at] = vals[k];
+        rejected_at += 1u;
+      }
+    }
+    workgroupBarrier();
+    var count = parts.aggregate;
+    if (PARTITION) {
+      count = min(TILE, params.n - tile_first);
+    }
+    for (var i = l; i < count; i += WG_SIZE) {
+      var dest = kept_base + i;
+      if (i >= parts.aggregate) {
+        dest = total + rejected_base + (i - parts.aggregate);
+      }
+      // Outside the window: the dispatch of another window writes it (dest - win_first wraps when below).
+      if (dest - params.win_first < params.win_count) {
+        dst[dest - params.win_first] = wg_out[i];
+      }
+    }
+    return;
+  }
+  var kept_before = kept_base + parts.exclusive;  // kept elements before vals[0]
+  var rejected_before = rejected_base + l * ITEMS4 - parts.exclusive;
   for (var k = 0u; k < ITEMS4; k += 1u) {
     var dest = 0xffffffffu;
     if ((mask & (1u << k)) != 0u) {
       dest = kept_before;
       kept_before += 1u;
-    } else if (PARTITION && tile * TILE + l * ITEMS4 + k < params.n) {
-      dest = total + (first + k - kept_before);  // first + k - kept_before: rejected before this element
+    } else if (PARTITION && tile_first + l * ITEMS4 + k < params.n) {
+      dest = total + rejected_before;
+      rejected_before += 1u;
     }
     // Outside the window (or no destination): another dispatch writes it. dest - win_first wraps when below.
     if (dest - params.win_first < params.win_count) {

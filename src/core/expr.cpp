@@ -111,10 +111,17 @@ class parser {
         need(l, kind::boolean, tok); need(r, kind::boolean, tok);
         emit(c);
         return {kind::boolean, "(" + l.wgsl + " " + sym + " " + r.wgsl + ")"};
-      case code::lt: case code::gt: case code::le: case code::ge: case code::eq: case code::ne:
+      case code::lt: case code::gt: case code::le: case code::ge: case code::eq: case code::ne: {
         need(l, kind::value, tok); need(r, kind::value, tok);
         emit(c);
+        if (md_ == expr_program::mode::predicate && t_ == dtype::f32) {
+          // NaN-exact comparisons (shaders/shared/predicate.wgsl), so that the GPU agrees with the CPU twin.
+          static const char* names[] = {"lt", "gt", "le", "ge", "eq", "ne"};
+          const int k = c == code::lt ? 0 : c == code::gt ? 1 : c == code::le ? 2 : c == code::ge ? 3 : c == code::eq ? 4 : 5;
+          return {kind::boolean, std::string("wgprim_f32_") + names[k] + "(" + l.wgsl + ", " + r.wgsl + ")"};
+        }
         return {kind::boolean, "(" + l.wgsl + " " + sym + " " + r.wgsl + ")"};
+      }
       case code::band: case code::bor: case code::bxor:
         need_int(tok); need(l, kind::value, tok); need(r, kind::value, tok);
         emit(c);
@@ -186,7 +193,9 @@ class parser {
     std::string text = s_.substr(start, pos_ - start);
     // WGSL suffixes: the value is converted to T anyway, but a suffix for another type is an error.
     const bool hex = text.rfind("0x", 0) == 0 || text.rfind("0X", 0) == 0;
-    if (!text.empty() && (text.back() == 'u' || text.back() == 'i' || (text.back() == 'f' && !hex))) {
+    // ("inf" ends in 'f' but is not a suffixed literal.)
+    if (!text.empty() && text != "inf" &&
+        (text.back() == 'u' || text.back() == 'i' || (text.back() == 'f' && !hex))) {
       char suf = text.back();
       if ((suf == 'u' && t_ != dtype::u32) || (suf == 'i' && t_ != dtype::i32) || (suf == 'f' && t_ != dtype::f32))
         fail("literal '" + text + "' does not have the element type " + dtype_name(t_));

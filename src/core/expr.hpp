@@ -14,6 +14,7 @@ class expr_program {
  public:
   /// operator: an expression in `a` and `b` of the element type (a custom combine).
   /// predicate: an expression in `a` alone whose value is a bool (select / partition); eval returns 0 or 1.
+  /// Its f32 comparisons call shaders/shared/predicate.wgsl (NaN-exact), which the shader must import.
   enum class mode { op, predicate };
   /// Parses `text` for element type t. Throws wgprim::error(invalid_argument) with the position on failure.
   expr_program(const std::string& text, dtype t, mode md = mode::op);

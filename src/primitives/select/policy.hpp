@@ -12,6 +12,7 @@ struct select_policy {
   std::uint32_t items = 4;        // vec4 per invocation: tiles of 4,096 elements (the scan's measured best)
   std::uint32_t spin = 256;       // polls of a NOT_READY predecessor before counting its tile here
   bool subgroups = true;
+  bool staged = true;             // compact the tile's output in workgroup memory, then write it coalesced
   std::uint32_t window = 32;      // tile states read at once by the look-back
 };
 
