@@ -3,6 +3,7 @@
 // arrays past one storage binding, the look-back fallback under stress, in place, device counts and encoders.
 #include <webgpu/webgpu.h>
 
+#include <cstdlib>
 #include <iostream>
 #include <limits>
 
@@ -243,17 +244,16 @@ TEST(Select, PolicyVariants) {
     policy_override.staged = p.staged;
     policy_override.items = p.items;
     policy_override.spin_limit = p.spin;
-    for (dtype t : {dtype::f32, dtype::u32}) {
-      auto x = make_data(t, 70001, 81);
-      auto runs = runs_data(t, 70001, 82);
-      std::vector<std::uint32_t> flags(70001);
-      for (std::size_t i = 0; i < flags.size(); ++i) flags[i] = (x[i] >> 3) & 1u;
-      for (std::size_t n : {1u, 4u, 1023u, 1025u, 8192u, 8195u, 70001u}) {
-        check(ctx(), what::select_if, t, x, n, nullptr, predicates_for(t)[0]);
-        check(ctx(), what::partition, t, x, n, nullptr, predicates_for(t)[3]);
-        check(ctx(), what::select_flagged, t, x, n, &flags, "");
-        check(ctx(), what::unique, t, runs, n, nullptr, "");
-      }
+    // (f32 for the predicate kinds, u32 for flags and unique: each kind compiles once per variant.)
+    auto xf = make_data(dtype::f32, 70001, 81), xu = make_data(dtype::u32, 70001, 82);
+    auto runs = runs_data(dtype::u32, 70001, 83);
+    std::vector<std::uint32_t> flags(70001);
+    for (std::size_t i = 0; i < flags.size(); ++i) flags[i] = (xu[i] >> 3) & 1u;
+    for (std::size_t n : {1u, 1025u, 8195u, 70001u}) {
+      check(ctx(), what::select_if, dtype::f32, xf, n, nullptr, "a > 0.0");
+      check(ctx(), what::partition, dtype::f32, xf, n, nullptr, "abs(a) < 0.25 && a != 0.0");
+      check(ctx(), what::select_flagged, dtype::u32, xu, n, &flags, "");
+      check(ctx(), what::unique, dtype::u32, runs, n, nullptr, "");
     }
   }
   policy_override = tuning{};
@@ -340,6 +340,84 @@ TEST(Select, PredicateFrontEnd) {
       EXPECT_EQ(std::string(e.what()).rfind("predicate: ", 0), 0u) << e.what();
     }
   }
+}
+
+TEST(Select, RandomizedCasesInOneEncoder) {
+  // A differential test for these primitives: random kind x type x size (skewed to tile edges) x data (random,
+  // runs, constant, specials) x predicate, all recorded into one command encoder with the counts left on the
+  // device, then every result checked against the CPU twin. WGPRIM_SELECT_CASES sets the number (default 200).
+  const char* env = std::getenv("WGPRIM_SELECT_CASES");
+  const std::size_t cases = env ? std::strtoull(env, nullptr, 10) : 200;
+  std::mt19937_64 rng(20261129);
+  static const std::size_t edges[] = {0, 1, 3, 4, 5, 1023, 1024, 1025, 4095, 4096, 4097, 8191, 8192, 8193, 12289};
+  struct pending {
+    what w;
+    dtype t;
+    std::string pred;
+    std::vector<std::uint32_t> x, flags;
+    buffer in, fl, out;
+  };
+  std::vector<pending> all;
+  device_vector<std::uint32_t> counts(ctx(), std::max<std::size_t>(cases, 1));
+  WGPUCommandEncoderDescriptor ed = WGPU_COMMAND_ENCODER_DESCRIPTOR_INIT;
+  WGPUCommandEncoder enc = wgpuDeviceCreateCommandEncoder(ctx().native_device(), &ed);
+  for (std::size_t k = 0; k < cases; ++k) {
+    pending p;
+    p.w = static_cast<what>(rng() % 4);
+    p.t = static_cast<dtype>(rng() % 3);
+    const std::size_t n = rng() % 2 ? edges[rng() % (sizeof edges / sizeof *edges)] : rng() % 20000;
+    const int data = static_cast<int>(rng() % 4);
+    p.x = data == 1 ? runs_data(p.t, n, static_cast<std::uint32_t>(rng())) : make_data(p.t, n, static_cast<std::uint32_t>(rng()));
+    if (data == 2 && n) std::fill(p.x.begin(), p.x.end(), p.x[0]);
+    if (data == 3 && p.t == dtype::f32)
+      for (std::size_t i = 0; i < n; i += 1 + rng() % 5) p.x[i] = rng() % 2 ? 0x7fc00000u : rng() % 2 ? 0x80000000u : 0x7f800000u;
+    p.flags.resize(n);
+    for (auto& f : p.flags) f = rng() % 3 == 0 ? static_cast<std::uint32_t>(rng()) : 0u;
+    auto preds = predicates_for(p.t);
+    p.pred = preds[rng() % preds.size()];
+    p.in = ctx().create_buffer(std::max<std::size_t>(n, 1) * 4);
+    p.fl = ctx().create_buffer(std::max<std::size_t>(n, 1) * 4);
+    p.out = ctx().create_buffer(std::max<std::size_t>(n, 1) * 4);
+    if (n) {
+      ctx().write(p.in, 0, p.x.data(), n * 4);
+      ctx().write(p.fl, 0, p.flags.data(), n * 4);
+    }
+    with_type(p.t, [&](auto tag) {
+      using T = decltype(tag);
+      device_span<const T> din(p.in, 0, n);
+      device_span<T> dout(p.out, 0, n);
+      auto cnt = counts.span().subspan(k, 1);
+      switch (p.w) {
+        case what::select_if: select_if(ctx(), enc, din, dout, cnt, predicate::expr(p.pred)); break;
+        case what::partition: partition(ctx(), enc, din, dout, cnt, predicate::expr(p.pred)); break;
+        case what::select_flagged:
+          select_flagged(ctx(), enc, din, device_span<const std::uint32_t>(p.fl, 0, n), dout, cnt);
+          break;
+        case what::unique: unique(ctx(), enc, din, dout, cnt); break;
+      }
+    });
+    all.push_back(std::move(p));
+  }
+  WGPUCommandBufferDescriptor cd = WGPU_COMMAND_BUFFER_DESCRIPTOR_INIT;
+  WGPUCommandBuffer cmd = wgpuCommandEncoderFinish(enc, &cd);
+  wgpuQueueSubmit(ctx().native_queue(), 1, &cmd);
+  wgpuCommandBufferRelease(cmd);
+  wgpuCommandEncoderRelease(enc);
+  const auto got_counts = counts.to_host();
+  std::size_t failures = 0;
+  for (std::size_t k = 0; k < all.size(); ++k) {
+    const pending& p = all[k];
+    const std::size_t n = p.x.size();
+    outcome want = run_cpu(p.w, p.t, p.x, n, &p.flags, p.pred);
+    std::vector<std::uint32_t> got(want.out.size());
+    if (!got.empty()) ctx().read(p.out, 0, got.data(), got.size() * 4);
+    if (got_counts[k] != want.kept || got != want.out) {
+      if (++failures <= 5)
+        ADD_FAILURE() << "case " << k << ": " << name_of(p.w) << " " << dtype_name(p.t) << " '" << p.pred
+                      << "' n=" << n << ": kept " << got_counts[k] << " want " << want.kept;
+    }
+  }
+  EXPECT_EQ(failures, 0u);
 }
 
 TEST(Select, BadArgumentsAreOneLineErrors) {
