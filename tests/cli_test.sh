@@ -320,6 +320,36 @@ expect_code "bench bogus primitive" 2 bench --primitives bogus
 expect_code "bench bogus algorithm" 2 bench --algorithm bogus
 expect_code "plot into a directory" 2 reduce --generate prices:10 --plot "$T/dir.csv"
 
+# --- select / partition / unique
+printf '5\n150\n7\n101\n100\n9000\n3\n' >"$T/sel.csv"
+"$W" select --input "$T/sel.csv" --predicate 'a > 100' --output "$T/kept.csv" --json >"$T/sel.json" 2>"$T/err" || bad "select rc"
+[ "$(tr '\n' ' ' <"$T/kept.csv")" = "150 101 9000 " ] && ok || bad "select output: $(cat "$T/kept.csv")"
+python3 - "$T/sel.json" <<'PY' && ok || bad "select json keys"
+import json, sys
+j = json.load(open(sys.argv[1]))
+for k in "op type n kept algorithm adapter mismatches gpu_ms upload_ms cpu_ms".split():
+    assert k in j, k
+assert j["op"] == "select_if" and j["kept"] == 3 and j["mismatches"] == 0 and j["type"] == "i32" and j["n"] == 7
+PY
+printf '1\n0\n0\n1\n0\n0\n7\n' >"$T/flags.csv"
+"$W" select --input "$T/sel.csv" --flags "$T/flags.csv" --output "$T/fl.csv" --json >"$T/fl.json" 2>"$T/err" || bad "select flags rc"
+[ "$(tr '\n' ' ' <"$T/fl.csv")" = "5 101 3 " ] && ok || bad "select flags output: $(cat "$T/fl.csv")"
+"$W" partition --input "$T/sel.csv" --predicate 'a > 100' --output "$T/part.csv" --json >"$T/p.json" 2>"$T/err" || bad "partition rc"
+[ "$(tr '\n' ' ' <"$T/part.csv")" = "150 101 9000 5 7 100 3 " ] && ok || bad "partition output: $(cat "$T/part.csv")"
+grep -q '"kept":3' "$T/p.json" && ok || bad "partition json kept"
+printf '1\n1\n2\n2\n2\n3\n1\n' >"$T/u.csv"
+"$W" unique --input "$T/u.csv" --output "$T/uo.csv" --json >"$T/u.json" 2>"$T/err" || bad "unique rc"
+[ "$(tr '\n' ' ' <"$T/uo.csv")" = "1 2 3 1 " ] && ok || bad "unique output: $(cat "$T/uo.csv")"
+"$W" partition --generate uniform:300000:4 --predicate 'a < 0.25 || a != a' --json >"$T/pg.json" 2>"$T/err" || bad "partition generate rc"
+grep -q '"mismatches":0' "$T/pg.json" && ok || bad "partition generate mismatches"
+expect_error "select bad predicate" select --input "$T/sel.csv" --predicate 'a + 1'
+expect_error "select predicate with b" select --input "$T/sel.csv" --predicate 'a > b'
+expect_error "select without predicate" select --input "$T/sel.csv"
+expect_error "select predicate and flags" select --input "$T/sel.csv" --predicate 'a > 1' --flags "$T/flags.csv"
+expect_error "partition without predicate" partition --input "$T/sel.csv"
+printf '1\n0\n' >"$T/short.csv"
+expect_error "select short flags" select --input "$T/sel.csv" --flags "$T/short.csv"
+
 # --- pictures: valid PNGs of the stated size, and bar heights that follow the partials
 cat >"$T/png.py" <<'PY'
 import struct, sys, zlib

@@ -14,7 +14,7 @@ struct run_stats {
   double upload_ms = 0;       // host-to-device copy (host-span overloads only)
   double download_ms = 0;     // device-to-host copy (host-span overloads only)
   std::string algorithm;      // the algorithm that ran
-  std::uint64_t lookback_fallbacks = 0;  // decoupled scan: predecessor tiles reduced by a waiting workgroup
+  std::uint64_t lookback_fallbacks = 0;  // decoupled scan / select: predecessor tiles reduced by a waiting workgroup
 };
 
 /// Tuning knobs; zero / negative means "the default policy for this adapter".

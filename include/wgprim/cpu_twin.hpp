@@ -8,6 +8,7 @@
 #include "wgprim/arg_reduce.hpp"
 #include "wgprim/op.hpp"
 #include "wgprim/transform_reduce.hpp"
+#include "wgprim/predicate.hpp"
 
 namespace wgprim::cpu {
 
@@ -66,4 +67,11 @@ std::size_t reduce_by_key(const std::uint32_t* keys, dtype key_type, const std::
                           std::uint32_t* unique_keys, std::uint32_t* sums, const monoid& m);
 std::size_t run_length_encode(const std::uint32_t* x, dtype t, std::size_t n, std::uint32_t* values,
                               std::uint32_t* counts);
+/// std::copy_if / std::stable_partition / std::unique on raw bits (cpu_twin_select.cpp); each returns the number
+/// kept. partition writes the kept then the rejected elements, both in input order. unique compares f32 with ==.
+std::size_t select_if(const std::uint32_t* x, std::size_t n, const bound_predicate& p, std::uint32_t* out);
+std::size_t select_flagged(const std::uint32_t* x, const std::uint32_t* flags, std::size_t n, std::uint32_t* out);
+std::size_t partition(const std::uint32_t* x, std::size_t n, const bound_predicate& p, std::uint32_t* out);
+std::size_t unique(const std::uint32_t* x, std::size_t n, dtype t, std::uint32_t* out);
+
 }  // namespace wgprim::cpu

@@ -17,4 +17,5 @@
 #include "wgprim/transform_reduce.hpp"
 #include "wgprim/sort.hpp"
 #include "wgprim/segmented.hpp"
+#include "wgprim/select.hpp"
 #include "wgprim/types.hpp"

@@ -1,22 +1,17 @@
-// Single-pass scan with decoupled look-back and fallback (Smith, Levien & Owens, SPAA 2025).
-// Each workgroup claims the next tile from an atomic counter (so a tile only ever waits on tiles whose
-// workgroups have started), scans its TILE elements (ITEMS vec4 per invocation, folded serially, then a
-// workgroup scan of the per-invocation totals), publishes its aggregate, and walks back over its predecessors'
-// published states. A predecessor that stays NOT_READY for spin_limit polls is not waited for: the workgroup
-// reduces that tile's input itself (same folding order, so the same bits) and moves on. No workgroup ever waits
-// without bound, so the scan needs no forward-progress guarantee.
+// Single-pass scan with decoupled look-back and fallback (Smith, Levien & Owens, SPAA 2025; the look-back is
+// shared/lookback.wgsl). Each workgroup claims the next tile from an atomic counter, scans its TILE elements
+// (ITEMS vec4 per invocation, folded serially, then a workgroup scan of the per-invocation totals), publishes
+// its aggregate, and walks back over its predecessors' published states. A predecessor that stays NOT_READY for
+// spin_limit polls is not waited for: the workgroup reduces that tile's input itself (same folding order, so the
+// same bits) and moves on.
 //
-// Tile state: two u32 atomics per tile, each (flag << 16) | one 16-bit half of the value, written with atomicMax
-// so a state only moves forward (NOT_READY < AGGREGATE < INCLUSIVE); a reader trusts a value only when both
-// halves carry the same flag. state[0] is the tile counter, state[1] counts fallbacks (for tests).
+// state[0] is the tile counter, state[1] counts fallbacks (for tests), then two u32 per tile (see the import).
 // The workgroup scan (workgroup_scan, lane_info) comes from the lanes import the dispatch layer picks:
 // subgroups when the adapter has them, workgroup memory otherwise.
 // carry[carry_index] is the total of earlier chunks (an array larger than one binding is scanned in chunks);
 // the last tile writes the running total to carry[carry_index + 1].
+//! import shared/lookback.wgsl
 
-const NOT_READY: u32 = 0u;
-const AGGREGATE: u32 = 1u;
-const INCLUSIVE: u32 = 2u;
 const ITEMS4: u32 = ITEMS * 4u;
 const TILE: u32 = WG_SIZE * ITEMS * 4u;
 
@@ -39,17 +34,6 @@ struct scan_params {
 @group(0) @binding(5) var<storage, read_write> state: array<atomic<u32>>;
 @group(0) @binding(6) var<storage, read_write> carry: array<T>;
 
-const PAST_TILE_ZERO: u32 = 3u;
-const VERDICT_WALK: u32 = 0u;
-const VERDICT_INCLUSIVE: u32 = 1u;
-const VERDICT_PAST_ZERO: u32 = 2u;
-const VERDICT_WAIT: u32 = 3u;
-
-var<workgroup> wg_tile: u32;
-var<workgroup> wg_flag: u32;
-var<workgroup> wg_prefix: T;
-var<workgroup> wg_window_flag: array<u32, WINDOW>;
-var<workgroup> wg_window_value: array<T, WINDOW>;
 var<private> vals: array<T, ITEMS4>;
 // STAGED: loads and stores go through workgroup memory, so that global accesses are coalesced (invocation l
 // touches vec4 k * WG_SIZE + l) while each invocation still scans ITEMS consecutive vec4 values.
@@ -59,12 +43,6 @@ var<workgroup> wg_stage: array<vec4<T>, STAGE_SIZE>;
 // neighbouring invocations fall into different banks.
 fn stage_index(l: u32, j: u32) -> u32 {
   return l * ITEMS + (j + l / 8u) % ITEMS;
-}
-
-fn publish(tile: u32, flag: u32, v: T) {
-  let b = bitcast<u32>(v);
-  atomicMax(&state[2u + 2u * tile], (flag << 16u) | (b & 0xffffu));
-  atomicMax(&state[3u + 2u * tile], (flag << 16u) | (b >> 16u));
 }
 
 // Serial fold of this invocation's elements, in the order the fallback repeats.
@@ -88,13 +66,15 @@ fn fold_tile_from_memory(tile: u32, l: u32) -> T {
   return acc;
 }
 
+// The look-back's fallback: a predecessor's aggregate, folded and combined exactly as its own workgroup does.
+fn lookback_fallback(tile: u32, l: u32, li: lane_info) -> T {
+  return workgroup_scan(l, fold_tile_from_memory(tile, l), li).aggregate;
+}
+
 
 @compute @workgroup_size(WG_SIZE)
 fn scan(@builtin(local_invocation_index) l: u32, li: lane_info) {
-  if (l == 0u) {
-    wg_tile = atomicAdd(&state[0], 1u);
-  }
-  let tile = workgroupUniformLoad(&wg_tile);
+  let tile = claim_tile(l);
   if (tile >= params.tiles) {
     return;
   }
@@ -139,111 +119,10 @@ fn scan(@builtin(local_invocation_index) l: u32, li: lane_info) {
   if (params.use_carry != 0u) {
     carry_in = carry[params.carry_index];
   }
-  if (tile > 0u && l == 0u) {
-    if (params.stress != 0u && tile % 3u == 1u) {
-      // Test-only: hold this tile's aggregate back so that its successor gives up waiting and falls back.
-      var sink = 0u;
-      for (var i = 0u; i < 20000u; i += 1u) {
-        sink += atomicLoad(&state[1]);
-      }
-      if (sink == 0xffffffffu) {
-        atomicAdd(&state[1], 0u);
-      }
-    }
-    publish(tile, AGGREGATE, aggregate);
-  }
-
-  // Look-back: prefix = combine of the tiles before this one, walked right to left, WINDOW tiles at a time:
-  // invocations l < WINDOW read the states of tiles j - l at once, invocation 0 folds the window up to the first
-  // tile that is not AGGREGATE, and the whole workgroup acts on its verdict (uniformly, through
-  // workgroupUniformLoad): done, walk on, poll again, or fall back.
-  // (H200, 2026-11-29, u32 sum at 2^28: this window 0.87 ms; one tile per step 1.47 ms; invocation 0 walking
-  // alone with 8 loads in flight and no barriers until a verdict 1.60 ms.)
-  var prefix = identity();
-  var reached_inclusive = false;
-  if (tile > 0u) {
-    var j = tile - 1u;
-    var spins = 0u;
-    loop {
-      if (l < WINDOW) {
-        var f = PAST_TILE_ZERO;
-        var v = identity();
-        if (l <= j) {
-          let lo = atomicLoad(&state[2u + 2u * (j - l)]);
-          let hi = atomicLoad(&state[3u + 2u * (j - l)]);
-          f = lo >> 16u;
-          if (f != (hi >> 16u)) {
-            f = NOT_READY;  // halves from two different writes: not yet consistent
-          }
-          v = bitcast<T>((hi << 16u) | (lo & 0xffffu));
-        }
-        wg_window_flag[l] = f;
-        wg_window_value[l] = v;
-      }
-      workgroupBarrier();
-      if (l == 0u) {
-        var acc = prefix;
-        var verdict = VERDICT_WALK;
-        var i = 0u;
-        for (; i < WINDOW; i += 1u) {
-          let f = wg_window_flag[i];
-          if (f == AGGREGATE) {
-            acc = combine(wg_window_value[i], acc);
-            continue;
-          }
-          if (f == INCLUSIVE) {
-            acc = combine(wg_window_value[i], acc);
-            verdict = VERDICT_INCLUSIVE;
-          } else if (f == PAST_TILE_ZERO) {
-            verdict = VERDICT_PAST_ZERO;
-          } else {
-            verdict = VERDICT_WAIT;  // tile j - i is not ready
-          }
-          break;
-        }
-        wg_prefix = acc;
-        wg_flag = (i << 2u) | verdict;  // one uniform load carries both
-      }
-      let packed = workgroupUniformLoad(&wg_flag);
-      let verdict = packed & 3u;
-      let steps = packed >> 2u;
-      prefix = wg_prefix;
-      if (verdict == VERDICT_INCLUSIVE) {
-        reached_inclusive = true;
-        break;
-      }
-      if (verdict == VERDICT_PAST_ZERO) {
-        break;
-      }
-      if (verdict == VERDICT_WALK) {
-        j -= WINDOW;  // the whole window was AGGREGATE (and tile 0 not in it)
-        spins = 0u;
-        continue;
-      }
-      // VERDICT_WAIT: tile j - steps is not ready.
-      if (steps > 0u) {
-        j -= steps;
-        spins = 0u;
-      }
-      spins += 1u;
-      if (spins < params.spin_limit) {
-        continue;
-      }
-      // Fallback: reduce the predecessor's tile here instead of waiting for its workgroup.
-      let agg = workgroup_scan(l, fold_tile_from_memory(j, l), li).aggregate;
-      if (l == 0u) {
-        publish(j, AGGREGATE, agg);
-        atomicAdd(&state[1], 1u);
-      }
-      prefix = combine(agg, prefix);
-      if (j == 0u) {
-        break;
-      }
-      j -= 1u;
-      spins = 0u;
-    }
-  }
-  if (!reached_inclusive && params.use_carry != 0u) {
+  publish_aggregate(tile, l, aggregate, params.stress != 0u);
+  let walked = look_back(tile, l, li, params.spin_limit);
+  var prefix = walked.prefix;
+  if (!walked.inclusive && params.use_carry != 0u) {
     prefix = combine(carry_in, prefix);  // the walk reached past tile 0 (or this is tile 0): add earlier chunks
   }
   let inclusive = combine(prefix, aggregate);

@@ -52,6 +52,10 @@ class parser {
     parsed p = parse_or();
     skip_space();
     if (pos_ != s_.size()) fail("unexpected '" + std::string(1, s_[pos_]) + "'");
+    if (predicate_) {
+      if (p.k != kind::boolean) fail("the expression is of the element type; a predicate must be a bool (e.g. a > 0)");
+      return p.wgsl;
+    }
     if (p.k != kind::value) fail("the expression is a bool; it must be of the element type");
     settle(p);
     result_ = p.t;
@@ -59,6 +63,8 @@ class parser {
   }
   /// Transforms: `a` alone, typed values (see the grammar above).
   void unary_mode() { unary_ = true; }
+  /// Predicates: `a` alone, typed values, a bool result; f32 comparisons NaN-exact (shared/predicate.wgsl).
+  void predicate_mode() { unary_ = predicate_ = true; }
   dtype result_type() const { return result_; }
 
  private:
@@ -68,7 +74,7 @@ class parser {
   std::vector<expr_program::instr>& out_;
   std::size_t pos_ = 0;
   int depth_ = 0;
-  bool unary_ = false;
+  bool unary_ = false, predicate_ = false;
   dtype result_ = dtype::f32;
 
   [[noreturn]] void fail(const std::string& why) const {
@@ -163,6 +169,12 @@ class parser {
         need(l, kind::value, tok); need(r, kind::value, tok);
         const dtype t = unify(l, r, tok);
         emit_typed(c, t);
+        if (predicate_ && t == dtype::f32) {
+          // NaN-exact comparisons (shaders/shared/predicate.wgsl): some drivers answer false for NaN != x.
+          static const char* names[] = {"lt", "gt", "le", "ge", "eq", "ne"};
+          const int k = c == code::lt ? 0 : c == code::gt ? 1 : c == code::le ? 2 : c == code::ge ? 3 : c == code::eq ? 4 : 5;
+          return {kind::boolean, std::string("wgprim_f32_") + names[k] + "(" + l.wgsl + ", " + r.wgsl + ")"};
+        }
         return {kind::boolean, "(" + l.wgsl + " " + sym + " " + r.wgsl + ")"};
       }
       case code::band: case code::bor: case code::bxor: {
@@ -276,7 +288,8 @@ class parser {
     const bool hex = text.rfind("0x", 0) == 0 || text.rfind("0X", 0) == 0;
     dtype lt = t_;
     bool open = unary_;  // unary mode: an integer literal without a suffix is typed by what it meets
-    if (!text.empty() && (text.back() == 'u' || text.back() == 'i' || (text.back() == 'f' && !hex))) {
+    // ("inf" ends in 'f' but is not a suffixed literal.)
+    if (!text.empty() && text != "inf" && (text.back() == 'u' || text.back() == 'i' || (text.back() == 'f' && !hex))) {
       char suf = text.back();
       const dtype st = suf == 'u' ? dtype::u32 : suf == 'i' ? dtype::i32 : dtype::f32;
       if (!unary_ && st != t_) fail("literal '" + text + "' does not have the element type " + dtype_name(t_));
@@ -350,7 +363,7 @@ class parser {
       std::string id = s_.substr(start, pos_ - start);
       if (id == "a") { emit(code::load_a); return {kind::value, "a", t_}; }
       if (id == "b") {
-        if (unary_) fail("a transform has one operand, 'a'");
+        if (unary_) fail(predicate_ ? "a predicate has one operand, 'a'" : "a transform has one operand, 'a'");
         emit(code::load_b);
         return {kind::value, "b", t_};
       }
@@ -462,6 +475,28 @@ expr_program::expr_program(const std::string& text, dtype t, bool) : type_(t), r
 }
 
 expr_program expr_program::unary(const std::string& text, dtype input) { return expr_program(text, input, true); }
+
+expr_program::expr_program(const std::string& text, dtype t, mode md) : type_(t), result_(t) {
+  if (md == mode::op) {
+    *this = expr_program(text, t);
+    return;
+  }
+  try {
+    if (text.size() > max_length) throw error(errc::invalid_argument, "custom operator: expression too long");
+    for (char c : text)
+      if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) > 0x7e)
+        if (c != '\t') throw error(errc::invalid_argument, "custom operator: non-printable character in expression");
+    parser p(text, t, prog_);
+    p.predicate_mode();
+    wgsl_ = p.run();
+    result_ = dtype::u32;  // eval gives 0 or 1
+  } catch (const error& e) {
+    std::string m = e.what();
+    const std::string prefix = "custom operator: ";
+    if (m.rfind(prefix, 0) == 0) m = "predicate: " + m.substr(prefix.size());
+    throw error(e.code(), m);
+  }
+}
 
 
 std::uint32_t expr_program::eval(std::uint32_t a, std::uint32_t b) const { return eval_with(a, b, nullptr); }

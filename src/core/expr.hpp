@@ -14,6 +14,10 @@ class expr_program {
  public:
   /// Parses `text` for element type t. Throws wgprim::error(invalid_argument) with the position on failure.
   expr_program(const std::string& text, dtype t);
+  /// predicate: an expression in `a` alone whose value is a bool (select / partition); eval returns 0 or 1.
+  /// Its f32 comparisons call shaders/shared/predicate.wgsl (NaN-exact), which the shader must import.
+  enum class mode { op, predicate };
+  expr_program(const std::string& text, dtype t, mode md);
   /// A transform: an expression in `a` alone (of type `input`) whose values may change type through literals with
   /// a suffix (0u, 1i, 2.5f) and the conversions f32(), i32(), u32(); result_type() is the type it yields.
   /// Unsuffixed literals take the type of the operand they meet (alone: the input's type).

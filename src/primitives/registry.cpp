@@ -6,6 +6,7 @@
 #include "primitives/reduce/reduce.hpp"
 #include "primitives/scan/scan.hpp"
 #include "primitives/sort/sort.hpp"
+#include "primitives/select/select.hpp"
 
 namespace wgprim::detail {
 
@@ -37,6 +38,8 @@ const std::vector<algorithm_entry>& algorithm_registry() {
       {"reduce_by_key", "tiles", "heads where keys change, the segmented tile scan, run tails scattered", true,
        true, false},
       {"run_length_encode", "tiles", "reduce_by_key of ones over the input as keys", true, true, false},
+      {"select", "decoupled", "select/partition/unique in one pass: tile counts, look-back with a fallback", true,
+       true, false},
   };
   return entries;
 }
@@ -51,6 +54,7 @@ const std::vector<const kernel_spec*>& kernel_specs() {
       &sort_histogram_spec,   &sort_rts_count_spec, &sort_rts_scatter_spec, &sort_onesweep_spec,
       &histogram_atomic_spec, &seg_heads_offsets_spec, &seg_heads_keys_spec, &seg_tile_reduce_spec,
       &seg_spine_spec,        &seg_tile_scan_spec,  &seg_gather_spec,
+      &select_decoupled_spec, &select_count_spec,
   };
   return specs;
 }

@@ -18,6 +18,7 @@
 #include <random>
 
 #include "cmd_hist.hpp"
+#include "cmd_select.hpp"
 #include "plot.hpp"
 #include "wgprim/io.hpp"
 #include "wgprim/wgprim.hpp"
@@ -162,6 +163,7 @@ int cmd_bench(const bench_args& a) {
       cases.push_back(std::move(c));
     }
   }
+  add_select_bench_cases(ctx, n_max, wants, cases);
   for (auto& r : sort_bench_rows(ctx, n_max, wants)) cases.push_back({r.primitive, r.algorithm, r.type, "-", r.bytes_per_element, r.run});
   add_arg_reduce_bench_cases(ctx, in, wants, cases);
   add_transform_reduce_bench_cases(ctx, in, wants, cases);

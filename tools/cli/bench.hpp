@@ -40,6 +40,7 @@ struct bench_data {
 };
 /// Whether the command line asks for (primitive, algorithm).
 using bench_wants = std::function<bool(const std::string& primitive, const std::string& algorithm)>;
+using bench_filter = bench_wants;
 // The sort subcommand and bench rows (tools/cli/cmd_sort.cpp).
 CLI::App* add_sort_command(CLI::App& app);
 int run_sort_command();

@@ -18,6 +18,7 @@
 #include "cmd_arg_reduce.hpp"
 #include "cmd_transform_reduce.hpp"
 #include "cmd_hist.hpp"
+#include "cmd_select.hpp"
 #include "plot.hpp"
 #include "wgprim/io.hpp"
 #include "wgprim/wgprim.hpp"
@@ -639,6 +640,7 @@ int main(int argc, char** argv) {
   const cli_command hist_cmd = add_histogram_command(app), rle_cmd = add_rle_command(app);
   const cli_command seg_cmd = add_segmented_options(
       red, sc, {&c.adapter, &c.input, &c.generate, &c.type, &c.op, &c.identity, &c.output, &c.json, &c.exclusive, &c.repeat});
+  auto run_select = add_select_commands(app);
   bench_args ba;
   auto* bench = app.add_subcommand("bench", "GB/s of every algorithm over n = 2^min..2^max, and a copy kernel");
   bench->add_option("--adapter", ba.adapter, "adapter name substring");
@@ -672,6 +674,7 @@ int main(int argc, char** argv) {
     if (sc->parsed()) return cmd_scan(c);
     if (so->parsed()) return run_sort_command();
     if (demo->parsed()) return cmd_demo(c);
+    if (int rc = run_select(); rc >= 0) return rc;
     if (bench->parsed()) {
       check_bench_args(ba);
       return ba.accuracy ? cmd_bench_accuracy(ba) : cmd_bench(ba);

@@ -1,0 +1,143 @@
+// The single-pass decoupled-fallback select (shaders/select/decoupled.wgsl): one dispatch per storage-binding
+// chunk of the input and window of the output (one of each unless the array is larger than one binding), after
+// one count_kept dispatch per chunk for partitions, then the count copied to where the caller wants it.
+#include "core/wgsl_compose.hpp"
+#include "gpu/gpu.hpp"
+#include "primitives/select/policy.hpp"
+#include "primitives/select/select.hpp"
+#include "wgprim/error.hpp"
+
+namespace wgprim::detail {
+
+struct select_params {
+  std::uint32_t n, tiles, grid_x, chunk_first, win_first, win_count, carry_index, total_index, prev_index, has_prev,
+      spin_limit, stress;
+};
+static_assert(sizeof(select_params) == 48);
+namespace {
+const std::vector<slot> select_layout = {slot::uniform,      slot::storage_read, slot::storage_read,
+                                         slot::storage_read, slot::storage_read, slot::storage_rw,
+                                         slot::storage_rw,   slot::storage_rw};
+}
+const kernel_spec select_decoupled_spec{"select/decoupled.wgsl", "select_tiles", select_layout, sizeof(select_params)};
+const kernel_spec select_count_spec{"select/decoupled.wgsl", "count_kept", select_layout, sizeof(select_params)};
+
+select_policy select_policy_for(const context& ctx, const tuning& t, bool stress) {
+  select_policy p;
+  // As the scan: on a CPU adapter a few threads run workgroups in turn, so waiting long is waste.
+  p.spin = ctx.adapter().kind == adapter_kind::cpu ? 16 : 256;
+  p.subgroups = ctx.features().subgroups;
+  // The kept mask of an invocation is one u32: at most 32 elements, 8 vec4.
+  if (t.items > 8) throw error(errc::invalid_argument, "tuning: items must be 1..8 for the decoupled select");
+  if (t.items) p.items = t.items;
+  if (t.spin_limit) p.spin = t.spin_limit;
+  if (stress) p.spin = 1;
+  if (t.subgroups == 0) p.subgroups = false;
+  // Staged output (CUB's two-phase scatter): coalesced writes instead of one run per invocation, for TILE * 4
+  // bytes of workgroup memory; not where the workgroup storage limit cannot hold it beside the look-back's.
+  // Coalescing is a GPU memory-system matter: off on CPU adapters (lavapipe 2^22 f32 select, loaded 2-core
+  // machine: staged 415-615 ms vs direct 436-516 ms, within the noise). Not yet measured on the H200.
+  p.staged = ctx.adapter().kind != adapter_kind::cpu;
+  if (t.staged == 0) p.staged = false;
+  if (t.staged == 1) p.staged = true;
+  const std::uint64_t stage_bytes = std::uint64_t(p.wg_size) * p.items * 16;
+  if (stage_bytes + 2048 > ctx.limits().max_compute_workgroup_storage_size) p.staged = false;
+  return p;
+}
+
+namespace {
+std::string element_prelude(dtype t, const bound_predicate* pred) {
+  // Module-scope declarations are order-independent in WGSL, so these can precede the composed module.
+  return std::string("alias ELEM = ") + dtype_name(t) + ";\nfn keep_predicate(a: ELEM) -> bool {\n  return " +
+         (pred ? pred->wgsl_expression() : std::string("true")) + ";\n}\n";
+}
+}  // namespace
+
+void record_select_decoupled(recorder& rec, const select_args& a) {
+  context& ctx = rec.ctx();
+  const bool stress = lookback_stress(ctx);
+  const select_policy pol = select_policy_for(ctx, a.opt->tune, stress);
+  const monoid counts(op::sum(), dtype::u32);
+  const std::string lanes = pol.subgroups ? "shared/lanes_subgroup.wgsl" : "shared/lanes_workgroup.wgsl";
+  const char* mode = a.mode == select_mode::flags ? "1u" : a.mode == select_mode::unique ? "2u" : "0u";
+  const std::string src =
+      element_prelude(a.type, a.pred) +
+      compose_wgsl(select_decoupled_spec.file, counts,
+                   {{"WG_SIZE", std::to_string(pol.wg_size) + "u"}, {"ITEMS", std::to_string(pol.items) + "u"},
+                    {"WINDOW", std::to_string(pol.window) + "u"}, {"MODE", mode},
+                    {"PARTITION", a.partition ? "true" : "false"},
+                    {"IS_F32", a.type == dtype::f32 ? "true" : "false"}, {"STAGED", pol.staged ? "true" : "false"},
+                    {"STAGE_SIZE", pol.staged ? std::to_string(pol.wg_size * pol.items * 4) + "u" : "1u"}},
+                   {lanes});
+  // A user predicate is compiled with naga's bounds checks kept, as every custom expression is.
+  const bool trusted = a.pred == nullptr;
+  const auto& k = get_kernel(ctx, select_decoupled_spec, src, trusted);
+  const std::uint64_t n = a.in.count;
+  const std::uint64_t tile = std::uint64_t(pol.wg_size) * pol.items * 4;
+  const std::uint64_t per_binding = elements_per_binding(ctx, 4, tile);  // whole tiles per chunk and window
+  const auto parts = chunks_of(n, per_binding);
+  const std::uint64_t chunks = parts.size();
+  const std::uint64_t max_tiles = chunks ? (parts.front().count + tile - 1) / tile : 1;
+  // carry: [0, chunks] kept before each chunk, [chunks + 1] the partition's total, [chunks + 2 + c] the element
+  // before chunk c (unique).
+  const std::uint64_t total_index = chunks + 1, prev_base = chunks + 2;
+  buffer carry = ctx.create_buffer((prev_base + chunks) * 4);
+  buffer state = ctx.create_buffer((2 + 2 * max_tiles) * 4);
+  buffer dummy_vec = ctx.create_buffer(16), dummy_flags = ctx.create_buffer(16);
+  rec.clear(carry, 0, carry.size_bytes());
+  if (a.mode == select_mode::unique)
+    for (std::uint64_t c = 1; c < chunks; ++c)
+      rec.copy_raw(a.in.buf, a.in.offset + (parts[c].first - 1) * 4, carry.native(), (prev_base + c) * 4, 4);
+
+  auto params_for = [&](std::uint64_t c, std::uint64_t tiles, std::uint32_t gx, std::uint64_t win_first,
+                        std::uint64_t win_count) {
+    return select_params{static_cast<std::uint32_t>(parts[c].count), static_cast<std::uint32_t>(tiles), gx,
+                         static_cast<std::uint32_t>(parts[c].first), static_cast<std::uint32_t>(win_first),
+                         static_cast<std::uint32_t>(win_count), static_cast<std::uint32_t>(c),
+                         static_cast<std::uint32_t>(total_index), static_cast<std::uint32_t>(prev_base + c),
+                         (a.mode == select_mode::unique && c > 0) ? 1u : 0u, pol.spin, stress ? 1u : 0u};
+  };
+  // Fewer than 4 elements: no whole vec4 to bind, so the vector views bind (unused) placeholders.
+  auto vec = [&](const device_view& v, const chunk& ch) {
+    return ch.count / 4 ? binding{v.buf, v.offset + ch.first * 4, ch.count / 4 * 16} : bind(view_of(dummy_vec));
+  };
+  const bool flagged = a.mode == select_mode::flags;
+  auto flag_bind = [&](const chunk& ch) { return flagged ? bind(a.flags, ch.first, ch.count) : bind(view_of(dummy_flags)); };
+  auto flag_vec = [&](const chunk& ch) { return flagged ? vec(a.flags, ch) : bind(view_of(dummy_vec)); };
+
+  if (a.partition) {
+    // The total kept, so that rejected elements can be written in input order in the same pass as the kept ones.
+    const auto& kc = get_kernel(ctx, select_count_spec, src, trusted);
+    for (std::uint64_t c = 0; c < chunks; ++c) {
+      const chunk& ch = parts[c];
+      const std::uint64_t tiles = (ch.count + tile - 1) / tile;
+      std::uint32_t gx, gy;
+      grid_2d(tiles, ctx.limits().max_compute_workgroups_per_dimension, gx, gy);
+      rec.dispatch(kc, {rec.params(params_for(c, tiles, gx, 0, 0)), bind(a.in, ch.first, ch.count), vec(a.in, ch),
+                        flag_bind(ch), flag_vec(ch), bind(a.out, 0, 1), bind(view_of(state)), bind(view_of(carry))},
+                   gx, gy);
+    }
+  }
+  std::uint64_t slot_index = 0;
+  for (std::uint64_t c = 0; c < chunks; ++c) {
+    const chunk& ch = parts[c];
+    const std::uint64_t tiles = (ch.count + tile - 1) / tile;
+    std::uint32_t gx, gy;
+    grid_2d(tiles, ctx.limits().max_compute_workgroups_per_dimension, gx, gy);
+    // Destinations of this chunk's elements: below ch.first + ch.count when selecting (nothing moves right),
+    // anywhere in [0, n) for a partition. Each output window of one binding gets its own dispatch.
+    const std::uint64_t reach = a.partition ? n : ch.first + ch.count;
+    for (std::uint64_t w = 0; w * per_binding < reach; ++w) {
+      const std::uint64_t win_first = w * per_binding, win_count = std::min(per_binding, n - win_first);
+      rec.clear(state, 0, (2 + 2 * tiles) * 4);
+      rec.dispatch(k, {rec.params(params_for(c, tiles, gx, win_first, win_count)), bind(a.in, ch.first, ch.count),
+                       vec(a.in, ch), flag_bind(ch), flag_vec(ch), bind(a.out, win_first, win_count),
+                       bind(view_of(state)), bind(view_of(carry))},
+                   gx, gy);
+      if (a.fallbacks) rec.copy(state, 4, *a.fallbacks, 4 * slot_index++, 4);
+    }
+  }
+  rec.copy_raw(carry.native(), chunks * 4, a.count.buf, a.count.offset, 4);
+}
+
+}  // namespace wgprim::detail

@@ -1,0 +1,31 @@
+// The select primitive (select by predicate or flags, partition, unique): its record function and algorithms.
+#pragma once
+#include "primitives/primitive.hpp"
+#include "wgprim/predicate.hpp"
+#include "wgprim/select.hpp"
+
+namespace wgprim::detail {
+
+struct select_args {
+  device_view in;                  // bindable; in.count < 2^32
+  device_view flags;               // select_mode::flags: bindable, flags.count == in.count (else count 0)
+  device_view out;                 // bindable, another buffer than in and flags; out.count >= in.count
+  device_view count;               // one u32 (any 4-byte aligned view): the number kept lands here
+  select_mode mode;
+  bool partition;                  // rejected elements after the kept ones, in input order
+  dtype type;
+  const bound_predicate* pred;     // select_mode::predicate
+  const run_options* opt;
+  const buffer* fallbacks;         // per-dispatch look-back fallback counts land here (may be null)
+};
+
+/// Records the whole operation (count pass, select passes, the count copy) without submitting.
+void record_select(recorder& rec, const select_args& args);
+/// How many u32 fallback counters record_select may write for n elements.
+std::uint64_t select_fallback_slots(const context& ctx, std::uint64_t n);
+
+extern const kernel_spec select_decoupled_spec, select_count_spec;
+
+void record_select_decoupled(recorder& rec, const select_args& a);
+
+}  // namespace wgprim::detail

@@ -1,0 +1,443 @@
+// select_if / select_flagged / partition / unique: every type over edge sizes against the CPU twins
+// (std::copy_if / std::stable_partition / std::unique loops), predicates keeping all, none and some, NaN input,
+// arrays past one storage binding, the look-back fallback under stress, in place, device counts and encoders.
+#include <webgpu/webgpu.h>
+
+#include <cstdlib>
+#include <iostream>
+#include <limits>
+
+#include "common.hpp"
+
+namespace wgprim::test {
+namespace {
+
+enum class what { select_if, select_flagged, partition, unique };
+const char* name_of(what w) {
+  switch (w) {
+    case what::select_if: return "select_if";
+    case what::select_flagged: return "select_flagged";
+    case what::partition: return "partition";
+    default: return "unique";
+  }
+}
+
+tuning policy_override;  // Select.PolicyVariants sets it for the calls it makes
+
+struct outcome {
+  std::size_t kept = 0;
+  std::vector<std::uint32_t> out;  // the first `kept` (partition: n) elements
+};
+
+// The GPU through the typed device-span API (count read back).
+outcome run_gpu(context& c, what w, dtype t, const std::vector<std::uint32_t>& x, std::size_t n,
+                const std::vector<std::uint32_t>* flags, const std::string& pred, run_stats* stats = nullptr) {
+  run_options o;
+  o.stats = stats;
+  o.tune = policy_override;
+  buffer in = c.create_buffer(std::max<std::size_t>(n, 1) * 4), out = c.create_buffer(std::max<std::size_t>(n, 1) * 4);
+  buffer fl = c.create_buffer(std::max<std::size_t>(n, 1) * 4);
+  if (n) c.write(in, 0, x.data(), n * 4);
+  if (n && flags) c.write(fl, 0, flags->data(), n * 4);
+  outcome r;
+  with_type(t, [&](auto tag) {
+    using T = decltype(tag);
+    device_span<const T> din(in, 0, n);
+    device_span<T> dout(out, 0, n);
+    switch (w) {
+      case what::select_if: r.kept = select_if(c, din, dout, predicate::expr(pred), o); break;
+      case what::select_flagged:
+        r.kept = select_flagged(c, din, device_span<const std::uint32_t>(fl, 0, n), dout, o);
+        break;
+      case what::partition: r.kept = partition(c, din, dout, predicate::expr(pred), o); break;
+      case what::unique: r.kept = unique(c, din, dout, o); break;
+    }
+  });
+  const std::size_t m = w == what::partition ? n : r.kept;
+  r.out.resize(m);
+  if (m) c.read(out, 0, r.out.data(), m * 4);
+  return r;
+}
+
+outcome run_cpu(what w, dtype t, const std::vector<std::uint32_t>& x, std::size_t n,
+                const std::vector<std::uint32_t>* flags, const std::string& pred) {
+  outcome r;
+  r.out.resize(n);
+  switch (w) {
+    case what::select_if: r.kept = cpu::select_if(x.data(), n, bound_predicate(predicate::expr(pred), t), r.out.data()); break;
+    case what::select_flagged: r.kept = cpu::select_flagged(x.data(), flags->data(), n, r.out.data()); break;
+    case what::partition: r.kept = cpu::partition(x.data(), n, bound_predicate(predicate::expr(pred), t), r.out.data()); break;
+    case what::unique: r.kept = cpu::unique(x.data(), n, t, r.out.data()); break;
+  }
+  r.out.resize(w == what::partition ? n : r.kept);
+  return r;
+}
+
+// Compares bit patterns (NaN payloads move unchanged). Returns the number of differing elements.
+std::size_t check(context& c, what w, dtype t, const std::vector<std::uint32_t>& x, std::size_t n,
+                  const std::vector<std::uint32_t>* flags, const std::string& pred, run_stats* stats = nullptr) {
+  outcome g = run_gpu(c, w, t, x, n, flags, pred, stats), want = run_cpu(w, t, x, n, flags, pred);
+  EXPECT_EQ(g.kept, want.kept) << name_of(w) << " " << dtype_name(t) << " '" << pred << "' n=" << n;
+  std::size_t bad = 0, first = 0;
+  for (std::size_t i = 0; i < std::min(g.out.size(), want.out.size()); ++i)
+    if (g.out[i] != want.out[i] && !bad++) first = i;
+  EXPECT_EQ(bad, 0u) << name_of(w) << " " << dtype_name(t) << " '" << pred << "' n=" << n << ": first at " << first
+                     << " got " << format_bits(t, g.out[first]) << " want " << format_bits(t, want.out[first]);
+  return bad + (g.kept != want.kept);
+}
+
+// Sizes around the tile (4,096 elements with the default policy), and 2^k +- 1.
+std::vector<std::size_t> sizes() {
+  auto s = edge_sizes(16);
+  for (std::size_t v : {4095u, 4096u, 4097u, 8191u, 8192u, 8193u, 12289u}) s.push_back(v);
+  std::sort(s.begin(), s.end());
+  s.erase(std::unique(s.begin(), s.end()), s.end());
+  return s;
+}
+
+std::vector<std::string> predicates_for(dtype t) {
+  switch (t) {
+    case dtype::f32: return {"a > 0.0", "true", "false", "abs(a) < 0.25 && a != 0.0", "a < -2.0"};
+    case dtype::i32: return {"a > 0", "true", "false", "(a & 3) == 1 || a < -2000000000"};
+    default: return {"a < 0x80000000u", "true", "false", "(a % 7u) == 3u"};
+  }
+}
+
+// Data with runs of equal values (for unique) over a small alphabet; for f32 also -0.0 next to +0.0.
+std::vector<std::uint32_t> runs_data(dtype t, std::size_t n, std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<std::uint32_t> v(n);
+  std::uint32_t cur = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (rng() % 4 == 0) {
+      std::uint32_t k = rng() % 5;
+      cur = t == dtype::f32 ? to_bits(k == 0 ? 0.0f : k == 1 ? -0.0f : static_cast<float>(k) - 3.5f) : k * 0x01010101u;
+    }
+    v[i] = cur;
+  }
+  return v;
+}
+
+TEST(Select, EveryTypePredicateAndEdgeSize) {
+  const auto ns = sizes();
+  for (dtype t : {dtype::f32, dtype::i32, dtype::u32}) {
+    auto x = make_data(t, ns.back(), 31 + static_cast<int>(t));
+    for (const std::string& p : predicates_for(t))
+      for (std::size_t n : ns) {
+        check(ctx(), what::select_if, t, x, n, nullptr, p);
+        check(ctx(), what::partition, t, x, n, nullptr, p);
+      }
+  }
+}
+
+TEST(Select, FlaggedEveryTypeAndEdgeSize) {
+  const auto ns = sizes();
+  std::mt19937 rng(5);
+  const std::size_t n_max = ns.back();
+  std::vector<std::uint32_t> some(n_max), none(n_max, 0u), all(n_max);
+  for (auto& f : some) f = rng() % 3 == 0 ? 0u : rng();  // any nonzero value keeps
+  for (auto& f : all) f = 1u + rng() % 1000;
+  for (dtype t : {dtype::f32, dtype::i32, dtype::u32}) {
+    auto x = make_data(t, n_max, 41 + static_cast<int>(t));
+    for (const auto* f : {&some, &none, &all})
+      for (std::size_t n : ns) check(ctx(), what::select_flagged, t, x, n, f, "");
+  }
+}
+
+TEST(Select, UniqueEveryTypeAndEdgeSize) {
+  const auto ns = sizes();
+  for (dtype t : {dtype::f32, dtype::i32, dtype::u32}) {
+    auto runs = runs_data(t, ns.back(), 51 + static_cast<int>(t));
+    auto distinct = make_data(t, ns.back(), 52);
+    std::vector<std::uint32_t> same(ns.back(), t == dtype::f32 ? to_bits(1.5f) : 7u);
+    for (const auto* x : {&runs, &distinct, &same})
+      for (std::size_t n : ns) check(ctx(), what::unique, t, *x, n, nullptr, "");
+  }
+}
+
+TEST(Select, NanInputFollowsWgslComparisons) {
+  // Every comparison with a NaN is false except !=; unique keeps every NaN (NaN == NaN is false) and drops -0.0
+  // after +0.0. The CPU twin's C++ comparisons are IEEE, so a GPU that folded NaN compares would differ here.
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  std::mt19937 rng(3);
+  std::vector<std::uint32_t> x(20011);
+  const float pool[] = {nan, -nan, inf, -inf, 0.0f, -0.0f, 1.0f, -1.0f, 0.5f, nan};
+  for (auto& v : x) v = to_bits(pool[rng() % 10]);
+  x[5] = 0x7f800001u;  // a signalling-NaN pattern and a NaN with payload: moved bit for bit
+  x[6] = 0xffc12345u;
+  for (const char* p : {"a > 0.0", "a != 0.5", "!(a < 0.0)", "a == a", "a != a", "a >= -inf", "a == 0.0"})
+    for (std::size_t n : {10u, 4097u, 20011u}) {
+      check(ctx(), what::select_if, dtype::f32, x, n, nullptr, p);
+      check(ctx(), what::partition, dtype::f32, x, n, nullptr, p);
+    }
+  for (std::size_t n : {10u, 4097u, 20011u}) check(ctx(), what::unique, dtype::f32, x, n, nullptr, "");
+  // By hand: NaN runs stay, -0.0 after +0.0 goes.
+  std::vector<float> h = {nan, nan, 0.0f, -0.0f, 1.0f, 1.0f, nan};
+  auto u = unique(ctx(), h);
+  ASSERT_EQ(u.size(), 5u);
+  EXPECT_TRUE(std::isnan(u[0]) && std::isnan(u[1]) && std::isnan(u[4]));
+  EXPECT_EQ(to_bits(u[2]), to_bits(0.0f));
+  EXPECT_EQ(u[3], 1.0f);
+}
+
+TEST(Select, PastOneBinding) {
+  // 1 MiB bindings: 2^20 + 77 elements are five input chunks and five output windows.
+  context& c = small_binding_ctx();
+  const std::size_t n_max = (1u << 20) + 77;
+  std::mt19937 rng(8);
+  std::vector<std::uint32_t> flags(n_max);
+  for (auto& f : flags) f = rng() % 2;
+  for (dtype t : {dtype::f32, dtype::u32}) {
+    auto x = make_data(t, n_max, 9);
+    auto runs = runs_data(t, n_max, 10);
+    const std::string p = t == dtype::f32 ? "a > 0.0" : "(a & 1u) == 0u";
+    for (std::size_t n : {std::size_t(262143), std::size_t(262145), std::size_t(524288 + 3), n_max}) {
+      check(c, what::select_if, t, x, n, nullptr, p);
+      check(c, what::partition, t, x, n, nullptr, p);
+      check(c, what::select_flagged, t, x, n, &flags, "");
+      check(c, what::unique, t, runs, n, nullptr, "");
+    }
+    check(c, what::select_if, t, x, n_max, nullptr, "true");
+    check(c, what::partition, t, x, n_max, nullptr, "false");
+  }
+}
+
+TEST(Select, LookbackFallbackTakenAndResultUnchanged) {
+  struct stress_on {
+    stress_on() { testing::set_lookback_stress(ctx(), true); testing::set_lookback_stress(small_binding_ctx(), true); }
+    ~stress_on() { testing::set_lookback_stress(ctx(), false); testing::set_lookback_stress(small_binding_ctx(), false); }
+  } on;
+  // Whether a successor really overtakes a held-back tile depends on how the driver schedules workgroups (on a
+  // CPU adapter a thread may run two tiles in turn), so each kind gets a few rounds to show a fallback; every
+  // round's result is checked.
+  std::uint64_t fallbacks = 0;
+  const std::size_t n = 65536 + 3;
+  for (what w : {what::select_if, what::partition, what::select_flagged, what::unique}) {
+    std::uint64_t of_kind = 0;
+    for (int round = 0; round < 4 && of_kind == 0; ++round)
+      for (dtype t : {dtype::f32, dtype::i32, dtype::u32}) {
+        auto x = w == what::unique ? runs_data(t, n, 62 + round) : make_data(t, n, 61 + round);
+        std::vector<std::uint32_t> flags(n);
+        for (std::size_t i = 0; i < n; ++i) flags[i] = x[i] & 1u;
+        run_stats st;
+        EXPECT_EQ(check(ctx(), w, t, x, n, &flags, predicates_for(t)[0], &st), 0u);
+        of_kind += st.lookback_fallbacks;
+      }
+    EXPECT_GT(of_kind, 0u) << name_of(w);
+    fallbacks += of_kind;
+  }
+  run_stats st;
+  auto x = make_data(dtype::u32, (1u << 20) + 77, 63);
+  check(small_binding_ctx(), what::partition, dtype::u32, x, x.size(), nullptr, "a > 0x40000000u", &st);
+  EXPECT_GT(st.lookback_fallbacks, 0u);
+  std::cout << "[          ] select look-back fallbacks taken under stress: " << fallbacks + st.lookback_fallbacks
+            << "\n";
+}
+
+TEST(Select, PolicyVariants) {
+  // Every code path whatever the adapter's default: staged or direct writes, subgroup or workgroup-memory scans,
+  // short and long tiles (items 1..8; 8 leaves no room to stage on a 32 KiB adapter), a spin limit of one poll.
+  struct v { int subgroups, staged; std::uint32_t items, spin; };
+  for (const v& p : {v{0, 0, 4, 0}, v{1, 0, 2, 1}, v{0, 1, 1, 0}, v{1, 1, 8, 0}, v{1, 1, 4, 1}}) {
+    policy_override = tuning{};
+    policy_override.subgroups = p.subgroups;
+    policy_override.staged = p.staged;
+    policy_override.items = p.items;
+    policy_override.spin_limit = p.spin;
+    // (f32 for the predicate kinds, u32 for flags and unique: each kind compiles once per variant.)
+    auto xf = make_data(dtype::f32, 70001, 81), xu = make_data(dtype::u32, 70001, 82);
+    auto runs = runs_data(dtype::u32, 70001, 83);
+    std::vector<std::uint32_t> flags(70001);
+    for (std::size_t i = 0; i < flags.size(); ++i) flags[i] = (xu[i] >> 3) & 1u;
+    for (std::size_t n : {1u, 1025u, 8195u, 70001u}) {
+      check(ctx(), what::select_if, dtype::f32, xf, n, nullptr, "a > 0.0");
+      check(ctx(), what::partition, dtype::f32, xf, n, nullptr, "abs(a) < 0.25 && a != 0.0");
+      check(ctx(), what::select_flagged, dtype::u32, xu, n, &flags, "");
+      check(ctx(), what::unique, dtype::u32, runs, n, nullptr, "");
+    }
+  }
+  policy_override = tuning{};
+}
+
+TEST(Select, InPlaceIsHandled) {
+  // in == out: the input is copied to a temporary first (WebGPU cannot bind one buffer read-only and writable
+  // in one dispatch, and later tiles would overwrite elements earlier tiles still read).
+  const std::size_t n = 10007;
+  auto x = make_data(dtype::i32, n, 71);
+  std::vector<std::uint32_t> want(n);
+  bound_predicate bp(predicate::expr("a > 0"), dtype::i32);
+  for (bool part : {false, true}) {
+    const std::size_t k = part ? cpu::partition(x.data(), n, bp, want.data()) : cpu::select_if(x.data(), n, bp, want.data());
+    device_vector<std::int32_t> v(ctx(), host_span<const std::int32_t>(reinterpret_cast<const std::int32_t*>(x.data()), n));
+    const std::size_t got_k = part ? partition(ctx(), v.span(), v.span(), predicate::expr("a > 0"))
+                                   : select_if(ctx(), v.span(), v.span(), predicate::expr("a > 0"));
+    EXPECT_EQ(got_k, k);
+    auto got = v.to_host();
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < (part ? n : k); ++i) bad += to_bits(got[i]) != want[i];
+    EXPECT_EQ(bad, 0u) << (part ? "partition" : "select_if");
+  }
+}
+
+TEST(Select, DeviceCountHostVectorsAndEncoder) {
+  std::vector<std::uint32_t> h = {5, 150, 7, 101, 100, 9000, 3};
+  const auto p = predicate::expr("a > 100");
+  EXPECT_EQ(select_if(ctx(), h, p), (std::vector<std::uint32_t>{150, 101, 9000}));
+  std::vector<std::uint32_t> part(h.size());
+  EXPECT_EQ(partition(ctx(), h, part, p), 3u);
+  EXPECT_EQ(part, (std::vector<std::uint32_t>{150, 101, 9000, 5, 7, 100, 3}));
+  EXPECT_EQ(unique(ctx(), std::vector<std::int32_t>{1, 1, 2, 2, 2, -3, 1, 1}), (std::vector<std::int32_t>{1, 2, -3, 1}));
+
+  // Counts left on the device, at an element offset of a shared buffer; then several calls in one encoder.
+  const std::vector<std::uint32_t> hf = {1, 0, 0, 1, 0, 0, 1};
+  device_vector<std::uint32_t> in(ctx(), h), out(ctx(), h.size()), flags(ctx(), hf);
+  device_vector<std::uint32_t> counts(ctx(), 8);
+  select_if(ctx(), in.span(), out.span(), counts.span().subspan(1, 1), p);
+  EXPECT_EQ(counts.to_host()[1], 3u);
+  device_vector<std::uint32_t> out2(ctx(), h.size()), out3(ctx(), h.size());
+  WGPUCommandEncoderDescriptor ed = WGPU_COMMAND_ENCODER_DESCRIPTOR_INIT;
+  WGPUCommandEncoder enc = wgpuDeviceCreateCommandEncoder(ctx().native_device(), &ed);
+  select_flagged(ctx(), enc, in.span(), flags.span(), out2.span(), counts.span().subspan(2, 1));
+  unique(ctx(), enc, in.span(), out3.span(), counts.span().subspan(3, 1));
+  partition(ctx(), enc, in.span(), out.span(), counts.span().subspan(4, 1), predicate::expr("a < 100"));
+  WGPUCommandBufferDescriptor cd = WGPU_COMMAND_BUFFER_DESCRIPTOR_INIT;
+  WGPUCommandBuffer cmd = wgpuCommandEncoderFinish(enc, &cd);
+  wgpuQueueSubmit(ctx().native_queue(), 1, &cmd);
+  wgpuCommandBufferRelease(cmd);
+  wgpuCommandEncoderRelease(enc);
+  auto c = counts.to_host();
+  EXPECT_EQ(c[2], 3u);
+  EXPECT_EQ(c[3], 7u);
+  EXPECT_EQ(c[4], 3u);
+  auto o2 = out2.to_host();
+  EXPECT_EQ(std::vector<std::uint32_t>(o2.begin(), o2.begin() + 3), (std::vector<std::uint32_t>{5, 101, 3}));
+  EXPECT_EQ(out.to_host(), (std::vector<std::uint32_t>{5, 7, 3, 150, 101, 100, 9000}));
+}
+
+TEST(Select, PredicateFrontEnd) {
+  // The CPU twin of the predicate language on values where WGSL's rules matter.
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  bound_predicate ne(predicate::expr("a != 0.5"), dtype::f32), lt(predicate::expr("!(a < 0.0)"), dtype::f32);
+  EXPECT_TRUE(ne(to_bits(nan)));
+  EXPECT_FALSE(ne(to_bits(0.5f)));
+  EXPECT_TRUE(lt(to_bits(nan)));
+  EXPECT_NE(ne.wgsl_expression().find("wgprim_f32_ne"), std::string::npos);
+  bound_predicate div(predicate::expr("a / 0 == a && a % 0 == 0"), dtype::i32);  // WGSL: x / 0 = x, x % 0 = 0
+  EXPECT_TRUE(div(static_cast<std::uint32_t>(-7)));
+  bound_predicate u(predicate::expr("(a >> 33u) == (a >> 1u)"), dtype::u32);  // shifts modulo 32
+  EXPECT_TRUE(u(12345u));
+  // GPU and CPU agree on the same predicates.
+  std::vector<std::uint32_t> x = {to_bits(nan), to_bits(0.5f), to_bits(-1.0f), to_bits(2.0f), to_bits(-0.0f)};
+  check(ctx(), what::select_if, dtype::f32, x, x.size(), nullptr, "a != 0.5");
+  std::vector<std::uint32_t> xi = {static_cast<std::uint32_t>(-7), 0, 5, 0x80000000u};
+  check(ctx(), what::select_if, dtype::i32, xi, xi.size(), nullptr, "a / 0 == a && a != 5");
+  for (const char* bad : {"a + 1.0", "a > b", "a >", "", "x > 0.0", "a > 0.0;", "a & 1.0 > 0.0"}) {
+    try {
+      bound_predicate(predicate::expr(bad), dtype::f32);
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const error& e) {
+      EXPECT_EQ(e.code(), errc::invalid_argument);
+      EXPECT_EQ(std::string(e.what()).rfind("predicate: ", 0), 0u) << e.what();
+    }
+  }
+}
+
+TEST(Select, RandomizedCasesInOneEncoder) {
+  // A differential test for these primitives: random kind x type x size (skewed to tile edges) x data (random,
+  // runs, constant, specials) x predicate, all recorded into one command encoder with the counts left on the
+  // device, then every result checked against the CPU twin. WGPRIM_SELECT_CASES sets the number (default 200).
+  const char* env = std::getenv("WGPRIM_SELECT_CASES");
+  const std::size_t cases = env ? std::strtoull(env, nullptr, 10) : 200;
+  std::mt19937_64 rng(20261129);
+  static const std::size_t edges[] = {0, 1, 3, 4, 5, 1023, 1024, 1025, 4095, 4096, 4097, 8191, 8192, 8193, 12289};
+  struct pending {
+    what w;
+    dtype t;
+    std::string pred;
+    std::vector<std::uint32_t> x, flags;
+    buffer in, fl, out;
+  };
+  std::vector<pending> all;
+  device_vector<std::uint32_t> counts(ctx(), std::max<std::size_t>(cases, 1));
+  WGPUCommandEncoderDescriptor ed = WGPU_COMMAND_ENCODER_DESCRIPTOR_INIT;
+  WGPUCommandEncoder enc = wgpuDeviceCreateCommandEncoder(ctx().native_device(), &ed);
+  for (std::size_t k = 0; k < cases; ++k) {
+    pending p;
+    p.w = static_cast<what>(rng() % 4);
+    p.t = static_cast<dtype>(rng() % 3);
+    const std::size_t n = rng() % 2 ? edges[rng() % (sizeof edges / sizeof *edges)] : rng() % 20000;
+    const int data = static_cast<int>(rng() % 4);
+    p.x = data == 1 ? runs_data(p.t, n, static_cast<std::uint32_t>(rng())) : make_data(p.t, n, static_cast<std::uint32_t>(rng()));
+    if (data == 2 && n) std::fill(p.x.begin(), p.x.end(), p.x[0]);
+    if (data == 3 && p.t == dtype::f32)
+      for (std::size_t i = 0; i < n; i += 1 + rng() % 5) p.x[i] = rng() % 2 ? 0x7fc00000u : rng() % 2 ? 0x80000000u : 0x7f800000u;
+    p.flags.resize(n);
+    for (auto& f : p.flags) f = rng() % 3 == 0 ? static_cast<std::uint32_t>(rng()) : 0u;
+    auto preds = predicates_for(p.t);
+    p.pred = preds[rng() % preds.size()];
+    p.in = ctx().create_buffer(std::max<std::size_t>(n, 1) * 4);
+    p.fl = ctx().create_buffer(std::max<std::size_t>(n, 1) * 4);
+    p.out = ctx().create_buffer(std::max<std::size_t>(n, 1) * 4);
+    if (n) {
+      ctx().write(p.in, 0, p.x.data(), n * 4);
+      ctx().write(p.fl, 0, p.flags.data(), n * 4);
+    }
+    with_type(p.t, [&](auto tag) {
+      using T = decltype(tag);
+      device_span<const T> din(p.in, 0, n);
+      device_span<T> dout(p.out, 0, n);
+      auto cnt = counts.span().subspan(k, 1);
+      switch (p.w) {
+        case what::select_if: select_if(ctx(), enc, din, dout, cnt, predicate::expr(p.pred)); break;
+        case what::partition: partition(ctx(), enc, din, dout, cnt, predicate::expr(p.pred)); break;
+        case what::select_flagged:
+          select_flagged(ctx(), enc, din, device_span<const std::uint32_t>(p.fl, 0, n), dout, cnt);
+          break;
+        case what::unique: unique(ctx(), enc, din, dout, cnt); break;
+      }
+    });
+    all.push_back(std::move(p));
+  }
+  WGPUCommandBufferDescriptor cd = WGPU_COMMAND_BUFFER_DESCRIPTOR_INIT;
+  WGPUCommandBuffer cmd = wgpuCommandEncoderFinish(enc, &cd);
+  wgpuQueueSubmit(ctx().native_queue(), 1, &cmd);
+  wgpuCommandBufferRelease(cmd);
+  wgpuCommandEncoderRelease(enc);
+  const auto got_counts = counts.to_host();
+  std::size_t failures = 0;
+  for (std::size_t k = 0; k < all.size(); ++k) {
+    const pending& p = all[k];
+    const std::size_t n = p.x.size();
+    outcome want = run_cpu(p.w, p.t, p.x, n, &p.flags, p.pred);
+    std::vector<std::uint32_t> got(want.out.size());
+    if (!got.empty()) ctx().read(p.out, 0, got.data(), got.size() * 4);
+    if (got_counts[k] != want.kept || got != want.out) {
+      if (++failures <= 5)
+        ADD_FAILURE() << "case " << k << ": " << name_of(p.w) << " " << dtype_name(p.t) << " '" << p.pred
+                      << "' n=" << n << ": kept " << got_counts[k] << " want " << want.kept;
+    }
+  }
+  EXPECT_EQ(failures, 0u);
+}
+
+TEST(Select, BadArgumentsAreOneLineErrors) {
+  std::vector<float> x = {1, 2, 3}, out(3), small(2);
+  auto code = [](auto f) {
+    try {
+      f();
+    } catch (const error& e) {
+      EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
+      return e.code();
+    }
+    return errc{};
+  };
+  EXPECT_EQ(code([&] { select_if(ctx(), x, out, predicate::expr("a + 1.0")); }), errc::invalid_argument);
+  EXPECT_EQ(code([&] { select_if(ctx(), x, out, predicate::expr("a > b")); }), errc::invalid_argument);
+  EXPECT_EQ(code([&] { select_if(ctx(), x, small, predicate::expr("a > 1.0")); }), errc::invalid_argument);
+  std::vector<std::uint32_t> f2(2);
+  EXPECT_EQ(code([&] { select_flagged(ctx(), x, f2, out); }), errc::invalid_argument);
+  EXPECT_EQ(code([&] { select_if(ctx(), x, out, predicate::expr("(a & 1.0) > 0.0")); }), errc::invalid_argument);
+}
+
+}  // namespace
+}  // namespace wgprim::test

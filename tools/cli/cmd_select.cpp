@@ -1,0 +1,280 @@
+// wgprim select | partition | unique: stable compaction of an array on the GPU, checked against the CPU twin
+// (a plain sequential loop, also timed), and the bench rows of these primitives.
+#include "cmd_select.hpp"
+
+#include <fmt/core.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "wgprim/io.hpp"
+#include "wgprim/wgprim.hpp"
+
+using json = nlohmann::json;
+using namespace wgprim;
+
+namespace {
+
+struct select_cli {
+  std::string adapter, input, generate, type, predicate, flags, output, algorithm;
+  bool json = false;
+  int repeat = 1;
+  tuning tune;
+};
+
+enum class kind { select, partition, unique };
+
+template <class F>
+auto with_dtype(dtype t, F f) {
+  switch (t) {
+    case dtype::f32: return f(float{});
+    case dtype::i32: return f(std::int32_t{});
+    default: return f(std::uint32_t{});
+  }
+}
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+int run(kind k, const select_cli& c) {
+  std::optional<dtype> t;
+  if (!c.type.empty()) t = parse_dtype(c.type);
+  if (!c.input.empty() && !c.generate.empty())
+    throw error(errc::invalid_argument, "give either --input or --generate, not both");
+  if (c.input.empty() && c.generate.empty())
+    throw error(errc::invalid_argument, "no data: give --input FILE or --generate KIND:N[:SEED]");
+  const io::array a = c.input.empty() ? io::generate(c.generate, t) : io::read_array(c.input, t);
+  const std::size_t n = a.bits.size();
+  const bool flagged = !c.flags.empty();
+  std::string op = k == kind::unique ? "unique" : k == kind::partition ? "partition" : flagged ? "select_flagged" : "select_if";
+  if (k == kind::select && flagged == !c.predicate.empty())
+    throw error(errc::invalid_argument, "select needs exactly one of --predicate EXPR and --flags FILE");
+  if (k == kind::partition && c.predicate.empty()) throw error(errc::invalid_argument, "partition needs --predicate EXPR");
+  std::optional<bound_predicate> pred;
+  if (!c.predicate.empty()) pred.emplace(predicate::expr(c.predicate), a.type);  // a bad predicate fails here
+  io::array f;
+  if (flagged) {
+    f = io::read_array(c.flags);
+    if (f.type == dtype::f32) throw error(errc::invalid_argument, "--flags: flags must be u32 or i32 (nonzero keeps)");
+    if (f.bits.size() != n)
+      throw error(errc::invalid_argument, "--flags holds " + std::to_string(f.bits.size()) + " values, the input " +
+                                              std::to_string(n));
+  }
+  if (!c.output.empty()) io::check_writable(c.output);  // fail on an unusable path before the work, not after
+
+  context ctx(context_options{c.adapter});
+  auto t0 = std::chrono::steady_clock::now();
+  buffer in = ctx.create_buffer(std::max<std::size_t>(n, 1) * 4), out = ctx.create_buffer(std::max<std::size_t>(n, 1) * 4);
+  buffer fl = ctx.create_buffer(std::max<std::size_t>(n, 1) * 4);
+  if (n) ctx.write(in, 0, a.bits.data(), n * 4);
+  if (n && flagged) ctx.write(fl, 0, f.bits.data(), n * 4);
+  ctx.finish();
+  const double upload_ms = ms_since(t0);
+
+  run_stats st;
+  run_options ro;
+  ro.algorithm = c.algorithm;
+  ro.stats = &st;
+  ro.tune = c.tune;
+  std::vector<double> times;
+  std::size_t kept = 0;
+  for (int r = 0; r < c.repeat; ++r) {
+    kept = with_dtype(a.type, [&](auto tag) -> std::size_t {
+      using T = decltype(tag);
+      device_span<const T> din(in, 0, n);
+      device_span<T> dout(out, 0, n);
+      switch (k) {
+        case kind::unique: return unique(ctx, din, dout, ro);
+        case kind::partition: return partition(ctx, din, dout, predicate::expr(c.predicate), ro);
+        default:
+          return flagged ? select_flagged(ctx, din, device_span<const std::uint32_t>(fl, 0, n), dout, ro)
+                         : select_if(ctx, din, dout, predicate::expr(c.predicate), ro);
+      }
+    });
+    times.push_back(st.gpu_ms);
+  }
+  std::sort(times.begin(), times.end());
+  const std::size_t written = k == kind::partition ? n : kept;
+  std::vector<std::uint32_t> got(written);
+  if (written) ctx.read(out, 0, got.data(), written * 4);
+
+  // The plain sequential loop (the CPU twin), timed, and the comparison.
+  std::vector<std::uint32_t> want(n);
+  auto t1 = std::chrono::steady_clock::now();
+  std::size_t want_kept = 0;
+  if (k == kind::unique) want_kept = cpu::unique(a.bits.data(), n, a.type, want.data());
+  else if (k == kind::partition) want_kept = cpu::partition(a.bits.data(), n, *pred, want.data());
+  else if (flagged) want_kept = cpu::select_flagged(a.bits.data(), f.bits.data(), n, want.data());
+  else want_kept = cpu::select_if(a.bits.data(), n, *pred, want.data());
+  const double cpu_ms = ms_since(t1);
+  std::size_t mismatches = kept == want_kept ? 0 : 1 + std::max(kept, want_kept) - std::min(kept, want_kept);
+  for (std::size_t i = 0; i < std::min(written, k == kind::partition ? n : want_kept); ++i)
+    mismatches += got[i] != want[i];
+
+  json j = {{"op", op},
+            {"type", dtype_name(a.type)},
+            {"n", n},
+            {"kept", kept},
+            {"algorithm", st.algorithm},
+            {"adapter", ctx.adapter().name},
+            {"mismatches", mismatches},
+            {"gpu_ms", times.empty() ? 0.0 : times[times.size() / 2]},
+            {"gpu_timer", st.gpu_timestamps ? "timestamps" : "wall"},
+            {"upload_ms", upload_ms},
+            {"cpu_ms", cpu_ms}};
+  if (!c.predicate.empty()) j["predicate"] = c.predicate;
+  if (!c.output.empty()) {
+    io::write_array(c.output, io::array{a.type, std::move(got)});
+    j["output"] = c.output;
+  }
+  if (c.json) {
+    std::cout << j.dump() << "\n";
+  } else {
+    fmt::print("{} {}over {} {} values on {} (algorithm {})\n", op,
+               c.predicate.empty() ? "" : "'" + c.predicate + "' ", n, dtype_name(a.type), ctx.adapter().name,
+               st.algorithm);
+    fmt::print("  kept {} of {}{}\n", kept, n, k == kind::partition ? " (then the rejected, in input order)" : "");
+    fmt::print("  {}\n", mismatches ? fmt::format("{} values differ from the CPU twin", mismatches)
+                                    : std::string("every value matches the CPU twin"));
+    fmt::print("  GPU time {:.3f} ms ({}), upload {:.3f} ms, CPU loop {:.3f} ms\n", j["gpu_ms"].get<double>(),
+               j["gpu_timer"].get<std::string>(), upload_ms, cpu_ms);
+  }
+  if (mismatches) {
+    std::cerr << "wgprim: error: " << mismatches << " values differ from the CPU twin\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+std::function<int()> add_select_commands(CLI::App& app) {
+  auto c = std::make_shared<select_cli>();
+  auto add = [&](const char* name, const char* about) {
+    CLI::App* s = app.add_subcommand(name, about);
+    s->add_option("--adapter", c->adapter, "adapter name substring (default: WGPRIM_ADAPTER, else the best GPU)");
+    s->add_flag("--json", c->json, "print one JSON object");
+    s->add_option("--input", c->input, "input file: .npy, .bin (with --type), .csv or .txt");
+    s->add_option("--generate", c->generate, "generated data KIND:N[:SEED], KIND = prices|orders|uniform|mixed");
+    s->add_option("--type", c->type, "element type f32|i32|u32");
+    s->add_option("--output", c->output, "write the result (.npy, .bin, .csv, .txt)");
+    s->add_option("--algorithm", c->algorithm, "algorithm name (see wgprim info)");
+    s->add_option("--items", c->tune.items, "policy override: vec4 loads per invocation per tile (1..8)");
+    s->add_option("--subgroups", c->tune.subgroups, "policy override: 1 use subgroups, 0 workgroup memory only");
+    s->add_option("--spin-limit", c->tune.spin_limit, "policy override: polls of a predecessor before fallback");
+    s->add_option("--staged", c->tune.staged, "policy override: 1 compact tiles in workgroup memory first, 0 direct");
+    s->add_option("--repeat", c->repeat, "run this many times and report the median GPU time")
+        ->check(CLI::Range(1, 1000));
+    return s;
+  };
+  CLI::App* sel = add("select", "keep the elements a predicate (or a flags array) selects, in input order");
+  sel->add_option("--predicate", c->predicate, "a WGSL bool expression in a, e.g. 'a > 100'");
+  sel->add_option("--flags", c->flags, "u32/i32 flags file, one per element: nonzero keeps");
+  CLI::App* part = add("partition", "the selected elements, then the rejected ones, both in input order");
+  part->add_option("--predicate", c->predicate, "a WGSL bool expression in a, e.g. 'a > 100'");
+  CLI::App* uni = add("unique", "remove consecutive duplicates (f32: == semantics, NaN never equal, -0 == +0)");
+  return [c, sel, part, uni]() -> int {
+    if (sel->parsed()) return run(kind::select, *c);
+    if (part->parsed()) return run(kind::partition, *c);
+    if (uni->parsed()) return run(kind::unique, *c);
+    return -1;
+  };
+}
+
+// ---- bench rows: the data of bench/cub/cub_bench.cu (a pure function of the index) ----
+namespace {
+std::uint32_t mix(std::uint32_t x) {
+  x ^= x >> 16;
+  x *= 0x7feb352du;
+  x ^= x >> 15;
+  x *= 0x846ca68bu;
+  x ^= x >> 16;
+  return x;
+}
+float gen_f32(std::size_t i) {  // uniform in [-500, 500), k * 2^-14: about half are > 0
+  std::int32_t k = std::int32_t(mix(std::uint32_t(i) * 2u) % (1000u << 14)) - std::int32_t(500u << 14);
+  return float(k) * (1.0f / 16384.0f);
+}
+std::uint32_t gen_u32(std::size_t i) { return mix(std::uint32_t(i) * 2u + 1u); }
+std::uint32_t gen_flag(std::size_t i) { return mix(std::uint32_t(i) ^ 0x9e3779b9u) & 1u; }
+std::uint32_t gen_key(std::size_t i) { return mix(std::uint32_t(i / 20) + 0x51ed27u); }  // runs of 20
+
+struct select_bench_data {
+  buffer f, u, flags, keys, out;
+};
+}  // namespace
+
+void add_select_bench_cases(context& ctx, std::size_t n_max, const bench_filter& wants, std::vector<bench_case>& cases) {
+  const bool any = wants("select_if", "decoupled") || wants("select_flagged", "decoupled") ||
+                   wants("partition_if", "decoupled") || wants("unique", "decoupled");
+  if (!any) return;
+  auto d = std::make_shared<select_bench_data>();
+  d->f = ctx.create_buffer(n_max * 4);
+  d->u = ctx.create_buffer(n_max * 4);
+  d->flags = ctx.create_buffer(n_max * 4);
+  d->keys = ctx.create_buffer(n_max * 4);
+  d->out = ctx.create_buffer(n_max * 4);
+  const std::size_t block = std::min<std::size_t>(n_max, std::size_t(1) << 22);
+  std::vector<std::uint32_t> hf(block), hu(block), hfl(block), hk(block);
+  for (std::size_t off = 0; off < n_max; off += block) {
+    const std::size_t m = std::min(block, n_max - off);
+    for (std::size_t i = 0; i < m; ++i) {
+      hf[i] = to_bits(gen_f32(off + i));
+      hu[i] = gen_u32(off + i);
+      hfl[i] = gen_flag(off + i);
+      hk[i] = gen_key(off + i);
+    }
+    ctx.write(d->f, off * 4, hf.data(), m * 4);
+    ctx.write(d->u, off * 4, hu.data(), m * 4);
+    ctx.write(d->flags, off * 4, hfl.data(), m * 4);
+    ctx.write(d->keys, off * 4, hk.data(), m * 4);
+    ctx.finish();
+  }
+  // The count stays on the device, as CUB's does (no read-back inside the timed call).
+  auto count = std::make_shared<device_vector<std::uint32_t>>(ctx, 1);
+  const std::string alg = "decoupled";
+  auto timed = [&ctx, alg](auto&& call) {
+    run_stats st;
+    run_options ro;
+    ro.algorithm = alg;
+    ro.stats = &st;
+    call(ro);
+    return st.gpu_ms;
+  };
+  // Bytes per element as bench/cub counts them: reads, plus 4 bytes per written element (about half are kept).
+  if (wants("select_if", alg))
+    cases.push_back({"select_if", alg, "f32", "a > 0", 6, [&ctx, d, count, timed](std::size_t n) {
+                       return timed([&](const run_options& ro) {
+                         select_if(ctx, device_span<const float>(d->f, 0, n), device_span<float>(d->out, 0, n),
+                                   count->span(), predicate::expr("a > 0.0"), ro);
+                       });
+                     }});
+  if (wants("select_flagged", alg))
+    cases.push_back({"select_flagged", alg, "u32", "flags", 10, [&ctx, d, count, timed](std::size_t n) {
+                       return timed([&](const run_options& ro) {
+                         select_flagged(ctx, device_span<const std::uint32_t>(d->u, 0, n),
+                                        device_span<const std::uint32_t>(d->flags, 0, n),
+                                        device_span<std::uint32_t>(d->out, 0, n), count->span(), ro);
+                       });
+                     }});
+  if (wants("partition_if", alg))
+    cases.push_back({"partition_if", alg, "f32", "a > 0", 8, [&ctx, d, count, timed](std::size_t n) {
+                       return timed([&](const run_options& ro) {
+                         partition(ctx, device_span<const float>(d->f, 0, n), device_span<float>(d->out, 0, n),
+                                   count->span(), predicate::expr("a > 0.0"), ro);
+                       });
+                     }});
+  if (wants("unique", alg))
+    cases.push_back({"unique", alg, "u32", "runs of 20", 4.2, [&ctx, d, count, timed](std::size_t n) {
+                       return timed([&](const run_options& ro) {
+                         unique(ctx, device_span<const std::uint32_t>(d->keys, 0, n),
+                                device_span<std::uint32_t>(d->out, 0, n), count->span(), ro);
+                       });
+                     }});
+}
