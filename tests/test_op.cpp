@@ -1,6 +1,7 @@
 // Monoids and the custom-expression front end (no GPU needed).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -62,7 +63,7 @@ TEST(Expr, LowersOperationsWithUndefinedSpirvResults) {
   EXPECT_EQ(w("min(a, b)", dtype::f32), "select(a, b, b < a)");
   EXPECT_EQ(w("max(a, b)", dtype::f32), "select(a, b, a < b)");
   EXPECT_EQ(w("clamp(a, 0, b)", dtype::i32), "min(max(a, bitcast<i32>(0x00000000u)), b)");
-  EXPECT_EQ(w("abs(a)", dtype::i32), "max(a, (-a))");
+  EXPECT_EQ(w("abs(a)", dtype::i32), "select(a, (-a), a < 0i)");
   // Nested lowering grows the text; past a bound it is refused, not emitted.
   std::string nested = "a";
   for (int k = 0; k < 12; ++k) nested = "(" + nested + ") % (" + nested + ")";
@@ -316,8 +317,18 @@ TEST(Expr, GpuAgreesWithTheCpuTwinElementByElement) {
     for (std::size_t i = 0; i < n; ++i) {
       // Integers: exactly the twin. f32: the twin, or the twin with its products fused into the adds that
       // consume them (the fusion rule); bit for bit either way.
+      // NVIDIA's compiler also reassociates (it factors -(a * b) + b * b into b * (b - a), H200 2026-11-29),
+      // which no fixed rounding rule predicts: f32 results of expressions with products are also accepted within
+      // 2^-21 (~4 ulps) of the largest product's magnitude.
       const std::uint32_t want = m.combine(a[i], b[i]);
-      if (!m.admits(a[i], b[i], got[i]) && !bad++)
+      auto reassociated = [&] {
+        if (c.t != dtype::f32 || m.wgsl_expression().find('*') == std::string::npos) return false;
+        const double x = from_bits<float>(a[i]), y = from_bits<float>(b[i]);
+        const double g = from_bits<float>(got[i]), w = from_bits<float>(want);
+        const double scale = std::max({std::fabs(x * y), x * x, y * y, std::fabs(x), std::fabs(y), std::fabs(w)});
+        return std::isfinite(g) && std::isfinite(w) && std::fabs(g - w) <= std::ldexp(scale, -21);
+      };
+      if (!m.admits(a[i], b[i], got[i]) && !reassociated() && !bad++)
         first = "a=" + format_bits(c.t, a[i]) + " b=" + format_bits(c.t, b[i]) + " gpu=" + format_bits(c.t, got[i]) +
                 " cpu=" + format_bits(c.t, want);
     }

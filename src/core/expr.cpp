@@ -337,7 +337,10 @@ class parser {
       case code::max: return fmax(args[0].wgsl, args[1].wgsl);
       case code::clamp: return fmin(fmax(args[0].wgsl, args[1].wgsl), args[2].wgsl);
       case code::abs:
-        return t == dtype::i32 ? "max(" + args[0].wgsl + ", (-" + args[0].wgsl + "))" : "abs(" + args[0].wgsl + ")";
+        // WGSL's abs(i32) gives MIN for MIN; written as a select (NVIDIA's compiler returned a itself for
+        // max(a, -a) in a fused transform on the H200, 2026-11-29).
+        return t == dtype::i32 ? "select(" + args[0].wgsl + ", (-" + args[0].wgsl + "), " + args[0].wgsl + " < 0i)"
+                               : "abs(" + args[0].wgsl + ")";
       default: {
         std::string w = c == code::select ? "select(" : "?(";
         for (std::size_t i = 0; i < args.size(); ++i) w += (i ? ", " : "") + args[i].wgsl;
