@@ -203,6 +203,7 @@ json run_reduce(context& ctx, const common& c, const io::array& a) {
   run_stats st;
   run_options ro;
   ro.algorithm = c.algorithm;
+  ro.check_operator = !c.no_check;
   ro.stats = &st;
   // Upload separately so its time is reported on its own (the seed's lesson: it costs more than the reduce).
   std::uint32_t gpu = m.identity_bits();
@@ -364,6 +365,7 @@ json run_scan(context& ctx, const common& c, const io::array& a, std::vector<std
   run_stats st;
   run_options ro;
   ro.algorithm = c.algorithm;
+  ro.check_operator = !c.no_check;
   ro.stats = &st;
   out.assign(n, 0);
   double upload_ms = 0;
