@@ -181,3 +181,64 @@ TEST(Context, SeveralContextsInSeveralThreads) {
 
 }  // namespace
 }  // namespace wgprim::test
+
+namespace wgprim::test {
+namespace {
+
+// Misuse gives a clear error, not a wrong answer or a crash (issue rows: buffers of another context, moved-from
+// contexts, sizes that overflow, absurd allocations, a NaN timeout).
+TEST(Context, MisuseIsAClearError) {
+  context& a = ctx();
+  context b;
+  buffer from_a = a.create_buffer(1024);
+  std::vector<std::uint32_t> three(256, 3);
+  a.write(from_a, 0, three.data(), 1024);
+  auto code_of = [](auto&& f) {
+    try {
+      f();
+    } catch (const error& e) {
+      return e.code();
+    }
+    return errc::gpu;  // no error at all: a distinct value the expectations below reject
+  };
+  // A buffer of context A used with context B: refused, never B's unrelated buffer.
+  EXPECT_EQ(code_of([&] { reduce(b, device_span<const std::uint32_t>(from_a, 0, 256)); }), errc::invalid_argument);
+  EXPECT_EQ(code_of([&] {
+              buffer out = b.create_buffer(1024);
+              inclusive_scan(b, device_span<const std::uint32_t>(from_a, 0, 256), device_span<std::uint32_t>(out, 0, 256));
+            }),
+            errc::invalid_argument);
+  EXPECT_EQ(code_of([&] { b.write(from_a, 0, three.data(), 16); }), errc::invalid_argument);
+  EXPECT_EQ(code_of([&] { std::uint32_t x; b.read(from_a, 0, &x, 4); }), errc::invalid_argument);
+  // The right context still gives the right answer.
+  EXPECT_EQ(reduce(a, device_span<const std::uint32_t>(from_a, 0, 256)), 768u);
+  // Spans larger than their buffer, counted without overflow.
+  EXPECT_EQ(code_of([&] { device_span<const std::uint32_t>(from_a, 0, std::size_t(1) << 62); }), errc::invalid_argument);
+  EXPECT_EQ(code_of([&] { device_span<const std::uint32_t>(from_a, 255, 2); }), errc::invalid_argument);
+  EXPECT_EQ(code_of([&] { device_span<const std::uint32_t>(from_a, ~std::size_t(0), 2); }), errc::invalid_argument);
+  // An absurd allocation is a limit error, not a 4-byte buffer.
+  EXPECT_EQ(code_of([&] { a.create_buffer(~std::uint64_t(0)); }), errc::limit);
+  // A moved-from context refuses every call.
+  context moved = std::move(b);
+  EXPECT_EQ(code_of([&] { b.create_buffer(16); }), errc::invalid_argument);
+  EXPECT_EQ(code_of([&] { reduce(b, std::vector<float>{1.0f}); }), errc::invalid_argument);
+  EXPECT_NO_THROW(moved.create_buffer(16));
+  // A NaN or non-positive timeout is refused at construction.
+  context_options o;
+  o.timeout_s = std::nan("");
+  EXPECT_EQ(code_of([&] { context c(o); }), errc::invalid_argument);
+  o.timeout_s = -1;
+  EXPECT_EQ(code_of([&] { context c(o); }), errc::invalid_argument);
+  // Tuning knobs past what the kernels handle are refused (they gave wrong answers or hung compilers before).
+  run_options big_items;
+  big_items.tune.items = 16383;
+  std::vector<std::uint32_t> v(100000, 1);
+  EXPECT_EQ(code_of([&] { reduce(a, v, op::sum(), big_items); }), errc::invalid_argument);
+  big_items.tune.items = 4096;
+  std::vector<std::uint32_t> out(v.size());
+  EXPECT_EQ(code_of([&] { inclusive_scan(a, v, out, op::sum(), big_items); }), errc::invalid_argument);
+  EXPECT_EQ(code_of([&] { testing::set_binding_limit(a, 1024); }), errc::invalid_argument);
+}
+
+}  // namespace
+}  // namespace wgprim::test

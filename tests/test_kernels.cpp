@@ -1,0 +1,69 @@
+// Kernel contracts: every kernel_spec the library declares (src/primitives/registry.cpp) must agree with its WGSL
+// file — the same binding slots in order, and a uniform parameter block of the declared size. The C++ side of the
+// size is a static_assert next to each params struct; this test checks the WGSL side, so that neither can drift.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <regex>
+#include <sstream>
+
+#include "core/wgsl_compose.hpp"
+#include "primitives/primitive.hpp"
+
+namespace wgprim {
+namespace {
+
+struct declared {
+  std::map<int, detail::slot> slots;
+  std::map<int, std::string> types;  // binding -> declared type name
+};
+
+declared parse_bindings(const std::string& text) {
+  declared d;
+  const std::regex re(R"(@group\(0\)\s*@binding\((\d+)\)\s*var(<([^>]*)>)?\s*\w+\s*:\s*([\w<>, ]+);)");
+  for (std::sregex_iterator it(text.begin(), text.end(), re), end; it != end; ++it) {
+    const int b = std::stoi((*it)[1]);
+    const std::string space = (*it)[3];
+    if (space.empty()) continue;  // textures (render pipelines)
+    detail::slot s = space == "uniform"                              ? detail::slot::uniform
+                     : space.find("read_write") != std::string::npos ? detail::slot::storage_rw
+                                                                     : detail::slot::storage_read;
+    d.slots[b] = s;
+    d.types[b] = (*it)[4];
+  }
+  return d;
+}
+
+// The size of a struct of 32-bit scalar fields (what every parameter block here is).
+std::size_t struct_bytes(const std::string& text, const std::string& name) {
+  const std::regex head("struct\\s+" + name + "\\s*\\{([^}]*)\\}");
+  std::smatch m;
+  if (!std::regex_search(text, m, head)) return 0;
+  const std::string body = m[1];
+  const std::regex field(R"(\w+\s*:\s*(u32|i32|f32)\s*,?)");
+  std::size_t n = 0;
+  for (std::sregex_iterator it(body.begin(), body.end(), field), end; it != end; ++it) ++n;
+  return n * 4;
+}
+
+TEST(Kernels, EveryContractMatchesItsWgsl) {
+  ASSERT_FALSE(detail::kernel_specs().empty());
+  for (const detail::kernel_spec* k : detail::kernel_specs()) {
+    SCOPED_TRACE(std::string(k->file) + " " + k->entry);
+    const std::string& text = detail::shader_text(k->file);
+    EXPECT_NE(text.find("fn " + std::string(k->entry) + "("), std::string::npos) << "no entry point";
+    const declared d = parse_bindings(text);
+    ASSERT_EQ(d.slots.size(), k->layout.size()) << "binding count";
+    for (std::size_t i = 0; i < k->layout.size(); ++i) {
+      ASSERT_TRUE(d.slots.count(static_cast<int>(i))) << "binding " << i << " missing";
+      EXPECT_EQ(static_cast<int>(d.slots.at(static_cast<int>(i))), static_cast<int>(k->layout[i])) << "binding " << i;
+    }
+    if (k->params_bytes) {
+      ASSERT_EQ(k->layout[0], detail::slot::uniform);
+      EXPECT_EQ(struct_bytes(text, d.types.at(0)), k->params_bytes) << "struct " << d.types.at(0);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace wgprim
