@@ -1,7 +1,6 @@
 // arg-min / arg-max: every type x both ops over edge sizes against the CPU twin (value bits and index exactly),
 // NumPy's rules (first index of ties, the first NaN wins, -0.0 == +0.0), empty input, the policy's code paths,
 // arrays over several storage bindings (64-bit indices carried across chunks) and the encoder overload.
-#include <webgpu/webgpu.h>
 
 #include <limits>
 
@@ -226,16 +225,11 @@ TEST(ArgReduce, RecordedIntoTheCallersEncoder) {
   x[77777] = to_bits(9.0f);
   device_vector<float> d(ctx(), host_span<const float>(reinterpret_cast<const float*>(x.data()), x.size()));
   buffer out = ctx().create_buffer(64);
-  WGPUCommandEncoderDescriptor ed = WGPU_COMMAND_ENCODER_DESCRIPTOR_INIT;
-  WGPUCommandEncoder enc = wgpuDeviceCreateCommandEncoder(ctx().native_device(), &ed);
+  WGPUCommandEncoder enc = ctx().begin_commands();
   argmax(ctx(), enc, d, device_span<std::uint32_t>(out, 1, 3));  // at word 1: an unaligned result
   argmin(ctx(), enc, d.span().first(5), device_span<std::uint32_t>(out, 8, 3));
   EXPECT_THROW(argmin(ctx(), enc, d, device_span<std::uint32_t>(out, 0, 2)), error);  // too short
-  WGPUCommandBufferDescriptor cd = WGPU_COMMAND_BUFFER_DESCRIPTOR_INIT;
-  WGPUCommandBuffer cmd = wgpuCommandEncoderFinish(enc, &cd);
-  wgpuQueueSubmit(ctx().native_queue(), 1, &cmd);
-  wgpuCommandBufferRelease(cmd);
-  wgpuCommandEncoderRelease(enc);
+  ctx().submit(enc);
   std::uint32_t words[16];
   ctx().read(out, 0, words, sizeof words);
   auto want_max = cpu::arg_reduce(x.data(), x.size(), dtype::f32, arg_op::max);

@@ -4,7 +4,6 @@
 //   WGPRIM_DIFF_CASES  number of cases (default 10,000 under make check; `make soak` runs more; the H200 run used 100,000)
 //   WGPRIM_DIFF_SEED   seed (default fixed); a failure prints the seed, the case and the command that replays it.
 //   WGPRIM_DIFF_ONLY   run only this case index (the replay)
-#include <webgpu/webgpu.h>
 
 #include <cinttypes>
 #include <cmath>
@@ -168,8 +167,7 @@ std::size_t run_batch(context& ctx, std::uint64_t seed, std::uint64_t first, std
               << "\n  replay: WGPRIM_DIFF_SEED=" << seed << " WGPRIM_DIFF_ONLY=" << c.index
               << " build/wgprim_tests --gtest_filter=Differential.*\n";
   };
-  WGPUCommandEncoderDescriptor ed = WGPU_COMMAND_ENCODER_DESCRIPTOR_INIT;
-  WGPUCommandEncoder enc = wgpuDeviceCreateCommandEncoder(ctx.native_device(), &ed);
+  WGPUCommandEncoder enc = ctx.begin_commands();
   buffer results = ctx.create_buffer(cases.size() * 4);
   for (std::size_t k = 0; k < cases.size(); ++k) {
     const diff_case& c = cases[k];
@@ -216,13 +214,10 @@ std::size_t run_batch(context& ctx, std::uint64_t seed, std::uint64_t first, std
   }
   buffer readback = ctx.create_buffer(std::max<std::uint64_t>(read_bytes, 4));
   for (auto& p : batch)
-    if (p.out) wgpuCommandEncoderCopyBufferToBuffer(enc, p.out.native(), 0, readback.native(), p.read_offset,
-                                                    p.c->x.size() * 4);
-  WGPUCommandBufferDescriptor cd = WGPU_COMMAND_BUFFER_DESCRIPTOR_INIT;
-  WGPUCommandBuffer cmd = wgpuCommandEncoderFinish(enc, &cd);
-  wgpuQueueSubmit(ctx.native_queue(), 1, &cmd);
-  wgpuCommandBufferRelease(cmd);
-  wgpuCommandEncoderRelease(enc);
+    if (p.out)  // gathered into one buffer with the public copy, recorded into the same encoder
+      copy(ctx, enc, device_span<const std::uint32_t>(p.out, 0, p.c->x.size()),
+           device_span<std::uint32_t>(readback, p.read_offset / 4, p.c->x.size()));
+  ctx.submit(enc);
   ctx.finish();
   std::vector<std::uint32_t> all(read_bytes / 4), reduced(cases.size());
   if (read_bytes) ctx.read(readback, 0, all.data(), read_bytes);

@@ -1,7 +1,6 @@
 // histogram: every type x bin count x edge size against the CPU twin (NumPy's edges and a binary search over
 // them), values exactly at and one ulp around every edge, NaN/Inf/outside, integer ranges past the type's ends,
 // uneven levels, the chunked path, the caller's encoder, and bad arguments.
-#include <webgpu/webgpu.h>
 
 #include <cmath>
 #include <limits>
@@ -195,16 +194,11 @@ TEST(Histogram, PastOneBindingAndDeviceSpans) {
   EXPECT_EQ(got[4], 0u);
   EXPECT_EQ(got[42], 0u);
 
-  WGPUCommandEncoderDescriptor ed = WGPU_COMMAND_ENCODER_DESCRIPTOR_INIT;
-  WGPUCommandEncoder enc = wgpuDeviceCreateCommandEncoder(ctx().native_device(), &ed);
+  WGPUCommandEncoder enc = ctx().begin_commands();
   buffer out2 = ctx().create_buffer(37 * 4);
   histogram_even(ctx(), enc, device_span<const float>(in, 3, n), device_span<std::uint32_t>(out2, 0, 37), 37, -10.0,
                  10.0);
-  WGPUCommandBufferDescriptor cd = WGPU_COMMAND_BUFFER_DESCRIPTOR_INIT;
-  WGPUCommandBuffer cmd = wgpuCommandEncoderFinish(enc, &cd);
-  wgpuQueueSubmit(ctx().native_queue(), 1, &cmd);
-  wgpuCommandBufferRelease(cmd);
-  wgpuCommandEncoderRelease(enc);
+  ctx().submit(enc);
   ctx().finish();
   std::vector<std::uint32_t> got2(37);
   ctx().read(out2, 0, got2.data(), 37 * 4);

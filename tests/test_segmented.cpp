@@ -2,7 +2,6 @@
 // type x op x edge size, segment layouts from one huge segment to many empty ones, outputs past one binding,
 // the caller's encoder, and bad offsets. f32 data are small integers, so every grouping of a sum is exact and
 // the comparison is bit for bit.
-#include <webgpu/webgpu.h>
 
 #include <cstdlib>
 
@@ -242,14 +241,9 @@ TEST(ReduceByKey, PastOneBindingEncoderAndCapacity) {
   const std::size_t want = cpu::reduce_by_key(keys.data(), dtype::u32, vals.data(), 50000, wk.data(), ws.data(), m);
   device_vector<std::uint32_t> d_k(ctx(), keys), d_v(ctx(), vals), d_uk(ctx(), 50000), d_s(ctx(), 50000),
       d_runs(ctx(), 1);
-  WGPUCommandEncoderDescriptor ed = WGPU_COMMAND_ENCODER_DESCRIPTOR_INIT;
-  WGPUCommandEncoder enc = wgpuDeviceCreateCommandEncoder(ctx().native_device(), &ed);
+  WGPUCommandEncoder enc = ctx().begin_commands();
   reduce_by_key(ctx(), enc, d_k, d_v, d_uk, d_s, d_runs.span());
-  WGPUCommandBufferDescriptor cd = WGPU_COMMAND_BUFFER_DESCRIPTOR_INIT;
-  WGPUCommandBuffer cmd = wgpuCommandEncoderFinish(enc, &cd);
-  wgpuQueueSubmit(ctx().native_queue(), 1, &cmd);
-  wgpuCommandBufferRelease(cmd);
-  wgpuCommandEncoderRelease(enc);
+  ctx().submit(enc);
   ctx().finish();
   EXPECT_EQ(d_runs.to_host()[0], want);
   auto gk = d_uk.to_host(), gs = d_s.to_host();

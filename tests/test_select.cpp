@@ -1,7 +1,6 @@
 // select_if / select_flagged / partition / unique: every type over edge sizes against the CPU twins
 // (std::copy_if / std::stable_partition / std::unique loops), predicates keeping all, none and some, NaN input,
 // arrays past one storage binding, the look-back fallback under stress, in place, device counts and encoders.
-#include <webgpu/webgpu.h>
 
 #include <cstdlib>
 #include <iostream>
@@ -295,16 +294,11 @@ TEST(Select, DeviceCountHostVectorsAndEncoder) {
   select_if(ctx(), in.span(), out.span(), counts.span().subspan(1, 1), p);
   EXPECT_EQ(counts.to_host()[1], 3u);
   device_vector<std::uint32_t> out2(ctx(), h.size()), out3(ctx(), h.size());
-  WGPUCommandEncoderDescriptor ed = WGPU_COMMAND_ENCODER_DESCRIPTOR_INIT;
-  WGPUCommandEncoder enc = wgpuDeviceCreateCommandEncoder(ctx().native_device(), &ed);
+  WGPUCommandEncoder enc = ctx().begin_commands();
   select_flagged(ctx(), enc, in.span(), flags.span(), out2.span(), counts.span().subspan(2, 1));
   unique(ctx(), enc, in.span(), out3.span(), counts.span().subspan(3, 1));
   partition(ctx(), enc, in.span(), out.span(), counts.span().subspan(4, 1), predicate::expr("a < 100"));
-  WGPUCommandBufferDescriptor cd = WGPU_COMMAND_BUFFER_DESCRIPTOR_INIT;
-  WGPUCommandBuffer cmd = wgpuCommandEncoderFinish(enc, &cd);
-  wgpuQueueSubmit(ctx().native_queue(), 1, &cmd);
-  wgpuCommandBufferRelease(cmd);
-  wgpuCommandEncoderRelease(enc);
+  ctx().submit(enc);
   auto c = counts.to_host();
   EXPECT_EQ(c[2], 3u);
   EXPECT_EQ(c[3], 7u);
@@ -359,8 +353,7 @@ TEST(Select, RandomizedCasesInOneEncoder) {
   };
   std::vector<pending> all;
   device_vector<std::uint32_t> counts(ctx(), std::max<std::size_t>(cases, 1));
-  WGPUCommandEncoderDescriptor ed = WGPU_COMMAND_ENCODER_DESCRIPTOR_INIT;
-  WGPUCommandEncoder enc = wgpuDeviceCreateCommandEncoder(ctx().native_device(), &ed);
+  WGPUCommandEncoder enc = ctx().begin_commands();
   for (std::size_t k = 0; k < cases; ++k) {
     pending p;
     p.w = static_cast<what>(rng() % 4);
@@ -398,11 +391,7 @@ TEST(Select, RandomizedCasesInOneEncoder) {
     });
     all.push_back(std::move(p));
   }
-  WGPUCommandBufferDescriptor cd = WGPU_COMMAND_BUFFER_DESCRIPTOR_INIT;
-  WGPUCommandBuffer cmd = wgpuCommandEncoderFinish(enc, &cd);
-  wgpuQueueSubmit(ctx().native_queue(), 1, &cmd);
-  wgpuCommandBufferRelease(cmd);
-  wgpuCommandEncoderRelease(enc);
+  ctx().submit(enc);
   const auto got_counts = counts.to_host();
   std::size_t failures = 0;
   for (std::size_t k = 0; k < all.size(); ++k) {

@@ -2,7 +2,6 @@
 // reduction against the CPU twin over input types x transforms x ops x edge sizes (exact: integer results, f32
 // min/max, and f32 sums of small integers whose partial sums are all exact), chunked arrays, the typed API and
 // the encoder overload.
-#include <webgpu/webgpu.h>
 
 #include "core/expr.hpp"
 #include "common.hpp"
@@ -183,15 +182,10 @@ TEST(TransformReduce, RecordedIntoTheCallersEncoder) {
   auto x = data_for(dtype::i32, 70001, 99);
   device_vector<std::int32_t> d(ctx(), host_span<const std::int32_t>(reinterpret_cast<const std::int32_t*>(x.data()), x.size()));
   buffer out = ctx().create_buffer(16);
-  WGPUCommandEncoderDescriptor ed = WGPU_COMMAND_ENCODER_DESCRIPTOR_INIT;
-  WGPUCommandEncoder enc = wgpuDeviceCreateCommandEncoder(ctx().native_device(), &ed);
+  WGPUCommandEncoder enc = ctx().begin_commands();
   const transform cnt = transform::expr("select(0u, 1u, a > 10)");
   transform_reduce(ctx(), enc, d, cnt, device_span<std::uint32_t>(out, 1, 1));
-  WGPUCommandBufferDescriptor cd = WGPU_COMMAND_BUFFER_DESCRIPTOR_INIT;
-  WGPUCommandBuffer cmd = wgpuCommandEncoderFinish(enc, &cd);
-  wgpuQueueSubmit(ctx().native_queue(), 1, &cmd);
-  wgpuCommandBufferRelease(cmd);
-  wgpuCommandEncoderRelease(enc);
+  ctx().submit(enc);
   std::uint32_t words[4];
   ctx().read(out, 0, words, sizeof words);
   const bound_transform b(cnt, dtype::i32);
