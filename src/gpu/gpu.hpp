@@ -1,4 +1,4 @@
-// The internal GPU layer between the dispatch code (reduce.cpp, scan.cpp) and webgpu.h. Only context.cpp
+// The internal GPU layer between the dispatch code (src/primitives/) and webgpu.h. Only src/gpu/*.cpp
 // calls wgpu functions; everything else records work through a recorder and gets kernels from the cache.
 #pragma once
 #include <cstdint>
