@@ -186,8 +186,21 @@ int cmd_info(const common& c) {
              l.max_compute_invocations_per_workgroup, l.max_compute_workgroups_per_dimension);
   fmt::print("features      timestamp-query={} shader-f16={} subgroups={} (timestamps {})\n",
              f.timestamp_query, f.shader_f16, f.subgroups, ctx.timestamps_trustworthy() ? "used" : "not trusted");
-  fmt::print("algorithms    reduce: {}; scan: {}\n", fmt::join(reduce_algorithms(), ", "),
-             fmt::join(scan_algorithms(), ", "));
+  // Every registered algorithm, by primitive (the library's registry); * marks the default on this adapter kind.
+  {
+    const bool cpu_kind = ctx.adapter().kind == adapter_kind::cpu;
+    std::string line, prim;
+    for (const auto& d : algorithm_list()) {
+      if (d.primitive != prim) {
+        line += (prim.empty() ? "" : "; ") + d.primitive + ":";
+        prim = d.primitive;
+      } else {
+        line += ",";
+      }
+      line += " " + d.name + ((cpu_kind ? d.default_on_cpu : d.default_on_gpu) ? "*" : "");
+    }
+    fmt::print("algorithms    {}\n", line);
+  }
   fmt::print("all adapters  ");
   for (std::size_t i = 0; i < all.size(); ++i)
     fmt::print("{}{} ({})", i ? "; " : "", all[i]["name"].get<std::string>(), all[i]["backend"].get<std::string>());
@@ -309,7 +322,8 @@ void print_reduce(const json& j) {
     return std::isfinite(u) ? fmt::format("   ({:.1f} ulp)", u) : "";
   };
   fmt::print("  exact                {}\n", text_of(j, "exact"));
-  if (j.contains("exact_text") && j["type"] == "f32") fmt::print("  exact (decimal)      {}\n", j["exact_text"].get<std::string>());
+  if (j.contains("exact_text") && j["type"] == "f32" && text_of(j, "exact") != j["exact_text"].get<std::string>())
+    fmt::print("  exact (decimal)      {}\n", j["exact_text"].get<std::string>());
   fmt::print("  GPU                  {}{}{}\n", text_of(j, "result"), ulps("gpu_ulps"),
              j.contains("accuracy") ? fmt::format("   [{}]", j["accuracy"].get<std::string>()) : "");
   if (j.contains("naive_text") || !j["naive"].is_null())
