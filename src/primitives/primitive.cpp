@@ -1,6 +1,7 @@
 #include "primitives/primitive.hpp"
 
 #include <algorithm>
+#include <chrono>
 
 #include "wgprim/error.hpp"
 
@@ -66,6 +67,15 @@ bindable_output bindable_output_of(recorder& rec, const device_view& out) {
 
 void bindable_output::finish(recorder& rec) const {
   if (temp) rec.copy_raw(view.buf, 0, final.buf, final.offset, final.bytes());
+}
+
+device_view upload_host(context& ctx, const range_ref& in, buffer& holder, double* ms) {
+  const auto t0 = std::chrono::steady_clock::now();
+  holder = ctx.create_buffer(in.count * 4);
+  ctx.write(holder, 0, in.host, in.count * 4);
+  ctx.finish();
+  if (ms) *ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return view_of(holder, in.count);
 }
 
 std::vector<chunk> chunks_of(std::uint64_t n, std::uint64_t per_chunk) {

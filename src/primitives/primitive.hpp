@@ -46,6 +46,10 @@ struct bindable_output {
 };
 bindable_output bindable_output_of(recorder& rec, const device_view& out);
 
+/// Uploads a host range into `holder` (a new buffer) and waits; returns a view of it. `ms` (may be null) receives the
+/// wall time of the upload, which the statistics report apart from the GPU time.
+device_view upload_host(context& ctx, const range_ref& in, buffer& holder, double* ms);
+
 // ---- chunks over the storage-binding limit ----
 
 struct chunk { std::uint64_t first, count; };

@@ -34,12 +34,7 @@ arg_result<std::uint32_t> arg_reduce_bits(context& ctx, const range_ref& in, dty
   double upload_ms = 0;
   buffer uploaded;
   if (!in.on_device) {
-    auto t0 = clock::now();
-    uploaded = ctx.create_buffer(in.count * 4);
-    ctx.write(uploaded, 0, in.host, in.count * 4);
-    ctx.finish();
-    upload_ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
-    a.in = view_of(uploaded, in.count);
+    a.in = upload_host(ctx, in, uploaded, &upload_ms);
   }
   buffer result = ctx.create_buffer(16);
   a.result = result.native();

@@ -74,12 +74,7 @@ std::vector<std::uint32_t> reduce_words(context& ctx, const range_ref& in, const
   double upload_ms = 0;
   buffer uploaded;
   if (!in.on_device) {
-    auto t0 = clock::now();
-    uploaded = ctx.create_buffer(in.count * 4);
-    ctx.write(uploaded, 0, in.host, in.count * 4);
-    ctx.finish();
-    upload_ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
-    a.in = view_of(uploaded, in.count);
+    a.in = upload_host(ctx, in, uploaded, &upload_ms);
   }
   std::vector<std::uint32_t> words(a.exact() ? sizeof(superaccumulator::words) / 4 : a.pairs() ? 2 : 1);
   const buffer& result = scratch(ctx, "reduce.result", sizeof(superaccumulator::words));

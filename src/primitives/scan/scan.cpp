@@ -55,13 +55,8 @@ void scan_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, con
   double upload_ms = 0;
   buffer up, down;
   if (!in.on_device) {
-    auto t0 = clock::now();
-    up = ctx.create_buffer(in.count * 4);
-    ctx.write(up, 0, in.host, in.count * 4);
-    ctx.finish();
-    upload_ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
+    a.in = upload_host(ctx, in, up, &upload_ms);
     down = ctx.create_buffer(in.count * 4);
-    a.in = view_of(up, in.count);
     a.out = view_of(down, in.count);
   }
   const bool own = encoder == nullptr;
