@@ -26,7 +26,6 @@ void record_arg_reduce(recorder& rec, const arg_reduce_args& a) {
 
 arg_result<std::uint32_t> arg_reduce_bits(context& ctx, const range_ref& in, dtype t, arg_op o,
                                           const run_options& opt) {
-  using clock = std::chrono::steady_clock;
   const algorithm_entry& alg = pick_algorithm(ctx, "arg_reduce", opt.algorithm);
   if (in.on_device) check_view(ctx, in.view, op_name(o));
   check_not_empty(in, o);

@@ -69,7 +69,6 @@ namespace {
 // superaccumulator (exact). in.count > 0.
 std::vector<std::uint32_t> reduce_words(context& ctx, const range_ref& in, const monoid& m, const run_options& opt,
                                         const std::string& name, const bound_transform* tr) {
-  using clock = std::chrono::steady_clock;
   reduce_args a{in.view, &m, nullptr, 0, 0, &opt, tr};
   double upload_ms = 0;
   buffer uploaded;
