@@ -1,0 +1,830 @@
+// wgprim._wgprim: the NumPy-shaped binding of the C++ library (nanobind). Arrays come in without a copy (NumPy,
+// the buffer protocol or DLPack: any C-contiguous array on the CPU) or as DeviceArray (data already on the GPU);
+// results go out as NumPy arrays and scalars, or as DeviceArray when the input was one. The GIL is released while
+// the GPU works; a wgprim::context is not thread-safe, so every Device has a mutex that each call holds.
+// The Python package (python/wgprim/__init__.py) adds histogram's NumPy rules, Error and the bench on top.
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/unique_ptr.h>
+#include <nanobind/stl/vector.h>
+#include <wgprim/wgprim.hpp>
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace {
+
+using wgprim::dtype;
+using wgprim::errc;
+
+// ---- The one table of element types: NumPy's (kind, bits) <-> wgprim::dtype <-> C++ type. A type the library
+// gains is one line here (and one line of NUMPY_NAMES in the tests).
+#define WGPRIM_PY_DTYPES(X)                                   \
+  X(f32, float, Float, 32, "float32", "np.float32")          \
+  X(i32, std::int32_t, Int, 32, "int32", "np.int32")         \
+  X(u32, std::uint32_t, UInt, 32, "uint32", "np.uint32")
+
+template <class T> struct type_tag { using type = T; };
+
+/// Calls f(type_tag<T>{}) with the C++ type of t.
+template <class F>
+decltype(auto) visit(dtype t, F&& f) {
+  switch (t) {
+#define WGPRIM_CASE(name, T, kind, bits, np_name, np_attr) \
+  case dtype::name: return f(type_tag<T>{});
+    WGPRIM_PY_DTYPES(WGPRIM_CASE)
+#undef WGPRIM_CASE
+    default: break;
+  }
+  throw wgprim::error(errc::unsupported, "wgprim (Python): no binding for element type " +
+                                             std::string(wgprim::dtype_name(t)));
+}
+
+const char* numpy_name(dtype t) {
+  switch (t) {
+#define WGPRIM_CASE(name, T, kind, bits, np_name, np_attr) \
+  case dtype::name: return np_name;
+    WGPRIM_PY_DTYPES(WGPRIM_CASE)
+#undef WGPRIM_CASE
+    default: return wgprim::dtype_name(t);
+  }
+}
+
+nb::dlpack::dtype dlpack_of(dtype t) {
+  switch (t) {
+#define WGPRIM_CASE(name, T, kind, bits, np_name, np_attr) \
+  case dtype::name: return nb::dlpack::dtype{std::uint8_t(nb::dlpack::dtype_code::kind), bits, 1};
+    WGPRIM_PY_DTYPES(WGPRIM_CASE)
+#undef WGPRIM_CASE
+    default: break;
+  }
+  throw wgprim::error(errc::unsupported, "wgprim (Python): no NumPy type for " + std::string(wgprim::dtype_name(t)));
+}
+
+std::size_t elem_bytes(dtype t) {
+  return visit(t, [](auto tag) { return sizeof(typename decltype(tag)::type); });
+}
+
+/// NumPy's name of a DLPack type, for messages about types wgprim does not take.
+std::string dlpack_name(nb::dlpack::dtype d) {
+  std::string kind;
+  switch (nb::dlpack::dtype_code(d.code)) {
+    case nb::dlpack::dtype_code::Int: kind = "int"; break;
+    case nb::dlpack::dtype_code::UInt: kind = "uint"; break;
+    case nb::dlpack::dtype_code::Float: kind = "float"; break;
+    case nb::dlpack::dtype_code::Complex: kind = "complex"; break;
+    case nb::dlpack::dtype_code::Bool: return "bool";
+    default: kind = "code" + std::to_string(d.code) + "_";
+  }
+  return kind + std::to_string(d.bits);
+}
+
+/// The wgprim type of a DLPack type, or a wgprim::error naming it and the conversion to ask for (never a silent
+/// conversion: float64 -> float32 loses digits, int64 -> int32 may wrap).
+dtype dtype_from(nb::dlpack::dtype d, const char* what) {
+#define WGPRIM_CASE(name, T, kind, bits_, np_name, np_attr) \
+  if (d.code == std::uint8_t(nb::dlpack::dtype_code::kind) && d.bits == bits_ && d.lanes == 1) return dtype::name;
+  WGPRIM_PY_DTYPES(WGPRIM_CASE)
+#undef WGPRIM_CASE
+  std::string taken;
+#define WGPRIM_CASE(name, T, kind, bits, np_name, np_attr) taken += std::string(taken.empty() ? "" : ", ") + np_name;
+  WGPRIM_PY_DTYPES(WGPRIM_CASE)
+#undef WGPRIM_CASE
+  const bool fl = d.code == std::uint8_t(nb::dlpack::dtype_code::Float);
+  throw wgprim::error(errc::invalid_argument,
+                      std::string(what) + ": dtype " + dlpack_name(d) + " is not supported (wgprim takes " + taken +
+                          "); convert explicitly, e.g. a.astype(" + (fl ? "np.float32" : "np.int32") + ")");
+}
+
+// ---- Devices and device arrays ----
+
+struct py_device {
+  wgprim::context ctx;
+  std::mutex mu;  // a context is not thread-safe: every use holds this
+  explicit py_device(const wgprim::context_options& o) : ctx(o) {}
+};
+using device_ptr = std::shared_ptr<py_device>;
+
+std::mutex default_mu;
+device_ptr default_dev;
+
+device_ptr default_device() {
+  std::lock_guard<std::mutex> lock(default_mu);
+  if (!default_dev) {
+    nb::gil_scoped_release release;
+    default_dev = std::make_shared<py_device>(wgprim::context_options{});
+  }
+  return default_dev;
+}
+
+/// Elements on the GPU: a buffer of one Device, its dtype and NumPy shape (C order).
+struct py_array {
+  device_ptr dev;
+  wgprim::buffer buf;
+  dtype type = dtype::f32;
+  std::vector<std::size_t> shape;
+  std::size_t n = 0;
+};
+
+py_array* new_array(const device_ptr& dev, dtype t, std::vector<std::size_t> shape) {
+  auto a = std::make_unique<py_array>();
+  a->dev = dev;
+  a->type = t;
+  a->n = 1;
+  for (std::size_t s : shape) a->n *= s;
+  a->shape = std::move(shape);
+  // At least one word: a buffer of zero bytes is not a valid binding.
+  const std::uint64_t bytes = std::max<std::uint64_t>(4, std::uint64_t(a->n) * elem_bytes(t));
+  {
+    nb::gil_scoped_release release;
+    std::lock_guard<std::mutex> lock(dev->mu);
+    a->buf = dev->ctx.create_buffer(bytes);
+  }
+  return a.release();
+}
+
+using host_array = nb::ndarray<nb::ro, nb::device::cpu>;
+
+/// A function argument: host memory (borrowed, not copied) or a DeviceArray.
+struct input {
+  host_array host;  // keeps the Python object alive
+  const void* data = nullptr;
+  py_array* dev = nullptr;
+  dtype type = dtype::f32;
+  std::vector<std::size_t> shape;
+  std::size_t n = 0;
+};
+
+input as_input(nb::handle h, const char* what) {
+  input in;
+  if (nb::isinstance<py_array>(h)) {
+    in.dev = nb::inst_ptr<py_array>(h);
+    in.type = in.dev->type;
+    in.shape = in.dev->shape;
+    in.n = in.dev->n;
+    return in;
+  }
+  if (!nb::try_cast<host_array>(h, in.host, false))
+    throw wgprim::error(errc::invalid_argument,
+                        std::string(what) + ": expected an array (NumPy, buffer protocol or DLPack, on the CPU) or a "
+                        "wgprim.DeviceArray, got " + std::string(nb::type_name(h.type()).c_str()));
+  in.type = dtype_from(in.host.dtype(), what);
+  in.n = 1;
+  // C-contiguous: strides (in elements) are the running products of the shape, ignoring extents of 1.
+  std::int64_t expect = 1;
+  for (std::size_t i = in.host.ndim(); i-- > 0;) {
+    const std::size_t s = in.host.shape(i);
+    in.shape.insert(in.shape.begin(), s);
+    in.n *= s;
+    if (s != 1 && in.host.stride(i) != expect)
+      throw wgprim::error(errc::invalid_argument, std::string(what) +
+                                                      ": the array is not C-contiguous; pass np.ascontiguousarray(a)");
+    expect *= std::int64_t(s);
+  }
+  in.data = in.host.data();
+  return in;
+}
+
+/// The Device a call runs on: that of its device-array inputs (all the same), else `device`, else the default.
+device_ptr pick_device(std::initializer_list<const input*> ins, const std::optional<device_ptr>& device) {
+  device_ptr d = device && *device ? *device : nullptr;
+  for (const input* i : ins) {
+    if (!i || !i->dev) continue;
+    if (d && d != i->dev->dev)
+      throw wgprim::error(errc::invalid_argument, "arrays of different wgprim.Device objects in one call");
+    d = i->dev->dev;
+  }
+  return d ? d : default_device();
+}
+
+/// Host memory for a NumPy result, owned by a capsule (the NumPy array's base).
+struct host_out {
+  void* data = nullptr;
+  nb::capsule owner;
+  nb::dlpack::dtype type;
+  std::vector<std::size_t> shape;
+  host_out(nb::dlpack::dtype t, std::vector<std::size_t> s) : type(t), shape(std::move(s)) {
+    std::size_t n = 1;
+    for (std::size_t x : shape) n *= x;
+    auto* p = new std::uint8_t[std::max<std::size_t>(8, n * (t.bits / 8))];
+    data = p;
+    owner = nb::capsule(p, [](void* q) noexcept { delete[] static_cast<std::uint8_t*>(q); });
+  }
+  host_out(dtype t, std::vector<std::size_t> s) : host_out(dlpack_of(t), std::move(s)) {}
+  nb::object numpy() const {
+    nb::ndarray<nb::numpy> a(data, shape.size(), shape.data(), owner, nullptr, type);
+    return nb::cast(a, nb::rv_policy::reference);
+  }
+};
+
+/// A NumPy scalar of type t holding the bytes at p (exact bits: NaN payloads and -0.0 survive).
+nb::object scalar(dtype t, const void* p) {
+  host_out o(t, {});
+  std::memcpy(o.data, p, elem_bytes(t));
+  return o.numpy().attr("__getitem__")(nb::tuple());
+}
+
+/// Runs f() with the GIL released and the device's lock held.
+template <class F>
+decltype(auto) on_device(py_device& d, F&& f) {
+  nb::gil_scoped_release release;
+  std::lock_guard<std::mutex> lock(d.mu);
+  return f();
+}
+
+template <class T> wgprim::host_span<const T> host_in(const input& in) {
+  return wgprim::host_span<const T>(static_cast<const T*>(in.data), in.n);
+}
+template <class T> wgprim::device_span<const T> dev_in(const input& in) {
+  return wgprim::device_span<const T>(in.dev->buf, 0, in.n);
+}
+
+/// An output of n elements of type t: a DeviceArray when the input was on the device, else NumPy memory.
+struct result_1d {
+  std::optional<host_out> host;
+  std::unique_ptr<py_array> dev;
+  std::size_t n;
+  result_1d(bool on_device, const device_ptr& d, dtype t, std::size_t count) : n(count) {
+    if (on_device) dev.reset(new_array(d, t, {n}));
+    else host.emplace(t, std::vector<std::size_t>{n});
+  }
+  template <class T> wgprim::device_span<T> dspan() { return wgprim::device_span<T>(dev->buf, 0, n); }
+  template <class T> wgprim::host_span<T> hspan() { return {static_cast<T*>(host->data), n}; }
+  /// The first `kept` elements (select: the output was sized for all of them).
+  nb::object finish(std::size_t kept) {
+    if (dev) {
+      dev->n = kept;
+      dev->shape = {kept};
+      return nb::cast(std::move(dev));
+    }
+    host->shape = {kept};
+    return host->numpy();
+  }
+  nb::object finish() { return finish(n); }
+};
+
+// ---- Operators and options ----
+
+std::string identity_text(nb::handle identity) {
+  if (identity.is_none()) return "";
+  if (nb::isinstance<nb::str>(identity)) return nb::cast<std::string>(identity);
+  if (nb::isinstance<nb::bool_>(identity))
+    throw wgprim::error(errc::invalid_argument, "identity=: a number or its text, not a bool");
+  // repr of a Python or NumPy number: the shortest round-trip text of a float ('inf', '-inf', 'nan', '1e+30'),
+  // the digits of an integer.
+  nb::object num = nb::module_::import_("operator").attr("index");
+  if (nb::hasattr(identity, "__index__")) return nb::cast<std::string>(nb::repr(num(identity)));
+  return nb::cast<std::string>(nb::repr(nb::float_(identity)));
+}
+
+wgprim::op make_op(const std::string& name, nb::handle identity) {
+  const std::string id = identity_text(identity);
+  const bool builtin = name == "sum" || name == "min" || name == "max" || name == "and" || name == "or" ||
+                       name == "xor" || name == "prod";
+  if (builtin) {
+    if (!id.empty())
+      throw wgprim::error(errc::invalid_argument,
+                          "identity= is only for custom expressions; '" + name + "' has its own");
+    if (name == "prod") return wgprim::op::custom("a * b", "1");
+    return wgprim::op::parse(name);
+  }
+  const bool looks_like_expression =
+      name.find_first_of("()+-*/%&|^<>!~, ") != std::string::npos || name == "a" || name == "b";
+  if (!looks_like_expression)
+    throw wgprim::error(errc::invalid_argument, "unknown operator '" + wgprim::detail::excerpt(name) +
+                                                    "' (expected sum, prod, min, max, and, or, xor, or an "
+                                                    "expression in a and b with identity=)");
+  if (id.empty())
+    throw wgprim::error(errc::invalid_argument, "custom operator '" + wgprim::detail::excerpt(name) +
+                                                    "' needs identity= (e.g. identity='-inf' for max(a, b))");
+  return wgprim::op::custom(name, id);
+}
+
+wgprim::run_options options(const std::string& accuracy, bool check) {
+  wgprim::run_options o;
+  o.accuracy = wgprim::parse_accuracy(accuracy);
+  o.check_operator = check;
+  return o;
+}
+
+using opt_device = std::optional<device_ptr>;
+
+// ---- Functions ----
+
+nb::object reduce(nb::handle a, const std::string& op_name, nb::handle identity, const std::string& accuracy,
+                  bool check, opt_device device) {
+  const input in = as_input(a, "reduce");
+  const device_ptr dev = pick_device({&in}, device);
+  const wgprim::op o = make_op(op_name, identity);
+  const wgprim::run_options opt = options(accuracy, check);
+  std::uint8_t result[16] = {};
+  on_device(*dev, [&] {
+    visit(in.type, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T r = in.dev ? wgprim::reduce(dev->ctx, dev_in<T>(in), o, opt)
+                         : wgprim::reduce(dev->ctx, host_in<T>(in), o, opt);
+      std::memcpy(result, &r, sizeof(T));
+    });
+  });
+  return scalar(in.type, result);
+}
+
+/// np.min / np.max: an empty array has no minimum (NumPy raises; wgprim.reduce(op='min') gives the identity).
+nb::object extreme(nb::handle a, const char* name, opt_device device) {
+  if (as_input(a, name).n == 0)
+    throw wgprim::error(errc::invalid_argument, std::string(name) + " of an empty array (as NumPy; reduce(a, op='" +
+                                                    name + "') gives the identity)");
+  return reduce(a, name, nb::none(), "fast", true, device);
+}
+
+std::int64_t arg_reduce(nb::handle a, bool is_max, opt_device device) {
+  const input in = as_input(a, is_max ? "argmax" : "argmin");
+  const device_ptr dev = pick_device({&in}, device);
+  return on_device(*dev, [&] {
+    return visit(in.type, [&](auto tag) -> std::int64_t {
+      using T = typename decltype(tag)::type;
+      wgprim::arg_result<T> r{};
+      if (in.dev) r = is_max ? wgprim::argmax(dev->ctx, dev_in<T>(in)) : wgprim::argmin(dev->ctx, dev_in<T>(in));
+      else r = is_max ? wgprim::argmax(dev->ctx, host_in<T>(in)) : wgprim::argmin(dev->ctx, host_in<T>(in));
+      return std::int64_t(r.index);
+    });
+  });
+}
+
+nb::object scan(nb::handle a, bool inclusive, const std::string& op_name, nb::handle identity,
+                const std::string& accuracy, bool check, opt_device device) {
+  const input in = as_input(a, inclusive ? "inclusive_scan" : "exclusive_scan");
+  const device_ptr dev = pick_device({&in}, device);
+  const wgprim::op o = make_op(op_name, identity);
+  const wgprim::run_options opt = options(accuracy, check);
+  const wgprim::scan_kind kind = inclusive ? wgprim::scan_kind::inclusive : wgprim::scan_kind::exclusive;
+  result_1d out(in.dev, dev, in.type, in.n);
+  on_device(*dev, [&] {
+    visit(in.type, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if (in.dev) wgprim::scan(dev->ctx, dev_in<T>(in), out.dspan<T>(), kind, o, opt);
+      else wgprim::scan(dev->ctx, host_in<T>(in), out.hspan<T>(), kind, o, opt);
+    });
+  });
+  return out.finish();
+}
+
+void require_1d(const input& in, const char* what) {
+  if (in.shape.size() > 1)
+    throw wgprim::error(errc::invalid_argument, std::string(what) +
+                                                    " takes a 1-D array (NumPy's sorts along the last axis; pass "
+                                                    "a.ravel() to sort all elements)");
+}
+
+nb::object sort(nb::handle a, bool descending, opt_device device) {
+  const input in = as_input(a, "sort");
+  require_1d(in, "sort");
+  const device_ptr dev = pick_device({&in}, device);
+  const wgprim::order ord = descending ? wgprim::order::descending : wgprim::order::ascending;
+  result_1d out(in.dev, dev, in.type, in.n);
+  on_device(*dev, [&] {
+    visit(in.type, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if (in.dev) wgprim::sort(dev->ctx, dev_in<T>(in), out.dspan<T>(), ord);
+      else wgprim::sort(dev->ctx, host_in<T>(in), out.hspan<T>(), ord);
+    });
+  });
+  return out.finish();
+}
+
+/// The indices of the stable sort, through sort_pairs of the keys with 0..n-1. NumPy input: int64 indices
+/// (np.intp, as np.argsort gives); DeviceArray input: a uint32 DeviceArray (indices up to 2^32 - 1).
+nb::object argsort(nb::handle a, bool descending, opt_device device) {
+  const input in = as_input(a, "argsort");
+  require_1d(in, "argsort");
+  const device_ptr dev = pick_device({&in}, device);
+  const wgprim::order ord = descending ? wgprim::order::descending : wgprim::order::ascending;
+  if (in.n > 0xffffffffull) throw wgprim::error(errc::limit, "argsort: more than 2^32 - 1 elements");
+  if (in.dev) {
+    std::unique_ptr<py_array> keys(new_array(dev, in.type, {in.n})), iota(new_array(dev, dtype::u32, {in.n}));
+    std::unique_ptr<py_array> idx(new_array(dev, dtype::u32, {in.n}));
+    on_device(*dev, [&] {
+      std::vector<std::uint32_t> seq(in.n);
+      for (std::size_t i = 0; i < in.n; ++i) seq[i] = std::uint32_t(i);
+      if (in.n) dev->ctx.write(iota->buf, 0, seq.data(), seq.size() * 4);
+      visit(in.type, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        wgprim::sort_pairs(dev->ctx, dev_in<T>(in), wgprim::device_span<const std::uint32_t>(iota->buf, 0, in.n),
+                           wgprim::device_span<T>(keys->buf, 0, in.n),
+                           wgprim::device_span<std::uint32_t>(idx->buf, 0, in.n), ord);
+      });
+    });
+    return nb::cast(std::move(idx));
+  }
+  host_out out(nb::dlpack::dtype{std::uint8_t(nb::dlpack::dtype_code::Int), 64, 1}, {in.n});
+  on_device(*dev, [&] {
+    std::vector<std::uint32_t> seq(in.n), idx(in.n);
+    for (std::size_t i = 0; i < in.n; ++i) seq[i] = std::uint32_t(i);
+    visit(in.type, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      std::vector<T> keys(in.n);
+      wgprim::sort_pairs(dev->ctx, host_in<T>(in), wgprim::host_span<const std::uint32_t>(seq.data(), in.n), keys,
+                         idx, ord);
+    });
+    auto* o = static_cast<std::int64_t*>(out.data);
+    for (std::size_t i = 0; i < in.n; ++i) o[i] = idx[i];
+  });
+  return out.numpy();
+}
+
+/// Reads integer index data of any NumPy integer type (offsets, masks) into u32, refusing values out of range.
+std::vector<std::uint32_t> host_u32(const host_array& h, std::size_t n, const char* what, bool allow_bool) {
+  const nb::dlpack::dtype d = h.dtype();
+  const auto code = nb::dlpack::dtype_code(d.code);
+  const bool is_int = code == nb::dlpack::dtype_code::Int || code == nb::dlpack::dtype_code::UInt;
+  const bool is_bool = code == nb::dlpack::dtype_code::Bool && d.bits == 8;
+  if (!(is_int && (d.bits == 8 || d.bits == 16 || d.bits == 32 || d.bits == 64)) && !(allow_bool && is_bool))
+    throw wgprim::error(errc::invalid_argument, std::string(what) + ": dtype " + dlpack_name(d) + " is not " +
+                                                    (allow_bool ? "bool or an integer type" : "an integer type"));
+  std::vector<std::uint32_t> out(n);
+  const auto* p = static_cast<const std::uint8_t*>(h.data());
+  for (std::size_t i = 0; i < n; ++i) {
+    std::int64_t v = 0;
+    std::uint64_t u = 0;
+    const bool sig = code == nb::dlpack::dtype_code::Int;
+    switch (d.bits) {
+      case 8: if (sig) v = reinterpret_cast<const std::int8_t*>(p)[i]; else u = p[i]; break;
+      case 16: if (sig) v = reinterpret_cast<const std::int16_t*>(p)[i]; else u = reinterpret_cast<const std::uint16_t*>(p)[i]; break;
+      case 32: if (sig) v = reinterpret_cast<const std::int32_t*>(p)[i]; else u = reinterpret_cast<const std::uint32_t*>(p)[i]; break;
+      default: if (sig) v = reinterpret_cast<const std::int64_t*>(p)[i]; else u = reinterpret_cast<const std::uint64_t*>(p)[i];
+    }
+    if (sig) {
+      if (v < 0) throw wgprim::error(errc::invalid_argument, std::string(what) + "[" + std::to_string(i) + "] = " +
+                                                                 std::to_string(v) + " is negative");
+      u = std::uint64_t(v);
+    }
+    if (u > 0xffffffffull)
+      throw wgprim::error(errc::invalid_argument,
+                          std::string(what) + "[" + std::to_string(i) + "] = " + std::to_string(u) + " exceeds 2^32 - 1");
+    out[i] = std::uint32_t(u);
+  }
+  return out;
+}
+
+/// A u32 index argument (offsets, flags): a uint32 DeviceArray, or a host array of any integer type (read into u32).
+struct index_input {
+  input arr;
+  std::vector<std::uint32_t> words;  // host data, when not a DeviceArray
+};
+index_input as_index(nb::handle h, const char* what, bool allow_bool) {
+  index_input r;
+  if (nb::isinstance<py_array>(h)) {
+    r.arr = as_input(h, what);
+    if (r.arr.type != dtype::u32)
+      throw wgprim::error(errc::invalid_argument, std::string(what) + ": a DeviceArray of uint32 is needed, got " +
+                                                      numpy_name(r.arr.type));
+    return r;
+  }
+  if (!nb::try_cast<host_array>(h, r.arr.host, false))
+    throw wgprim::error(errc::invalid_argument, std::string(what) + ": expected an array");
+  std::size_t n = 1;
+  std::int64_t expect = 1;
+  for (std::size_t i = r.arr.host.ndim(); i-- > 0;) {
+    const std::size_t s = r.arr.host.shape(i);
+    r.arr.shape.insert(r.arr.shape.begin(), s);
+    n *= s;
+    if (s != 1 && r.arr.host.stride(i) != expect)
+      throw wgprim::error(errc::invalid_argument, std::string(what) + ": the array is not C-contiguous");
+    expect *= std::int64_t(s);
+  }
+  r.arr.n = n;
+  r.words = host_u32(r.arr.host, n, what, allow_bool);
+  r.arr.data = r.words.data();
+  r.arr.type = dtype::u32;
+  return r;
+}
+
+/// The index data on the side of the values: uploads host words when the values are on the device.
+struct index_on_side {
+  std::unique_ptr<py_array> uploaded;
+  const input* src;
+  index_on_side(const index_input& ix, bool values_on_device, const device_ptr& dev, const char* what)
+      : src(&ix.arr) {
+    if (ix.arr.dev && !values_on_device)
+      throw wgprim::error(errc::invalid_argument, std::string(what) +
+                                                      " is a DeviceArray but the data is not: pass both on the same "
+                                                      "side (wgprim.asarray(a))");
+    if (values_on_device && !ix.arr.dev) {
+      uploaded.reset(new_array(dev, dtype::u32, {ix.arr.n}));
+      on_device(*dev, [&] {
+        if (ix.arr.n) dev->ctx.write(uploaded->buf, 0, ix.words.data(), ix.words.size() * 4);
+      });
+    }
+  }
+  wgprim::device_span<const std::uint32_t> dspan() const {
+    return wgprim::device_span<const std::uint32_t>(uploaded ? uploaded->buf : src->dev->buf, 0, src->n);
+  }
+  wgprim::host_span<const std::uint32_t> hspan() const {
+    return {static_cast<const std::uint32_t*>(src->data), src->n};
+  }
+};
+
+/// a[condition]: condition is a predicate expression in `a` ("a > 0") or a mask of a's shape (bool, or integer:
+/// nonzero keeps). The kept elements, in order, flattened in C order as NumPy's a[mask].
+nb::object select_py(nb::handle a, nb::handle condition, opt_device device) {
+  const input in = as_input(a, "select");
+  std::optional<index_input> mask;
+  if (!nb::isinstance<nb::str>(condition)) {
+    mask = as_index(condition, "select: mask", true);
+    if (mask->arr.shape != in.shape)
+      throw wgprim::error(errc::invalid_argument, "select: the mask's shape differs from the array's");
+  }
+  const device_ptr dev = pick_device({&in, mask ? &mask->arr : nullptr}, device);
+  std::optional<index_on_side> flags;
+  if (mask) flags.emplace(*mask, bool(in.dev), dev, "select: mask");
+  std::optional<wgprim::predicate> pred;
+  if (!mask) pred = wgprim::predicate::expr(nb::cast<std::string>(condition));
+  result_1d out(in.dev, dev, in.type, in.n);
+  const std::size_t kept = on_device(*dev, [&] {
+    return visit(in.type, [&](auto tag) -> std::size_t {
+      using T = typename decltype(tag)::type;
+      if (in.dev) {
+        if (pred) return wgprim::select_if(dev->ctx, dev_in<T>(in), out.dspan<T>(), *pred);
+        return wgprim::select_flagged(dev->ctx, dev_in<T>(in), flags->dspan(), out.dspan<T>());
+      }
+      if (pred) return wgprim::select_if(dev->ctx, host_in<T>(in), out.hspan<T>(), *pred);
+      return wgprim::select_flagged(dev->ctx, host_in<T>(in), flags->hspan(), out.hspan<T>());
+    });
+  });
+  return out.finish(kept);
+}
+
+/// out[s] = the reduction of a[offsets[s]:offsets[s+1]] (CSR offsets, n_segments + 1 of them).
+nb::object segment_reduce(nb::handle a, nb::handle offsets, const std::string& op_name, nb::handle identity,
+                          bool check, opt_device device) {
+  const input in = as_input(a, "segment_reduce");
+  const index_input off = as_index(offsets, "segment_reduce: offsets", false);
+  if (off.arr.n == 0)
+    throw wgprim::error(errc::invalid_argument, "segment_reduce: offsets needs at least one element (n_segments + 1)");
+  const device_ptr dev = pick_device({&in, &off.arr}, device);
+  const index_on_side side(off, bool(in.dev), dev, "segment_reduce: offsets");
+  const wgprim::op o = make_op(op_name, identity);
+  const wgprim::run_options opt = options("fast", check);
+  result_1d out(in.dev, dev, in.type, off.arr.n - 1);
+  on_device(*dev, [&] {
+    visit(in.type, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if (in.dev) wgprim::segmented_reduce(dev->ctx, dev_in<T>(in), side.dspan(), out.dspan<T>(), o, opt);
+      else wgprim::segmented_reduce(dev->ctx, host_in<T>(in), side.hspan(), out.hspan<T>(), o, opt);
+    });
+  });
+  return out.finish();
+}
+
+/// Counts (uint32, on the host) of `bins` even bins over [lo, hi], or of the bins between `levels` (an array of
+/// the input's dtype). NumPy's rules; the Python layer (wgprim.histogram) picks the range and the edges.
+nb::object histogram_counts(nb::handle a, std::size_t bins, double lo, double hi, nb::handle levels,
+                            opt_device device) {
+  const input in = as_input(a, "histogram");
+  const device_ptr dev = pick_device({&in}, device);
+  std::optional<input> lv;
+  if (!levels.is_none()) {
+    lv = as_input(levels, "histogram: bins");
+    if (lv->type != in.type || lv->dev)
+      throw wgprim::error(errc::invalid_argument, "histogram: the edges must be a host array of the input's dtype");
+    bins = lv->n ? lv->n - 1 : 0;
+  }
+  host_out counts(dtype::u32, {bins});
+  on_device(*dev, [&] {
+    wgprim::host_span<std::uint32_t> c(static_cast<std::uint32_t*>(counts.data), bins);
+    visit(in.type, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if (in.dev) {
+        wgprim::device_vector<std::uint32_t> dc(dev->ctx, std::max<std::size_t>(bins, 1));
+        auto dcs = dc.span().first(bins);
+        if (lv) {
+          wgprim::device_vector<T> dl(dev->ctx, host_in<T>(*lv));
+          wgprim::histogram_range(dev->ctx, dev_in<T>(in), dcs, dl);
+        } else {
+          wgprim::histogram_even(dev->ctx, dev_in<T>(in), dcs, bins, lo, hi);
+        }
+        if (bins) dev->ctx.read(dc.raw(), 0, c.data(), bins * 4);
+      } else if (lv) {
+        wgprim::histogram_range(dev->ctx, host_in<T>(in), c, host_in<T>(*lv));
+      } else {
+        wgprim::histogram_even(dev->ctx, host_in<T>(in), c, bins, lo, hi);
+      }
+    });
+  });
+  return counts.numpy();
+}
+
+// ---- DeviceArray ----
+
+py_array* asarray(nb::handle x, opt_device device) {
+  const input in = as_input(x, "asarray");
+  if (in.dev) {
+    if (device && *device && *device != in.dev->dev)
+      throw wgprim::error(errc::invalid_argument, "asarray: the array is on another wgprim.Device; copy it through "
+                                                  "the host: wgprim.asarray(a.numpy(), device=d)");
+    return nullptr;  // the caller returns x itself
+  }
+  const device_ptr dev = device && *device ? *device : default_device();
+  std::unique_ptr<py_array> a(new_array(dev, in.type, in.shape));
+  const std::uint64_t bytes = std::uint64_t(in.n) * elem_bytes(in.type);
+  on_device(*dev, [&] {
+    if (bytes) dev->ctx.write(a->buf, 0, in.data, bytes);
+  });
+  return a.release();
+}
+
+nb::object to_numpy(const py_array& a) {
+  host_out out(a.type, a.shape);
+  const std::uint64_t bytes = std::uint64_t(a.n) * elem_bytes(a.type);
+  on_device(*a.dev, [&] {
+    if (bytes) a.dev->ctx.read(a.buf, 0, out.data, bytes);
+  });
+  return out.numpy();
+}
+
+nb::tuple shape_tuple(const std::vector<std::size_t>& shape) {
+  nb::list l;
+  for (std::size_t s : shape) l.append(s);
+  return nb::tuple(l);
+}
+
+nb::dict adapter_dict(const wgprim::adapter_info& i) {
+  nb::dict d;
+  d["name"] = i.name;
+  d["vendor"] = i.vendor;
+  d["architecture"] = i.architecture;
+  d["driver"] = i.driver;
+  d["backend"] = i.backend;
+  d["type"] = i.type;
+  return d;
+}
+
+// ---- Errors: wgprim::error -> wgprim.Error(message, code name, code number) ----
+
+PyObject* error_class = nullptr;  // set by wgprim/__init__.py; kept for the life of the process
+
+const char* errc_name(errc c) {
+  switch (c) {
+    case errc::invalid_argument: return "invalid_argument";
+    case errc::io: return "io";
+    case errc::unsupported: return "unsupported";
+    case errc::limit: return "limit";
+    case errc::shader: return "shader";
+    case errc::no_adapter: return "no_adapter";
+    case errc::device_lost: return "device_lost";
+    case errc::out_of_memory: return "out_of_memory";
+    case errc::gpu: return "gpu";
+    case errc::timeout: return "timeout";
+  }
+  return "unknown";
+}
+
+}  // namespace
+
+NB_MODULE(_wgprim, m) {
+  m.doc() = "wgprim's C++ library bound with nanobind; use the package `wgprim`, which re-exports this.";
+
+  nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+    try {
+      std::rethrow_exception(p);
+    } catch (const wgprim::error& e) {
+      if (!error_class) {
+        PyErr_SetString(PyExc_RuntimeError, e.what());
+        return;
+      }
+      nb::object inst = nb::borrow(error_class)(e.what(), errc_name(e.code()), int(e.code()));
+      PyErr_SetObject(error_class, inst.ptr());
+    }
+  });
+  m.def("_set_error_class", [](nb::handle cls) {
+    Py_XINCREF(cls.ptr());
+    error_class = cls.ptr();
+  });
+
+  nb::class_<py_device>(m, "Device",
+                        "A WebGPU device (one adapter) that runs wgprim's primitives. Calls on one Device from "
+                        "several threads are serialised by its lock; the GIL is released while the GPU works.")
+      .def(nb::new_([](const std::string& adapter, double timeout_s) {
+             wgprim::context_options o;
+             o.adapter = adapter;
+             o.timeout_s = timeout_s;
+             nb::gil_scoped_release release;
+             return std::make_shared<py_device>(o);
+           }),
+           "adapter"_a = "", "timeout_s"_a = 120.0,
+           "adapter: case-insensitive substring of the adapter name (as the CLI's --adapter; empty: the "
+           "WGPRIM_ADAPTER environment variable, else the best adapter). timeout_s: longest wait for the GPU.")
+      .def_prop_ro("name", [](py_device& d) { return d.ctx.adapter().name; })
+      .def_prop_ro("backend", [](py_device& d) { return d.ctx.adapter().backend; })
+      .def_prop_ro("type", [](py_device& d) { return d.ctx.adapter().type; })
+      .def_prop_ro("info", [](py_device& d) { return adapter_dict(d.ctx.adapter()); },
+                   "The adapter: name, vendor, architecture, driver, backend, type.")
+      .def("synchronize", [](py_device& d) { on_device(d, [&] { d.ctx.finish(); }); },
+           "Waits until all work submitted to this device has finished.")
+      .def("__repr__", [](py_device& d) {
+        return "wgprim.Device('" + d.ctx.adapter().name + "', backend='" + d.ctx.adapter().backend + "')";
+      });
+
+  nb::class_<py_array>(m, "DeviceArray",
+                       "Elements on a wgprim.Device (made by wgprim.asarray). Every wgprim function takes it; "
+                       "those that return arrays then return DeviceArray too, so data stays on the GPU.")
+      .def_prop_ro("shape", [](const py_array& a) { return shape_tuple(a.shape); })
+      .def_prop_ro("ndim", [](const py_array& a) { return a.shape.size(); })
+      .def_prop_ro("size", [](const py_array& a) { return a.n; })
+      .def_prop_ro("nbytes", [](const py_array& a) { return a.n * elem_bytes(a.type); })
+      .def_prop_ro("dtype", [](const py_array& a) {
+        return nb::module_::import_("numpy").attr("dtype")(numpy_name(a.type));
+      })
+      .def_prop_ro("device", [](const py_array& a) { return a.dev; })
+      .def("__len__", [](const py_array& a) {
+        if (a.shape.empty()) throw nb::type_error("len() of unsized object");
+        return a.shape[0];
+      })
+      .def("numpy", &to_numpy, "Copies the elements to a new NumPy array (waits for the GPU).")
+      .def("__array__", [](const py_array& a, nb::handle dtype, nb::handle /*copy: always a new array*/) {
+             nb::object r = to_numpy(a);
+             return dtype.is_none() ? r : r.attr("astype")(dtype);
+           }, "dtype"_a = nb::none(), "copy"_a = nb::none())
+      .def("__repr__", [](const py_array& a) {
+        std::string s = "wgprim.DeviceArray(shape=(";
+        for (std::size_t i = 0; i < a.shape.size(); ++i) s += std::to_string(a.shape[i]) + (a.shape.size() == 1 ? "," : i + 1 < a.shape.size() ? ", " : "");
+        return s + "), dtype=" + numpy_name(a.type) + ", device='" + a.dev->ctx.adapter().name + "')";
+      });
+
+  m.def("default_device", &default_device, "The Device used when none is given (created on first use).");
+  m.def("adapters", [] {
+    nb::list l;
+    for (const auto& a : wgprim::context::enumerate_adapters()) l.append(adapter_dict(a));
+    return l;
+  }, "Every adapter WebGPU sees, best first.");
+  m.def("wgpu_version", &wgprim::context::wgpu_version);
+
+  m.def("asarray", [](nb::handle x, opt_device device) -> nb::object {
+    py_array* a = asarray(x, device);
+    if (!a) return nb::borrow(x);
+    return nb::cast(a, nb::rv_policy::take_ownership);
+  }, "a"_a, "device"_a = nb::none(),
+        "Copies a C-contiguous array to the GPU (a DeviceArray of the same shape and dtype); a DeviceArray comes "
+        "back as it is.");
+
+  const char* accuracy_doc = "accuracy: for float32 sums, 'fast' (default), 'compensated', 'reproducible' or "
+                             "'exact' (correctly rounded, the same bits on every GPU)";
+  m.def("reduce", &reduce, "a"_a, "op"_a = "sum", "identity"_a = nb::none(), nb::kw_only(), "accuracy"_a = "fast",
+        "check"_a = true, "device"_a = nb::none(),
+        (std::string("Reduces all elements (flattened in C order) with op: 'sum', 'prod', 'min', 'max', 'and', "
+                     "'or', 'xor', or a WGSL expression in a and b with its identity (e.g. op='max(a, b)', "
+                     "identity='-inf'). The result has the input's dtype (integers wrap). check=False skips the "
+                     "custom operator's monoid check. ") + accuracy_doc).c_str());
+  m.def("sum", [](nb::handle a, const std::string& accuracy, opt_device device) {
+    return reduce(a, "sum", nb::none(), accuracy, true, device);
+  }, "a"_a, nb::kw_only(), "accuracy"_a = "fast", "device"_a = nb::none(),
+        (std::string("The sum of all elements, in the input's dtype (np.sum(a, dtype=a.dtype)). ") + accuracy_doc).c_str());
+  m.def("prod", [](nb::handle a, opt_device device) { return reduce(a, "prod", nb::none(), "fast", true, device); },
+        "a"_a, nb::kw_only(), "device"_a = nb::none(), "The product of all elements, in the input's dtype.");
+  m.def("min", [](nb::handle a, opt_device device) { return extreme(a, "min", device); }, "a"_a, nb::kw_only(),
+        "device"_a = nb::none(), "The smallest element (NaN if any element is NaN, as np.min).");
+  m.def("max", [](nb::handle a, opt_device device) { return extreme(a, "max", device); }, "a"_a, nb::kw_only(),
+        "device"_a = nb::none(), "The largest element (NaN if any element is NaN, as np.max).");
+  m.def("argmin", [](nb::handle a, opt_device device) { return arg_reduce(a, false, device); }, "a"_a,
+        nb::kw_only(), "device"_a = nb::none(),
+        "The flat index of the first smallest element (np.argmin: a NaN wins, ties to the first).");
+  m.def("argmax", [](nb::handle a, opt_device device) { return arg_reduce(a, true, device); }, "a"_a,
+        nb::kw_only(), "device"_a = nb::none(), "The flat index of the first largest element (np.argmax).");
+  m.def("inclusive_scan", [](nb::handle a, const std::string& op, nb::handle identity, const std::string& accuracy,
+                             bool check, opt_device device) { return scan(a, true, op, identity, accuracy, check, device); },
+        "a"_a, "op"_a = "sum", "identity"_a = nb::none(), nb::kw_only(), "accuracy"_a = "fast", "check"_a = true,
+        "device"_a = nb::none(),
+        "out[i] = a[0] op ... op a[i] over the flattened array (np.cumsum(a) for op='sum').");
+  m.def("exclusive_scan", [](nb::handle a, const std::string& op, nb::handle identity, const std::string& accuracy,
+                             bool check, opt_device device) { return scan(a, false, op, identity, accuracy, check, device); },
+        "a"_a, "op"_a = "sum", "identity"_a = nb::none(), nb::kw_only(), "accuracy"_a = "fast", "check"_a = true,
+        "device"_a = nb::none(), "out[i] = identity op a[0] op ... op a[i-1] over the flattened array.");
+  m.def("cumsum", [](nb::handle a, opt_device device) { return scan(a, true, "sum", nb::none(), "fast", true, device); },
+        "a"_a, nb::kw_only(), "device"_a = nb::none(), "np.cumsum(a) in the input's dtype (flattened).");
+  m.def("sort", &sort, "a"_a, nb::kw_only(), "descending"_a = false, "device"_a = nb::none(),
+        "A sorted copy of a 1-D array (stable radix sort; float32: -inf < ... < -0.0 < +0.0 < ... < inf < NaN).");
+  m.def("argsort", &argsort, "a"_a, nb::kw_only(), "descending"_a = false, "device"_a = nb::none(),
+        "The indices that sort a 1-D array, stably (np.argsort(a, kind='stable'), except that -0.0 sorts before "
+        "+0.0). int64 for NumPy input, uint32 DeviceArray for DeviceArray input.");
+  m.def("select", &select_py, "a"_a, "condition"_a, nb::kw_only(), "device"_a = nb::none(),
+        "a[condition]: the elements where a mask (bool or integer, a's shape) is nonzero, or where a predicate "
+        "expression in a holds (e.g. 'a > 0.5'), in order, flattened.");
+  m.def("segment_reduce", &segment_reduce, "a"_a, "offsets"_a, "op"_a = "sum", "identity"_a = nb::none(),
+        nb::kw_only(), "check"_a = true, "device"_a = nb::none(),
+        "out[s] = reduce(a[offsets[s]:offsets[s+1]], op) for each of len(offsets) - 1 segments (the identity for an "
+        "empty one).");
+  m.def("_histogram_counts", &histogram_counts, "a"_a, "bins"_a, "lo"_a, "hi"_a, "levels"_a = nb::none(),
+        "device"_a = nb::none());
+}
