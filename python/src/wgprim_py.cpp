@@ -182,12 +182,13 @@ input as_input(nb::handle h, const char* what) {
                         "wgprim.DeviceArray, got " + std::string(nb::type_name(h.type()).c_str()));
   in.type = dtype_from(in.host.dtype(), what);
   in.n = 1;
-  // C-contiguous: strides (in elements) are the running products of the shape, ignoring extents of 1.
+  for (std::size_t i = 0; i < in.host.ndim(); ++i) in.shape.push_back(in.host.shape(i));
+  for (std::size_t s : in.shape) in.n *= s;
+  // C-contiguous: strides (in elements) are the running products of the shape, ignoring extents of 1 (and any
+  // strides of an empty array).
   std::int64_t expect = 1;
-  for (std::size_t i = in.host.ndim(); i-- > 0;) {
-    const std::size_t s = in.host.shape(i);
-    in.shape.insert(in.shape.begin(), s);
-    in.n *= s;
+  for (std::size_t i = in.host.ndim(); in.n && i-- > 0;) {
+    const std::size_t s = in.shape[i];
     if (s != 1 && in.host.stride(i) != expect)
       throw wgprim::error(errc::invalid_argument, std::string(what) +
                                                       ": the array is not C-contiguous; pass np.ascontiguousarray(a)");
@@ -324,8 +325,8 @@ using opt_device = std::optional<device_ptr>;
 // ---- Functions ----
 
 nb::object reduce(nb::handle a, const std::string& op_name, nb::handle identity, const std::string& accuracy,
-                  bool check, opt_device device) {
-  const input in = as_input(a, "reduce");
+                  bool check, opt_device device, const char* what = "reduce") {
+  const input in = as_input(a, what);
   const device_ptr dev = pick_device({&in}, device);
   const wgprim::op o = make_op(op_name, identity);
   const wgprim::run_options opt = options(accuracy, check);
@@ -346,7 +347,7 @@ nb::object extreme(nb::handle a, const char* name, opt_device device) {
   if (as_input(a, name).n == 0)
     throw wgprim::error(errc::invalid_argument, std::string(name) + " of an empty array (as NumPy; reduce(a, op='" +
                                                     name + "') gives the identity)");
-  return reduce(a, name, nb::none(), "fast", true, device);
+  return reduce(a, name, nb::none(), "fast", true, device, name);
 }
 
 std::int64_t arg_reduce(nb::handle a, bool is_max, opt_device device) {
@@ -495,11 +496,11 @@ index_input as_index(nb::handle h, const char* what, bool allow_bool) {
   if (!nb::try_cast<host_array>(h, r.arr.host, false))
     throw wgprim::error(errc::invalid_argument, std::string(what) + ": expected an array");
   std::size_t n = 1;
+  for (std::size_t i = 0; i < r.arr.host.ndim(); ++i) r.arr.shape.push_back(r.arr.host.shape(i));
+  for (std::size_t s : r.arr.shape) n *= s;
   std::int64_t expect = 1;
-  for (std::size_t i = r.arr.host.ndim(); i-- > 0;) {
-    const std::size_t s = r.arr.host.shape(i);
-    r.arr.shape.insert(r.arr.shape.begin(), s);
-    n *= s;
+  for (std::size_t i = r.arr.host.ndim(); n && i-- > 0;) {
+    const std::size_t s = r.arr.shape[i];
     if (s != 1 && r.arr.host.stride(i) != expect)
       throw wgprim::error(errc::invalid_argument, std::string(what) + ": the array is not C-contiguous");
     expect *= std::int64_t(s);
@@ -781,17 +782,19 @@ NB_MODULE(_wgprim, m) {
 
   const char* accuracy_doc = "accuracy: for float32 sums, 'fast' (default), 'compensated', 'reproducible' or "
                              "'exact' (correctly rounded, the same bits on every GPU)";
-  m.def("reduce", &reduce, "a"_a, "op"_a = "sum", "identity"_a = nb::none(), nb::kw_only(), "accuracy"_a = "fast",
+  m.def("reduce", [](nb::handle a, const std::string& op, nb::handle identity, const std::string& accuracy,
+                     bool check, opt_device device) { return reduce(a, op, identity, accuracy, check, device); },
+        "a"_a, "op"_a = "sum", "identity"_a = nb::none(), nb::kw_only(), "accuracy"_a = "fast",
         "check"_a = true, "device"_a = nb::none(),
         (std::string("Reduces all elements (flattened in C order) with op: 'sum', 'prod', 'min', 'max', 'and', "
                      "'or', 'xor', or a WGSL expression in a and b with its identity (e.g. op='max(a, b)', "
                      "identity='-inf'). The result has the input's dtype (integers wrap). check=False skips the "
                      "custom operator's monoid check. ") + accuracy_doc).c_str());
   m.def("sum", [](nb::handle a, const std::string& accuracy, opt_device device) {
-    return reduce(a, "sum", nb::none(), accuracy, true, device);
+    return reduce(a, "sum", nb::none(), accuracy, true, device, "sum");
   }, "a"_a, nb::kw_only(), "accuracy"_a = "fast", "device"_a = nb::none(),
         (std::string("The sum of all elements, in the input's dtype (np.sum(a, dtype=a.dtype)). ") + accuracy_doc).c_str());
-  m.def("prod", [](nb::handle a, opt_device device) { return reduce(a, "prod", nb::none(), "fast", true, device); },
+  m.def("prod", [](nb::handle a, opt_device device) { return reduce(a, "prod", nb::none(), "fast", true, device, "prod"); },
         "a"_a, nb::kw_only(), "device"_a = nb::none(), "The product of all elements, in the input's dtype.");
   m.def("min", [](nb::handle a, opt_device device) { return extreme(a, "min", device); }, "a"_a, nb::kw_only(),
         "device"_a = nb::none(), "The smallest element (NaN if any element is NaN, as np.min).");

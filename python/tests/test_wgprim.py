@@ -1,0 +1,388 @@
+"""wgprim's Python binding against NumPy: every function, dtype and edge size, NaN rules, errors, device arrays,
+threads. The sizes stay small (lavapipe is a CPU driver); bench/ has the big ones."""
+import math
+import pathlib
+import re
+import threading
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import wgprim
+
+# The dtypes the binding takes; a type the library gains is one line here (and one in python/src's table).
+DTYPES = [np.float32, np.int32, np.uint32]
+SIZES = [0, 1, 2, 3, 255, 256, 257, 1023, 1025, 4095, 4096, 4097, 65535, 65537]
+NONEMPTY = [n for n in SIZES if n]
+
+
+def data(dtype, n, seed=0, lo=None, hi=None):
+    rng = np.random.default_rng(seed + n)
+    if dtype == np.float32:
+        return rng.uniform(-100 if lo is None else lo, 100 if hi is None else hi, n).astype(np.float32)
+    info = np.iinfo(dtype)
+    lo = info.min if lo is None else lo
+    hi = info.max if hi is None else hi
+    return rng.integers(lo, hi, n, dtype=dtype, endpoint=True)
+
+
+def sum_bound(x):
+    # gamma_h * sum|x| with h = 128 + n / 1024 (the library's chains: README "f32 sums"), in float64.
+    h = 128 + x.size / 1024
+    return h * 2.0**-24 * float(np.sum(np.abs(x.astype(np.float64)))) * 1.01
+
+
+def exact_sum(x):
+    return sum((Fraction(float(v)) for v in x), Fraction(0))
+
+
+def correctly_rounded(r, s):
+    """r (float32) is a float32 nearest to the rational s."""
+    r = np.float32(r)
+    err = abs(Fraction(float(r)) - s)
+    for nb in (np.nextafter(r, np.float32(np.inf)), np.nextafter(r, np.float32(-np.inf))):
+        if abs(Fraction(float(nb)) - s) < err:
+            return False
+    return True
+
+
+# ---- reductions ----
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("n", SIZES)
+def test_sum(dtype, n):
+    x = data(dtype, n)
+    r = wgprim.sum(x)
+    assert type(r) is dtype
+    if dtype == np.float32:
+        assert abs(float(r) - float(np.sum(x, dtype=np.float64))) <= sum_bound(x)
+    else:
+        assert r == np.sum(x, dtype=dtype)  # wraps modulo 2^32, as NumPy with dtype=
+
+
+@pytest.mark.parametrize("n", [1, 257, 4097, 65537])
+def test_sum_accuracy_modes(n):
+    rng = np.random.default_rng(n)
+    # mixed signs and magnitudes: a naive float32 loop is far off here
+    x = (rng.standard_normal(n) * 10.0 ** rng.integers(-6, 6, n)).astype(np.float32)
+    s = exact_sum(x)
+    r = wgprim.sum(x, accuracy="reproducible")
+    assert correctly_rounded(r, s)
+    assert wgprim.sum(x, accuracy="exact") == r
+    c = wgprim.sum(x, accuracy="compensated")
+    assert abs(Fraction(float(c)) - s) <= 2 * Fraction(float(np.spacing(np.float32(abs(float(s)))))) + \
+        Fraction(float(sum_bound(x))) / 2**20
+    with pytest.raises(wgprim.Error) as e:
+        wgprim.sum(x, accuracy="sloppy")
+    assert e.value.code == "invalid_argument"
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("n", NONEMPTY)
+def test_min_max_prod_bitwise(dtype, n):
+    x = data(dtype, n)
+    assert wgprim.min(x) == np.min(x) and wgprim.max(x) == np.max(x)
+    assert wgprim.reduce(x, "min") == np.min(x)
+    if dtype != np.float32:
+        assert wgprim.prod(x) == np.prod(x, dtype=dtype)  # wraps
+        assert wgprim.reduce(x, "and") == np.bitwise_and.reduce(x)
+        assert wgprim.reduce(x, "or") == np.bitwise_or.reduce(x)
+        assert wgprim.reduce(x, "xor") == np.bitwise_xor.reduce(x)
+        assert wgprim.reduce(x, "a ^ b", identity=0) == np.bitwise_xor.reduce(x)
+    else:
+        y = data(dtype, n, lo=0.999, hi=1.001)
+        p = float(wgprim.prod(y))
+        assert abs(p - float(np.prod(y, dtype=np.float64))) <= 4 * n * 2.0**-24 * abs(p)
+        assert wgprim.reduce(x, "max(a, b)", identity="-inf") == np.max(x)
+        assert wgprim.reduce(x, "max(a, b)", identity=-math.inf) == np.max(x)
+
+
+def test_empty_reductions():
+    e = np.zeros(0, np.float32)
+    assert wgprim.sum(e) == 0 and wgprim.reduce(e, "min") == np.inf and wgprim.prod(e) == 1
+    for f in (wgprim.min, wgprim.max, wgprim.argmin, wgprim.argmax):
+        with pytest.raises(wgprim.Error) as err:
+            f(e)
+        assert err.value.code == "invalid_argument"
+
+
+def test_nan_rules():
+    x = np.array([1.0, np.nan, -3.0, np.inf, np.nan], np.float32)
+    assert np.isnan(wgprim.sum(x)) and np.isnan(wgprim.min(x)) and np.isnan(wgprim.max(x))
+    assert wgprim.argmin(x) == np.argmin(x) == 1 and wgprim.argmax(x) == np.argmax(x) == 1
+    y = np.array([np.inf, -np.inf, 1.0], np.float32)
+    assert np.isnan(wgprim.sum(y)) and wgprim.sum(y[:1].copy()) == np.inf
+    z = np.array([-0.0, 0.0], np.float32)
+    assert wgprim.argmax(z) == np.argmax(z) == 0
+    assert np.signbit(wgprim.max(np.array([-0.0], np.float32)))  # exact bits come back
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("n", NONEMPTY)
+def test_argmin_argmax(dtype, n):
+    x = data(dtype, n, lo=0, hi=50)  # ties: the first index wins, as NumPy
+    assert wgprim.argmin(x) == np.argmin(x)
+    assert wgprim.argmax(x) == np.argmax(x)
+    assert type(wgprim.argmax(x)) is int
+
+
+# ---- scans ----
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("n", SIZES)
+def test_scans(dtype, n):
+    x = data(dtype, n)
+    inc, exc = wgprim.inclusive_scan(x), wgprim.exclusive_scan(x)
+    assert inc.dtype == dtype and inc.shape == (n,) and exc.shape == (n,)
+    ref = np.cumsum(x, dtype=np.float64 if dtype == np.float32 else dtype)
+    if dtype == np.float32:
+        bound = sum_bound(x)
+        assert np.all(np.abs(inc - ref) <= bound)
+        assert np.all(np.abs(exc[1:] - ref[:-1]) <= bound) and (n == 0 or exc[0] == 0)
+        assert np.array_equal(wgprim.cumsum(x), inc)
+    else:
+        assert np.array_equal(inc, ref) and np.array_equal(wgprim.cumsum(x), ref)
+        assert np.array_equal(exc, np.concatenate([[0], ref[:-1]]).astype(dtype)[:n])
+    assert np.array_equal(wgprim.inclusive_scan(x, "max"), np.maximum.accumulate(x))
+    if n:
+        assert np.array_equal(wgprim.exclusive_scan(x, "min")[1:], np.minimum.accumulate(x)[:-1])
+
+
+def test_scan_custom_and_nd():
+    x = data(np.int32, 1000, lo=-5, hi=5)
+    assert np.array_equal(wgprim.inclusive_scan(x, "max(a, b)", identity="min"), np.maximum.accumulate(x))
+    m = x.reshape(10, 100)
+    assert np.array_equal(wgprim.cumsum(m), np.cumsum(m))  # flattened, as np.cumsum(axis=None)
+    assert wgprim.sum(m) == np.sum(m, dtype=np.int32) and wgprim.argmax(m) == np.argmax(m)
+
+
+# ---- sort ----
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("n", SIZES)
+def test_sort_argsort(dtype, n):
+    x = data(dtype, n, lo=None if n > 300 else 0, hi=None if n > 300 else 20)  # small n: many ties
+    assert np.array_equal(wgprim.sort(x), np.sort(x))
+    assert np.array_equal(wgprim.sort(x, descending=True), np.sort(x)[::-1])
+    idx = wgprim.argsort(x)
+    assert idx.dtype == np.intp and np.array_equal(idx, np.argsort(x, kind="stable"))
+    d = wgprim.argsort(x, descending=True)
+    assert np.array_equal(x[d], np.sort(x)[::-1])
+    # stable among equal keys
+    assert all(d[i] < d[i + 1] for i in range(n - 1) if x[d[i]] == x[d[i + 1]])
+
+
+def test_sort_floats_nan_inf_zero():
+    x = np.array([3, np.nan, -np.inf, 0.0, -0.0, np.inf, -1, np.nan, 2], np.float32)
+    s = wgprim.sort(x)
+    assert np.array_equal(s, np.sort(x), equal_nan=True)
+    assert np.signbit(s[2]) and not np.signbit(s[3])  # -0.0 sorts before +0.0 (NumPy: equal, order kept)
+    y = np.array([np.nan, 1, -np.inf, 5, np.nan], np.float32)
+    assert np.array_equal(wgprim.argsort(y), np.argsort(y, kind="stable"))
+
+
+# ---- select, segment_reduce, histogram ----
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("n", SIZES)
+def test_select(dtype, n):
+    x = data(dtype, n)
+    mask = data(np.uint32, n, seed=7, lo=0, hi=1).astype(bool)
+    assert np.array_equal(wgprim.select(x, mask), x[mask])
+    assert np.array_equal(wgprim.select(x, mask.astype(np.uint32)), x[mask])
+    assert np.array_equal(wgprim.select(x, mask.astype(np.int64)), x[mask])
+    pred, ref = ("a > 0.0", x[x > 0]) if dtype == np.float32 else ("(a & 1) == 0", x[(x & 1) == 0])
+    assert np.array_equal(wgprim.select(x, pred), ref)
+
+
+def test_select_nan_nd():
+    x = np.array([np.nan, 1, -2, np.nan, 5], np.float32)
+    assert np.array_equal(wgprim.select(x, "a != 1.0"), x[x != 1], equal_nan=True)  # NaN != anything
+    assert np.array_equal(wgprim.select(x, "a < 3.0"), x[x < 3])
+    m = np.arange(12, dtype=np.int32).reshape(3, 4)
+    assert np.array_equal(wgprim.select(m, m % 3 == 0), m[m % 3 == 0])
+    with pytest.raises(wgprim.Error):
+        wgprim.select(m, np.ones(12, bool))  # the mask's shape must be the array's
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("n", [0, 1, 257, 4097, 65537])
+def test_segment_reduce(dtype, n):
+    x = data(dtype, n, lo=None if dtype != np.float32 else -1, hi=None if dtype != np.float32 else 1)
+    rng = np.random.default_rng(n)
+    cuts = np.sort(rng.integers(0, n, size=min(n, 40), endpoint=True))
+    offsets = np.concatenate([[0], cuts, [n, n]]).astype(np.int64)  # empty segments too
+    for op, ref_of in (("sum", None), ("max", np.max), ("min", np.min)):
+        r = wgprim.segment_reduce(x, offsets, op)
+        assert r.shape == (len(offsets) - 1,) and r.dtype == dtype
+        for s in range(len(offsets) - 1):
+            seg = x[offsets[s]:offsets[s + 1]]
+            if op == "sum":
+                if dtype == np.float32:
+                    assert abs(float(r[s]) - float(np.sum(seg, dtype=np.float64))) <= sum_bound(seg) + 1e-30
+                else:
+                    assert r[s] == np.sum(seg, dtype=dtype)
+            elif seg.size:
+                assert r[s] == ref_of(seg)
+    with pytest.raises(wgprim.Error):
+        wgprim.segment_reduce(x, np.array([0, n + 1]))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("n", [0, 1, 255, 256, 257, 4097])
+def test_histogram(dtype, n):
+    x = data(dtype, n, lo=0 if dtype == np.uint32 else -1000, hi=1000)
+    for bins, rng in ((10, None), (7, (-500, 500)), (1, None), (256, (0, 1000))):
+        c, e = wgprim.histogram(x, bins, rng)
+        c0, e0 = np.histogram(x, bins, rng)
+        assert np.array_equal(c, c0) and c.dtype == c0.dtype
+        assert np.array_equal(e, e0) and e.dtype == e0.dtype
+    edges = np.array([0, 3, 500, 999, 1000] if dtype == np.uint32 else [-1000, -10, 0, 3, 999, 1000], dtype)
+    c, e = wgprim.histogram(x, edges)
+    assert np.array_equal(c, np.histogram(x, edges)[0])
+
+
+def test_histogram_numpy_rules():
+    x = np.array([0.5, np.nan, 1.0, 1.0, 2.0, np.inf], np.float32)
+    with pytest.raises(wgprim.Error):
+        wgprim.histogram(x)  # autodetected range not finite (NumPy: ValueError)
+    c, e = wgprim.histogram(x, 4, (0.5, 2))
+    c0, e0 = np.histogram(x, 4, (0.5, 2))
+    assert np.array_equal(c, c0) and np.array_equal(e, e0)  # NaN and inf not counted, last edge included
+    same = np.full(9, 3.25, np.float32)
+    assert all(np.array_equal(a, b) for a, b in zip(wgprim.histogram(same, 5), np.histogram(same, 5)))
+    on_edges = np.linspace(-1, 1, 101).astype(np.float32)
+    assert np.array_equal(wgprim.histogram(on_edges, 20)[0], np.histogram(on_edges, 20)[0])
+    for bad in (0, -1):
+        with pytest.raises(wgprim.Error):
+            wgprim.histogram(x, bad, (0, 1))
+    with pytest.raises(wgprim.Error):
+        wgprim.histogram(x, 3, (2, 1))
+    with pytest.raises(wgprim.Error):
+        wgprim.histogram(x, np.array([0.0, 0.1]))  # 0.1 is not a float32
+    with pytest.raises(wgprim.Error):
+        wgprim.histogram(x, np.array([1.0, 0.0], np.float32))  # decreasing
+
+
+# ---- device arrays ----
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_device_arrays(dtype):
+    x = data(dtype, 5000, lo=0, hi=1000)
+    d = wgprim.asarray(x)
+    assert isinstance(d, wgprim.DeviceArray) and wgprim.asarray(d) is d
+    assert d.shape == (5000,) and d.dtype == np.dtype(dtype) and len(d) == 5000 and d.size == 5000 and d.ndim == 1
+    assert np.array_equal(d.numpy(), x) and np.array_equal(np.asarray(d), x)
+    assert wgprim.sum(d) == wgprim.sum(x) and wgprim.max(d) == np.max(x) and wgprim.argmin(d) == np.argmin(x)
+    s = wgprim.sort(d)
+    assert isinstance(s, wgprim.DeviceArray) and np.array_equal(s.numpy(), np.sort(x))
+    c = wgprim.cumsum(s)  # chained on the GPU
+    assert isinstance(c, wgprim.DeviceArray)
+    if dtype != np.float32:
+        assert np.array_equal(c.numpy(), np.cumsum(np.sort(x), dtype=dtype))
+    i = wgprim.argsort(d)
+    assert i.dtype == np.uint32 and np.array_equal(i.numpy(), np.argsort(x, kind="stable"))
+    k = wgprim.select(d, x > 500)
+    assert isinstance(k, wgprim.DeviceArray) and np.array_equal(k.numpy(), x[x > 500]) and k.shape == (np.sum(x > 500),)
+    assert np.array_equal(wgprim.select(d, wgprim.asarray((x > 500).astype(np.uint32))).numpy(), x[x > 500])
+    off = np.array([0, 10, 10, 4000, 5000], np.uint32)
+    r = wgprim.segment_reduce(d, wgprim.asarray(off), "max")
+    assert np.array_equal(r.numpy()[[0, 2, 3]], [x[0:10].max(), x[10:4000].max(), x[4000:].max()])
+    assert np.array_equal(wgprim.histogram(d, 8)[0], np.histogram(x, 8)[0])
+    m = wgprim.asarray(x.reshape(50, 100))
+    assert m.shape == (50, 100) and len(m) == 50 and np.array_equal(m.numpy(), x.reshape(50, 100))
+    with pytest.raises(wgprim.Error):
+        wgprim.segment_reduce(x, wgprim.asarray(off))  # host data with device offsets
+
+
+def test_devices_and_adapters():
+    names = [a["name"] for a in wgprim.adapters()]
+    assert names and wgprim.default_device().name in names
+    dev = wgprim.Device(adapter=names[0][:4])
+    assert dev.name == names[0] and dev.info["backend"] == dev.backend
+    x = np.arange(100, dtype=np.int32)
+    d = wgprim.asarray(x, device=dev)
+    assert d.device is dev and wgprim.sum(d) == 4950 and wgprim.sum(x, device=dev) == 4950
+    dev.synchronize()
+    with pytest.raises(wgprim.Error) as e:
+        wgprim.sum(d, device=wgprim.default_device())
+    assert "Device" in str(e.value)
+    with pytest.raises(wgprim.Error) as e:
+        wgprim.Device(adapter="no such adapter anywhere")
+    assert e.value.code == "no_adapter" and e.value.number == 7
+
+
+# ---- errors ----
+
+def test_errors():
+    for bad, suggestion in ((np.arange(4.0), "np.float32"), (np.arange(4), "np.int32"),
+                            (np.zeros(3, np.float16), "np.float32"), (np.zeros(3, np.int8), "np.int32")):
+        with pytest.raises(wgprim.Error) as e:
+            wgprim.sum(bad)
+        assert str(bad.dtype) in str(e.value) and suggestion in str(e.value) and e.value.code == "invalid_argument"
+    x = np.arange(10, dtype=np.float32)
+    with pytest.raises(wgprim.Error, match="C-contiguous"):
+        wgprim.sum(x[::2])
+    with pytest.raises(wgprim.Error, match="C-contiguous"):
+        wgprim.asarray(x.reshape(2, 5).T)
+    with pytest.raises(wgprim.Error, match="identity"):
+        wgprim.reduce(x, "max(a, b)")
+    with pytest.raises(wgprim.Error, match="unknown operator"):
+        wgprim.reduce(x, "maximum")
+    with pytest.raises(wgprim.Error) as e:
+        wgprim.reduce(x, "a - b", identity=0)  # not associative: refused by the monoid check
+    assert e.value.code == "invalid_argument"
+    with pytest.raises(wgprim.Error):
+        wgprim.reduce(x, "sin(a) + b", identity=0)  # not in the expression language
+    with pytest.raises(wgprim.Error):
+        wgprim.reduce(x, "and")  # bitwise on float32
+    with pytest.raises(wgprim.Error):
+        wgprim.select(x, "a + 1.0")  # not a bool
+    with pytest.raises(wgprim.Error, match="1-D"):
+        wgprim.sort(x.reshape(2, 5))
+    with pytest.raises(wgprim.Error, match="expected an array"):
+        wgprim.sum([1, 2, 3])
+    assert isinstance(wgprim.Error("m"), Exception)
+
+
+def test_zero_copy_inputs():
+    x = np.arange(1000, dtype=np.int32)
+    x.flags.writeable = False  # read-only memory is fine: inputs are only read
+    assert wgprim.sum(x) == 499500
+    assert wgprim.sum(memoryview(x)) == 499500  # buffer protocol
+    assert wgprim.sum(np.from_dlpack(x)) == 499500
+
+
+# ---- threads ----
+
+def test_threads_share_a_device():
+    dev = wgprim.Device()
+    xs = [data(np.int32, 3000 + 100 * t, seed=t) for t in range(4)]
+    errors = []
+
+    def work(t):
+        try:
+            for _ in range(5):
+                assert wgprim.sum(xs[t], device=dev) == np.sum(xs[t], dtype=np.int32)
+                assert np.array_equal(wgprim.sort(xs[t], device=dev), np.sort(xs[t]))
+                d = wgprim.asarray(xs[t], device=dev)
+                assert np.array_equal(wgprim.cumsum(d).numpy(), np.cumsum(xs[t], dtype=np.int32))
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(4)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert not errors, errors
+
+
+# ---- the README's Python example, as written ----
+
+def test_readme_example():
+    readme = pathlib.Path(__file__).resolve().parents[2] / "README.md"
+    blocks = re.findall(r"<!-- python: run by python/tests -->\s*```python\n(.*?)```", readme.read_text(), re.S)
+    assert len(blocks) == 1
+    exec(compile(blocks[0], "README.md (Python example)", "exec"), {})
