@@ -4,7 +4,7 @@ JOBS ?= $(shell nproc)
 BUILD_TYPE ?= RelWithDebInfo
 CMAKE_FLAGS ?=
 
-.PHONY: all setup build demo test check gpu-check soak sanitize fuzz bench clean
+.PHONY: all setup build demo test check python-check gpu-check soak sanitize fuzz bench clean
 FUZZ_SECONDS ?= 60
 SOAK_CASES ?= 2000000
 SAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
@@ -39,6 +39,26 @@ test: check
 # The suite alone, without the sanitizer build and the fuzzers (the quick loop while developing).
 check: build
 	cd $(BUILD) && ctest --output-on-failure --timeout 1200 -j 1
+	$(MAKE) python-check
+
+# The Python package: a venv under $(BUILD)/python with the pinned build and test tools (downloaded once into a
+# wheelhouse that both venvs install from), the wheel built from this checkout (--no-build-isolation: no second
+# download; ccache when present), python/tests against NumPy, then the wheel in a fresh venv with only NumPy.
+PY_DIR := $(abspath $(BUILD))/python
+PY_PINS := nanobind==2.9.2 scikit-build-core==0.11.6 numpy==2.4.6 pytest==8.4.2
+python-check: setup
+	@test -x $(PY_DIR)/venv/bin/python || python3 -m venv $(PY_DIR)/venv
+	@test -f $(PY_DIR)/wheelhouse/.pins-$(word 1,$(shell echo '$(PY_PINS)' | md5sum)) || \
+	  { $(PY_DIR)/venv/bin/pip download -q -d $(PY_DIR)/wheelhouse $(PY_PINS) && \
+	    touch $(PY_DIR)/wheelhouse/.pins-$(word 1,$(shell echo '$(PY_PINS)' | md5sum)); }
+	$(PY_DIR)/venv/bin/pip install -q --no-index --find-links $(PY_DIR)/wheelhouse $(PY_PINS)
+	rm -rf $(PY_DIR)/dist
+	CCACHE_BASEDIR=$(CURDIR) CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS) \
+	  $(if $(shell command -v ccache),CMAKE_CXX_COMPILER_LAUNCHER=ccache) \
+	  $(PY_DIR)/venv/bin/pip wheel -q --no-build-isolation --no-deps -w $(PY_DIR)/dist . -Cbuild-dir=$(PY_DIR)/build
+	$(PY_DIR)/venv/bin/pip install -q --force-reinstall --no-deps $(PY_DIR)/dist/wgprim-*.whl
+	cd python/tests && $(PY_DIR)/venv/bin/python -m pytest -q -p no:cacheprovider
+	python/tests/wheel_venv_test.sh $(PY_DIR)/dist/wgprim-*.whl $(PY_DIR)/wheelhouse $(PY_DIR)/fresh
 
 # The whole suite on every non-CPU adapter present (CI has none: run it on a GPU machine before GPU changes land,
 # and put its output in the issue's note). Fails when there is no GPU adapter, rather than passing vacuously.

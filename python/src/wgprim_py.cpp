@@ -121,21 +121,30 @@ std::mutex default_mu;
 device_ptr default_dev;
 
 device_ptr default_device() {
+  // The GIL goes first: a thread that waits for default_mu must not hold it while the creator needs it back.
+  nb::gil_scoped_release release;
   std::lock_guard<std::mutex> lock(default_mu);
-  if (!default_dev) {
-    nb::gil_scoped_release release;
-    default_dev = std::make_shared<py_device>(wgprim::context_options{});
-  }
+  if (!default_dev) default_dev = std::make_shared<py_device>(wgprim::context_options{});
   return default_dev;
 }
 
 /// Elements on the GPU: a buffer of one Device, its dtype and NumPy shape (C order).
 struct py_array {
-  device_ptr dev;
+  device_ptr dev;  // declared before buf: the context outlives the buffer
   wgprim::buffer buf;
   dtype type = dtype::f32;
   std::vector<std::size_t> shape;
   std::size_t n = 0;
+  py_array() = default;
+  py_array(const py_array&) = delete;
+  ~py_array() {
+    // Released under the device's lock like every other use of the context. Whoever holds the lock is in GPU
+    // work that needs no GIL, so waiting here with the GIL held cannot deadlock.
+    if (dev && buf) {
+      std::lock_guard<std::mutex> lock(dev->mu);
+      buf = wgprim::buffer();
+    }
+  }
 };
 
 py_array* new_array(const device_ptr& dev, dtype t, std::vector<std::size_t> shape) {

@@ -169,8 +169,8 @@ def test_sort_argsort(dtype, n):
     assert idx.dtype == np.intp and np.array_equal(idx, np.argsort(x, kind="stable"))
     d = wgprim.argsort(x, descending=True)
     assert np.array_equal(x[d], np.sort(x)[::-1])
-    # stable among equal keys
-    assert all(d[i] < d[i + 1] for i in range(n - 1) if x[d[i]] == x[d[i + 1]])
+    eq = x[d][:-1] == x[d][1:]  # stable among equal keys
+    assert np.all(d[:-1][eq] < d[1:][eq])
 
 
 def test_sort_floats_nan_inf_zero():
