@@ -149,6 +149,15 @@ def test_scans(dtype, n):
         assert np.array_equal(wgprim.exclusive_scan(x, "min")[1:], np.minimum.accumulate(x)[:-1])
 
 
+def test_scan_accuracy():
+    x = data(np.float32, 70000)
+    ref = np.cumsum(x, dtype=np.float64)
+    for mode in ("compensated", "reproducible"):
+        r = wgprim.inclusive_scan(x, accuracy=mode)
+        assert np.all(np.abs(r - ref) <= sum_bound(x))
+        assert np.array_equal(wgprim.inclusive_scan(x, accuracy=mode), r)  # the same bits again
+
+
 def test_scan_custom_and_nd():
     x = data(np.int32, 1000, lo=-5, hi=5)
     assert np.array_equal(wgprim.inclusive_scan(x, "max(a, b)", identity="min"), np.maximum.accumulate(x))
@@ -352,6 +361,20 @@ def test_zero_copy_inputs():
     assert wgprim.sum(x) == 499500
     assert wgprim.sum(memoryview(x)) == 499500  # buffer protocol
     assert wgprim.sum(np.from_dlpack(x)) == 499500
+
+    class OnlyDLPack:  # a producer that speaks DLPack and nothing else
+        def __init__(self, a):
+            self.a = a
+
+        def __dlpack__(self, **kwargs):
+            return self.a.__dlpack__(**kwargs)
+
+        def __dlpack_device__(self):
+            return self.a.__dlpack_device__()
+
+    assert wgprim.sum(OnlyDLPack(np.arange(1000, dtype=np.int32))) == 499500
+    w = np.arange(1000, dtype=np.int32).reshape(10, 100)  # writable: NumPy exports read-only arrays only to DLPack 1.0 callers
+    assert np.array_equal(wgprim.cumsum(OnlyDLPack(w)), np.cumsum(w))
 
 
 # ---- threads ----
