@@ -61,7 +61,8 @@ def _cases(x, d, dev):
 def main(argv=None):
     p = argparse.ArgumentParser(prog="python -m wgprim bench", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--sizes", default="65536,1048576,4194304", help="comma-separated element counts")
+    p.add_argument("--sizes", default="", help="comma-separated element counts (default 2^16,2^20,2^24; on a "
+                   "CPU adapter such as lavapipe 2^16,2^20)")
     p.add_argument("--reps", type=int, default=5, help="timed calls per case (median reported)")
     p.add_argument("--adapter", default="", help="adapter name substring (as the CLI's --adapter)")
     p.add_argument("--only", default="", help="comma-separated case prefixes (sum, cumsum, sort, histogram)")
@@ -71,7 +72,8 @@ def main(argv=None):
     dev = wgprim.Device(adapter=args.adapter)
     only = [o for o in args.only.split(",") if o]
     rows = []
-    for n in [int(s) for s in args.sizes.split(",") if s]:
+    sizes = args.sizes or ("65536,1048576" if dev.type == "cpu" else "65536,1048576,16777216")
+    for n in [int(s) for s in sizes.split(",") if s]:
         x = np.random.default_rng(n).random(n, dtype=np.float32)
         d = wgprim.asarray(x, device=dev)
         for name, f_np, f_call, f_dev in _cases(x, d, dev):
