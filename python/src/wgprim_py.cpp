@@ -13,6 +13,7 @@
 #include <nanobind/stl/vector.h>
 #include <wgprim/wgprim.hpp>
 
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -246,11 +247,16 @@ nb::object scalar(dtype t, const void* p) {
   return o.numpy().attr("__getitem__")(nb::tuple());
 }
 
+/// Entries into GPU work, and those of them made without the GIL (PyGILState_Check): the tests compare the two.
+std::atomic<std::uint64_t> gpu_entries{0}, gpu_entries_without_gil{0};
+
 /// Runs f() with the GIL released and the device's lock held.
 template <class F>
 decltype(auto) on_device(py_device& d, F&& f) {
   nb::gil_scoped_release release;
   std::lock_guard<std::mutex> lock(d.mu);
+  gpu_entries.fetch_add(1, std::memory_order_relaxed);
+  if (!PyGILState_Check()) gpu_entries_without_gil.fetch_add(1, std::memory_order_relaxed);
   return f();
 }
 
@@ -502,8 +508,12 @@ index_input as_index(nb::handle h, const char* what, bool allow_bool) {
                                                       numpy_name(r.arr.type));
     return r;
   }
-  if (!nb::try_cast<host_array>(h, r.arr.host, false))
-    throw wgprim::error(errc::invalid_argument, std::string(what) + ": expected an array");
+  // Index data is small metadata: a Python sequence is taken too (through np.asarray), unlike the data itself.
+  nb::object held = nb::borrow(h);
+  if (nb::isinstance<nb::list>(h) || nb::isinstance<nb::tuple>(h))
+    held = nb::module_::import_("numpy").attr("asarray")(h);
+  if (!nb::try_cast<host_array>(held, r.arr.host, false))
+    throw wgprim::error(errc::invalid_argument, std::string(what) + ": expected an array or a list");
   std::size_t n = 1;
   for (std::size_t i = 0; i < r.arr.host.ndim(); ++i) r.arr.shape.push_back(r.arr.host.shape(i));
   for (std::size_t s : r.arr.shape) n *= s;
@@ -718,6 +728,8 @@ NB_MODULE(_wgprim, m) {
       PyErr_SetObject(error_class, inst.ptr());
     }
   });
+  m.def("_gil_counts", [] { return std::make_tuple(gpu_entries.load(), gpu_entries_without_gil.load()); },
+        "(entries into GPU work, those made with the GIL released): for the tests.");
   m.def("_set_error_class", [](nb::handle cls) {
     Py_XINCREF(cls.ptr());
     error_class = cls.ptr();

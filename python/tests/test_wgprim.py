@@ -402,6 +402,19 @@ def test_threads_share_a_device():
     assert not errors, errors
 
 
+def test_gil_released_during_gpu_work():
+    x = data(np.float32, 3000)
+    d = wgprim.asarray(x)
+    entries, without_gil = wgprim._wgprim._gil_counts()
+    calls = [lambda: wgprim.sum(x), lambda: wgprim.argmax(d), lambda: wgprim.cumsum(x), lambda: wgprim.sort(d),
+             lambda: wgprim.argsort(x), lambda: wgprim.select(x, "a > 0.0"), lambda: wgprim.histogram(d, 5),
+             lambda: wgprim.segment_reduce(x, [0, 5, 3000]), lambda: d.numpy(), lambda: wgprim.asarray(x)]
+    for c in calls:
+        c()
+    e2, w2 = wgprim._wgprim._gil_counts()
+    assert e2 - entries >= len(calls) and w2 - without_gil == e2 - entries
+
+
 # ---- the README's Python example, as written ----
 
 def test_readme_example():
