@@ -30,12 +30,13 @@ namespace {
 using wgprim::dtype;
 using wgprim::errc;
 
-// ---- The one table of element types: NumPy's (kind, bits) <-> wgprim::dtype <-> C++ type. A type the library
-// gains is one line here (and one line of NUMPY_NAMES in the tests).
-#define WGPRIM_PY_DTYPES(X)                                   \
-  X(f32, float, Float, 32, "float32", "np.float32")          \
-  X(i32, std::int32_t, Int, 32, "int32", "np.int32")         \
-  X(u32, std::uint32_t, UInt, 32, "uint32", "np.uint32")
+// ---- The one table of element types: wgprim::dtype, C++ type, NumPy's kind and bits, NumPy's name. A type the
+// library gains is one line here (e.g. `X(f64, double, Float, 64, "float64")`) and one in DTYPES of
+// python/tests/test_wgprim.py; any other dtype is refused with the conversion to ask for.
+#define WGPRIM_PY_DTYPES(X)                      \
+  X(f32, float, Float, 32, "float32")            \
+  X(i32, std::int32_t, Int, 32, "int32")         \
+  X(u32, std::uint32_t, UInt, 32, "uint32")
 
 template <class T> struct type_tag { using type = T; };
 
@@ -43,7 +44,7 @@ template <class T> struct type_tag { using type = T; };
 template <class F>
 decltype(auto) visit(dtype t, F&& f) {
   switch (t) {
-#define WGPRIM_CASE(name, T, kind, bits, np_name, np_attr) \
+#define WGPRIM_CASE(name, T, kind, bits, np_name) \
   case dtype::name: return f(type_tag<T>{});
     WGPRIM_PY_DTYPES(WGPRIM_CASE)
 #undef WGPRIM_CASE
@@ -55,7 +56,7 @@ decltype(auto) visit(dtype t, F&& f) {
 
 const char* numpy_name(dtype t) {
   switch (t) {
-#define WGPRIM_CASE(name, T, kind, bits, np_name, np_attr) \
+#define WGPRIM_CASE(name, T, kind, bits, np_name) \
   case dtype::name: return np_name;
     WGPRIM_PY_DTYPES(WGPRIM_CASE)
 #undef WGPRIM_CASE
@@ -65,7 +66,7 @@ const char* numpy_name(dtype t) {
 
 nb::dlpack::dtype dlpack_of(dtype t) {
   switch (t) {
-#define WGPRIM_CASE(name, T, kind, bits, np_name, np_attr) \
+#define WGPRIM_CASE(name, T, kind, bits, np_name) \
   case dtype::name: return nb::dlpack::dtype{std::uint8_t(nb::dlpack::dtype_code::kind), bits, 1};
     WGPRIM_PY_DTYPES(WGPRIM_CASE)
 #undef WGPRIM_CASE
@@ -95,18 +96,21 @@ std::string dlpack_name(nb::dlpack::dtype d) {
 /// The wgprim type of a DLPack type, or a wgprim::error naming it and the conversion to ask for (never a silent
 /// conversion: float64 -> float32 loses digits, int64 -> int32 may wrap).
 dtype dtype_from(nb::dlpack::dtype d, const char* what) {
-#define WGPRIM_CASE(name, T, kind, bits_, np_name, np_attr) \
+#define WGPRIM_CASE(name, T, kind, bits_, np_name) \
   if (d.code == std::uint8_t(nb::dlpack::dtype_code::kind) && d.bits == bits_ && d.lanes == 1) return dtype::name;
   WGPRIM_PY_DTYPES(WGPRIM_CASE)
 #undef WGPRIM_CASE
   std::string taken;
-#define WGPRIM_CASE(name, T, kind, bits, np_name, np_attr) taken += std::string(taken.empty() ? "" : ", ") + np_name;
+#define WGPRIM_CASE(name, T, kind, bits, np_name) taken += std::string(taken.empty() ? "" : ", ") + np_name;
   WGPRIM_PY_DTYPES(WGPRIM_CASE)
 #undef WGPRIM_CASE
-  const bool fl = d.code == std::uint8_t(nb::dlpack::dtype_code::Float);
-  throw wgprim::error(errc::invalid_argument,
-                      std::string(what) + ": dtype " + dlpack_name(d) + " is not supported (wgprim takes " + taken +
-                          "); convert explicitly, e.g. a.astype(" + (fl ? "np.float32" : "np.int32") + ")");
+  const auto code = nb::dlpack::dtype_code(d.code);
+  const char* to = code == nb::dlpack::dtype_code::Float || code == nb::dlpack::dtype_code::Complex ? "np.float32"
+                   : code == nb::dlpack::dtype_code::UInt                                          ? "np.uint32"
+                                                                                                   : "np.int32";
+  throw wgprim::error(errc::invalid_argument, std::string(what) + ": dtype " + dlpack_name(d) +
+                                                  " is not supported (wgprim takes " + taken +
+                                                  "); convert explicitly, e.g. a.astype(" + to + ")");
 }
 
 // ---- Devices and device arrays ----

@@ -325,8 +325,11 @@ def test_devices_and_adapters():
 # ---- errors ----
 
 def test_errors():
-    for bad, suggestion in ((np.arange(4.0), "np.float32"), (np.arange(4), "np.int32"),
-                            (np.zeros(3, np.float16), "np.float32"), (np.zeros(3, np.int8), "np.int32")):
+    # NumPy's defaults (float64, int64) among them while DTYPES lacks them; complex and bool always
+    candidates = [(np.float64, "np.float32"), (np.int64, "np.int32"), (np.float16, "np.float32"),
+                  (np.int8, "np.int32"), (np.uint64, "np.uint32"), (np.bool_, "np.int32"),
+                  (np.complex64, "np.float32")]
+    for bad, suggestion in [(np.zeros(3, t), s) for t, s in candidates if t not in DTYPES]:
         with pytest.raises(wgprim.Error) as e:
             wgprim.sum(bad)
         assert str(bad.dtype) in str(e.value) and suggestion in str(e.value) and e.value.code == "invalid_argument"
