@@ -323,7 +323,7 @@ std::vector<std::uint64_t> random_keys64(int kind, std::size_t n, std::uint32_t 
 
 TEST(Sort, SixtyFourBitKeys) {
   // Kinds u64 / i64 / f64 (the NaN test needs the low word), orders, pairs, in place, sizes around the tiles.
-  const std::size_t sizes[] = {0, 1, 2, 255, 3841, 6145, 20000};
+  const std::size_t sizes[] = {0, 1, 255, 3841, 6145, 20000};
   for (const auto& alg : algorithms("sort"))
     for (int kind = 0; kind < 3; ++kind)
       for (std::size_t i = 0; i < std::size(sizes); ++i) {
@@ -346,11 +346,6 @@ TEST(Sort, SixtyFourBitKeys) {
   EXPECT_EQ(v[3], 1.0);
   EXPECT_EQ(v[4], inf);
   EXPECT_TRUE(std::isnan(v[5]));
-  context s;
-  testing::set_lookback_stress(s, true);
-  run_stats st;
-  check_sort64(s, "onesweep", 1, order::ascending, random_keys64(1, 40000, 5, false), true, false, &st);
-  EXPECT_GT(st.lookback_fallbacks, 0u);
 }
 
 TEST(Sort, StressTakesFallbacksAndStaysCorrect) {
