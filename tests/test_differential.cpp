@@ -21,7 +21,7 @@ std::uint64_t env_u64(const char* name, std::uint64_t dflt) {
   return v ? std::strtoull(v, nullptr, 10) : dflt;
 }
 
-enum class prim { reduce, inclusive, exclusive };
+enum class prim { reduce, inclusive, exclusive, sort_keys, sort_pairs };
 
 struct diff_case {
   std::uint64_t index;
@@ -30,9 +30,14 @@ struct diff_case {
   op o = op::sum();
   std::string algorithm;
   accuracy acc = accuracy::fast;
+  bool descending = false;  // sorts
   std::vector<std::uint32_t> x;
+  bool sorts() const { return p == prim::sort_keys || p == prim::sort_pairs; }
   std::string describe() const {
-    static const char* pn[] = {"reduce", "inclusive_scan", "exclusive_scan"};
+    static const char* pn[] = {"reduce", "inclusive_scan", "exclusive_scan", "sort", "sort_pairs"};
+    if (sorts())
+      return std::string(pn[static_cast<int>(p)]) + " " + dtype_name(t) + (descending ? " descending" : " ascending") +
+             " alg=" + algorithm + " n=" + std::to_string(x.size());
     return std::string(pn[static_cast<int>(p)]) + " " + dtype_name(t) + " " +
            (o.is_custom() ? "'" + o.expression() + "'" : o.name()) + " alg=" + algorithm +
            " accuracy=" + accuracy_name(acc) + " n=" + std::to_string(x.size());
@@ -54,14 +59,17 @@ diff_case make_case(std::uint64_t seed, std::uint64_t index) {
   std::mt19937_64 rng(seed * 0x9E3779B97F4A7C15ull + index);
   diff_case c;
   c.index = index;
-  c.p = static_cast<prim>(rng() % 3);
+  // One case in twenty is a sort (keys or pairs; a sort records more passes than a reduce or a scan).
+  const std::uint64_t r = rng() % 40;
+  c.p = r < 38 ? static_cast<prim>(r % 3) : r == 38 ? prim::sort_keys : prim::sort_pairs;
   c.t = static_cast<dtype>(rng() % 3);
   auto ops = ops_for(c.t);
   c.o = ops[rng() % ops.size()];
-  auto algs = c.p == prim::reduce ? reduce_algorithms() : scan_algorithms();
+  auto algs = c.p == prim::reduce ? reduce_algorithms() : c.sorts() ? algorithms("sort") : scan_algorithms();
   c.algorithm = algs[rng() % algs.size()];
+  if (c.sorts()) c.descending = rng() % 2;
   const bool f32_sum = c.t == dtype::f32 && c.o.name() == "sum";
-  if (f32_sum && rng() % 50 == 0) c.acc = rng() % 2 ? accuracy::compensated : accuracy::reproducible;
+  if (f32_sum && !c.sorts() && rng() % 50 == 0) c.acc = rng() % 2 ? accuracy::compensated : accuracy::reproducible;
   std::size_t n = pick_size(rng);
   c.x.resize(n);
   int kind = static_cast<int>(rng() % 5);  // random, constant, sorted, extremes, special floats
@@ -104,6 +112,17 @@ std::string compare(const diff_case& c, const monoid& m, const std::vector<std::
   auto fail = [&](std::size_t i, std::uint32_t g, double w) {
     return "i=" + std::to_string(i) + " got " + format_bits(c.t, g) + " want " + std::to_string(w);
   };
+  if (c.sorts()) {  // got: the keys, then (pairs) the values, which started as the input indices
+    std::vector<std::uint32_t> want = c.x, want_v(n);
+    for (std::size_t i = 0; i < n; ++i) want_v[i] = static_cast<std::uint32_t>(i);
+    cpu::stable_sort(want.data(), n, c.t, c.descending, c.p == prim::sort_pairs ? want_v.data() : nullptr);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (got[i] != want[i]) return "i=" + std::to_string(i) + " key " + format_bits(c.t, got[i]) + " want " + format_bits(c.t, want[i]);
+      if (c.p == prim::sort_pairs && got[n + i] != want_v[i])
+        return "i=" + std::to_string(i) + " value " + std::to_string(got[n + i]) + " want " + std::to_string(want_v[i]);
+    }
+    return "";
+  }
   if (c.p == prim::reduce) {
     if (f32_sum) {
       const float* f = reinterpret_cast<const float*>(c.x.data());
@@ -157,6 +176,7 @@ std::size_t run_batch(context& ctx, std::uint64_t seed, std::uint64_t first, std
     monoid m;
     buffer in, out;
     std::uint64_t read_offset;  // into the batch's readback buffer, bytes
+    buffer vals_out;            // sort_pairs: the values (read back after the keys)
   };
   std::vector<pending> batch;
   std::uint64_t read_bytes = 0;
@@ -191,9 +211,30 @@ std::size_t run_batch(context& ctx, std::uint64_t seed, std::uint64_t first, std
       if (!why.empty()) report(c, why);
       continue;
     }
-    pending p{&c, m, ctx.create_buffer(n * 4), buffer(), 0};
+    pending p{&c, m, ctx.create_buffer(n * 4), buffer(), 0, buffer()};
     if (n) ctx.write(p.in, 0, c.x.data(), n * 4);
-    if (c.p == prim::reduce) {
+    if (c.sorts()) {
+      const order ord = c.descending ? order::descending : order::ascending;
+      p.out = ctx.create_buffer(n * 4);
+      with_type(c.t, [&](auto tag) {
+        using T = decltype(tag);
+        const device_span<const T> ki(p.in, 0, n);
+        const device_span<T> ko(p.out, 0, n);
+        if (c.p == prim::sort_keys) {
+          sort(ctx, enc, ki, ko, ord, o);
+          return;
+        }
+        std::vector<std::uint32_t> idx(n);
+        for (std::size_t i = 0; i < n; ++i) idx[i] = static_cast<std::uint32_t>(i);
+        buffer vi = ctx.create_buffer(n * 4);
+        if (n) ctx.write(vi, 0, idx.data(), n * 4);
+        p.vals_out = ctx.create_buffer(n * 4);
+        sort_pairs(ctx, enc, ki, device_span<const std::uint32_t>(vi, 0, n), ko,
+                   device_span<std::uint32_t>(p.vals_out, 0, n), ord, o);
+      });
+      p.read_offset = read_bytes;
+      read_bytes += n * 4 * (c.p == prim::sort_pairs ? 2 : 1);
+    } else if (c.p == prim::reduce) {
       with_type(c.t, [&](auto tag) {
         using T = decltype(tag);
         reduce(ctx, enc, device_span<const T>(p.in, 0, n), device_span<T>(results, k, 1), c.o, o);
@@ -213,10 +254,14 @@ std::size_t run_batch(context& ctx, std::uint64_t seed, std::uint64_t first, std
     batch.push_back(std::move(p));
   }
   buffer readback = ctx.create_buffer(std::max<std::uint64_t>(read_bytes, 4));
-  for (auto& p : batch)
-    if (p.out)  // gathered into one buffer with the public copy, recorded into the same encoder
-      copy(ctx, enc, device_span<const std::uint32_t>(p.out, 0, p.c->x.size()),
-           device_span<std::uint32_t>(readback, p.read_offset / 4, p.c->x.size()));
+  for (auto& p : batch) {
+    const std::size_t n = p.c->x.size();
+    if (p.out && n)  // gathered into one buffer with the public copy, recorded into the same encoder
+      copy(ctx, enc, device_span<const std::uint32_t>(p.out, 0, n), device_span<std::uint32_t>(readback, p.read_offset / 4, n));
+    if (p.vals_out && n)
+      copy(ctx, enc, device_span<const std::uint32_t>(p.vals_out, 0, n),
+           device_span<std::uint32_t>(readback, p.read_offset / 4 + n, n));
+  }
   ctx.submit(enc);
   ctx.finish();
   std::vector<std::uint32_t> all(read_bytes / 4), reduced(cases.size());
@@ -226,7 +271,8 @@ std::size_t run_batch(context& ctx, std::uint64_t seed, std::uint64_t first, std
     const diff_case& c = *p.c;
     std::vector<std::uint32_t> got;
     if (c.p == prim::reduce) got = {reduced[c.index - first]};
-    else got.assign(all.begin() + p.read_offset / 4, all.begin() + p.read_offset / 4 + c.x.size());
+    else got.assign(all.begin() + p.read_offset / 4,
+                    all.begin() + p.read_offset / 4 + c.x.size() * (c.p == prim::sort_pairs ? 2 : 1));
     auto why = compare(c, p.m, got);
     if (!why.empty()) report(c, why);
   }

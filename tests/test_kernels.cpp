@@ -34,11 +34,17 @@ declared parse_bindings(const std::string& text) {
   return d;
 }
 
-// The size of a struct of 32-bit scalar fields (what every parameter block here is).
+// The size of a struct of 32-bit scalar fields (what every parameter block here is), declared in the file or in one
+// of the files it imports.
 std::size_t struct_bytes(const std::string& text, const std::string& name) {
   const std::regex head("struct\\s+" + name + "\\s*\\{([^}]*)\\}");
   std::smatch m;
-  if (!std::regex_search(text, m, head)) return 0;
+  if (!std::regex_search(text, m, head)) {
+    const std::regex import(R"(//! import (\S+))");
+    for (std::sregex_iterator it(text.begin(), text.end(), import), end; it != end; ++it)
+      if (std::size_t n = struct_bytes(detail::shader_text((*it)[1]), name)) return n;
+    return 0;
+  }
   const std::string body = m[1];
   const std::regex field(R"(\w+\s*:\s*(u32|i32|f32)\s*,?)");
   std::size_t n = 0;

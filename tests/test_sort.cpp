@@ -2,9 +2,12 @@
 // twin (std::stable_sort with the documented order); values are the input indices, so every pairs check is also
 // a stability check.
 #include <cmath>
+#include <cstring>
+#include <iterator>
 #include <limits>
 
 #include "common.hpp"
+#include "wgprim/testing.hpp"
 
 namespace wgprim::test {
 namespace {
@@ -199,6 +202,150 @@ TEST(Sort, TypedRangesInPlaceOutOfPlaceAndUnaligned) {
     auto gw = whole.to_host();
     for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(to_bits(gw[i]), want[i]) << alg << " whole i=" << i;
   }
+}
+
+TEST(Sort, SkippedPassesInPlaceAndOutOfPlace) {
+  // Keys below 2^(8k) have k active passes (the others are skipped on the GPU); with an odd count an in-place sort
+  // ends in the temporary and the finish step copies it back, with none an out-of-place sort copies the input.
+  const std::size_t n = 7001;
+  for (const auto& alg : algorithms("sort"))
+    for (int active = 0; active <= 4; ++active) {
+      std::mt19937 rng(static_cast<std::uint32_t>(active) + 40);
+      std::vector<std::uint32_t> x(n);
+      for (auto& v : x)
+        v = active == 0 ? 0x12345678u : active == 4 ? rng() : 0x40000000u | (rng() & ((1u << (8 * active)) - 1));
+      for (order o : orders) {
+        check_sort(ctx(), alg, dtype::u32, o, x, true);  // out of place
+        std::vector<std::uint32_t> want = x, want_v(n), v(n);
+        for (std::size_t i = 0; i < n; ++i) want_v[i] = v[i] = static_cast<std::uint32_t>(i);
+        cpu::stable_sort(want.data(), n, dtype::u32, o == order::descending, want_v.data());
+        device_vector<std::uint32_t> dk(ctx(), x), dv(ctx(), v);
+        run_options opt;
+        opt.algorithm = alg;
+        sort_pairs(ctx(), dk, dv, o, opt);  // in place
+        EXPECT_EQ(dk.to_host(), want) << alg << " in place, " << active << " active passes";
+        EXPECT_EQ(dv.to_host(), want_v) << alg << " in place, " << active << " active passes";
+      }
+    }
+}
+
+TEST(Sort, EncoderOverloadsBatchSeveralSorts) {
+  // Three sorts recorded into one encoder, one submit: no host wait inside, scratch buffers reused in order.
+  for (const auto& alg : algorithms("sort")) {
+    run_options opt;
+    opt.algorithm = alg;
+    auto a = random_keys(dtype::f32, 20011, 61, false), b = random_keys(dtype::i32, 4099, 62, true);
+    auto c = random_keys(dtype::u32, 33333, 63, false);
+    std::vector<float> af(a.size());
+    std::vector<std::int32_t> bi(b.size());
+    for (std::size_t i = 0; i < a.size(); ++i) af[i] = from_bits<float>(a[i]);
+    for (std::size_t i = 0; i < b.size(); ++i) bi[i] = static_cast<std::int32_t>(b[i]);
+    std::vector<std::uint32_t> cv(c.size());
+    for (std::size_t i = 0; i < c.size(); ++i) cv[i] = static_cast<std::uint32_t>(i);
+    device_vector<float> da(ctx(), af), da_out(ctx(), af.size());
+    device_vector<std::int32_t> db(ctx(), bi);
+    device_vector<std::uint32_t> dc(ctx(), c), dcv(ctx(), cv);
+    WGPUCommandEncoder enc = ctx().begin_commands();
+    sort(ctx(), enc, da, da_out, order::ascending, opt);
+    sort(ctx(), enc, db, order::descending, opt);
+    sort_pairs(ctx(), enc, dc, dcv, order::ascending, opt);
+    ctx().submit(enc);
+    cpu::stable_sort(a.data(), a.size(), dtype::f32, false);
+    cpu::stable_sort(b.data(), b.size(), dtype::i32, true);
+    std::vector<std::uint32_t> want_cv = cv;
+    cpu::stable_sort(c.data(), c.size(), dtype::u32, false, want_cv.data());
+    const auto ga = da_out.to_host();
+    const auto gb = db.to_host();
+    for (std::size_t i = 0; i < a.size(); ++i) ASSERT_EQ(to_bits(ga[i]), a[i]) << alg << " f32 i=" << i;
+    for (std::size_t i = 0; i < b.size(); ++i) ASSERT_EQ(to_bits(gb[i]), b[i]) << alg << " i32 i=" << i;
+    EXPECT_EQ(dc.to_host(), c) << alg;
+    EXPECT_EQ(dcv.to_host(), want_cv) << alg;
+  }
+}
+
+/// 64-bit keys (two u32 words each) through testing::sort_words against the CPU twin on uint64_t / int64_t / double.
+void check_sort64(context& c, const std::string& alg, int kind, order o, const std::vector<std::uint64_t>& x, bool pairs,
+                  bool in_place, run_stats* stats = nullptr) {
+  const std::size_t n = x.size();
+  std::vector<std::uint64_t> want = x;
+  std::vector<std::uint32_t> want_v(n), idx(n);
+  for (std::size_t i = 0; i < n; ++i) want_v[i] = idx[i] = static_cast<std::uint32_t>(i);
+  cpu::stable_sort64(want.data(), n, kind, o == order::descending, pairs ? want_v.data() : nullptr);
+  run_options opt;
+  opt.algorithm = alg;
+  opt.stats = stats;
+  const std::size_t bytes = std::max<std::size_t>(n, 1) * 8;
+  buffer in = c.create_buffer(bytes), out = c.create_buffer(bytes), vin = c.create_buffer(bytes / 2),
+         vout = c.create_buffer(bytes / 2);
+  if (n) {
+    c.write(in, 0, x.data(), n * 8);
+    c.write(vin, 0, idx.data(), n * 4);
+  }
+  buffer& ko = in_place ? in : out;
+  buffer& vo = in_place ? vin : vout;
+  testing::sort_words(c, in, ko, n, 2, static_cast<unsigned>(kind), o == order::descending, pairs ? &vin : nullptr,
+                      pairs ? &vo : nullptr, opt);
+  std::vector<std::uint64_t> got(n);
+  std::vector<std::uint32_t> got_v(n);
+  if (n) {
+    c.read(ko, 0, got.data(), n * 8);
+    if (pairs) c.read(vo, 0, got_v.data(), n * 4);
+  }
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    if ((got[i] != want[i] || (pairs && got_v[i] != want_v[i])) && !bad++)
+      ADD_FAILURE() << alg << " 64-bit kind " << kind << (o == order::descending ? " descending" : " ascending")
+                    << (pairs ? " pairs" : " keys") << (in_place ? " in place" : "") << " n=" << n << ": i=" << i
+                    << " got " << got[i] << "@" << got_v[i] << " want " << want[i] << "@" << want_v[i];
+  EXPECT_EQ(bad, 0u);
+}
+
+std::vector<std::uint64_t> random_keys64(int kind, std::size_t n, std::uint32_t seed, bool few) {
+  std::mt19937_64 rng(seed);
+  std::vector<std::uint64_t> v(n);
+  const double inf = std::numeric_limits<double>::infinity();
+  const double specials[] = {0.0, -0.0, inf, -inf, std::nan(""), -std::nan(""), 1.0, -1.0, 5e-324, -5e-324,
+                             std::numeric_limits<double>::max(), -std::numeric_limits<double>::max()};
+  for (auto& x : v) {
+    if (kind == 2) {
+      double d = few ? static_cast<double>(static_cast<int>(rng() % 13) - 6)
+                     : std::uniform_real_distribution<double>(-1e300, 1e300)(rng);
+      if (!few && rng() % 8 == 0) d = specials[rng() % 12];
+      std::memcpy(&x, &d, 8);
+      if (!few && rng() % 64 == 0) x = 0x7ff0000000000001ull + (rng() >> 13);  // a NaN with a payload in the low word
+    } else {
+      x = few ? static_cast<std::uint64_t>(static_cast<std::int64_t>(rng() % 13) - 6) : rng();
+      if (!few && rng() % 4 == 0) x &= 0xffffffffull;  // keys whose high word is 0: the high passes still matter
+    }
+  }
+  return v;
+}
+
+TEST(Sort, SixtyFourBitKeys) {
+  // Kinds u64 / i64 / f64 (the NaN test needs the low word), orders, pairs, in place, sizes around the tiles.
+  const std::size_t sizes[] = {0, 1, 255, 3841, 6145, 20000};
+  for (const auto& alg : algorithms("sort"))
+    for (int kind = 0; kind < 3; ++kind)
+      for (std::size_t i = 0; i < std::size(sizes); ++i) {
+        const std::size_t n = sizes[i];
+        const order o = orders[(i + kind) % 2];
+        check_sort64(ctx(), alg, kind, o, random_keys64(kind, n, static_cast<std::uint32_t>(n + kind), false), i % 2 == 0,
+                     i % 3 == 1);
+        if (i % 3 == 2) check_sort64(ctx(), alg, kind, o, random_keys64(kind, n, 9, true), true, i % 2 == 0);
+      }
+  // The float order independently of the twin: -inf < -0.0 < +0.0 < 1 < inf < NaN.
+  const double inf = std::numeric_limits<double>::infinity();
+  std::vector<double> v = {std::nan(""), 1.0, -0.0, -inf, 0.0, inf};
+  buffer b = ctx().create_buffer(v.size() * 8);
+  ctx().write(b, 0, v.data(), v.size() * 8);
+  testing::sort_words(ctx(), b, b, v.size(), 2, 2, false);
+  ctx().read(b, 0, v.data(), v.size() * 8);
+  EXPECT_EQ(v[0], -inf);
+  EXPECT_TRUE(std::signbit(v[1]) && v[1] == 0.0);
+  EXPECT_TRUE(!std::signbit(v[2]) && v[2] == 0.0);
+  EXPECT_EQ(v[3], 1.0);
+  EXPECT_EQ(v[4], inf);
+  EXPECT_TRUE(std::isnan(v[5]));
 }
 
 TEST(Sort, StressTakesFallbacksAndStaysCorrect) {

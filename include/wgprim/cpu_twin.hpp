@@ -37,6 +37,8 @@ double abs_sum_f32(const float* x, std::size_t n);
 /// The sort's twin: std::stable_sort of keys of type t (f32: NaNs last and equal to each other, -0.0 before
 /// +0.0; descending: the comparator's arguments swapped, so still stable). values (may be null) follow the keys.
 void stable_sort(std::uint32_t* keys, std::size_t n, dtype t, bool descending, std::uint32_t* values = nullptr);
+/// The same for 64-bit keys: kind 0 uint64, 1 int64, 2 double (NaNs last, -0.0 before +0.0).
+void stable_sort64(std::uint64_t* keys, std::size_t n, int kind, bool descending, std::uint32_t* values = nullptr);
 
 }  // namespace wgprim::cpu
 

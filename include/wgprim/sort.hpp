@@ -3,13 +3,15 @@
 // Key order: u32 and i32 numeric; f32 -inf < ... < -0.0 < +0.0 < ... < +inf < NaN (NaNs last, as NumPy; all NaNs
 // compare equal, so they keep their input order and their bits). order::descending is exactly the reverse order of
 // distinct keys (NaNs first, +0.0 before -0.0), and still stable: equal keys stay in input order.
-// 64-bit keys are not supported yet. Ranges are device_vector / device_span or host containers / host_span
-// (uploaded, sorted, downloaded); at most one storage binding of keys (ctx.binding_limit() / 4 elements; more:
-// errc::limit).
+// Ranges are device_vector / device_span or host containers / host_span (uploaded, sorted, downloaded); at most one
+// storage binding of keys (ctx.binding_limit() / 4 elements, and fewer than 2^30; more: errc::limit). The encoder
+// overloads (device ranges) record the whole sort into the caller's encoder with no host wait: passes whose digit is
+// the same for every key are skipped on the GPU.
 //
 //   wgprim::sort(ctx, d_keys);                                   // in place, ascending
 //   wgprim::sort(ctx, d_in, d_out, wgprim::order::descending);   // out of place
 //   wgprim::sort_pairs(ctx, d_keys, d_indices);                  // values (any 32-bit payload) follow their keys
+//   wgprim::sort(ctx, encoder, d_keys);                          // recorded; the caller submits
 #pragma once
 #include <cstddef>
 #include <type_traits>
@@ -24,8 +26,8 @@ namespace wgprim {
 enum class order { ascending, descending };
 
 namespace detail {
-/// The type-erased entry point. vals_in / vals_out are null for keys only.
-void sort_run(context& ctx, const range_ref& keys_in, const range_ref& keys_out, const range_ref* vals_in,
+/// The type-erased entry point. vals_in / vals_out are null for keys only; encoder null: run and wait.
+void sort_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& keys_in, const range_ref& keys_out, const range_ref* vals_in,
               const range_ref* vals_out, dtype key_type, order o, const run_options& opt);
 template <class R>
 range_ref in_place_ref(R&& r) {
@@ -42,7 +44,7 @@ template <class K, class = detail::if_range<K>>
 void sort(context& ctx, K&& keys, order o = order::ascending, const run_options& opt = {}) {
   using T = detail::range_value_t<K>;
   const detail::range_ref r = detail::in_place_ref(std::forward<K>(keys));
-  detail::sort_run(ctx, r, r, nullptr, nullptr, dtype_of<T>::value, o, opt);
+  detail::sort_run(ctx, nullptr, r, r, nullptr, nullptr, dtype_of<T>::value, o, opt);
 }
 
 /// Sorts keys_in into keys_out (same length, both on the device or both on the host).
@@ -50,7 +52,7 @@ template <class In, class Out, class = std::enable_if_t<detail::is_range_v<In> &
 void sort(context& ctx, const In& keys_in, Out&& keys_out, order o = order::ascending, const run_options& opt = {}) {
   using T = detail::range_value_t<In>;
   static_assert(std::is_same_v<T, detail::range_value_t<Out>>, "wgprim: input and output key types differ");
-  detail::sort_run(ctx, detail::in_ref(keys_in), detail::out_ref(std::forward<Out>(keys_out)), nullptr, nullptr,
+  detail::sort_run(ctx, nullptr, detail::in_ref(keys_in), detail::out_ref(std::forward<Out>(keys_out)), nullptr, nullptr,
                    dtype_of<T>::value, o, opt);
 }
 
@@ -60,7 +62,7 @@ void sort_pairs(context& ctx, K&& keys, V&& values, order o = order::ascending, 
   using T = detail::range_value_t<K>;
   const detail::range_ref k = detail::in_place_ref(std::forward<K>(keys));
   const detail::range_ref v = detail::in_place_ref(std::forward<V>(values));
-  detail::sort_run(ctx, k, k, &v, &v, dtype_of<T>::value, o, opt);
+  detail::sort_run(ctx, nullptr, k, k, &v, &v, dtype_of<T>::value, o, opt);
 }
 
 /// Out of place: keys_in / values_in sorted into keys_out / values_out.
@@ -74,7 +76,43 @@ void sort_pairs(context& ctx, const KI& keys_in, const VI& values_in, KO&& keys_
   static_assert(std::is_same_v<detail::range_value_t<VI>, detail::range_value_t<VO>>,
                 "wgprim: input and output value types differ");
   const detail::range_ref vi = detail::in_ref(values_in), vo = detail::out_ref(std::forward<VO>(values_out));
-  detail::sort_run(ctx, detail::in_ref(keys_in), detail::out_ref(std::forward<KO>(keys_out)), &vi, &vo,
+  detail::sort_run(ctx, nullptr, detail::in_ref(keys_in), detail::out_ref(std::forward<KO>(keys_out)), &vi, &vo,
+                   dtype_of<T>::value, o, opt);
+}
+
+/// Encoder overloads (device ranges only): the same sorts recorded into the caller's command encoder.
+template <class K, class = std::enable_if_t<detail::is_device_range_v<K>>>
+void sort(context& ctx, WGPUCommandEncoder encoder, K&& keys, order o = order::ascending, const run_options& opt = {}) {
+  using T = detail::range_value_t<K>;
+  const detail::range_ref r = detail::in_place_ref(std::forward<K>(keys));
+  detail::sort_run(ctx, encoder, r, r, nullptr, nullptr, dtype_of<T>::value, o, opt);
+}
+template <class In, class Out,
+          class = std::enable_if_t<detail::is_device_range_v<In> && detail::is_device_range_v<Out>>>
+void sort(context& ctx, WGPUCommandEncoder encoder, const In& keys_in, Out&& keys_out, order o = order::ascending,
+          const run_options& opt = {}) {
+  using T = detail::range_value_t<In>;
+  static_assert(std::is_same_v<T, detail::range_value_t<Out>>, "wgprim: input and output key types differ");
+  detail::sort_run(ctx, encoder, detail::in_ref(keys_in), detail::out_ref(std::forward<Out>(keys_out)), nullptr,
+                   nullptr, dtype_of<T>::value, o, opt);
+}
+template <class K, class V, class = std::enable_if_t<detail::is_device_range_v<K> && detail::is_device_range_v<V>>>
+void sort_pairs(context& ctx, WGPUCommandEncoder encoder, K&& keys, V&& values, order o = order::ascending,
+                const run_options& opt = {}) {
+  using T = detail::range_value_t<K>;
+  const detail::range_ref k = detail::in_place_ref(std::forward<K>(keys));
+  const detail::range_ref v = detail::in_place_ref(std::forward<V>(values));
+  detail::sort_run(ctx, encoder, k, k, &v, &v, dtype_of<T>::value, o, opt);
+}
+template <class KI, class VI, class KO, class VO,
+          class = std::enable_if_t<detail::is_device_range_v<KI> && detail::is_device_range_v<VI> &&
+                                   detail::is_device_range_v<KO> && detail::is_device_range_v<VO>>>
+void sort_pairs(context& ctx, WGPUCommandEncoder encoder, const KI& keys_in, const VI& values_in, KO&& keys_out,
+                VO&& values_out, order o = order::ascending, const run_options& opt = {}) {
+  using T = detail::range_value_t<KI>;
+  static_assert(std::is_same_v<T, detail::range_value_t<KO>>, "wgprim: input and output key types differ");
+  const detail::range_ref vi = detail::in_ref(values_in), vo = detail::out_ref(std::forward<VO>(values_out));
+  detail::sort_run(ctx, encoder, detail::in_ref(keys_in), detail::out_ref(std::forward<KO>(keys_out)), &vi, &vo,
                    dtype_of<T>::value, o, opt);
 }
 
@@ -86,10 +124,10 @@ inline void sort_bits(context& ctx, const buffer& keys_in, buffer& keys_out, std
   using detail::out_ref;
   const detail::range_ref ki = in_ref(device_span<const std::uint32_t>(keys_in, 0, n));
   const detail::range_ref ko = out_ref(device_span<std::uint32_t>(keys_out, 0, n));
-  if (!values_in || !values_out) return detail::sort_run(ctx, ki, ko, nullptr, nullptr, key_type, o, opt);
+  if (!values_in || !values_out) return detail::sort_run(ctx, nullptr, ki, ko, nullptr, nullptr, key_type, o, opt);
   const detail::range_ref vi = in_ref(device_span<const std::uint32_t>(*values_in, 0, n));
   const detail::range_ref vo = out_ref(device_span<std::uint32_t>(*values_out, 0, n));
-  detail::sort_run(ctx, ki, ko, &vi, &vo, key_type, o, opt);
+  detail::sort_run(ctx, nullptr, ki, ko, &vi, &vo, key_type, o, opt);
 }
 
 }  // namespace wgprim

@@ -2,6 +2,7 @@
 #pragma once
 #include <cstdint>
 
+#include "wgprim/algorithm.hpp"
 #include "wgprim/context.hpp"
 
 namespace wgprim::testing {
@@ -14,5 +15,12 @@ void set_binding_limit(context& ctx, std::uint64_t bytes);
 /// Look-back stress: single-pass algorithms hold back some tiles' aggregates so that successors take the
 /// fallback (the result must not change). Off by default.
 void set_lookback_stress(context& ctx, bool on);
+/// The radix sort on keys given as u32 words: key_words 1 (32-bit keys) or 2 (64-bit keys, low word first, as a
+/// little-endian uint64_t array is laid out); kind 0 unsigned, 1 signed, 2 floating point (the documented order);
+/// values (may be null) follow the keys. keys_in may be keys_out (in place). The path the public 64-bit overloads
+/// will take.
+void sort_words(context& ctx, const buffer& keys_in, buffer& keys_out, std::size_t n, unsigned key_words, unsigned kind,
+                bool descending, const buffer* vals_in = nullptr, buffer* vals_out = nullptr,
+                const run_options& opt = {});
 
 }  // namespace wgprim::testing

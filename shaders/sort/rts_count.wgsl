@@ -1,25 +1,22 @@
-// Reduce-then-scan radix sort, step 1 of a digit pass: each workgroup counts the digits of one tile of
-// WG_SIZE * ITEMS keys (workgroup atomics) and writes them digit-major: counts[digit * tiles + tile], so that an
-// exclusive sum scan of counts (record_scan, step 2) gives every (digit, tile) its first output position.
-//! import sort/keys.wgsl
+// Reduce-then-scan radix sort, step 1 of a digit pass (slot params.slot of the plan, sort/buffers.wgsl; an
+// inactive slot returns at once): each workgroup counts the digits of one tile of WG_SIZE * ITEMS keys (workgroup
+// atomics) and writes them digit-major: counts[digit * tiles + tile], so that an exclusive sum scan of counts
+// (record_scan, step 2) gives every (digit, tile) its first output position.
+//! import sort/buffers.wgsl
 
-struct rts_params {
-  n: u32,
-  tiles: u32,
-  shift: u32,
-  grid_x: u32,
-  key_kind: u32,
-  descending: u32,
-  pairs: u32,
-  pad0: u32,
-}
-
-@group(0) @binding(0) var<uniform> params: rts_params;
-@group(0) @binding(1) var<storage, read> keys: array<u32>;
-@group(0) @binding(2) var<storage, read_write> counts: array<u32>;
+@group(0) @binding(0) var<uniform> params: sort_params;
+@group(0) @binding(1) var<storage, read> keys_in: array<u32>;
+@group(0) @binding(2) var<storage, read_write> keys_x: array<u32>;
+@group(0) @binding(3) var<storage, read_write> keys_y: array<u32>;
+@group(0) @binding(4) var<storage, read> vals_in: array<u32>;
+@group(0) @binding(5) var<storage, read_write> vals_x: array<u32>;
+@group(0) @binding(6) var<storage, read_write> vals_y: array<u32>;
+@group(0) @binding(7) var<storage, read_write> state: array<atomic<u32>>;
+@group(0) @binding(8) var<storage, read_write> counts: array<u32>;
 
 const TILE: u32 = WG_SIZE * ITEMS;
 var<workgroup> wg_bins: array<atomic<u32>, RADIX>;
+var<workgroup> wg_plan: u32;
 
 @compute @workgroup_size(WG_SIZE)
 fn count(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid: vec3u) {
@@ -27,6 +24,16 @@ fn count(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid: ve
   if (tile >= params.tiles) {
     return;
   }
+  if (l == 0u) {
+    let p = plan_of(params.slot);
+    wg_plan = select(0xffffffffu, p.dpass | (p.src << 8u), p.on);
+  }
+  let packed = workgroupUniformLoad(&wg_plan);
+  if (packed == 0xffffffffu) {
+    return;
+  }
+  let dpass = packed & 0xffu;
+  let src = packed >> 8u;
   for (var d = l; d < RADIX; d += WG_SIZE) {
     atomicStore(&wg_bins[d], 0u);
   }
@@ -35,7 +42,7 @@ fn count(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid: ve
   for (var k = 0u; k < ITEMS; k += 1u) {
     let i = base + k * WG_SIZE + l;
     if (i < params.n) {
-      atomicAdd(&wg_bins[digit_of(keys[i], params.shift)], 1u);
+      atomicAdd(&wg_bins[digit_of(load_key(src, i), dpass)], 1u);
     }
   }
   workgroupBarrier();

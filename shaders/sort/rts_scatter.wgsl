@@ -1,43 +1,31 @@
-// Reduce-then-scan radix sort, step 3 of a digit pass: each workgroup sorts its tile of TILE = WG_SIZE * ITEMS
-// keys by the pass's digit in workgroup memory (eight stable 1-bit splits, each a workgroup scan of per-invocation
-// counts: no subgroup operations needed, the lanes import is used when present), then writes the tile out in
-// sorted order: the key at sorted position s with digit d goes to offsets[d * tiles + tile] + s - (the tile's
-// first position of d), so consecutive invocations write consecutive addresses within a digit's run.
+// Reduce-then-scan radix sort, step 3 of a digit pass (slot params.slot of the plan, sort/buffers.wgsl; an
+// inactive slot returns at once): each workgroup sorts the (digit, local index) pairs of its tile of TILE =
+// WG_SIZE * ITEMS keys by digit in workgroup memory (eight stable 1-bit splits, each a workgroup scan of
+// per-invocation counts: no subgroup operations needed, the lanes import is used when present), then writes the
+// tile out in sorted order, each key's words and value gathered from the input through its local index: the key
+// at sorted position s with digit d goes to offsets[d * tiles + tile] + s - (the tile's first position of d), so
+// consecutive invocations write consecutive addresses within a digit's run.
 // Stable: the splits keep the order of equal bits, and a tile's keys land after those of earlier tiles (the scan).
 // The missing keys of the last tile are treated as digit 255 keys after every real key, so they sort to the end of
-// the tile and are never written. Values (params.pairs) are gathered through each key's local index.
-//! import sort/keys.wgsl
+// the tile and are never written.
+//! import sort/buffers.wgsl
 
-struct rts_params {
-  n: u32,
-  tiles: u32,
-  shift: u32,
-  grid_x: u32,
-  key_kind: u32,
-  descending: u32,
-  pairs: u32,
-  pad0: u32,
-}
-
-@group(0) @binding(0) var<uniform> params: rts_params;
+@group(0) @binding(0) var<uniform> params: sort_params;
 @group(0) @binding(1) var<storage, read> keys_in: array<u32>;
-@group(0) @binding(2) var<storage, read> vals_in: array<u32>;
-@group(0) @binding(3) var<storage, read> offsets: array<u32>;
-@group(0) @binding(4) var<storage, read_write> keys_out: array<u32>;
-@group(0) @binding(5) var<storage, read_write> vals_out: array<u32>;
+@group(0) @binding(2) var<storage, read_write> keys_x: array<u32>;
+@group(0) @binding(3) var<storage, read_write> keys_y: array<u32>;
+@group(0) @binding(4) var<storage, read> vals_in: array<u32>;
+@group(0) @binding(5) var<storage, read_write> vals_x: array<u32>;
+@group(0) @binding(6) var<storage, read_write> vals_y: array<u32>;
+@group(0) @binding(7) var<storage, read_write> state: array<atomic<u32>>;
+@group(0) @binding(8) var<storage, read> offsets: array<u32>;
 
 const TILE: u32 = WG_SIZE * ITEMS;
-var<workgroup> wg_keys: array<u32, TILE>;
+var<workgroup> wg_digit: array<u32, TILE>;
 var<workgroup> wg_index: array<u32, TILE>;
 var<workgroup> wg_count: array<atomic<u32>, RADIX>;
 var<workgroup> wg_start: array<u32, RADIX>;
-
-fn split_bit(key: u32, index: u32, valid: u32, bit: u32) -> u32 {
-  if (index >= valid) {
-    return 1u;  // a missing key: digit 255
-  }
-  return (digit_of(key, params.shift) >> bit) & 1u;
-}
+var<workgroup> wg_plan: u32;
 
 @compute @workgroup_size(WG_SIZE)
 fn scatter(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid: vec3u, li: lane_info) {
@@ -45,6 +33,17 @@ fn scatter(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid: 
   if (tile >= params.tiles) {
     return;
   }
+  if (l == 0u) {
+    let p = plan_of(params.slot);
+    wg_plan = select(0xffffffffu, p.dpass | (p.src << 8u) | (p.dst << 16u), p.on);
+  }
+  let packed = workgroupUniformLoad(&wg_plan);
+  if (packed == 0xffffffffu) {
+    return;
+  }
+  let dpass = packed & 0xffu;
+  let src = (packed >> 8u) & 0xffu;
+  let dst = packed >> 16u;
   let base = tile * TILE;
   let valid = min(TILE, params.n - base);
   for (var d = l; d < RADIX; d += WG_SIZE) {
@@ -53,12 +52,12 @@ fn scatter(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid: 
   workgroupBarrier();
   for (var k = 0u; k < ITEMS; k += 1u) {
     let i = k * WG_SIZE + l;
-    var key = 0u;
+    var d = 255u;  // a missing key
     if (i < valid) {
-      key = keys_in[base + i];
-      atomicAdd(&wg_count[digit_of(key, params.shift)], 1u);
+      d = digit_of(load_key(src, base + i), dpass);
+      atomicAdd(&wg_count[d], 1u);
     }
-    wg_keys[i] = key;
+    wg_digit[i] = d;
     wg_index[i] = i;
   }
   workgroupBarrier();
@@ -66,14 +65,14 @@ fn scatter(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid: 
   let starts = workgroup_scan(l, atomicLoad(&wg_count[l]), li);
   wg_start[l] = starts.exclusive;
 
-  var ks: array<u32, ITEMS>;
+  var ds: array<u32, ITEMS>;
   var is: array<u32, ITEMS>;
   for (var bit = 0u; bit < 8u; bit += 1u) {
     var ones = 0u;
     for (var j = 0u; j < ITEMS; j += 1u) {
-      ks[j] = wg_keys[l * ITEMS + j];
+      ds[j] = wg_digit[l * ITEMS + j];
       is[j] = wg_index[l * ITEMS + j];
-      ones += split_bit(ks[j], is[j], valid, bit);
+      ones += (ds[j] >> bit) & 1u;
     }
     // The scan starts with a barrier: every invocation has read its elements before any is overwritten.
     let parts = workgroup_scan(l, ones, li);
@@ -81,13 +80,13 @@ fn scatter(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid: 
     var ones_before = parts.exclusive;
     for (var j = 0u; j < ITEMS; j += 1u) {
       let p = l * ITEMS + j;
-      var dst = p - ones_before;
-      if (split_bit(ks[j], is[j], valid, bit) != 0u) {
-        dst = zeros + ones_before;
+      var to = p - ones_before;
+      if (((ds[j] >> bit) & 1u) != 0u) {
+        to = zeros + ones_before;
         ones_before += 1u;
       }
-      wg_keys[dst] = ks[j];
-      wg_index[dst] = is[j];
+      wg_digit[to] = ds[j];
+      wg_index[to] = is[j];
     }
     workgroupBarrier();
   }
@@ -95,12 +94,14 @@ fn scatter(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid: 
   for (var k = 0u; k < ITEMS; k += 1u) {
     let s = k * WG_SIZE + l;
     if (s < valid) {
-      let key = wg_keys[s];
-      let d = digit_of(key, params.shift);
-      let dst = offsets[d * params.tiles + tile] + s - wg_start[d];
-      keys_out[dst] = key;
+      let d = wg_digit[s];
+      let i = base + wg_index[s];
+      let to = offsets[d * params.tiles + tile] + s - wg_start[d];
+      for (var w = 0u; w < KEY_WORDS; w += 1u) {
+        store_key_word(dst, KEY_WORDS * to + w, key_word(src, KEY_WORDS * i + w));
+      }
       if (params.pairs != 0u) {
-        vals_out[dst] = vals_in[base + wg_index[s]];
+        store_val(dst, to, load_val(src, i));
       }
     }
   }

@@ -2,6 +2,8 @@
 // so that the test compares two independent definitions of the order.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <vector>
 #include <numeric>
 
 #include "wgprim/cpu_twin.hpp"
@@ -23,23 +25,48 @@ bool less_ascending(std::uint32_t a, std::uint32_t b, dtype t) {
     }
   }
 }
-}  // namespace
+bool less_ascending64(std::uint64_t a, std::uint64_t b, int kind) {
+  switch (kind) {
+    case 0: return a < b;
+    case 1: return static_cast<std::int64_t>(a) < static_cast<std::int64_t>(b);
+    default: {
+      double x, y;
+      std::memcpy(&x, &a, 8);
+      std::memcpy(&y, &b, 8);
+      const bool xn = std::isnan(x), yn = std::isnan(y);
+      if (xn || yn) return !xn && yn;
+      if (x == y) return std::signbit(x) && !std::signbit(y);
+      return x < y;
+    }
+  }
+}
 
-void stable_sort(std::uint32_t* keys, std::size_t n, dtype t, bool descending, std::uint32_t* values) {
-  auto less = [t, descending](std::uint32_t a, std::uint32_t b) {
-    return descending ? less_ascending(b, a, t) : less_ascending(a, b, t);
-  };
+template <class K, class Less>
+void sort_with(K* keys, std::size_t n, std::uint32_t* values, Less less) {
   if (!values) {
     std::stable_sort(keys, keys + n, less);
     return;
   }
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> kv(n);
+  std::vector<std::pair<K, std::uint32_t>> kv(n);
   for (std::size_t i = 0; i < n; ++i) kv[i] = {keys[i], values[i]};
   std::stable_sort(kv.begin(), kv.end(), [&](const auto& a, const auto& b) { return less(a.first, b.first); });
   for (std::size_t i = 0; i < n; ++i) {
     keys[i] = kv[i].first;
     values[i] = kv[i].second;
   }
+}
+}  // namespace
+
+void stable_sort64(std::uint64_t* keys, std::size_t n, int kind, bool descending, std::uint32_t* values) {
+  sort_with(keys, n, values, [kind, descending](std::uint64_t a, std::uint64_t b) {
+    return descending ? less_ascending64(b, a, kind) : less_ascending64(a, b, kind);
+  });
+}
+
+void stable_sort(std::uint32_t* keys, std::size_t n, dtype t, bool descending, std::uint32_t* values) {
+  sort_with(keys, n, values, [t, descending](std::uint32_t a, std::uint32_t b) {
+    return descending ? less_ascending(b, a, t) : less_ascending(a, b, t);
+  });
 }
 
 }  // namespace wgprim::cpu

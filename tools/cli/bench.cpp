@@ -164,7 +164,7 @@ int cmd_bench(const bench_args& a) {
     }
   }
   add_select_bench_cases(ctx, n_max, wants, cases);
-  for (auto& r : sort_bench_rows(ctx, n_max, wants)) cases.push_back({r.primitive, r.algorithm, r.type, "-", r.bytes_per_element, r.run});
+  add_sort_bench_cases(ctx, n_max, wants, cases);
   add_arg_reduce_bench_cases(ctx, in, wants, cases);
   add_transform_reduce_bench_cases(ctx, in, wants, cases);
   add_hist_bench_cases(ctx, n_max, cases, wants);

@@ -44,10 +44,5 @@ using bench_filter = bench_wants;
 // The sort subcommand and bench rows (tools/cli/cmd_sort.cpp).
 CLI::App* add_sort_command(CLI::App& app);
 int run_sort_command();
-struct sort_bench_row {
-  std::string primitive, algorithm, type;
-  double bytes_per_element;  // keys (and values) read and written once: the minimum traffic of a sort
-  std::function<double(std::size_t)> run;  // GPU ms of one run at n
-};
-std::vector<sort_bench_row> sort_bench_rows(wgprim::context& ctx, std::size_t n_max,
-                                            const std::function<bool(const std::string&, const std::string&)>& wants);
+void add_sort_bench_cases(wgprim::context& ctx, std::size_t n_max, const bench_wants& wants,
+                          std::vector<bench_case>& cases);

@@ -9,6 +9,8 @@
 #include <nlohmann/json.hpp>
 #include <random>
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 
 #include "bench.hpp"
 #include "wgprim/io.hpp"
@@ -51,6 +53,8 @@ CLI::App* add_sort_command(CLI::App& app) {
       ->check(CLI::Range(1, 1000));
   s->add_option("--items", o.tune.items, "policy override: keys per invocation per tile");
   s->add_option("--spin-limit", o.tune.spin_limit, "policy override (onesweep): polls before fallback");
+  s->add_option("--lookback-window", o.tune.lookback_window,
+                "policy override (onesweep): predecessor states each digit reads at once");
   return s;
 }
 
@@ -142,11 +146,37 @@ int run_sort_command() {
   return 0;
 }
 
-std::vector<sort_bench_row> sort_bench_rows(context& ctx, std::size_t n_max,
-                                            const std::function<bool(const std::string&, const std::string&)>& wants) {
-  std::vector<sort_bench_row> rows;
+namespace {
+/// Tuning variants of the onesweep rows from WGPRIM_SORT_TUNES ("items:window[:spin],..."), so that one bench run
+/// can compare a few policies; each gives rows named onesweep/i<items>w<window>[s<spin>].
+std::vector<std::pair<std::string, tuning>> sort_tunes() {
+  std::vector<std::pair<std::string, tuning>> v;
+  const char* env = std::getenv("WGPRIM_SORT_TUNES");
+  if (!env) return v;
+  std::string text = env;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t end = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, end - start);
+    unsigned items = 0, window = 0, spin = 0;
+    const int got = std::sscanf(item.c_str(), "%u:%u:%u", &items, &window, &spin);
+    if (got < 2 || !items || !window)
+      throw error(errc::invalid_argument, "WGPRIM_SORT_TUNES: '" + item + "' is not items:window[:spin]");
+    tuning t;
+    t.items = items;
+    t.lookback_window = window;
+    t.spin_limit = got == 3 ? spin : 0;
+    v.push_back({"/i" + std::to_string(items) + "w" + std::to_string(window) + (got == 3 ? "s" + std::to_string(spin) : ""), t});
+    start = end + 1;
+  }
+  return v;
+}
+}  // namespace
+
+void add_sort_bench_cases(context& ctx, std::size_t n_max, const bench_wants& wants, std::vector<bench_case>& cases) {
   // Random keys over the whole range (every digit pass runs); the sort reads them and writes into `out`, so every
-  // run sorts the same unsorted data.
+  // run sorts the same unsorted data. call_ms: the sort and a read of the last key (as CUB's call_ms);
+  // batched_ms: K sorts recorded into one encoder.
   struct buffers { buffer keys_u32, keys_f32, vals, out, out_vals; };
   auto b = std::make_shared<buffers>();
   auto make = [&](bool f32) {
@@ -162,33 +192,65 @@ std::vector<sort_bench_row> sort_bench_rows(context& ctx, std::size_t n_max,
     }
     return x;
   };
+  std::vector<std::pair<std::string, run_options>> variants;
+  for (const auto& alg : algorithms("sort")) {
+    run_options ro;
+    ro.algorithm = alg;
+    variants.push_back({alg, ro});
+    if (alg == "onesweep")
+      for (const auto& [suffix, t] : sort_tunes()) {
+        ro.tune = t;
+        variants.push_back({alg + suffix, ro});
+      }
+  }
   bool any = false;
-  for (const auto& alg : algorithms("sort")) any |= wants("sort_keys", alg) || wants("sort_pairs", alg);
-  if (!any) return rows;
+  for (const auto& v : variants) any |= wants("sort_keys", v.second.algorithm) || wants("sort_pairs", v.second.algorithm);
+  if (!any) return;
   b->keys_u32 = make(false);
   b->keys_f32 = make(true);
   b->vals = make(false);
   b->out = ctx.create_buffer(n_max * 4);
   b->out_vals = ctx.create_buffer(n_max * 4);
   ctx.finish();
-  for (const auto& alg : algorithms("sort")) {
-    auto run = [&ctx, b, alg](dtype t, bool pairs) {
-      return [&ctx, b, alg, t, pairs](std::size_t n) {
-        run_stats st;
-        run_options ro;
-        ro.algorithm = alg;
-        ro.stats = &st;
-        const buffer& in = t == dtype::f32 ? b->keys_f32 : b->keys_u32;
-        sort_bits(ctx, in, b->out, n, t, order::ascending, pairs ? &b->vals : nullptr, pairs ? &b->out_vals : nullptr,
-                  ro);
-        return st.gpu_ms;
-      };
-    };
-    if (wants("sort_keys", alg)) {
-      rows.push_back({"sort_keys", alg, "u32", 8, run(dtype::u32, false)});
-      rows.push_back({"sort_keys", alg, "f32", 8, run(dtype::f32, false)});
+  for (const auto& [name, plain] : variants) {
+    for (const bool pairs : {false, true}) {
+      const char* prim = pairs ? "sort_pairs" : "sort_keys";
+      if (!wants(prim, plain.algorithm)) continue;
+      for (const dtype t : {dtype::u32, dtype::i32, dtype::f32}) {
+        bench_case c{prim, name, dtype_name(t), "-", pairs ? 16.0 : 8.0, nullptr, nullptr, nullptr};
+        const buffer* in = t == dtype::f32 ? &b->keys_f32 : &b->keys_u32;
+        const run_options ro0 = plain;
+        c.run = [&ctx, b, in, t, pairs, ro0](std::size_t n) {
+          run_stats st;
+          run_options ro = ro0;
+          ro.stats = &st;
+          sort_bits(ctx, *in, b->out, n, t, order::ascending, pairs ? &b->vals : nullptr, pairs ? &b->out_vals : nullptr,
+                    ro);
+          return st.gpu_ms;
+        };
+        c.call = [&ctx, b, in, t, pairs, ro0](std::size_t n) {
+          sort_bits(ctx, *in, b->out, n, t, order::ascending, pairs ? &b->vals : nullptr, pairs ? &b->out_vals : nullptr,
+                    ro0);
+          std::uint32_t last;
+          ctx.read(b->out, (n - 1) * 4, &last, 4);
+        };
+        c.record = [&ctx, b, in, t, pairs, ro0](WGPUCommandEncoder enc, std::size_t n) {
+          auto go = [&](auto tag) {
+            using T = decltype(tag);
+            const device_span<const T> k(*in, 0, n);
+            const device_span<T> ko(b->out, 0, n);
+            if (pairs)
+              sort_pairs(ctx, enc, k, device_span<const std::uint32_t>(b->vals, 0, n),
+                         ko, device_span<std::uint32_t>(b->out_vals, 0, n), order::ascending, ro0);
+            else
+              sort(ctx, enc, k, ko, order::ascending, ro0);
+          };
+          if (t == dtype::u32) go(std::uint32_t{});
+          else if (t == dtype::i32) go(std::int32_t{});
+          else go(float{});
+        };
+        cases.push_back(std::move(c));
+      }
     }
-    if (wants("sort_pairs", alg)) rows.push_back({"sort_pairs", alg, "u32", 16, run(dtype::u32, true)});
   }
-  return rows;
 }

@@ -1,4 +1,4 @@
-// The sort's policies: plain data from the adapter's limits, overridable per call (run_options::tune).
+// The sort's policies: plain data from the adapter's kind and limits, overridable per call (run_options::tune).
 #pragma once
 #include <cstdint>
 
@@ -16,10 +16,11 @@ sort_rts_policy sort_rts_policy_for(const context& ctx, const tuning& t);
 
 struct sort_onesweep_policy {
   std::uint32_t wg_size = 256;  // = the radix
-  std::uint32_t items = 15;     // keys per invocation: tiles of 3,840 (CUB's Onesweep tile on NVIDIA)
+  std::uint32_t items = 15;     // keys per invocation (tune.items): tiles of 3,840 (CUB's Onesweep tile on NVIDIA)
   std::uint32_t slots = 16;     // subgroup histograms ranked at once (more subgroups: several phases)
-  std::uint32_t spin = 256;     // polls of a NOT_READY predecessor before counting its tile here
+  std::uint32_t spin = 256;     // polls of a NOT_READY predecessor before counting its tile here (tune.spin_limit)
+  std::uint32_t window = 4;     // predecessor states each digit reads at once in the look-back (tune.lookback_window)
 };
-sort_onesweep_policy sort_onesweep_policy_for(const context& ctx, const tuning& t, bool stress);
+sort_onesweep_policy sort_onesweep_policy_for(const context& ctx, const tuning& t, bool stress, std::uint32_t key_words);
 
 }  // namespace wgprim::detail

@@ -1,99 +1,123 @@
-// Dispatch layer of sort: checks the arguments, uploads host data, records the upfront histogram and reads it
-// back (one small synchronisation) to skip passes whose digit is the same for every key, then records the active
-// passes of the chosen algorithm with the buffers alternating so that the last pass writes the output.
+// Dispatch layer of sort: checks the arguments, uploads host data, makes the views bindable, and records the whole
+// sort (record_sort: histogram, plan, one dispatch per slot, finish) into one recorder: its own (run and wait) or
+// the caller's encoder. Passes whose digit is the same for every key are skipped on the GPU (the plan), so no
+// host wait happens between the histogram and the passes. Temporaries and the state are the context's scratch
+// buffers (no allocation per call once they are large enough).
 #include "primitives/sort/sort.hpp"
 
 #include <chrono>
 
 #include "wgprim/error.hpp"
+#include "wgprim/testing.hpp"
 
 namespace wgprim::detail {
 
-struct sort_histogram_params {
-  std::uint32_t n, blocks, workgroups, grid_x, key_kind, descending, pad0, pad1;
-};
-static_assert(sizeof(sort_histogram_params) == 32);
 const kernel_spec sort_histogram_spec{"sort/histogram.wgsl",
                                       "histogram",
                                       {slot::uniform, slot::storage_read, slot::storage_rw},
-                                      sizeof(sort_histogram_params)};
+                                      sizeof(sort_params)};
+const kernel_spec sort_plan_spec{"sort/plan.wgsl", "plan", {slot::uniform, slot::storage_rw}, sizeof(sort_params)};
+const kernel_spec sort_finish_spec{"sort/finish.wgsl",
+                                   "finish",
+                                   {slot::uniform, slot::storage_read, slot::storage_rw, slot::storage_rw,
+                                    slot::storage_read, slot::storage_rw, slot::storage_rw, slot::storage_rw},
+                                   sizeof(sort_params)};
 
 namespace {
-constexpr std::uint32_t hist_wg = 256, hist_items = 16;
-
+// Words of the state buffer before the tile states (shaders/sort/keys.wgsl: TILE_STATES).
+constexpr std::uint64_t tile_states_word = 4160;
+constexpr std::uint32_t hist_wg = 256, hist_items = 16, finish_items = 16;
 
 const monoid& u32_sum() {
   static const monoid m(op::sum(), dtype::u32);
   return m;
 }
+
+/// Workgroups walking `blocks` blocks: enough to fill a large GPU, few enough that per-workgroup work (the
+/// histogram's global atomics) stays small.
+void fixed_grid(const context& ctx, std::uint64_t blocks, sort_params& p, std::uint32_t& gx, std::uint32_t& gy) {
+  p.blocks = static_cast<std::uint32_t>(blocks);
+  p.workgroups = static_cast<std::uint32_t>(std::min<std::uint64_t>(std::max<std::uint64_t>(blocks, 1), 1024));
+  grid_2d(p.workgroups, ctx.limits().max_compute_workgroups_per_dimension, gx, gy);
+  p.grid_x = gx;
+}
 }  // namespace
 
-std::uint32_t sort_key_kind(dtype t) { return t == dtype::u32 ? 0 : t == dtype::i32 ? 1 : 2; }
-
-wgsl_constants sort_constants(std::uint32_t wg_size, std::uint32_t items) {
-  return {{"WG_SIZE", std::to_string(wg_size) + "u"}, {"ITEMS", std::to_string(items) + "u"}};
+wgsl_constants sort_constants(std::uint32_t wg_size, std::uint32_t items, std::uint32_t key_words) {
+  return {{"WG_SIZE", std::to_string(wg_size) + "u"},
+          {"ITEMS", std::to_string(items) + "u"},
+          {"KEY_WORDS", std::to_string(key_words) + "u"}};
 }
 
-void record_sort_histogram(recorder& rec, const device_view& keys, dtype key_type, order ord, const buffer& hist) {
-  context& ctx = rec.ctx();
-  const auto& k = get_kernel(ctx, sort_histogram_spec,
-                             compose_wgsl(sort_histogram_spec.file, u32_sum(), sort_constants(hist_wg, hist_items)),
-                             /*trusted=*/true);
-  rec.clear(hist, 0, 4 * 256 * 4);
-  const std::uint64_t block = std::uint64_t(hist_wg) * hist_items;
-  const std::uint32_t blocks = static_cast<std::uint32_t>((keys.count + block - 1) / block);
-  // Enough workgroups to fill a large GPU; few enough that the global atomics (1,024 per workgroup) stay cheap.
-  const std::uint32_t workgroups = std::min<std::uint32_t>(blocks, 1024);
-  std::uint32_t gx, gy;
-  grid_2d(workgroups, ctx.limits().max_compute_workgroups_per_dimension, gx, gy);
-  const sort_histogram_params p{static_cast<std::uint32_t>(keys.count), blocks, workgroups, gx,
-                                sort_key_kind(key_type), ord == order::descending ? 1u : 0u, 0, 0};
-  rec.dispatch(k, {rec.params(p), bind(keys), bind(view_of(hist))}, gx, gy);
+sort_params sort_params_of(const sort_args& a) {
+  sort_params p{};
+  p.n = static_cast<std::uint32_t>(a.n);
+  p.key_kind = static_cast<std::uint32_t>(a.kind);
+  p.descending = a.ord == order::descending ? 1u : 0u;
+  p.pairs = a.pairs() ? 1u : 0u;
+  p.in_place = a.in_place() ? 1u : 0u;
+  return p;
 }
+
+const buffer& sort_state(context& ctx) { return scratch(ctx, "sort.state", tile_states_word * 4); }
 
 void record_sort(recorder& rec, const sort_args& a) {
   context& ctx = rec.ctx();
-  const std::uint64_t n = a.keys_in.count;
-  std::vector<std::uint32_t> passes;
-  for (std::uint32_t p = 0; p < 4; ++p)
-    if (a.pass_mask >> p & 1) passes.push_back(p);
+  const std::uint64_t n = a.n, kw = a.key_words;
   const bool pairs = a.pairs();
-  const bool in_place = a.keys_in.buf == a.keys_out.buf;
-  auto copy_view = [&](const device_view& from, const device_view& to) {
-    if (from.buf != to.buf || from.offset != to.offset) rec.copy_raw(from.buf, from.offset, to.buf, to.offset, from.bytes());
-  };
-  if (passes.empty()) {  // every digit is the same for all keys: the input is sorted
-    copy_view(a.keys_in, a.keys_out);
-    if (pairs) copy_view(a.vals_in, a.vals_out);
-    return;
-  }
-  const std::size_t count = passes.size();
-  buffer tk = ctx.create_buffer(n * 4), tv;
-  if (pairs) tv = ctx.create_buffer(n * 4);
-  const device_view tkv = view_of(tk, n), tvv = pairs ? view_of(tv, n) : device_view{};
-  // Pass j writes the output when (count - 1 - j) is even, so the last pass does; but an in-place sort with an
-  // odd count would then read and write the output in pass 0: it starts in the temporaries and copies at the end.
-  const bool shifted = in_place && count % 2 == 1;
   std::unique_ptr<sort_algorithm> alg = std::string(pick_algorithm(ctx, "sort", a.opt->algorithm).name) == "onesweep"
                                             ? make_sort_onesweep(rec, a)
                                             : make_sort_rts(rec, a);
-  device_view src_k = a.keys_in, src_v = a.vals_in;
-  for (std::size_t j = 0; j < count; ++j) {
-    const bool to_out = shifted ? j % 2 == 1 : (count - 1 - j) % 2 == 0;
-    sort_pass p;
-    p.keys_in = src_k;
-    p.vals_in = src_v;
-    p.keys_out = to_out ? a.keys_out : tkv;
-    p.vals_out = to_out ? a.vals_out : tvv;
-    p.digit_pass = passes[j];
-    p.shift = passes[j] * 8;
-    alg->pass(rec, p);
-    src_k = p.keys_out;
-    src_v = p.vals_out;
+  const buffer& state = scratch(ctx, "sort.state", (tile_states_word + alg->state_words()) * 4);
+  const buffer& keys_tmp = scratch(ctx, "sort.keys_tmp", n * kw * 4);
+  // Placeholders for absent roles (WebGPU forbids one buffer in a read-only and a writable binding of a dispatch,
+  // so each absent role has its own).
+  const buffer& none_keys = scratch(ctx, "sort.none_keys_in", 16);
+  const buffer& none_vals_in = scratch(ctx, "sort.none_vals_in", 16);
+  sort_bindings b;
+  b.keys_in = a.in_place() ? bind(none_keys) : bind(a.keys_in);
+  b.keys_x = bind(a.keys_out);
+  b.keys_y = bind(keys_tmp, 0, n * kw * 4);
+  if (pairs) {
+    const buffer& vals_tmp = scratch(ctx, "sort.vals_tmp", n * 4);
+    b.vals_in = a.in_place() ? bind(none_vals_in) : bind(a.vals_in);
+    b.vals_x = bind(a.vals_out);
+    b.vals_y = bind(vals_tmp, 0, n * 4);
+  } else {
+    b.vals_in = bind(none_vals_in);
+    b.vals_x = bind(scratch(ctx, "sort.none_vals_x", 16));
+    b.vals_y = bind(scratch(ctx, "sort.none_vals_y", 16));
   }
-  if (shifted) {
-    copy_view(src_k, a.keys_out);
-    if (pairs) copy_view(src_v, a.vals_out);
+  b.state = bind(state, 0, tile_states_word * 4);  // the slots bind the tile states too (alg->slot)
+
+  rec.clear(state, 0, tile_states_word * 4);
+  const std::uint32_t max_dim = ctx.limits().max_compute_workgroups_per_dimension;
+  {  // the histogram of every digit
+    const auto& k = get_kernel(ctx, sort_histogram_spec,
+                               compose_wgsl(sort_histogram_spec.file, u32_sum(), sort_constants(hist_wg, hist_items, a.key_words)),
+                               /*trusted=*/true);
+    sort_params p = sort_params_of(a);
+    std::uint32_t gx, gy;
+    fixed_grid(ctx, (n + hist_wg * hist_items - 1) / (hist_wg * hist_items), p, gx, gy);
+    rec.dispatch(k, {rec.params(p), bind(a.keys_in), b.state}, gx, gy);
+  }
+  {  // the plan
+    const auto& k = get_kernel(ctx, sort_plan_spec,
+                               compose_wgsl(sort_plan_spec.file, u32_sum(), sort_constants(256, 1, a.key_words),
+                                            {"shared/lanes_workgroup.wgsl"}),
+                               true);
+    rec.dispatch(k, {rec.params(sort_params_of(a)), b.state}, 1);
+  }
+  for (std::uint32_t j = 0; j < 4 * a.key_words; ++j) alg->slot(rec, j, b);
+  {  // the result into X where the passes left it elsewhere
+    const auto& k = get_kernel(ctx, sort_finish_spec,
+                               compose_wgsl(sort_finish_spec.file, u32_sum(), sort_constants(256, finish_items, a.key_words)),
+                               true);
+    sort_params p = sort_params_of(a);
+    std::uint32_t gx, gy;
+    fixed_grid(ctx, (n * kw + 256 * finish_items - 1) / (256 * finish_items), p, gx, gy);
+    (void)max_dim;
+    rec.dispatch(k, {rec.params(p), b.keys_in, b.keys_x, b.keys_y, b.vals_in, b.vals_x, b.vals_y, b.state}, gx, gy);
   }
 }
 
@@ -101,16 +125,28 @@ namespace {
 void check_range(const context& ctx, const range_ref& r, const char* what) {
   if (r.on_device) check_view(ctx, r.view, what);
 }
-}  // namespace
 
-void sort_run(context& ctx, const range_ref& keys_in, const range_ref& keys_out, const range_ref* vals_in,
-              const range_ref* vals_out, dtype key_type, order ord, const run_options& opt) {
+void key_format(dtype t, std::uint32_t& words, sort_key_kind& kind) {
+  words = 1;
+  switch (t) {
+    case dtype::u32: kind = sort_key_kind::unsigned_int; return;
+    case dtype::i32: kind = sort_key_kind::signed_int; return;
+    case dtype::f32: kind = sort_key_kind::floating; return;
+    default: throw error(errc::unsupported, std::string("sort: keys of type ") + dtype_name(t) + " are not supported");
+  }
+}
+
+/// The whole call for keys of `key_words` u32 words: checks, host upload, bindable views, record, run or end.
+void sort_words(context& ctx, WGPUCommandEncoder encoder, const range_ref& keys_in, const range_ref& keys_out,
+                const range_ref* vals_in, const range_ref* vals_out, std::uint32_t key_words, sort_key_kind kind,
+                order ord, const run_options& opt) {
   using clock = std::chrono::steady_clock;
   const bool pairs = vals_in && vals_out;
   const std::string name = pick_algorithm(ctx, "sort", opt.algorithm).name;
   const bool dev = keys_in.on_device;
   if (keys_out.on_device != dev || (pairs && (vals_in->on_device != dev || vals_out->on_device != dev)))
     throw error(errc::invalid_argument, "sort: keys and values must all be on the device or all on the host");
+  if (encoder && !dev) throw error(errc::invalid_argument, "sort: recording into an encoder needs device ranges");
   const std::uint64_t n = keys_in.count;
   if (keys_out.count != n || (pairs && (vals_in->count != n || vals_out->count != n)))
     throw error(errc::invalid_argument, "sort: the keys and values ranges differ in length");
@@ -123,30 +159,35 @@ void sort_run(context& ctx, const range_ref& keys_in, const range_ref& keys_out,
                      vals_out->view.buf == keys_in.view.buf || vals_out->view.buf == keys_out.view.buf))
       throw error(errc::invalid_argument, "sort: keys and values must be in different buffers");
   }
-  if (n * 4 > ctx.binding_limit())
+  const std::uint64_t key_bytes = 4ull * key_words;
+  if (n * key_bytes > ctx.binding_limit() || n >= (1ull << 30))
     throw error(errc::limit, "sort: " + std::to_string(n) + " keys exceed one storage binding (" +
-                                 std::to_string(ctx.binding_limit() / 4) + " keys); larger sorts are not implemented");
+                                 std::to_string(std::min<std::uint64_t>(ctx.binding_limit() / key_bytes, (1ull << 30) - 1)) +
+                                 " keys); larger sorts are not implemented");
   if (n == 0) {
     if (opt.stats) *opt.stats = run_stats{0, false, 0, 0, name, 0};
     return;
   }
-  sort_args a{};
-  a.key_type = key_type;
+  sort_args a;
+  a.n = n;
+  a.key_words = key_words;
+  a.kind = kind;
   a.ord = ord;
   a.opt = &opt;
   double upload_ms = 0;
-  buffer up_k, up_v, down_k, down_v;
+  buffer up_k, up_v;
+  device_view kin, kout, vin, vout;
   if (dev) {
-    a.keys_in = keys_in.view;
-    a.keys_out = keys_out.view;
+    kin = keys_in.view;
+    kout = keys_out.view;
     if (pairs) {
-      a.vals_in = vals_in->view;
-      a.vals_out = vals_out->view;
+      vin = vals_in->view;
+      vout = vals_out->view;
     }
   } else {
     auto t0 = clock::now();
-    up_k = ctx.create_buffer(n * 4);
-    ctx.write(up_k, 0, keys_in.host, n * 4);
+    up_k = ctx.create_buffer(n * key_bytes);
+    ctx.write(up_k, 0, keys_in.host, n * key_bytes);
     if (pairs) {
       up_v = ctx.create_buffer(n * 4);
       ctx.write(up_v, 0, vals_in->host, n * 4);
@@ -154,65 +195,110 @@ void sort_run(context& ctx, const range_ref& keys_in, const range_ref& keys_out,
     ctx.finish();
     upload_ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
     // Sorted in place in the upload buffers (no output buffers to allocate).
-    a.keys_in = a.keys_out = view_of(up_k, n);
-    if (pairs) a.vals_in = a.vals_out = view_of(up_v, n);
+    kin = kout = view_of(up_k, n * key_words);
+    if (pairs) vin = vout = view_of(up_v, n);
   }
-  const bool timed = opt.timestamps || opt.stats;
-  buffer hist = ctx.create_buffer(4 * 256 * 4);
+  const bool own = encoder == nullptr;
+  recorder rec = own ? recorder(ctx, opt.timestamps || opt.stats) : recorder(ctx, encoder);
   std::vector<buffer> temps;
   // Views at unaligned offsets go through temporaries; two different ranges of one buffer are separated (an exact
-  // in-place sort is handled by record_sort's alternation).
-  recorder rec1(ctx, timed);
-  bindable_output ok = bindable_output_of(rec1, a.keys_out), ov;
-  const bool keys_in_place = a.keys_in.buf == a.keys_out.buf && a.keys_in.offset == a.keys_out.offset;
-  a.keys_out = ok.view;
-  a.keys_in = keys_in_place ? ok.view : bindable_input(rec1, a.keys_in, temps, &a.keys_out);
-  if (keys_in_place && ok.temp) rec1.copy_raw(keys_in.view.buf, keys_in.view.offset, ok.view.buf, 0, n * 4);
+  // in-place sort is handled by the plan's alternation).
+  auto make_bindable = [&](device_view& in, device_view& out, bindable_output& o) {
+    const bool same = in.buf == out.buf && in.offset == out.offset;
+    const device_view in0 = in;
+    o = bindable_output_of(rec, out);
+    out = o.view;
+    if (same) {
+      if (o.temp) rec.copy_raw(in0.buf, in0.offset, o.view.buf, 0, in0.bytes());
+      in = out;
+    } else {
+      in = bindable_input(rec, in, temps, &out);
+    }
+  };
+  bindable_output ok, ov;
+  make_bindable(kin, kout, ok);
   if (pairs) {
-    ov = bindable_output_of(rec1, a.vals_out);
-    const bool vals_in_place = a.vals_in.buf == a.vals_out.buf && a.vals_in.offset == a.vals_out.offset;
-    a.vals_out = ov.view;
-    a.vals_in = vals_in_place ? ov.view : bindable_input(rec1, a.vals_in, temps, &a.vals_out);
-    if (vals_in_place && ov.temp) rec1.copy_raw(vals_in->view.buf, vals_in->view.offset, ov.view.buf, 0, n * 4);
+    make_bindable(vin, vout, ov);
+    // Keys and values must agree on in-place: the one that is not gets its input copied to its output first.
+    const bool kip = kin.buf == kout.buf, vip = vin.buf == vout.buf;
+    if (kip && !vip) {
+      rec.copy_raw(vin.buf, vin.offset, vout.buf, vout.offset, vout.bytes());
+      vin = vout;
+    } else if (vip && !kip) {
+      rec.copy_raw(kin.buf, kin.offset, kout.buf, kout.offset, kout.bytes());
+      kin = kout;
+    }
   }
-  record_sort_histogram(rec1, a.keys_in, key_type, ord, hist);
-  gpu_time t1 = rec1.submit();
-  std::uint32_t h[4 * 256];
-  ctx.read(hist, 0, h, sizeof h);
-  a.pass_mask = 0;
-  for (std::uint32_t p = 0; p < 4; ++p) {
-    bool one_digit = false;
-    for (std::uint32_t d = 0; d < 256; ++d) one_digit |= h[p * 256 + d] == n;
-    if (!one_digit) a.pass_mask |= 1u << p;
+  a.keys_in = kin;
+  a.keys_out = kout;
+  if (pairs) {
+    a.vals_in = vin;
+    a.vals_out = vout;
   }
-  a.hist = &hist;
-  buffer fallbacks;
-  if (opt.stats && name == "onesweep") {
-    fallbacks = ctx.create_buffer(16);
-    a.fallbacks = &fallbacks;
+  record_sort(rec, a);
+  ok.finish(rec);
+  if (pairs) ov.finish(rec);
+  if (!own) {
+    rec.end();
+    return;
   }
-  recorder rec2(ctx, timed);
-  record_sort(rec2, a);
-  ok.finish(rec2);
-  if (pairs) ov.finish(rec2);
-  gpu_time t2 = rec2.submit();
-  t2.ms += t1.ms;
-  fill_stats(opt, t2, name);
+  const gpu_time t = rec.submit();
+  fill_stats(opt, t, name);
   if (opt.stats) {
     opt.stats->upload_ms = upload_ms;
     opt.stats->lookback_fallbacks = 0;
-    if (fallbacks) {
-      std::uint32_t f[4];
-      ctx.read(fallbacks, 0, f, sizeof f);
+    if (name == "onesweep") {
+      std::uint32_t f[8];
+      ctx.read(sort_state(ctx), 8 * 4, f, sizeof f);
       for (std::uint32_t x : f) opt.stats->lookback_fallbacks += x;
     }
   }
   if (!dev) {
     auto t3 = clock::now();
-    ctx.read(up_k, 0, keys_out.host_out, n * 4);
+    ctx.read(up_k, 0, keys_out.host_out, n * key_bytes);
     if (pairs) ctx.read(up_v, 0, vals_out->host_out, n * 4);
     if (opt.stats) opt.stats->download_ms = std::chrono::duration<double, std::milli>(clock::now() - t3).count();
   }
 }
+}  // namespace
+
+void sort_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& keys_in, const range_ref& keys_out,
+              const range_ref* vals_in, const range_ref* vals_out, dtype key_type, order ord, const run_options& opt) {
+  std::uint32_t words;
+  sort_key_kind kind;
+  key_format(key_type, words, kind);
+  sort_words(ctx, encoder, keys_in, keys_out, vals_in, vals_out, words, kind, ord, opt);
+}
+
+void sort_words_run(context& ctx, const buffer& keys_in, buffer& keys_out, std::uint64_t n, std::uint32_t key_words,
+                    sort_key_kind kind, order o, const buffer* vals_in, buffer* vals_out, const run_options& opt) {
+  if (key_words != 1 && key_words != 2) throw error(errc::invalid_argument, "sort: keys are 1 or 2 words");
+  auto words_view = [&](const buffer& b) {
+    device_view v = view_of(b, n, 4 * key_words);
+    v.count = n;
+    return v;
+  };
+  range_ref ki, ko;
+  ki.on_device = ko.on_device = true;
+  ki.view = words_view(keys_in);
+  ko.view = words_view(keys_out);
+  ki.count = ko.count = n;
+  if (!vals_in || !vals_out) return sort_words(ctx, nullptr, ki, ko, nullptr, nullptr, key_words, kind, o, opt);
+  range_ref vi, vo;
+  vi.on_device = vo.on_device = true;
+  vi.view = view_of(*vals_in, n);
+  vo.view = view_of(*vals_out, n);
+  vi.count = vo.count = n;
+  sort_words(ctx, nullptr, ki, ko, &vi, &vo, key_words, kind, o, opt);
+}
 
 }  // namespace wgprim::detail
+
+namespace wgprim::testing {
+void sort_words(context& ctx, const buffer& keys_in, buffer& keys_out, std::size_t n, unsigned key_words, unsigned kind,
+                bool descending, const buffer* vals_in, buffer* vals_out, const run_options& opt) {
+  if (kind > 2) throw error(errc::invalid_argument, "sort: key kind must be 0 (unsigned), 1 (signed) or 2 (float)");
+  detail::sort_words_run(ctx, keys_in, keys_out, n, key_words, static_cast<detail::sort_key_kind>(kind),
+                         descending ? order::descending : order::ascending, vals_in, vals_out, opt);
+}
+}  // namespace wgprim::testing

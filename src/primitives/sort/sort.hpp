@@ -1,6 +1,10 @@
 // The sort primitive's record functions and its algorithms (one .cpp each). Both algorithms are LSD radix sorts
-// over 8-bit digits of the transformed keys (shaders/sort/keys.wgsl) and share the upfront histogram of all four
-// digits (record_sort_histogram) and the ping-pong between buffers (record_sort).
+// over 8-bit digits of the transformed keys (shaders/sort/keys.wgsl), 32-bit keys (one word) or 64-bit keys (two
+// u32 words, low first). record_sort records everything into one recorder without any host wait: the histogram of
+// every digit (one read of the keys), the plan (which passes are active: a pass whose digit is the same for every
+// key is skipped, decided on the GPU), one dispatch per slot (the j-th active pass; inactive slots return at once),
+// and a finish step that copies the result into the output when the passes left it elsewhere. Which buffer each
+// slot reads and writes is decided on the GPU too (shaders/sort/buffers.wgsl).
 #pragma once
 #include <memory>
 
@@ -10,43 +14,58 @@
 
 namespace wgprim::detail {
 
-/// One digit pass: src -> dst, stably by the digit at `shift`. vals_* are empty views for keys only.
-struct sort_pass {
-  device_view keys_in, vals_in, keys_out, vals_out;
-  std::uint32_t shift, digit_pass;  // digit_pass = shift / 8: its row of the histogram
+/// The parameter block of every sort kernel (shaders/sort/keys.wgsl: sort_params).
+struct sort_params {
+  std::uint32_t n, tiles, slot, grid_x, key_kind, descending, pairs, in_place, spin_limit, stress, workgroups, blocks;
 };
+static_assert(sizeof(sort_params) == 48);
+
+/// Key kinds of the transform (keys.wgsl): 0 unsigned, 1 signed, 2 float.
+enum class sort_key_kind : std::uint32_t { unsigned_int = 0, signed_int = 1, floating = 2 };
 
 struct sort_args {
-  device_view keys_in, keys_out;  // bindable; keys_in may be keys_out (in place) or another buffer
-  device_view vals_in, vals_out;  // count 0: keys only
-  dtype key_type;
-  order ord;
-  const run_options* opt;
-  const buffer* hist;             // 4 x 256 u32 digit counts (record_sort_histogram)
-  std::uint32_t pass_mask;        // bit p: the pass over digit p runs (the others have one digit for all keys)
-  const buffer* fallbacks;        // onesweep: 4 u32 look-back fallback counts land here (may be null)
+  std::uint64_t n = 0;            // keys
+  std::uint32_t key_words = 1;    // 1: 32-bit keys, 2: 64-bit keys (two u32 words each, low first)
+  sort_key_kind kind = sort_key_kind::unsigned_int;
+  order ord = order::ascending;
+  // Bindable views (aligned offsets). keys_in.buf == keys_out.buf means in place (then the views are the same);
+  // otherwise keys_in must not share a buffer with any output. vals_* count 0: keys only.
+  device_view keys_in, keys_out, vals_in, vals_out;
+  const run_options* opt = nullptr;
   bool pairs() const { return vals_in.count > 0; }
+  bool in_place() const { return keys_in.buf == keys_out.buf; }
 };
 
-/// Constants every sort kernel takes: its sizes. The key type and order are run-time parameters (key_kind,
-/// descending in each kernel's params), so one compiled kernel serves every type and order.
-wgsl_constants sort_constants(std::uint32_t wg_size, std::uint32_t items);
-std::uint32_t sort_key_kind(dtype t);
+/// Everything a slot dispatch binds besides its own buffers: the roles of sort/buffers.wgsl and the state buffer.
+struct sort_bindings {
+  binding keys_in, keys_x, keys_y, vals_in, vals_x, vals_y, state;
+};
 
-/// Zeroes `hist` and records the histogram of all four digits of keys (4 x 256 u32).
-void record_sort_histogram(recorder& rec, const device_view& keys, dtype key_type, order ord, const buffer& hist);
-/// Records the active passes, alternating between the output and temporaries so that the last pass writes
-/// keys_out / vals_out (with one final copy when an in-place sort has an odd number of passes).
+/// WGSL constants every sort kernel takes.
+wgsl_constants sort_constants(std::uint32_t wg_size, std::uint32_t items, std::uint32_t key_words);
+sort_params sort_params_of(const sort_args& a);
+
+/// Records the whole sort (no host wait). The state buffer is the context's scratch "sort.state"; the fallback
+/// counts of the onesweep slots are in its words 8..15 after the submit.
 void record_sort(recorder& rec, const sort_args& a);
+/// The scratch buffer holding the sort's state (for reading the fallback counts after a submit).
+const buffer& sort_state(context& ctx);
 
-extern const kernel_spec sort_histogram_spec, sort_rts_count_spec, sort_rts_scatter_spec, sort_onesweep_spec;
+extern const kernel_spec sort_histogram_spec, sort_plan_spec, sort_finish_spec, sort_rts_count_spec,
+    sort_rts_scatter_spec, sort_onesweep_spec;
 
-/// Per-pass state an algorithm keeps between the passes of one sort.
+/// An algorithm's per-sort state: the tile-state words it needs, and one dispatch (or a few) per slot.
 struct sort_algorithm {
   virtual ~sort_algorithm() = default;
-  virtual void pass(recorder& rec, const sort_pass& p) = 0;
+  /// Tile-state words the state buffer needs past TILE_STATES (cleared by the algorithm itself per slot).
+  virtual std::uint64_t state_words() const = 0;
+  virtual void slot(recorder& rec, std::uint32_t j, const sort_bindings& b) = 0;
 };
 std::unique_ptr<sort_algorithm> make_sort_rts(recorder& rec, const sort_args& a);
 std::unique_ptr<sort_algorithm> make_sort_onesweep(recorder& rec, const sort_args& a);
+
+/// Test entry for 64-bit keys until the public element types exist (wgprim/testing.hpp: sort_words).
+void sort_words_run(context& ctx, const buffer& keys_in, buffer& keys_out, std::uint64_t n, std::uint32_t key_words,
+                    sort_key_kind kind, order o, const buffer* vals_in, buffer* vals_out, const run_options& opt);
 
 }  // namespace wgprim::detail

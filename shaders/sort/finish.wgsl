@@ -1,0 +1,41 @@
+// The radix sort's last step (sort/buffers.wgsl): when the passes left the result outside X, copy it there:
+// an in-place sort with an odd number of active passes (result in Y), or an out-of-place sort with none (the
+// input is sorted already: IN). Otherwise every workgroup returns at once. A fixed number of workgroups walk
+// blocks of WG_SIZE * ITEMS words.
+//! import sort/buffers.wgsl
+
+@group(0) @binding(0) var<uniform> params: sort_params;
+@group(0) @binding(1) var<storage, read> keys_in: array<u32>;
+@group(0) @binding(2) var<storage, read_write> keys_x: array<u32>;
+@group(0) @binding(3) var<storage, read_write> keys_y: array<u32>;
+@group(0) @binding(4) var<storage, read> vals_in: array<u32>;
+@group(0) @binding(5) var<storage, read_write> vals_x: array<u32>;
+@group(0) @binding(6) var<storage, read_write> vals_y: array<u32>;
+@group(0) @binding(7) var<storage, read_write> state: array<atomic<u32>>;
+
+@compute @workgroup_size(WG_SIZE)
+fn finish(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid: vec3u) {
+  let count = active_passes();
+  var src = ROLE_IN;
+  if (params.in_place != 0u) {
+    if (count % 2u == 0u) {
+      return;
+    }
+    src = ROLE_Y;
+  } else if (count != 0u) {
+    return;
+  }
+  let w = wid.y * params.grid_x + wid.x;
+  let words = params.n * KEY_WORDS;
+  for (var block = w; block < params.blocks; block += params.workgroups) {
+    for (var k = 0u; k < ITEMS; k += 1u) {
+      let i = (block * ITEMS + k) * WG_SIZE + l;
+      if (i < words) {
+        keys_x[i] = key_word(src, i);
+      }
+      if (params.pairs != 0u && i < params.n) {
+        vals_x[i] = load_val(src, i);
+      }
+    }
+  }
+}
