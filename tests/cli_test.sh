@@ -278,7 +278,7 @@ done
 "$W" scan --generate orders:100 --op max | grep -q 'matches the CPU running max' && ok || bad "max scan wording"
 : >"$T/empty.csv"
 "$W" scan --input "$T/empty.csv" >"$T/out" 2>&1 && ! grep -q 'last value' "$T/out" && ok || bad "empty scan: $(cat "$T/out")"
-"$W" reduce --generate prices:100 | grep -q '(algorithm fast)' && ok || bad "report names the algorithm"
+"$W" reduce --generate prices:100 | grep -qE '\(algorithm (single|fast)\)' && ok || bad "report names the algorithm"
 
 # --- standard input and output
 printf '3\n1\n4\n' | "$W" scan --input - --output - 2>/dev/null >"$T/out" && [ "$(tr '\n' ' ' <"$T/out")" = "3 4 8 " ] \

@@ -126,5 +126,75 @@ TEST(Reduce, PastTheRealBindingLimit) {
   EXPECT_EQ(reduce_bits(c, in, n, mx), 0x12345678u);
 }
 
+TEST(Reduce, SingleDispatchVariantsAndStress) {
+  // The single-dispatch reduce's paths: subgroups or workgroup memory, vec4 or scalar loads, many or 3 groups,
+  // partials published and seen, and (stress) every other partial recomputed by the last workgroup instead.
+  struct stress_on {
+    stress_on() { testing::set_lookback_stress(ctx(), true); }
+    ~stress_on() { testing::set_lookback_stress(ctx(), false); }
+  };
+  std::vector<tuning> variants;
+  for (int sg : {0, 1})
+    for (int vec : {0, 1}) {
+      tuning t;
+      t.subgroups = sg;
+      t.vec_loads = vec;
+      t.small_n = 1;  // no small-n shortcut: the single dispatch from 2 elements on
+      t.items = 1;    // tiles of 1,024: many groups at modest n
+      variants.push_back(t);
+      t.workgroups = 3;
+      t.items = 3;
+      variants.push_back(t);
+    }
+  for (bool stress : {false, true}) {
+    std::unique_ptr<stress_on> on;
+    if (stress) on = std::make_unique<stress_on>();
+    for (dtype t : {dtype::f32, dtype::u32}) {
+      auto data = make_data(t, 300007, 23 + static_cast<int>(t));
+      for (const op& o : {op::sum(), op::max()})
+        for (const tuning& v : variants)
+          for (std::size_t n : {2u, 5u, 1025u, 4097u, 65537u, 300007u})
+            check_reduce(ctx(), "single", monoid(o, t), data, n, v);
+    }
+  }
+}
+
+TEST(Reduce, ManyRecordedCallsInOneEncoder) {
+  // 300 single-dispatch reduces recorded into one encoder: each call has its own epoch and parameter slot (more
+  // slots than one parameter ring holds, so the ring is replaced while the encoder still holds slots), and
+  // each writes its own result word.
+  context& c = ctx();
+  const std::size_t calls = 300;
+  auto x = make_data(dtype::u32, 20000, 29);
+  device_vector<std::uint32_t> d(c, host_span<const std::uint32_t>(x.data(), x.size()));
+  buffer out = c.create_buffer(calls * 4);
+  run_options o;
+  o.algorithm = "single";
+  o.tune.small_n = 1;
+  o.tune.items = 1;
+  WGPUCommandEncoder enc = c.begin_commands();
+  for (std::size_t i = 0; i < calls; ++i)
+    reduce(c, enc, device_span<const std::uint32_t>(d.raw(), 0, 3000 + 53 * i), device_span<std::uint32_t>(out, i, 1),
+           op::sum(), o);
+  c.submit(enc);
+  std::vector<std::uint32_t> got(calls);
+  c.read(out, 0, got.data(), calls * 4);
+  const monoid sum(op::sum(), dtype::u32);
+  for (std::size_t i = 0; i < calls; ++i)
+    ASSERT_EQ(got[i], cpu::reduce(x.data(), 3000 + 53 * i, sum)) << "call " << i;
+  // And again, after the submit, into a second encoder.
+  enc = c.begin_commands();
+  for (std::size_t i = 0; i < calls; ++i)
+    reduce(c, enc, device_span<const std::uint32_t>(d.raw(), 0, 20000 - 41 * i), device_span<std::uint32_t>(out, i, 1),
+           op::sum(), o);
+  c.submit(enc);
+  c.read(out, 0, got.data(), calls * 4);
+  for (std::size_t i = 0; i < calls; ++i)
+    ASSERT_EQ(got[i], cpu::reduce(x.data(), 20000 - 41 * i, sum)) << "second round, call " << i;
+  // Calls that submit and wait themselves: the ring wraps over slots whose work is done.
+  for (std::size_t i = 0; i < calls; ++i)
+    ASSERT_EQ(reduce_bits(c, d.raw(), 2 + 61 * i, sum, o), cpu::reduce(x.data(), 2 + 61 * i, sum)) << "call " << i;
+}
+
 }  // namespace
 }  // namespace wgprim::test

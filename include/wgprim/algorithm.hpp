@@ -15,6 +15,7 @@ struct run_stats {
   double download_ms = 0;     // device-to-host copy (host-span overloads only)
   std::string algorithm;      // the algorithm that ran
   std::uint64_t lookback_fallbacks = 0;  // decoupled scan / select: predecessor tiles reduced by a waiting workgroup
+  double compile_ms = 0;      // pipelines created (WGSL compiled) by this call; never part of gpu_ms
 };
 
 /// Tuning knobs; zero / negative means "the default policy for this adapter".

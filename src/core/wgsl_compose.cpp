@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <map>
 #include <mutex>
+#include <unordered_set>
 #include <set>
 #include <sstream>
 
@@ -65,24 +66,35 @@ std::string compose_uncached(const std::string& file, const monoid& m, const wgs
 // Composition runs on every call of every primitive (the pipeline cache is keyed by the composed text), so the
 // text is memoised under a short key of the arguments: expanding the imports line by line cost tens of
 // microseconds per call, which a caller waiting for a small reduce pays.
-std::string compose_wgsl(const std::string& file, const monoid& m, const wgsl_constants& constants,
-                         const std::vector<std::string>& imports, accum a, bool elements_are_accumulators,
-                         const bound_transform* transform) {
+namespace {
+std::mutex memo_mu;
+std::map<std::string, std::string> memo;           // key -> text; nodes never move
+std::unordered_set<const std::string*> memo_texts;  // the texts' addresses
+}  // namespace
+
+bool is_memoised(const std::string& text) {
+  std::lock_guard<std::mutex> g(memo_mu);
+  return memo_texts.count(&text) != 0;
+}
+
+const std::string& compose_wgsl(const std::string& file, const monoid& m, const wgsl_constants& constants,
+                                const std::vector<std::string>& imports, accum a, bool elements_are_accumulators,
+                                const bound_transform* transform) {
   std::string key = file + '|' + m.key() + '|' + std::to_string(static_cast<int>(a)) + (elements_are_accumulators ? "e" : "") + '|';
   for (const auto& c : constants) key += c.first + '=' + c.second + ';';
   key += '|';
   for (const auto& i : imports) key += i + ';';
   if (transform) key += '|' + transform->wgsl() + '|' + dtype_name(transform->input_type()) + dtype_name(transform->result_type());
-  static std::mutex mu;
-  static std::map<std::string, std::string> memo;
   {
-    std::lock_guard<std::mutex> g(mu);
+    std::lock_guard<std::mutex> g(memo_mu);
     auto it = memo.find(key);
     if (it != memo.end()) return it->second;
   }
   std::string out = compose_uncached(file, m, constants, imports, a, elements_are_accumulators, transform);
-  std::lock_guard<std::mutex> g(mu);
-  return memo.emplace(key, std::move(out)).first->second;
+  std::lock_guard<std::mutex> g(memo_mu);
+  const std::string& text = memo.emplace(key, std::move(out)).first->second;
+  memo_texts.insert(&text);
+  return text;
 }
 
 namespace {

@@ -25,9 +25,12 @@ enum class accum { plain, double_word };
 /// With a transform (plain accumulation only; ignored when elements_are_accumulators): E is the transform's input
 /// type, T its result type (the monoid's), lift(a) is the transform and accumulate(acc, x) = combine(acc, lift(x)),
 /// so a reduction reads E and applies the transform inside its load; finalize is the identity on T.
-std::string compose_wgsl(const std::string& file, const monoid& m, const wgsl_constants& constants,
-                         const std::vector<std::string>& imports = {}, accum a = accum::plain,
-                         bool elements_are_accumulators = false, const bound_transform* transform = nullptr);
+/// The text is memoised: the reference stays valid (and unchanged) for the life of the process.
+const std::string& compose_wgsl(const std::string& file, const monoid& m, const wgsl_constants& constants,
+                                const std::vector<std::string>& imports = {}, accum a = accum::plain,
+                                bool elements_are_accumulators = false, const bound_transform* transform = nullptr);
+/// Whether `text` is (the very object) a memoised composition returned by compose_wgsl.
+bool is_memoised(const std::string& text);
 /// A module without a monoid, for primitives whose values are not one element type (arg-min/max pairs): the
 /// `prelude` text (e.g. "alias E = f32;"), the constants, the imports (which define T, identity(), combine() for
 /// the shared lanes_* files) and the file.

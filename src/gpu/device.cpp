@@ -123,12 +123,36 @@ WGPUInstance make_instance() {
 
 // Release, not destroy: wgpu keeps a released buffer alive while recorded or submitted work still uses it, so
 // dropping a buffer early can never invalidate a command buffer (a destroyed one makes the submit fatal).
+namespace detail {
+namespace {
+// Buffers name their context by id; a buffer being released tells its context first (forget_buffer), so that
+// cached bind groups never bind a released buffer. Contexts enter the registry when they make their first buffer.
+std::mutex& registry_mu() { static std::mutex m; return m; }
+std::unordered_map<std::uint64_t, context_impl*>& registry() {
+  static std::unordered_map<std::uint64_t, context_impl*> r;
+  return r;
+}
+void forget(std::uint64_t owner, WGPUBuffer b) {
+  if (!owner || !b) return;
+  std::lock_guard<std::mutex> g(registry_mu());
+  auto it = registry().find(owner);
+  if (it != registry().end()) it->second->forget_buffer(b);
+}
+}  // namespace
+void context_impl::unregister() {
+  if (!registered) return;
+  std::lock_guard<std::mutex> g(registry_mu());
+  registry().erase(id);
+  registered = false;
+}
+}  // namespace detail
+
 buffer::~buffer() {
-  if (handle_) wgpuBufferRelease(handle_);
+  if (handle_) { detail::forget(owner_, handle_); wgpuBufferRelease(handle_); }
 }
 buffer& buffer::operator=(buffer&& o) noexcept {
   if (this != &o) {
-    if (handle_) wgpuBufferRelease(handle_);
+    if (handle_) { detail::forget(owner_, handle_); wgpuBufferRelease(handle_); }
     handle_ = o.handle_; size_ = o.size_; owner_ = o.owner_;
     o.handle_ = nullptr; o.size_ = 0; o.owner_ = 0;
   }
@@ -383,6 +407,12 @@ buffer context::create_buffer(std::uint64_t bytes) {
   d.size = bytes;
   WGPUBuffer b = wgpuDeviceCreateBuffer(s.device, &d);
   if (!b) throw error(errc::out_of_memory, "could not allocate " + std::to_string(bytes) + " bytes on the GPU");
+  if (!s.registered) {
+    std::lock_guard<std::mutex> g(detail::registry_mu());
+    detail::registry()[s.id] = &s;
+    s.registered = true;
+  }
+  s.own_buffers.insert(b);
   buffer out = detail_buffer_access::make(b, bytes, s.id);
   s.check(errc::out_of_memory, "allocating " + std::to_string(bytes) + " bytes");
   return out;
@@ -508,6 +538,13 @@ const buffer& scratch(context& ctx, const std::string& name, std::uint64_t bytes
 
 bool lookback_stress(context& ctx) { return ctx.impl().lookback_stress; }
 
+std::uint32_t next_epoch(context& ctx, const std::string& name, bool& restarted) {
+  std::uint32_t& e = ctx.impl().epochs[name];
+  restarted = e == 0 || e >= (1u << 24) - 1;
+  e = restarted ? 1 : e + 1;
+  return e;
+}
+
 void wgpu_write(context& ctx, WGPUBuffer dst, std::uint64_t offset, const void* data, std::uint64_t bytes) {
   auto& s = ctx.impl();
   s.check();
@@ -539,6 +576,8 @@ void context::submit(WGPUCommandEncoder encoder) {
   }
   wgpuQueueSubmit(s.queue, 1, &cmd);
   wgpuCommandBufferRelease(cmd);
+  // Its parameter slots are submitted now: the ring may reuse them.
+  s.ring_encoders.erase(std::remove(s.ring_encoders.begin(), s.ring_encoders.end(), encoder), s.ring_encoders.end());
   s.check(errc::gpu, "submitting GPU work");
 }
 

@@ -13,6 +13,8 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -46,6 +48,35 @@ struct kernel {
   WGPUComputePipeline pipeline = nullptr;
   WGPUBindGroupLayout layout = nullptr;
   std::size_t slots = 0;
+  std::uint32_t uniform_mask = 0;  // bit i: slot i is a uniform block, bound with a dynamic offset
+};
+
+// A bind group's identity: the kernel (its layout) and every bound range. Uniform slots are keyed by buffer and
+// size only: their offset is dynamic (set per dispatch), so one group serves every parameter slot of the ring.
+struct group_key {
+  static constexpr std::size_t max_slots = 12;
+  const kernel* k = nullptr;
+  std::uint32_t count = 0;
+  struct range { WGPUBuffer buf; std::uint64_t offset, size; } ranges[max_slots];
+  bool operator==(const group_key& o) const {
+    if (k != o.k || count != o.count) return false;
+    for (std::uint32_t i = 0; i < count; ++i)
+      if (ranges[i].buf != o.ranges[i].buf || ranges[i].offset != o.ranges[i].offset || ranges[i].size != o.ranges[i].size)
+        return false;
+    return true;
+  }
+};
+struct group_key_hash {
+  std::size_t operator()(const group_key& g) const {
+    std::uint64_t h = 1469598103934665603ull ^ reinterpret_cast<std::uintptr_t>(g.k);
+    auto mix = [&h](std::uint64_t v) { h = (h ^ v) * 1099511628211ull; h ^= h >> 29; };
+    for (std::uint32_t i = 0; i < g.count; ++i) {
+      mix(reinterpret_cast<std::uintptr_t>(g.ranges[i].buf));
+      mix(g.ranges[i].offset);
+      mix(g.ranges[i].size);
+    }
+    return static_cast<std::size_t>(h);
+  }
 };
 
 struct render_kernel {
@@ -75,7 +106,48 @@ struct context_impl {
 
   std::map<std::string, std::unique_ptr<kernel>> kernels;
   std::map<std::string, std::unique_ptr<render_kernel>> render_kernels;
-  std::vector<WGPUBuffer> param_pool;  // 64 KiB uniform buffers reused by recorders
+  // Kernels found without rebuilding a key from the WGSL text: (memoised composed text, spec, trusted) -> kernel.
+  struct spec_key {
+    const void* text; const void* spec; bool trusted;
+    bool operator==(const spec_key& o) const { return text == o.text && spec == o.spec && trusted == o.trusted; }
+  };
+  struct spec_key_hash {
+    std::size_t operator()(const spec_key& k) const {
+      return std::hash<const void*>()(k.text) * 31 + std::hash<const void*>()(k.spec) * 7 + k.trusted;
+    }
+  };
+  std::unordered_map<spec_key, const kernel*, spec_key_hash> kernels_by_spec;
+  double compile_pending_ms = 0;  // pipeline creation since the last submit (reported as compile_ms)
+  std::map<std::string, std::uint32_t> epochs;  // detail::next_epoch
+
+  // ---- per-call caches (recorder.cpp) ----
+  // Bind groups kept between calls, for bindings whose buffers all belong to this context (their release is seen
+  // by forget_buffer, which drops the groups first: a cached group never outlives a buffer it binds, and a reused
+  // handle address cannot hit a stale group). Buffers of the caller (device_span::wrap) are never cached.
+  std::unordered_map<group_key, WGPUBindGroup, group_key_hash> groups;
+  std::unordered_set<WGPUBuffer> own_buffers;
+  std::unordered_map<WGPUBuffer, std::uint32_t> grouped;  // cached groups binding each buffer
+  static constexpr std::size_t max_groups = 4096;         // then the cache starts again (bounded memory)
+  bool registered = false;                                // in the id -> context registry (device.cpp)
+  void forget_buffer(WGPUBuffer b);
+  void drop_groups();
+
+  // Parameter blocks: one uniform ring per context with a host shadow; every submit (or end() of a caller's
+  // encoder) uploads the slots written since the last upload with ONE queue write. A slot is reused only once the
+  // work that reads it has been submitted (queue writes are ordered after earlier submissions); while a recorder
+  // or a caller's encoder still holds unsubmitted slots, a full ring is replaced by a fresh one instead.
+  static constexpr std::uint64_t ring_bytes = 64 * 1024;
+  WGPUBuffer ring = nullptr;
+  std::vector<std::uint8_t> ring_shadow;
+  std::uint64_t ring_cursor = 0, ring_lo = ~0ull, ring_hi = 0, ring_gen = 0;
+  int ring_holders = 0;                          // recorders of this generation with unsubmitted slots
+  std::vector<WGPUCommandEncoder> ring_encoders;  // callers' encoders with slots, not yet seen submitted
+  void ring_flush() {
+    if (ring && ring_hi > ring_lo) wgpuQueueWriteBuffer(queue, ring, ring_lo, ring_shadow.data() + ring_lo, ring_hi - ring_lo);
+    ring_lo = ~0ull;
+    ring_hi = 0;
+  }
+  void ring_next();
   std::map<std::string, buffer> scratch;  // detail::scratch
   WGPUBuffer staging = nullptr;           // MapRead, for results read back with their submission
   std::uint64_t staging_bytes = 0;
@@ -170,6 +242,7 @@ struct context_impl {
   }
 
   bool destroyed = false;  // by simulate_device_loss
+  void unregister();
 
   ~context_impl() {
     for (auto& kv : kernels) {
@@ -180,7 +253,9 @@ struct context_impl {
       wgpuRenderPipelineRelease(kv.second->pipeline);
       wgpuBindGroupLayoutRelease(kv.second->layout);
     }
-    for (WGPUBuffer b : param_pool) wgpuBufferRelease(b);
+    unregister();
+    drop_groups();
+    if (ring) wgpuBufferRelease(ring);
     scratch.clear();
     if (staging) wgpuBufferRelease(staging);
     // Releasing a device while its work still runs aborts inside wgpu-native, so work in flight (after a
@@ -205,22 +280,21 @@ struct context_impl {
 struct recorder::state {
   WGPUCommandEncoder enc = nullptr;
   WGPUComputePassEncoder pass = nullptr;
-  std::vector<WGPUBindGroup> groups;
-  // parameter blocks: one 64 KiB uniform buffer per 256 slots
-  static constexpr std::uint64_t param_buffer_bytes = 64 * 1024;
-  std::vector<WGPUBuffer> param_buffers;
-  std::vector<std::vector<std::uint8_t>> param_data;
-  std::uint64_t param_used = param_buffer_bytes;
+  std::vector<WGPUBindGroup> groups;  // not cached (a caller's buffer is bound): released with the recorder
+  std::uint64_t ring_gen = 0;
+  bool holds_ring = false;  // has parameter slots in generation ring_gen not yet submitted
   bool timestamps = false, first_pass = true, external = false;
   WGPUQuerySet queries = nullptr;
   WGPUBuffer resolve = nullptr, readback = nullptr;
 
-  // Parameter blocks go up through the queue, ordered before the submit that uses them.
-  void upload_params(context_impl& c) {
-    for (std::size_t i = 0; i < param_buffers.size(); ++i) {
-      std::uint64_t used = i + 1 == param_buffers.size() ? param_used : param_buffer_bytes;
-      wgpuQueueWriteBuffer(c.queue, param_buffers[i], 0, param_data[i].data(), used);
-    }
+  // The recorder's slots are submitted (or handed to the caller's encoder): the ring may reuse them.
+  void release_ring(context_impl& c, WGPUCommandEncoder external_enc) {
+    if (!holds_ring) return;
+    holds_ring = false;
+    if (ring_gen != c.ring_gen) return;
+    --c.ring_holders;
+    if (external_enc && std::find(c.ring_encoders.begin(), c.ring_encoders.end(), external_enc) == c.ring_encoders.end())
+      c.ring_encoders.push_back(external_enc);
   }
   void close_pass() {
     if (pass) { wgpuComputePassEncoderEnd(pass); wgpuComputePassEncoderRelease(pass); pass = nullptr; }

@@ -69,12 +69,15 @@ const render_kernel& get_render_kernel(context& ctx, const std::string& source, 
 
 /// Compiles (or finds in the cache) the entry point `entry` of a composed WGSL source. `trusted` drops naga's
 /// runtime bounds checks: only for our own shaders whose indexing is in range by construction.
+/// `memo_tag` (non-null only when `source` is a memoised composition, which never moves or changes) lets a repeat
+/// call find the kernel by the text's address instead of comparing the whole WGSL text.
 const kernel& get_kernel(context& ctx, const std::string& source, const std::string& entry,
-                         const std::vector<slot>& layout, bool trusted);
+                         const std::vector<slot>& layout, bool trusted, const void* memo_tag = nullptr);
 
 struct gpu_time {
   double ms = 0;               // GPU time from timestamps when trustworthy, else wall time of submit..done
   bool from_timestamps = false;
+  double compile_ms = 0;       // pipelines created since the previous submit (never part of ms)
 };
 
 /// Records dispatches and copies into one command encoder; submit() sends them and waits.
@@ -129,6 +132,10 @@ class recorder {
 /// allocation in the hot path). Work recorded in order may reuse it; it grows (the old one is released, and wgpu
 /// keeps it alive for work in flight).
 const buffer& scratch(context& ctx, const std::string& name, std::uint64_t bytes);
+
+/// The next epoch (1 .. 2^24 - 1) of the context's counter `name`, for kernels that tag what they publish with the
+/// call that published it; `restarted` is set when the count starts again at 1 (the caller clears its state).
+std::uint32_t next_epoch(context& ctx, const std::string& name, bool& restarted);
 
 /// Whether testing::set_lookback_stress is on for this context.
 bool lookback_stress(context& ctx);

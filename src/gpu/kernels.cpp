@@ -36,12 +36,22 @@ WGPUPipelineLayout make_pipeline_layout(context_impl& s, WGPUBindGroupLayout* gr
 
 
 const kernel& get_kernel(context& ctx, const std::string& source, const std::string& entry,
-                         const std::vector<slot>& layout, bool trusted) {
+                         const std::vector<slot>& layout, bool trusted, const void* memo_tag) {
   auto& s = ctx.impl();
+  const context_impl::spec_key fast{&source, memo_tag, trusted};
+  if (memo_tag) {
+    auto f = s.kernels_by_spec.find(fast);
+    if (f != s.kernels_by_spec.end()) return *f->second;
+  }
   const std::string key = cache_key(entry + (trusted ? "|t" : "|c"), layout, source);
   auto it = s.kernels.find(key);
-  if (it != s.kernels.end()) return *it->second;
+  if (it != s.kernels.end()) {
+    if (memo_tag) s.kernels_by_spec.emplace(fast, it->second.get());
+    return *it->second;
+  }
   s.check();
+  // Compilation is timed apart (run_stats::compile_ms), so that no GPU time figure includes it.
+  const auto t0 = std::chrono::steady_clock::now();
   WGPUShaderModule mod = make_module(s, source, trusted, "shader '" + entry + "'");
 
   std::vector<WGPUBindGroupLayoutEntry> entries(layout.size());
@@ -49,6 +59,8 @@ const kernel& get_kernel(context& ctx, const std::string& source, const std::str
     WGPUBindGroupLayoutEntry e = WGPU_BIND_GROUP_LAYOUT_ENTRY_INIT;
     e.binding = static_cast<std::uint32_t>(i);
     e.visibility = WGPUShaderStage_Compute;
+    // Uniform blocks take a dynamic offset: one cached bind group serves every slot of the parameter ring.
+    e.buffer.hasDynamicOffset = layout[i] == slot::uniform;
     e.buffer.type = layout[i] == slot::uniform ? WGPUBufferBindingType_Uniform
                     : layout[i] == slot::storage_read ? WGPUBufferBindingType_ReadOnlyStorage
                                                       : WGPUBufferBindingType_Storage;
@@ -56,6 +68,8 @@ const kernel& get_kernel(context& ctx, const std::string& source, const std::str
   }
   auto k = std::make_unique<kernel>();
   k->slots = layout.size();
+  for (std::size_t i = 0; i < layout.size() && i < 32; ++i)
+    if (layout[i] == slot::uniform) k->uniform_mask |= 1u << i;
   k->layout = make_layout(s, entries);
   WGPUPipelineLayout pl = make_pipeline_layout(s, &k->layout);
   WGPUComputePipelineDescriptor cd = WGPU_COMPUTE_PIPELINE_DESCRIPTOR_INIT;
@@ -72,7 +86,10 @@ const kernel& get_kernel(context& ctx, const std::string& source, const std::str
     wgpuBindGroupLayoutRelease(k->layout);
     throw;
   }
-  return *s.kernels.emplace(key, std::move(k)).first->second;
+  s.compile_pending_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  const kernel& out = *s.kernels.emplace(key, std::move(k)).first->second;
+  if (memo_tag) s.kernels_by_spec.emplace(fast, &out);
+  return out;
 }
 
 

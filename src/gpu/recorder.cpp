@@ -31,7 +31,8 @@ recorder::recorder(context& ctx, WGPUCommandEncoder external) : ctx_(ctx), s_(st
 void recorder::end() {
   auto& c = ctx_.impl();
   s_->close_pass();
-  s_->upload_params(c);
+  c.ring_flush();
+  s_->release_ring(c, s_->enc);
   c.check(errc::gpu, "recording GPU work");
 }
 
@@ -39,39 +40,81 @@ recorder::~recorder() {
   auto& c = ctx_.impl();
   s_->close_pass();
   if (s_->enc && !s_->external) wgpuCommandEncoderRelease(s_->enc);
+  // Never submitted (an exception): a caller's encoder may still be submitted later, so it keeps its slots.
+  s_->release_ring(c, s_->external ? s_->enc : nullptr);
   for (WGPUBindGroup g : s_->groups) wgpuBindGroupRelease(g);
-  // Work in a caller's encoder may run later: its parameter buffers are released (wgpu keeps them alive while
-  // the commands need them), not handed to the next recorder.
-  for (WGPUBuffer b : s_->param_buffers) {
-    if (s_->external) wgpuBufferRelease(b);
-    else c.param_pool.push_back(b);
-  }
   if (s_->queries) wgpuQuerySetRelease(s_->queries);
   for (WGPUBuffer b : {s_->resolve, s_->readback})
     if (b) { wgpuBufferDestroy(b); wgpuBufferRelease(b); }
+}
+
+void context_impl::ring_next() {
+  ring_flush();
+  if (ring && ring_holders == 0 && ring_encoders.empty()) {
+    ring_cursor = 0;  // every slot written so far belongs to submitted work
+    return;
+  }
+  if (ring) {
+    forget_buffer(ring);
+    wgpuBufferRelease(ring);  // wgpu keeps it alive for the work recorded with it
+    ring = nullptr;
+  }
+  // CopySrc: a parameter slot may also seed a buffer inside the encoder (the scan copies its init value so).
+  ring = make_raw(*this, WGPUBufferUsage_Uniform | WGPUBufferUsage_CopyDst | WGPUBufferUsage_CopySrc, ring_bytes);
+  own_buffers.insert(ring);
+  ring_shadow.assign(ring_bytes, 0);
+  ++ring_gen;
+  ring_holders = 0;
+  ring_encoders.clear();
+  ring_cursor = 0;
 }
 
 binding recorder::params(const void* data, std::size_t bytes) {
   auto& c = ctx_.impl();
   const std::uint64_t stride = c.uniform_align;
   if (bytes > stride) throw error(errc::invalid_argument, "parameter block too large");
-  if (s_->param_used + stride > state::param_buffer_bytes) {
-    WGPUBuffer b;
-    if (!c.param_pool.empty()) { b = c.param_pool.back(); c.param_pool.pop_back(); }
-    else b = make_raw(c, WGPUBufferUsage_Uniform | WGPUBufferUsage_CopyDst | WGPUBufferUsage_CopySrc, state::param_buffer_bytes);
-    s_->param_buffers.push_back(b);
-    s_->param_data.emplace_back(state::param_buffer_bytes, 0);
-    s_->param_used = 0;
+  if (!c.ring || c.ring_cursor + stride > context_impl::ring_bytes) c.ring_next();
+  if (!s_->holds_ring || s_->ring_gen != c.ring_gen) {
+    s_->holds_ring = true;
+    s_->ring_gen = c.ring_gen;
+    ++c.ring_holders;
   }
-  std::memcpy(s_->param_data.back().data() + s_->param_used, data, bytes);
-  binding out{s_->param_buffers.back(), s_->param_used, stride};
-  s_->param_used += stride;
-  return out;
+  const std::uint64_t at = c.ring_cursor;
+  std::memcpy(c.ring_shadow.data() + at, data, bytes);
+  c.ring_lo = std::min(c.ring_lo, at);
+  c.ring_hi = std::max(c.ring_hi, at + (bytes + 3) / 4 * 4);  // queue writes move whole words
+  c.ring_cursor += stride;
+  return binding{c.ring, at, stride};
+}
+
+void context_impl::drop_groups() {
+  for (auto& kv : groups) wgpuBindGroupRelease(kv.second);
+  groups.clear();
+  grouped.clear();
+}
+
+void context_impl::forget_buffer(WGPUBuffer b) {
+  own_buffers.erase(b);
+  auto it = grouped.find(b);
+  if (it == grouped.end()) return;
+  for (auto g = groups.begin(); g != groups.end();) {
+    const group_key& k = g->first;
+    bool binds = false;
+    for (std::uint32_t i = 0; i < k.count; ++i) binds = binds || k.ranges[i].buf == b;
+    if (!binds) { ++g; continue; }
+    for (std::uint32_t i = 0; i < k.count; ++i) {
+      auto c = grouped.find(k.ranges[i].buf);
+      if (c != grouped.end() && --c->second == 0) grouped.erase(c);
+    }
+    wgpuBindGroupRelease(g->second);
+    g = groups.erase(g);
+  }
 }
 
 void recorder::dispatch(const kernel& k, std::initializer_list<binding> bindings, std::uint32_t x, std::uint32_t y) {
   auto& c = ctx_.impl();
   if (bindings.size() != k.slots) throw error(errc::gpu, "internal: binding count does not match the kernel");
+  if (bindings.size() > group_key::max_slots) throw error(errc::gpu, "internal: too many bindings for one kernel");
   if (x == 0 || y == 0) return;
   if (x > c.limits.max_compute_workgroups_per_dimension || y > c.limits.max_compute_workgroups_per_dimension)
     throw error(errc::limit, "internal: dispatch exceeds the workgroups-per-dimension limit");
@@ -87,19 +130,59 @@ void recorder::dispatch(const kernel& k, std::initializer_list<binding> bindings
     s_->first_pass = false;
     s_->pass = wgpuCommandEncoderBeginComputePass(s_->enc, &pd);
   }
-  std::vector<WGPUBindGroupEntry> es;
+  // The group's key, and the dynamic offsets of the uniform slots (in binding order, as WebGPU wants them).
+  group_key key;
+  key.k = &k;
+  key.count = static_cast<std::uint32_t>(bindings.size());
+  std::uint32_t dyn[group_key::max_slots];
+  std::uint32_t n_dyn = 0;
+  bool cacheable = true;
   std::uint32_t i = 0;
   for (const binding& b : bindings) {
-    WGPUBindGroupEntry e = WGPU_BIND_GROUP_ENTRY_INIT;
-    e.binding = i++;
-    e.buffer = b.buf;
-    e.offset = b.offset;
-    e.size = b.size;
-    es.push_back(e);
+    if (k.uniform_mask >> i & 1) {
+      if (b.offset > 0xffffffffull) throw error(errc::gpu, "internal: uniform offset past 4 GiB");
+      dyn[n_dyn++] = static_cast<std::uint32_t>(b.offset);
+      key.ranges[i] = {b.buf, 0, b.size};
+    } else {
+      key.ranges[i] = {b.buf, b.offset, b.size};
+    }
+    cacheable = cacheable && c.own_buffers.count(b.buf);
+    ++i;
   }
-  WGPUBindGroup g = s_->make_group(c, k.layout, es, "binding buffers");
+  WGPUBindGroup g = nullptr;
+  auto hit = cacheable ? c.groups.find(key) : c.groups.end();
+  if (hit != c.groups.end()) {
+    g = hit->second;
+  } else {
+    WGPUBindGroupEntry es[group_key::max_slots];
+    for (std::uint32_t j = 0; j < key.count; ++j) {
+      es[j] = WGPU_BIND_GROUP_ENTRY_INIT;
+      es[j].binding = j;
+      es[j].buffer = key.ranges[j].buf;
+      es[j].offset = key.ranges[j].offset;
+      es[j].size = key.ranges[j].size;
+    }
+    WGPUBindGroupDescriptor gd = WGPU_BIND_GROUP_DESCRIPTOR_INIT;
+    gd.layout = k.layout;
+    gd.entryCount = key.count;
+    gd.entries = es;
+    g = wgpuDeviceCreateBindGroup(c.device, &gd);
+    try {
+      c.check(errc::gpu, "binding buffers");
+    } catch (...) {
+      if (g) wgpuBindGroupRelease(g);
+      throw;
+    }
+    if (cacheable) {
+      if (c.groups.size() >= context_impl::max_groups) c.drop_groups();
+      c.groups.emplace(key, g);
+      for (std::uint32_t j = 0; j < key.count; ++j) ++c.grouped[key.ranges[j].buf];
+    } else {
+      s_->groups.push_back(g);
+    }
+  }
   wgpuComputePassEncoderSetPipeline(s_->pass, k.pipeline);
-  wgpuComputePassEncoderSetBindGroup(s_->pass, 0, g, 0, nullptr);
+  wgpuComputePassEncoderSetBindGroup(s_->pass, 0, g, n_dyn, n_dyn ? dyn : nullptr);
   wgpuComputePassEncoderDispatchWorkgroups(s_->pass, x, y, 1);
 }
 
@@ -145,10 +228,11 @@ gpu_time recorder::submit(const readback* rb) {
     if (cmd) wgpuCommandBufferRelease(cmd);
     throw;
   }
-  s_->upload_params(c);
+  c.ring_flush();
   auto t0 = std::chrono::steady_clock::now();
   wgpuQueueSubmit(c.queue, 1, &cmd);
   wgpuCommandBufferRelease(cmd);
+  s_->release_ring(c, nullptr);
   if (staging) {
     const void* p = map_read(c, staging, (rb->bytes + 3) / 4 * 4);
     std::memcpy(rb->dst, p, rb->bytes);
@@ -160,6 +244,8 @@ gpu_time recorder::submit(const readback* rb) {
   c.check(errc::gpu, "running GPU work");
   gpu_time t;
   t.ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
+  t.compile_ms = c.compile_pending_ms;
+  c.compile_pending_ms = 0;
   if (stamped) {
     const void* p = map_read(c, s_->readback, 16);
     std::uint64_t ts[2];

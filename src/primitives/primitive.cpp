@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 
+#include "core/wgsl_compose.hpp"
 #include "wgprim/error.hpp"
 
 namespace wgprim::detail {
@@ -96,16 +98,16 @@ void fill_stats(const run_options& opt, const gpu_time& t, const std::string& al
   if (!opt.stats) return;
   opt.stats->gpu_ms = t.ms;
   opt.stats->gpu_timestamps = t.from_timestamps;
+  opt.stats->compile_ms = t.compile_ms;
   opt.stats->algorithm = algorithm;
 }
 
 const algorithm_entry& pick_algorithm(const context& ctx, const char* primitive, const std::string& requested) {
+  // On every call's path: no strings are built unless there is an error to report.
   const bool cpu = ctx.adapter().kind == adapter_kind::cpu;
   const algorithm_entry* fallback = nullptr;
-  std::string names;
   for (const auto& a : algorithm_registry()) {
-    if (std::string(a.primitive) != primitive) continue;
-    names += (names.empty() ? "" : ", ") + std::string(a.name);
+    if (std::strcmp(a.primitive, primitive) != 0) continue;
     if (!requested.empty()) {
       if (requested == a.name) {
         if (a.needs_subgroups && !ctx.features().subgroups)
@@ -118,14 +120,18 @@ const algorithm_entry& pick_algorithm(const context& ctx, const char* primitive,
     if ((cpu ? a.default_on_cpu : a.default_on_gpu) && (!a.needs_subgroups || ctx.features().subgroups)) return a;
     if (!fallback && !a.needs_subgroups) fallback = &a;
   }
-  if (!requested.empty() || !fallback)
+  if (!requested.empty() || !fallback) {
+    std::string names;
+    for (const auto& a : algorithm_registry())
+      if (std::strcmp(a.primitive, primitive) == 0) names += (names.empty() ? "" : ", ") + std::string(a.name);
     throw error(errc::invalid_argument, "unknown " + std::string(primitive) + " algorithm '" + requested +
                                             "' (available: " + names + ")");
+  }
   return *fallback;
 }
 
 const kernel& get_kernel(context& ctx, const kernel_spec& spec, const std::string& source, bool trusted) {
-  return get_kernel(ctx, source, spec.entry, spec.layout, trusted);
+  return get_kernel(ctx, source, spec.entry, spec.layout, trusted, is_memoised(source) ? &spec : nullptr);
 }
 
 }  // namespace wgprim::detail

@@ -13,8 +13,10 @@ namespace wgprim::detail {
 const std::vector<algorithm_entry>& algorithm_registry() {
   // primitive, name, about, default on GPUs, default on CPU adapters, needs subgroups
   static const std::vector<algorithm_entry> entries = {
-      {"reduce", "fast", "vec4 loads, a grid sized to the GPU, subgroup trees; one dispatch for small n", true, true,
-       false},
+      {"reduce", "single", "one dispatch: the fast reduce's walk, the last workgroup to arrive folds the partials",
+       true, true, false},
+      {"reduce", "fast", "vec4 loads, a grid sized to the GPU, subgroup trees; two dispatches (one for small n)",
+       false, false, false},
       {"reduce", "seed", "the seed's two passes: 256 x 256 grid-stride loop + workgroup tree, then the partials",
        false, false, false},
       {"reduce", "render", "the regl seed: fragment shader folds 2x2 texels into half-size targets", false, false,
@@ -48,7 +50,7 @@ extern const kernel_spec copy_spec;
 
 const std::vector<const kernel_spec*>& kernel_specs() {
   static const std::vector<const kernel_spec*> specs = {
-      &reduce_fast_spec,      &reduce_seed_spec,   &reduce_exact_spec,    &reduce_exact_combine_spec, &scan_decoupled_spec,
+      &reduce_fast_spec,      &reduce_single_spec, &reduce_seed_spec,   &reduce_exact_spec,    &reduce_exact_combine_spec, &scan_decoupled_spec,
       &scan_seed_blocks_spec, &scan_seed_add_spec, &scan_seed_carry_spec, &copy_spec,
       &arg_reduce_partials_spec, &arg_reduce_final_spec,
       &sort_histogram_spec,   &sort_plan_spec, &sort_finish_spec, &sort_rts_count_spec, &sort_rts_scatter_spec, &sort_onesweep_spec,

@@ -36,7 +36,7 @@ void record_histogram(recorder& rec, const histogram_args& a) {
   const histogram_policy pol = histogram_policy_for(ctx, a.bins);
   static const monoid dummy(op::sum(), dtype::u32);  // the prelude's T is unused here
   const char* kind = a.type == dtype::f32 ? "0u" : a.type == dtype::i32 ? "1u" : "2u";
-  const std::string src = compose_wgsl(
+  const std::string& src = compose_wgsl(
       histogram_atomic_spec.file, dummy,
       {{"WG_SIZE", std::to_string(pol.wg_size) + "u"}, {"KIND", kind},
        {"PRIVATE_BINS", std::to_string(pol.private_bins) + "u"},

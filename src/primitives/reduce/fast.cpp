@@ -51,7 +51,7 @@ void record_reduce_fast(recorder& rec, const reduce_args& a) {
   const std::string lanes = pol.subgroups ? "shared/lanes_subgroup.wgsl" : "shared/lanes_workgroup.wgsl";
   const bool dw = a.pairs();
   const accum acc = dw ? accum::double_word : accum::plain;
-  auto module = [&](bool vec_loads, bool elements_are_accumulators) {
+  auto module = [&](bool vec_loads, bool elements_are_accumulators) -> const std::string& {
     return compose_wgsl(reduce_fast_spec.file, m,
                         {{"WG_SIZE", std::to_string(pol.wg_size) + "u"},
                          {"ITEMS", std::to_string(pol.items) + "u"},

@@ -51,8 +51,9 @@ void record_reduce(recorder& rec, const reduce_args& a) {
     // The transform is fused into the fast reduce's load (its prelude's lift); the others read elements as they are.
     if (a.pairs() || a.exact())
       throw error(errc::unsupported, "transform_reduce supports accuracy::fast only");
+    if (std::string(alg.name) == "single") return record_reduce_single(rec, a);
     if (std::string(alg.name) != "fast")
-      throw error(errc::unsupported, "transform_reduce runs on the 'fast' reduce algorithm, not '" +
+      throw error(errc::unsupported, "transform_reduce runs on the 'single' or 'fast' reduce algorithm, not '" +
                                          std::string(alg.name) + "'");
     return record_reduce_fast(rec, a);
   }
@@ -61,6 +62,7 @@ void record_reduce(recorder& rec, const reduce_args& a) {
   const std::string name = alg.name;
   if (name == "seed") return record_reduce_seed(rec, a);
   if (name == "render") return record_reduce_render(rec, a);
+  if (name == "single") return record_reduce_single(rec, a);
   return record_reduce_fast(rec, a);
 }
 

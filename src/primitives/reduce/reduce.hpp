@@ -25,12 +25,13 @@ void record_reduce(recorder& rec, const reduce_args& args);
 
 // The algorithms.
 void record_reduce_fast(recorder& rec, const reduce_args& a);
+void record_reduce_single(recorder& rec, const reduce_args& a);
 void record_reduce_seed(recorder& rec, const reduce_args& a);
 void record_reduce_exact(recorder& rec, const reduce_args& a);
 void record_reduce_render(recorder& rec, const reduce_args& a);
 
 // The kernel contracts (kernel_specs() lists them for the tests).
-extern const kernel_spec reduce_fast_spec, reduce_seed_spec, reduce_exact_spec, reduce_exact_combine_spec;
+extern const kernel_spec reduce_fast_spec, reduce_single_spec, reduce_seed_spec, reduce_exact_spec, reduce_exact_combine_spec;
 
 /// reduce_bits / reduce_record with an optional transform (transform_reduce).
 std::uint32_t reduce_run(context& ctx, const range_ref& in, const monoid& m, const std::uint32_t* init,

@@ -25,7 +25,7 @@ void record_reduce_render(recorder& rec, const reduce_args& a) {
   const rslot tex_slot = m.type() == dtype::f32   ? rslot::texture_float
                          : m.type() == dtype::i32 ? rslot::texture_sint
                                                   : rslot::texture_uint;
-  const std::string src = compose_wgsl("reduce/render.wgsl", m, {});
+  const std::string& src = compose_wgsl("reduce/render.wgsl", m, {});
   const std::vector<rslot> layout{rslot::uniform, rslot::storage_read, tex_slot};
   const auto& k_first = get_render_kernel(ctx, src, "full_target", "first", layout, fmt);
   const auto& k_fold = get_render_kernel(ctx, src, "full_target", "fold", layout, fmt);

@@ -46,7 +46,7 @@ void record_scan_decoupled(recorder& rec, const scan_args& a) {
   const bool stress = lookback_stress(ctx);
   const scan_policy pol = scan_policy_for(ctx, a.opt->tune, stress);
   const std::string lanes = pol.subgroups ? "shared/lanes_subgroup.wgsl" : "shared/lanes_workgroup.wgsl";
-  const std::string src = compose_wgsl(
+  const std::string& src = compose_wgsl(
       scan_decoupled_spec.file, m,
       {{"WG_SIZE", std::to_string(pol.wg_size) + "u"}, {"ITEMS", std::to_string(pol.items) + "u"},
        {"STAGED", pol.staged ? "true" : "false"}, {"WINDOW", std::to_string(pol.window) + "u"},

@@ -74,8 +74,8 @@ void record_scan_seed(recorder& rec, const scan_args& a) {
   const std::uint64_t n = a.in.count;
   const bool dw = a.pairs();
   const accum acc = dw ? accum::double_word : accum::plain;
-  const std::string src_data = compose_wgsl("scan/seed.wgsl", m, {{"WG_SIZE", "256u"}}, {}, acc, false);
-  const std::string src_sums = compose_wgsl("scan/seed.wgsl", m, {{"WG_SIZE", "256u"}}, {}, acc, true);
+  const std::string& src_data = compose_wgsl("scan/seed.wgsl", m, {{"WG_SIZE", "256u"}}, {}, acc, false);
+  const std::string& src_sums = compose_wgsl("scan/seed.wgsl", m, {{"WG_SIZE", "256u"}}, {}, acc, true);
   const bool trusted = m.is_builtin();
   const auto& k_scan = get_kernel(ctx, scan_seed_blocks_spec, src_data, trusted);
   const auto& k_add = get_kernel(ctx, scan_seed_add_spec, src_data, trusted);

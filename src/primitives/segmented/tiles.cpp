@@ -48,7 +48,7 @@ const kernel& seg_kernel(context& ctx, const kernel_spec& spec, const monoid& va
   const monoid& m = heads ? plain : value_monoid;
   if (&spec != &seg_heads_keys_spec) key_type = dtype::u32;
   const char* kk = key_type == dtype::f32 ? "0u" : key_type == dtype::i32 ? "1u" : "2u";
-  const std::string src = compose_wgsl(spec.file, m,
+  const std::string& src = compose_wgsl(spec.file, m,
                                        {{"WG_SIZE", std::to_string(wg_size) + "u"},
                                         {"ITEMS", std::to_string(items) + "u"},
                                         {"KEY_KIND", kk},
