@@ -91,7 +91,6 @@ void record_sort(recorder& rec, const sort_args& a) {
   b.state = bind(state, 0, tile_states_word * 4);  // the slots bind the tile states too (alg->slot)
 
   rec.clear(state, 0, tile_states_word * 4);
-  const std::uint32_t max_dim = ctx.limits().max_compute_workgroups_per_dimension;
   {  // the histogram of every digit
     const auto& k = get_kernel(ctx, sort_histogram_spec,
                                compose_wgsl(sort_histogram_spec.file, u32_sum(), sort_constants(hist_wg, hist_items, a.key_words)),
@@ -116,7 +115,6 @@ void record_sort(recorder& rec, const sort_args& a) {
     sort_params p = sort_params_of(a);
     std::uint32_t gx, gy;
     fixed_grid(ctx, (n * kw + 256 * finish_items - 1) / (256 * finish_items), p, gx, gy);
-    (void)max_dim;
     rec.dispatch(k, {rec.params(p), b.keys_in, b.keys_x, b.keys_y, b.vals_in, b.vals_x, b.vals_y, b.state}, gx, gy);
   }
 }
