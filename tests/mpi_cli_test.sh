@@ -73,7 +73,7 @@ EOF
   echo "$label: skewed sort imbalance $(echo "$j" | json_get imbalance)"
 }
 
-for np in 1 3; do
+for np in 3; do
   check_all "np=$np" run_np "$np"
 done
 extra="--adapters #0,#0" check_all "adapters #0,#0" "$cli"

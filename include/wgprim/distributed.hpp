@@ -134,6 +134,7 @@ T reduce(context& ctx, communicator& comm, const R& local, const op& o = op::sum
 
 /// This rank's part of the scan of the whole array, into `out` (same length as `local`; host or device ranges as
 /// for wgprim::inclusive_scan). The operator must be associative; it need not commute (the rank order is kept).
+/// Every rank but the last reads its part three times (reduce, then scan), the one-GPU scan twice.
 template <class In, class Out, class = detail::if_ranges<In, Out>>
 void scan(context& ctx, communicator& comm, const In& local, Out&& out, scan_kind kind, const op& o = op::sum(),
           const run_options& opt = {}, dist_stats* st = nullptr) {
@@ -145,11 +146,14 @@ void scan(context& ctx, communicator& comm, const In& local, Out&& out, scan_kin
   std::uint32_t total = m.identity_bits();
   bool commutes = true;
   double local_ms = 0;
+  // The last rank's total reaches nobody (rank r's carry combines ranks 0..r-1): it skips the local reduce, and one
+  // rank alone scans directly.
+  const bool need_total = comm.rank() + 1 < comm.size();
   try {
     commutes = detail::dist_commutes(m);
-    if (commutes) {
+    if (need_total && commutes) {
       total = to_bits(wgprim::reduce(ctx, local, o, opt));
-    } else {
+    } else if (need_total) {
       // reduce() may reorder: a non-commutative operator's total is the last element of the local scan.
       wgprim::inclusive_scan(ctx, local, out, o, opt);
       const std::size_t n = detail::in_ref(local).count;
@@ -164,7 +168,9 @@ void scan(context& ctx, communicator& comm, const In& local, Out&& out, scan_kin
   const T carry = from_bits<T>(detail::dist_combine(comm, m, total, true, commutes));
   const auto t2 = clock::now();
   try {
-    if (kind == scan_kind::inclusive) wgprim::inclusive_scan(ctx, local, out, o, carry, opt);
+    // Rank 0 has no carry: its scan is the one-process scan (no init, which for f32 sums keeps a leading -0.0).
+    if (comm.rank() == 0) wgprim::scan(ctx, local, out, kind, o, opt);
+    else if (kind == scan_kind::inclusive) wgprim::inclusive_scan(ctx, local, out, o, carry, opt);
     else wgprim::exclusive_scan(ctx, local, out, carry, o, opt);
   } catch (...) {
     failure = detail::dist_failure(std::current_exception());
