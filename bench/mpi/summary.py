@@ -17,7 +17,7 @@ def main(path):
         by_part[r["part"]].append(r)
     out = []
     if by_part["overhead"]:
-        out += ["## Ranks sharing one GPU (2^28 elements in all)", "",
+        out += ["## Ranks sharing one GPU (the same n in all; P = 1 is the baseline)", "",
                 "| what | P | ms | vs P=1 | collectives ms (max rank) | note |", "|---|---|---|---|---|---|"]
         base = {}
         for r in by_part["overhead"]:
