@@ -49,8 +49,9 @@ struct device_features {
 };
 
 struct context_options {
-  /// Case-insensitive substring of the adapter name. Empty: the WGPRIM_ADAPTER environment variable, else the
-  /// best adapter (discrete GPU > integrated > virtual > CPU).
+  /// Case-insensitive substring of the adapter name, or "#K" for the K-th adapter of enumerate_adapters() (0 =
+  /// the best; for several identical GPUs). Empty: the WGPRIM_ADAPTER environment variable, else the best adapter
+  /// (discrete GPU > integrated > virtual > CPU).
   std::string adapter;
   /// Longest wait for GPU work, in seconds; past it the call throws errc::timeout and the context counts as
   /// lost. The environment variable WGPRIM_TIMEOUT_S overrides it.

@@ -36,6 +36,18 @@ void check_writable(const std::string& path, const std::string& format = "");
 /// SIGINT/SIGTERM remove the temporary file being written, then exit(128 + signal). For command-line programs.
 void install_interrupt_cleanup();
 std::string format_npy(const array& a);
+/// The .npy header (magic, version 1.0, the dict, padded to 64 bytes) of n values of type t: the data follows it.
+std::string format_npy_header(dtype t, std::uint64_t n);
+
+/// Where a 1-D .npy file's values are, without reading them (for readers of one slice: pread at data_offset +
+/// 4 * first). The file's length is not checked here.
+struct npy_layout {
+  dtype type = dtype::f32;
+  std::uint64_t n = 0;
+  std::uint64_t data_offset = 0;
+};
+npy_layout read_npy_layout(const std::string& path);
+npy_layout parse_npy_layout(const std::string& bytes);
 
 /// KIND:N[:SEED] with KIND = prices (5.00-50.00 in cents; f32 dollars, or integer cents for i32/u32),
 /// orders (round(4 + 4 sin(i/3000) + U[0,1)); u32 unless a type is given), uniform (f32 in [0,1), or the

@@ -1,5 +1,6 @@
 #include "wgprim/io.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -148,7 +149,7 @@ npy_header parse_npy_header(const std::string& h) {
 
 }  // namespace
 
-array parse_npy(const std::string& b) {
+npy_layout parse_npy_layout(const std::string& b) {
   if (b.size() < 10 || b.compare(0, 6, "\x93NUMPY") != 0) io_fail("not a .npy file (bad magic)");
   unsigned major = static_cast<unsigned char>(b[6]);
   std::size_t hlen, hstart;
@@ -165,7 +166,7 @@ array parse_npy(const std::string& b) {
   }
   if (hstart + hlen > b.size()) io_fail("truncated .npy header");
   const npy_header h = parse_npy_header(b.substr(hstart, hlen));
-  array a;
+  npy_layout a;
   if (h.descr == "<f4") a.type = dtype::f32;
   else if (h.descr == "<i4") a.type = dtype::i32;
   else if (h.descr == "<u4") a.type = dtype::u32;
@@ -173,15 +174,49 @@ array parse_npy(const std::string& b) {
   if (h.fortran_order) io_fail(".npy arrays in Fortran order are not supported");
   if (h.shape.size() != 1)
     io_fail("only 1-D .npy arrays are supported, got " + std::to_string(h.shape.size()) + " dimensions");
-  const unsigned long long n = h.shape[0];
-  if (n > max_elements) io_fail(".npy array too large: " + std::to_string(n) + " elements");
-  std::size_t data = hstart + hlen;
+  a.n = h.shape[0];
+  if (a.n > max_elements) io_fail(".npy array too large: " + std::to_string(a.n) + " elements");
+  a.data_offset = hstart + hlen;
+  return a;
+}
+
+array parse_npy(const std::string& b) {
+  const npy_layout l = parse_npy_layout(b);
+  array a;
+  a.type = l.type;
+  const std::uint64_t n = l.n;
+  const std::size_t data = l.data_offset;
   if (b.size() - data != n * 4)
     io_fail(".npy data is " + std::to_string(b.size() - data) + " bytes, expected " + std::to_string(n * 4) +
             " (truncated or corrupt file)");
   a.bits.resize(n);
   if (n) std::memcpy(a.bits.data(), b.data() + data, n * 4);
   return a;
+}
+
+npy_layout read_npy_layout(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) io_fail("cannot open '" + detail::excerpt(path, 200) + "': " + std::strerror(errno));
+  std::string head(12, '\0');
+  head.resize(std::fread(&head[0], 1, head.size(), f));
+  std::size_t want = head.size();
+  if (head.size() >= 10 && static_cast<unsigned char>(head[6]) == 1)
+    want = 10 + (static_cast<unsigned char>(head[8]) | (static_cast<unsigned char>(head[9]) << 8));
+  else if (head.size() >= 12 && (head[6] == 2 || head[6] == 3))
+    want = 12 + std::min<std::size_t>(1u << 20, static_cast<unsigned char>(head[8]) |
+                                                    (static_cast<unsigned char>(head[9]) << 8) |
+                                                    (static_cast<unsigned char>(head[10]) << 16));
+  if (want > head.size()) {
+    const std::size_t had = head.size();
+    head.resize(want);
+    head.resize(had + std::fread(&head[had], 1, want - had, f));
+  }
+  std::fclose(f);
+  try {
+    return parse_npy_layout(head);
+  } catch (const error& e) {
+    throw error(e.code(), detail::excerpt(path, 200) + ": " + e.what());
+  }
 }
 
 array parse_text(const std::string& text, std::optional<dtype> type) {
@@ -280,8 +315,14 @@ array read_array(const std::string& path, std::optional<dtype> type) {
 }
 
 std::string format_npy(const array& a) {
-  std::string header = std::string("{'descr': '") + npy_descr(a.type) +
-                       "', 'fortran_order': False, 'shape': (" + std::to_string(a.bits.size()) + ",), }";
+  std::string out = format_npy_header(a.type, a.bits.size());
+  out.append(reinterpret_cast<const char*>(a.bits.data()), a.bits.size() * 4);
+  return out;
+}
+
+std::string format_npy_header(dtype t, std::uint64_t n) {
+  std::string header = std::string("{'descr': '") + npy_descr(t) +
+                       "', 'fortran_order': False, 'shape': (" + std::to_string(n) + ",), }";
   std::size_t total = 10 + header.size() + 1;
   header.append((64 - total % 64) % 64, ' ');
   header += '\n';
@@ -291,7 +332,6 @@ std::string format_npy(const array& a) {
   out += static_cast<char>(header.size() & 0xff);
   out += static_cast<char>(header.size() >> 8);
   out += header;
-  out.append(reinterpret_cast<const char*>(a.bits.data()), a.bits.size() * 4);
   return out;
 }
 

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <cstdlib>
 
 #include "gpu/device_impl.hpp"
 #include "wgprim/testing.hpp"
@@ -270,9 +271,19 @@ context::context(const context_options& options) : impl_(std::make_unique<detail
   if (want.empty())
     if (const char* env = std::getenv("WGPRIM_ADAPTER")) want = env;
   auto adapters = list(s.instance);
+  // "#K": the K-th adapter of the ranked list (0 = the best), for machines with several identical GPUs.
+  long index = -1;
+  if (want.size() > 1 && want[0] == '#') {
+    char* end = nullptr;
+    index = std::strtol(want.c_str() + 1, &end, 10);
+    if (*end || index < 0) index = -1;
+  }
   std::string names;
+  long k = -1;
   for (auto& a : adapters) {
-    if (!s.adapter && (want.empty() || lower(a.info.name).find(lower(want)) != std::string::npos)) {
+    ++k;
+    if (!s.adapter && (index >= 0 ? k == index
+                                  : want.empty() || lower(a.info.name).find(lower(want)) != std::string::npos)) {
       s.adapter = a.handle;
       s.info = a.info;
     } else {
@@ -285,7 +296,8 @@ context::context(const context_options& options) : impl_(std::make_unique<detail
       throw error(errc::no_adapter,
                   "no WebGPU adapter found (is a Vulkan driver installed? on a machine without a GPU install "
                   "mesa-vulkan-drivers for lavapipe)");
-    throw error(errc::no_adapter, "no adapter matches '" + want + "'; available: " + names);
+    throw error(errc::no_adapter, "no adapter matches '" + detail::excerpt(options.adapter.empty() ? want : options.adapter) +
+                                      "'; available: " + names);
   }
 
   // Features: take the optional ones the algorithms can use, when the adapter has them.

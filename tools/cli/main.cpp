@@ -580,7 +580,10 @@ std::string one_line(std::string s) {
 
 }  // namespace
 
+int run_distributed_command(int argc, char** argv);  // cmd_mpi.cpp: under mpirun, or with --adapters
+
 int main(int argc, char** argv) {
+  if (int rc = run_distributed_command(argc, argv); rc >= 0) return rc;
   io::install_interrupt_cleanup();
   CLI::App app{"wgprim: device-wide reduce and scan on WebGPU"};
   app.require_subcommand(1);

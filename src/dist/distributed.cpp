@@ -1,0 +1,308 @@
+// The distributed algorithms' non-template parts (wgprim/distributed.hpp): failure agreement, the combination of
+// rank totals through the communicator, and the sample sort.
+#include "wgprim/distributed.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <new>
+
+#include "gpu/gpu.hpp"
+
+namespace wgprim {
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+// The length of the failure message every rank receives (one line; longer messages are cut).
+constexpr std::size_t message_bytes = 480;
+
+struct agree_record {
+  std::int32_t code = 0;    // 0: this rank did not fail; else the errc
+  std::int32_t failed = 0;
+  std::uint64_t fingerprint = 0;
+};
+
+// The sort's sample: an ordered key and its place (rank, position in that rank's sorted part), a total order that
+// makes every element distinct, so that ties (even an array of equal keys) split evenly and stably.
+struct sample {
+  std::uint32_t key = 0;
+  std::uint32_t rank = 0xffffffffu;  // 0xffffffff: padding (a rank with fewer elements than samples)
+  std::uint64_t pos = 0;
+  std::uint64_t weight = 0;  // elements this sample stands for, times `samples_per_rank` (integer weights)
+};
+static_assert(sizeof(sample) == 24);
+
+bool sample_less(const sample& a, const sample& b) {
+  if (a.key != b.key) return a.key < b.key;
+  if (a.rank != b.rank) return a.rank < b.rank;
+  return a.pos < b.pos;
+}
+
+// Key bits -> an unsigned integer with the same order as wgprim::sort's (f32: -inf < ... < -0 < +0 < ... < +inf <
+// NaN, every NaN equal).
+std::uint32_t ordered(dtype t, std::uint32_t b) {
+  switch (t) {
+    case dtype::u32: return b;
+    case dtype::i32: return b ^ 0x80000000u;
+    case dtype::f32:
+      if ((b & 0x7fffffffu) > 0x7f800000u) return 0xffffffffu;
+      return (b & 0x80000000u) ? ~b : (b | 0x80000000u);
+  }
+  return b;
+}
+
+}  // namespace
+
+void communicator::agree(std::exception_ptr failure, std::uint64_t fingerprint) {
+  agree_record mine;
+  mine.fingerprint = fingerprint;
+  char message[message_bytes] = {};
+  if (failure) {
+    mine.failed = 1;
+    try {
+      std::rethrow_exception(failure);
+    } catch (const error& e) {
+      mine.code = static_cast<std::int32_t>(e.code());
+      std::strncpy(message, e.what(), message_bytes - 1);
+    } catch (const std::exception& e) {
+      mine.code = static_cast<std::int32_t>(errc::gpu);
+      std::strncpy(message, e.what(), message_bytes - 1);
+    }
+    for (char& ch : message)
+      if (ch == '\n' || ch == '\r') ch = ' ';
+  }
+  const int p = size();
+  if (p == 1) {
+    if (failure) std::rethrow_exception(failure);
+    return;
+  }
+  const std::vector<std::uint8_t> all = allgather(&mine, sizeof mine);
+  int first_failed = -1, differs = -1;
+  agree_record first{}, zero{};
+  std::memcpy(&zero, all.data(), sizeof zero);
+  for (int r = 0; r < p; ++r) {
+    agree_record x;
+    std::memcpy(&x, all.data() + r * sizeof x, sizeof x);
+    if (x.failed && first_failed < 0) first_failed = r, first = x;
+    if (x.fingerprint != zero.fingerprint && differs < 0) differs = r;
+  }
+  if (first_failed >= 0) {
+    broadcast(message, message_bytes, first_failed);
+    message[message_bytes - 1] = 0;
+    throw error(static_cast<errc>(first.code), "rank " + std::to_string(first_failed) + ": " + message);
+  }
+  if (differs >= 0)
+    throw error(errc::invalid_argument, "ranks 0 and " + std::to_string(differs) +
+                                            " called with different operators or element types (every rank must "
+                                            "build the same operator)");
+}
+
+namespace detail {
+
+std::uint64_t dist_fingerprint(const monoid& m, int kind) {
+  // FNV-1a of what every rank must agree on: the operator (its key names the expression and identity), the type
+  // and the call.
+  std::uint64_t h = 1469598103934665603ull;
+  const std::string text = m.key() + "|" + dtype_name(m.type()) + "|" + std::to_string(kind);
+  for (unsigned char ch : text) h = (h ^ ch) * 1099511628211ull;
+  return h;
+}
+
+std::exception_ptr dist_failure(std::exception_ptr e) {
+  try {
+    std::rethrow_exception(e);
+  } catch (const error&) {
+    return e;
+  } catch (const std::bad_alloc&) {
+    return std::make_exception_ptr(error(errc::out_of_memory, "out of host memory"));
+  } catch (const std::exception& x) {
+    return std::make_exception_ptr(error(errc::gpu, x.what()));
+  } catch (...) {
+    return std::make_exception_ptr(error(errc::gpu, "unknown failure"));
+  }
+}
+
+bool dist_commutes(const monoid& m) {
+  if (m.is_builtin()) return true;
+  try {
+    m.check(/*need_commutative=*/true);
+    return true;
+  } catch (const error&) {
+    return false;  // not commutative (or not a monoid at all: the scan's own check then says so)
+  }
+}
+
+std::uint32_t dist_combine(communicator& c, const monoid& m, std::uint32_t local_bits, bool scan, bool commutative) {
+  const communicator::combine_fn f = [&m](const void* lower, void* inout) {
+    std::uint32_t a, b;
+    std::memcpy(&a, lower, 4);
+    std::memcpy(&b, inout, 4);
+    const std::uint32_t r = m.combine(a, b);
+    std::memcpy(inout, &r, 4);
+  };
+  if (scan) {
+    std::uint32_t carry = m.identity_bits();  // rank 0's
+    c.exscan(&local_bits, &carry, 4, f, commutative);
+    return carry;
+  }
+  c.allreduce(&local_bits, 4, f, commutative);
+  return local_bits;
+}
+
+superaccumulator dist_combine_exact(communicator& c, const superaccumulator& local) {
+  superaccumulator::words w = local.serialize();
+  static_assert(sizeof w == 56, "the superaccumulator's serial form is 56 bytes");
+  const communicator::combine_fn f = [](const void* lower, void* inout) {
+    superaccumulator::words a, b;
+    std::memcpy(&a, lower, sizeof a);
+    std::memcpy(&b, inout, sizeof b);
+    superaccumulator x = superaccumulator::deserialize(a);
+    x.combine(superaccumulator::deserialize(b));
+    const superaccumulator::words r = x.serialize();
+    std::memcpy(inout, &r, sizeof r);
+  };
+  c.allreduce(&w, sizeof w, f, /*commutative=*/true);
+  return superaccumulator::deserialize(w);
+}
+
+std::uint32_t dist_last_bits(context& ctx, const range_ref& r) {
+  if (r.count == 0) throw error(errc::invalid_argument, "internal: last element of an empty range");
+  if (!r.on_device) {
+    std::uint32_t v;
+    std::memcpy(&v, static_cast<const std::uint8_t*>(r.host_out) + (r.count - 1) * 4, 4);
+    return v;
+  }
+  std::uint32_t v = 0;
+  recorder rec(ctx);
+  const recorder::readback rb{r.view.buf, r.view.offset + (r.count - 1) * 4, 4, &v};
+  rec.submit(&rb);
+  return v;
+}
+
+void dist_sort_run(context& ctx, communicator& c, dtype key_type, const std::uint32_t* keys,
+                   const std::uint32_t* vals, std::size_t n, std::vector<std::uint32_t>& keys_out,
+                   std::vector<std::uint32_t>* vals_out, const run_options& opt, dist_stats* st) {
+  const auto t0 = clock_type::now();
+  double local_ms = 0;
+  const int p = c.size(), me = c.rank();
+  const bool pairs = vals_out != nullptr;  // (vals may be null for an empty part of pairs)
+  std::exception_ptr failure;
+
+  // Stable local sort of this rank's part (on the GPU; host ranges are uploaded and read back).
+  auto gpu_sort = [&](std::vector<std::uint32_t>& k, std::vector<std::uint32_t>* v) {
+    const auto a = clock_type::now();
+    if (!k.empty()) {
+      range_ref kr;
+      kr.host = kr.host_out = k.data();
+      kr.count = k.size();
+      if (v) {
+        range_ref vr;
+        vr.host = vr.host_out = v->data();
+        vr.count = v->size();
+        sort_run(ctx, kr, kr, &vr, &vr, key_type, order::ascending, opt);
+      } else {
+        sort_run(ctx, kr, kr, nullptr, nullptr, key_type, order::ascending, opt);
+      }
+    }
+    local_ms += ms_between(a, clock_type::now());
+  };
+
+  std::vector<std::uint32_t> k, v;
+  try {
+    k.assign(keys, keys + n);
+    if (pairs && n) v.assign(vals, vals + n);
+    gpu_sort(k, pairs ? &v : nullptr);
+  } catch (...) {
+    failure = dist_failure(std::current_exception());
+  }
+  c.agree(failure, 0x5047u + static_cast<std::uint64_t>(key_type) * 2 + (pairs ? 1 : 0));
+
+  // Regular samples of every rank's sorted part, weighted by the elements each stands for, so that unequal parts
+  // (an empty rank, an uneven split) still give parts of about n/p.
+  const std::size_t s = 64;
+  std::vector<sample> mine(s);
+  const std::size_t taken = std::min(n, s);
+  for (std::size_t j = 0; j < taken; ++j) {
+    // Sample j stands for the sorted positions [j n / taken, (j + 1) n / taken); it is the middle one.
+    const std::uint64_t lo = j * n / taken, hi = (j + 1) * n / taken;
+    const std::uint64_t pos = lo + (hi - lo) / 2;
+    mine[j] = sample{ordered(key_type, k[pos]), static_cast<std::uint32_t>(me), pos, hi - lo};
+  }
+  const auto t1 = clock_type::now();
+  const std::vector<std::uint8_t> gathered = c.allgather(mine.data(), s * sizeof(sample));
+  std::vector<sample> all(static_cast<std::size_t>(p) * s);
+  std::memcpy(all.data(), gathered.data(), gathered.size());
+  all.erase(std::remove_if(all.begin(), all.end(), [](const sample& x) { return x.rank == 0xffffffffu; }),
+            all.end());
+  std::sort(all.begin(), all.end(), sample_less);
+  std::uint64_t total = 0;
+  for (const sample& x : all) total += x.weight;
+
+  // Splitter d (1..p-1): the first sample at which the running weight reaches d / p of the total; rank d - 1 takes
+  // the elements before it.
+  std::vector<sample> splitters;
+  {
+    std::uint64_t run = 0;
+    std::size_t i = 0;
+    for (int d = 1; d < p; ++d) {
+      const std::uint64_t want = (total * static_cast<std::uint64_t>(d) + p - 1) / p;
+      while (i < all.size() && run + all[i].weight / 2 < want) run += all[i++].weight;
+      // past the last sample: everything goes below (the splitter is +infinity)
+      splitters.push_back(i < all.size() ? all[i] : sample{0xffffffffu, 0xfffffffeu, ~0ull, 0});
+    }
+  }
+  // Where each splitter falls in this rank's sorted part (elements strictly before it in the (key, rank, position)
+  // order).
+  std::vector<std::uint32_t> ord(k.size());
+  for (std::size_t i = 0; i < k.size(); ++i) ord[i] = ordered(key_type, k[i]);
+  std::vector<std::uint64_t> bound(p + 1, 0);
+  bound[p] = n;
+  for (int d = 1; d < p; ++d) {
+    const sample& sp = splitters[d - 1];
+    const std::uint64_t lo = std::lower_bound(ord.begin(), ord.end(), sp.key) - ord.begin();
+    const std::uint64_t hi = std::upper_bound(ord.begin(), ord.end(), sp.key) - ord.begin();
+    std::uint64_t b;
+    if (static_cast<std::uint32_t>(me) < sp.rank) b = hi;
+    else if (static_cast<std::uint32_t>(me) > sp.rank) b = lo;
+    else b = std::min(std::max<std::uint64_t>(sp.pos, lo), hi);
+    bound[d] = std::max(b, bound[d - 1]);
+  }
+  ord = {};
+  std::vector<std::uint64_t> send_counts(p), recv_counts;
+  for (int d = 0; d < p; ++d) send_counts[d] = bound[d + 1] - bound[d];
+  std::vector<std::uint32_t> rk, rv;
+  c.alltoallv(k.data(), send_counts, rk, recv_counts);
+  if (pairs) c.alltoallv(v.data(), send_counts, rv, recv_counts);
+  k = {};
+  v = {};
+  const auto t2 = clock_type::now();
+
+  // The received runs, each sorted, in source-rank order: a stable sort keeps equal keys in global input order.
+  try {
+    gpu_sort(rk, pairs ? &rv : nullptr);
+  } catch (...) {
+    failure = dist_failure(std::current_exception());
+  }
+  const auto t3 = clock_type::now();
+  c.agree(failure, 0);
+  const std::uint64_t count = rk.size();
+  std::vector<std::uint64_t> counts(p);
+  {
+    const std::vector<std::uint8_t> cs = c.allgather(&count, sizeof count);
+    std::memcpy(counts.data(), cs.data(), cs.size());
+  }
+  keys_out = std::move(rk);
+  if (vals_out) *vals_out = std::move(rv);
+  if (st) {
+    const auto t4 = clock_type::now();
+    st->local_ms = local_ms;
+    st->comm_ms = ms_between(t1, t2) + ms_between(t3, t4);
+    st->total_ms = ms_between(t0, t4);
+    st->count = count;
+    st->counts = std::move(counts);
+  }
+}
+
+}  // namespace detail
+}  // namespace wgprim

@@ -1,0 +1,140 @@
+// Several contexts in one process (wgprim/multi.hpp, and wgprim/distributed.hpp through the in-process
+// communicator): 1, 2, 3, 4 and 7 participants on one adapter (lavapipe here), any split.
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+
+#include "common.hpp"
+#include "wgprim/multi.hpp"
+
+namespace wgprim::test {
+namespace {
+
+// Seven contexts on the default adapter, made once.
+std::vector<context>& pool() {
+  static std::vector<context> p = [] {
+    std::vector<context> v;
+    for (int i = 0; i < 7; ++i) v.emplace_back();
+    return v;
+  }();
+  return p;
+}
+
+std::vector<std::size_t> random_bounds(std::size_t n, int k, std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<std::size_t> b(k + 1, 0);
+  b[k] = n;
+  for (int r = 1; r < k; ++r) b[r] = n ? rng() % (n + 1) : 0;
+  std::sort(b.begin(), b.end());
+  return b;
+}
+
+TEST(Multi, ReproducibleSumIsBitIdenticalForOneToSevenParticipants) {
+  for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(777), std::size_t(65537)}) {
+    std::mt19937 rng(static_cast<std::uint32_t>(n) + 1);
+    std::vector<float> full(n);
+    for (auto& x : full)
+      x = std::ldexp(std::uniform_real_distribution<float>(-1, 1)(rng), static_cast<int>(rng() % 50) - 25);
+    run_options ro;
+    ro.accuracy = accuracy::reproducible;
+    const float one = wgprim::reduce(pool()[0], full, op::sum(), ro);
+    superaccumulator exact;
+    exact.add(full.data(), n);
+    ASSERT_EQ(to_bits(one), to_bits(exact.round_to_float()));
+    for (int k : {1, 2, 3, 4, 7})
+      for (std::uint32_t seed : {1u, 2u}) {
+        const auto b = random_bounds(n, k, seed * 31 + k);
+        std::vector<float> got(k);
+        multi::run(k, [&](int r, communicator& c) {
+          got[r] = dist::reduce(pool()[r], c, host_span<const float>(full.data() + b[r], b[r + 1] - b[r]), op::sum(),
+                                ro);
+        });
+        for (int r = 0; r < k; ++r) EXPECT_EQ(to_bits(got[r]), to_bits(one)) << "n=" << n << " k=" << k;
+      }
+  }
+}
+
+TEST(Multi, ScanAndSortAcrossSevenParticipants) {
+  const std::size_t n = 30011;
+  const int k = 7;
+  const auto data = make_data(dtype::i32, n, 8);
+  const auto b = random_bounds(n, k, 77);
+  std::vector<std::uint32_t> out(n);
+  std::vector<std::vector<std::uint32_t>> sorted(k);
+  multi::run(k, [&](int r, communicator& c) {
+    const host_span<const std::int32_t> part(reinterpret_cast<const std::int32_t*>(data.data()) + b[r],
+                                             b[r + 1] - b[r]);
+    dist::exclusive_scan(pool()[r], c, part, host_span<std::int32_t>(reinterpret_cast<std::int32_t*>(out.data()) + b[r],
+                                                                      b[r + 1] - b[r]),
+                         op::max());
+    const std::vector<std::int32_t> keys(part.data(), part.data() + part.size());
+    const auto mine = dist::sort(pool()[r], c, keys);
+    sorted[r].resize(mine.size());
+    if (!mine.empty()) std::memcpy(sorted[r].data(), mine.data(), mine.size() * 4);
+  });
+  std::vector<std::uint32_t> want(n);
+  cpu::exclusive_scan(data.data(), n, want.data(), monoid(op::max(), dtype::i32));
+  EXPECT_EQ(out, want);
+  std::vector<std::int32_t> keys(n);
+  std::memcpy(keys.data(), data.data(), n * 4);
+  std::stable_sort(keys.begin(), keys.end());
+  std::vector<std::uint32_t> got;
+  for (auto& s : sorted) got.insert(got.end(), s.begin(), s.end());
+  std::vector<std::uint32_t> want_sorted(n);
+  std::memcpy(want_sorted.data(), keys.data(), n * 4);
+  EXPECT_EQ(got, want_sorted);
+}
+
+TEST(Multi, TwoContextsOnOneAdapterThroughTheDeviceSet) {
+  multi::device_set set = multi::open("#0,#0");
+  ASSERT_EQ(set.contexts.size(), 2u);
+  multi::measure(set, 1 << 16);
+  for (double s : set.speed) EXPECT_GT(s, 0);
+  const std::size_t n = 100003;
+  const auto bits = make_data(dtype::u32, n, 3);
+  const std::vector<std::uint32_t> v(bits.begin(), bits.end());
+  const monoid m(op::sum(), dtype::u32);
+  std::vector<dist_stats> st;
+  EXPECT_EQ(multi::reduce(set, v, op::sum(), {}, &st), cpu::reduce(v.data(), n, m));
+  ASSERT_EQ(st.size(), 2u);
+  EXPECT_EQ(st[0].count + st[1].count, n);
+  std::vector<std::uint32_t> want(n);
+  cpu::inclusive_scan(v.data(), n, want.data(), m);
+  EXPECT_EQ(multi::inclusive_scan(set, v), want);
+  std::vector<std::uint32_t> s = v;
+  std::sort(s.begin(), s.end());
+  EXPECT_EQ(multi::sort(set, v), s);
+}
+
+TEST(Multi, SplitAndOpenRefuseNonsense) {
+  EXPECT_EQ(multi::split(10, {1, 1, 0}), (std::vector<std::size_t>{5, 5, 0}));
+  EXPECT_EQ(multi::split(10, {3, 1}), (std::vector<std::size_t>{8, 2}));  // 7.5 rounds to 8
+  EXPECT_EQ(multi::split(0, {1, 2}), (std::vector<std::size_t>{0, 0}));
+  EXPECT_THROW(multi::split(10, {}), error);
+  EXPECT_THROW(multi::split(10, {1, -1}), error);
+  EXPECT_THROW(multi::open("#0,,#0"), error);
+  try {
+    multi::open("#99");
+    ADD_FAILURE() << "no error";
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), errc::no_adapter);
+  }
+}
+
+TEST(Multi, AFailingParticipantFailsEveryOne) {
+  const std::vector<std::uint32_t> part(64, 1);
+  std::vector<std::string> messages(3);
+  multi::run(3, [&](int r, communicator& c) {
+    run_options ro;
+    if (r == 2) ro.algorithm = "no-such-algorithm";
+    try {
+      (void)dist::reduce(pool()[r], c, part, op::sum(), ro);
+    } catch (const error& e) {
+      messages[r] = e.what();
+    }
+  });
+  for (const auto& m : messages) EXPECT_EQ(m.rfind("rank 2: ", 0), 0u) << m;
+}
+
+}  // namespace
+}  // namespace wgprim::test
