@@ -455,6 +455,10 @@ printf '1\n1\n2\n2\n3\n3\n3\n' >"$T/snan_keys.csv"
 "$W" reduce --input "$T/snan.csv" --keys "$T/snan_keys.csv" >/dev/null 2>"$T/err" && ok || bad "reduce by key over NaN/Inf: $(cat "$T/err")"
 
 expect_code "histogram --bins with --levels" 2 histogram --input "$T/h.csv" --levels "$T/lvbad.csv" --bins 5
+expect_code "empty --segments" 2 reduce --input "$T/sv.csv" --segments ''
+expect_code "empty --transform" 2 reduce --input "$T/sv.csv" --transform ''
+expect_code "empty --range" 2 histogram --input "$T/h.csv" --range ''
+expect_code "argmax --transform" 2 reduce --input "$T/sv.csv" --op argmax --transform 'a * a'
 
 echo "cli: $pass passed, $fail failed"
 [ $fail -eq 0 ]

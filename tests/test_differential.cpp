@@ -1,10 +1,11 @@
 // Randomized differential test: random operator x type x algorithm x accuracy x size (skewed to the edges) x
 // data (random, constant, sorted, extremes, NaN/Inf where allowed), every result against the CPU twin.
 // Small reduce/scan cases are batched: a few hundred primitives are recorded into one command encoder and submitted
-// once. Some of the cases (WGPRIM_DIFF_OTHER_PERCENT) are the other primitives (select_if/select_flagged/partition/unique, histogram even
-// and by levels, segmented reduce/scan, reduce-by-key, run-length encoding, transform-reduce, arg-min/arg-max), each
-// run through its runtime-typed or host-range call; integers compare exactly, f32 sums within Higham's bound, f32
-// min/max and everything that only moves or counts values bit for bit (NaN == NaN).
+// once. Some of the cases (WGPRIM_DIFF_OTHER_PERCENT) are the other primitives (select_if, select_flagged,
+// partition, unique, histogram even and by levels, segmented reduce/scan, reduce-by-key, run-length encoding,
+// transform-reduce, arg-min/arg-max), each run through its runtime-typed or host-range call; integers compare
+// exactly, f32 sums within Higham's bound, f32 min/max and everything that only moves or counts values bit for bit
+// (NaN == NaN).
 //   WGPRIM_DIFF_CASES  number of cases (default 10,000 under make check; `make soak` runs more; the H200 run used 100,000)
 //   WGPRIM_DIFF_SEED   seed (default fixed); a failure prints the seed, the case and the command that replays it.
 //   WGPRIM_DIFF_ONLY   run only this case index (the replay)
@@ -131,7 +132,10 @@ void complete_other(diff_case& c, std::mt19937_64& rng, int kind) {
       c.y_type = rng() % 2 ? dtype::u32 : dtype::i32;
       const int fk = static_cast<int>(rng() % 4);  // 0/1, any bits (nonzero keeps), all kept, none kept
       c.y.resize(n);
-      for (auto& f : c.y) f = fk == 0 ? static_cast<std::uint32_t>(rng() & 1) : fk == 1 ? static_cast<std::uint32_t>(rng() & (rng() & 1 ? 0x80000000u : 0xffu)) : fk == 2 ? 1u : 0u;
+      for (auto& f : c.y) {
+        const std::uint32_t r = static_cast<std::uint32_t>(rng());
+        f = fk == 0 ? r & 1 : fk == 1 ? r & (r & 2 ? 0x80000000u : 0xffu) : fk == 2 ? 1u : 0u;
+      }
       break;
     }
     case prim::unique:
@@ -330,7 +334,9 @@ std::string groups_differ(const monoid& m, const std::vector<std::uint32_t>& got
     } else {
       ok = got[i] == want[i];
     }
-    if (!ok) return std::string(what) + "[" + std::to_string(i) + "] got " + format_bits(m.type(), got[i]) + " want " + format_bits(m.type(), want[i]);
+    if (!ok)
+      return std::string(what) + "[" + std::to_string(i) + "] got " + format_bits(m.type(), got[i]) + " want " +
+             format_bits(m.type(), want[i]);
   }
   return "";
 }

@@ -109,7 +109,8 @@ int cmd_transform_reduce(const transform_reduce_cli& a, const io::array& data) {
                a.transform, n, dtype_name(data.type), dtype_name(rt), ctx.adapter().name, st.algorithm);
     fmt::print("  GPU                  {}\n", format_bits(rt, gpu));
     if (j.contains("exact"))
-      fmt::print("  exact                {} (GPU {:.1f} ulp, in-order CPU loop {:.1f} ulp)\n", j.contains("exact_text") ? j["exact_text"].get<std::string>() : j["exact"].dump(),
+      fmt::print("  exact                {} (GPU {:.1f} ulp, in-order CPU loop {:.1f} ulp)\n",
+                 j.contains("exact_text") ? j["exact_text"].get<std::string>() : j["exact"].dump(),
                  j["gpu_ulps"].get<double>(), j["cpu_ulps"].get<double>());
     else
       fmt::print("  CPU twin             {}\n", matches ? "matches" : "DIFFERS: " + format_bits(rt, cpu_bits));
