@@ -91,8 +91,8 @@ sanitize: setup
 fuzz: setup
 	cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ -DWGPRIM_FUZZ=ON \
 	  -DWGPRIM_BUILD_TESTS=OFF -DWGPRIM_BUILD_EXAMPLES=OFF
-	cmake --build build-fuzz -j $(JOBS) --target fuzz_npy fuzz_text fuzz_generate fuzz_expr
-	for h in npy text generate expr; do \
+	cmake --build build-fuzz -j $(JOBS) --target fuzz_npy fuzz_text fuzz_generate fuzz_expr fuzz_unary fuzz_arrays
+	for h in npy text generate expr unary arrays; do \
 	  mkdir -p build-fuzz/corpus-$$h && \
 	  build-fuzz/fuzz_$$h -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -print_final_stats=1 \
 	    build-fuzz/corpus-$$h fuzz/corpus/$$h 2>&1 | tail -12 || exit 1; \

@@ -98,7 +98,8 @@ PY
   && ok || bad "argmin csv"
 printf '1.5\nnan\n7\nnan\n' >"$T/argnan.csv"
 "$W" reduce --input "$T/argnan.csv" --type f32 --op argmin --json \
-  | python3 -c 'import json,sys; j=json.load(sys.stdin); assert (j["result"], j["index"]) == ("nan", 1)' && ok || bad "argmin nan"
+  | python3 -c 'import json,sys; j=json.load(sys.stdin); assert (j["result"], j["result_text"], j["index"]) == (None, "nan", 1)' \
+  && ok || bad "argmin nan (null + result_text, as reduce)"
 "$W" reduce --generate uniform:300000:3 --op argmax --json | grep -q '"matches_cpu":true' && ok || bad "argmax 300000"
 
 # transform-reduce: sum of squares, count-if (the result type is the transform's: u32)
@@ -166,7 +167,6 @@ expect_error "segments pass n" scan --input "$T/sv.csv" --segments "$T/spast.csv
 expect_error "reduce output without segments" reduce --input "$T/sv.csv" --output "$T/x.csv"
 printf '1\n2\n' >"$T/sk2.csv"
 expect_error "keys and values differ in length" reduce --keys "$T/sk2.csv" --input "$T/sv.csv"
-
 # --- error classes
 printf 'not numpy at all' >"$T/bad.npy"
 expect_error "malformed npy" reduce --input "$T/bad.npy"
@@ -433,6 +433,32 @@ if [ $rc -eq 130 ] || [ $rc -eq 0 ]; then
   if [ $rc -eq 130 ] && [ -e "$T/big.npy" ]; then bad "interrupted run left big.npy"; else ok; fi
 else bad "interrupt rc=$rc"; fi
 ls "$T" | grep -q '\.tmp\.' && bad "temporary file left behind" || ok
+
+# --- hostile pass 2026-11-29: options the segmented/by-key runs do not honour are refused (they were ignored), custom
+# operators are checked there too (--no-check reaches them), and NaN/Inf in f32 sums is not a mismatch
+expect_code "segments + transform" 2 reduce --input "$T/sv.csv" --segments "$T/so.csv" --transform 'a * a'
+expect_code "segments + accuracy exact" 2 reduce --input "$T/sv.csv" --segments "$T/so.csv" --accuracy exact
+expect_code "keys + plot" 2 reduce --input "$T/sv.csv" --keys "$T/sk.csv" --plot "$T/k.png"
+expect_code "segmented scan + algorithm" 2 scan --input "$T/sv.csv" --segments "$T/so.csv" --algorithm decoupled
+"$W" reduce --input "$T/sv.csv" --segments "$T/so.csv" --accuracy fast >/dev/null 2>&1 && ok || bad "segments + accuracy fast"
+expect_code "segments a - b" 2 reduce --input "$T/sv.csv" --segments "$T/so.csv" --op 'a - b' --identity 0
+expect_code "keys a - b" 2 reduce --input "$T/sv.csv" --keys "$T/sk.csv" --op 'a - b' --identity 0
+expect_code "segmented scan a - b" 2 scan --input "$T/sv.csv" --segments "$T/so.csv" --op 'a - b' --identity 0
+"$W" reduce --input "$T/sv.csv" --keys "$T/sk.csv" --op 'a - b' --identity 0 --no-check >/dev/null 2>"$T/err"; rc=$?
+[ $rc -ne 2 ] && ok || bad "--no-check does not reach reduce --keys: $(cat "$T/err")"
+printf '1\nnan\n2\ninf\n3\n-inf\n4\n' >"$T/snan.csv"
+printf '0\n2\n4\n7\n' >"$T/snan_off.csv"
+printf '1\n1\n2\n2\n3\n3\n3\n' >"$T/snan_keys.csv"
+"$W" reduce --input "$T/snan.csv" --segments "$T/snan_off.csv" --output "$T/snan_r.csv" >/dev/null 2>"$T/err" \
+  && [ "$(tr '\n' ' ' <"$T/snan_r.csv")" = "nan inf -inf " ] && ok || bad "segmented f32 sum over NaN/Inf: $(cat "$T/err")"
+"$W" scan --input "$T/snan.csv" --segments "$T/snan_off.csv" >/dev/null 2>"$T/err" && ok || bad "segmented scan over NaN/Inf: $(cat "$T/err")"
+"$W" reduce --input "$T/snan.csv" --keys "$T/snan_keys.csv" >/dev/null 2>"$T/err" && ok || bad "reduce by key over NaN/Inf: $(cat "$T/err")"
+
+expect_code "histogram --bins with --levels" 2 histogram --input "$T/h.csv" --levels "$T/lvbad.csv" --bins 5
+expect_code "empty --segments" 2 reduce --input "$T/sv.csv" --segments ''
+expect_code "empty --transform" 2 reduce --input "$T/sv.csv" --transform ''
+expect_code "empty --range" 2 histogram --input "$T/h.csv" --range ''
+expect_code "argmax --transform" 2 reduce --input "$T/sv.csv" --op argmax --transform 'a * a'
 
 echo "cli: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -54,12 +54,13 @@ class parser {
     if (pos_ != s_.size()) fail("unexpected '" + std::string(1, s_[pos_]) + "'");
     if (predicate_) {
       if (p.k != kind::boolean) fail("the expression is of the element type; a predicate must be a bool (e.g. a > 0)");
-      return p.wgsl;
+      return bounded(p.wgsl);
     }
     if (p.k != kind::value) fail("the expression is a bool; it must be of the element type");
     settle(p);
     result_ = p.t;
-    return p.wgsl;
+    // Each lowering is bounded, and so is what joins them (several lowered operands of one operator).
+    return bounded(p.wgsl);
   }
   /// Transforms: `a` alone, typed values (see the grammar above).
   void unary_mode() { unary_ = true; }
@@ -197,6 +198,7 @@ class parser {
         emit_typed(c, t);
         if ((c == code::div || c == code::rem) && t != dtype::f32)
           return {kind::value, lower_int_division(c, l.wgsl, r.wgsl, t), t};
+        if (c == code::div) return {kind::value, lower_f32_division(l.wgsl, r.wgsl), t};
         return {kind::value, "(" + l.wgsl + " " + sym + " " + r.wgsl + ")", t};
       }
     }
@@ -220,6 +222,16 @@ class parser {
     // b + 1 (wrapping) is 0 or 1 exactly when b is -1 or 0.
     const std::string d = "select(" + r + ", 1i, bitcast<u32>(" + r + " + 1i) < 2u)";
     return bounded("(" + l + " - (" + d + " * (" + l + " / " + d + ")))");
+  }
+  // f32 division by zero: Vulkan bounds OpFDiv's error only for divisors of magnitude 2^-126..2^126, and
+  // lavapipe returned NaN for 1.5 / 0.0 where the twin (IEEE, as WGSL describes) gives inf (hostile pass,
+  // 2026-11-29). So a zero divisor is answered here: +-inf with the sign of a xor b, NaN for 0 / 0 and NaN / 0;
+  // the tests are on the bits (comparisons involving NaN are not reliable on every driver).
+  std::string lower_f32_division(const std::string& l, const std::string& r) const {
+    const std::string lb = "bitcast<u32>(" + l + ")", rb = "bitcast<u32>(" + r + ")";
+    const std::string special = "bitcast<f32>(select(((" + lb + " ^ " + rb + ") & 0x80000000u) | 0x7f800000u, 0x7fc00000u, ((" +
+                                lb + " & 0x7fffffffu) == 0u) || ((" + lb + " & 0x7fffffffu) > 0x7f800000u)))";
+    return bounded("select((" + l + " / " + r + "), " + special + ", (" + rb + " & 0x7fffffffu) == 0u)");
   }
   std::string bounded(std::string w) const {
     if (w.size() > max_wgsl_length)

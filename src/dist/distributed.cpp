@@ -200,9 +200,9 @@ void dist_sort_run(context& ctx, communicator& c, dtype key_type, const std::uin
         range_ref vr;
         vr.host = vr.host_out = v->data();
         vr.count = v->size();
-        sort_run(ctx, kr, kr, &vr, &vr, key_type, order::ascending, opt);
+        sort_run(ctx, nullptr, kr, kr, &vr, &vr, key_type, order::ascending, opt);
       } else {
-        sort_run(ctx, kr, kr, nullptr, nullptr, key_type, order::ascending, opt);
+        sort_run(ctx, nullptr, kr, kr, nullptr, nullptr, key_type, order::ascending, opt);
       }
     }
     local_ms += ms_between(a, clock_type::now());

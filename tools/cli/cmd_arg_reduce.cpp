@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -16,14 +17,22 @@ using namespace wgprim;
 
 namespace {
 
-json value_of(dtype t, std::uint32_t bits) {
+// As the plain reduce's JSON (main.cpp): f32 as the shortest text that reads back as the same float, NaN and
+// infinities (which JSON has no numbers for) as null with KEY_text beside them.
+void put_value(json& j, const std::string& key, dtype t, std::uint32_t bits) {
   if (t == dtype::f32) {
     const float f = from_bits<float>(bits);
-    if (std::isfinite(f)) return static_cast<double>(f);
-    return format_bits(t, bits);  // "nan", "inf", "-inf": JSON has no numbers for them
+    if (std::isfinite(f)) {
+      j[key] = std::strtod(format_bits(t, bits).c_str(), nullptr);
+    } else {
+      j[key] = nullptr;
+      j[key + "_text"] = format_bits(t, bits);
+    }
+  } else if (t == dtype::i32) {
+    j[key] = static_cast<std::int32_t>(bits);
+  } else {
+    j[key] = bits;
   }
-  if (t == dtype::i32) return static_cast<std::int32_t>(bits);
-  return bits;
 }
 
 double ms_since(std::chrono::steady_clock::time_point t0) {
@@ -71,15 +80,15 @@ int cmd_arg_reduce(const arg_reduce_cli& a, const io::array& data) {
             {"n", n},
             {"algorithm", st.algorithm},
             {"adapter", ctx.adapter().name},
-            {"result", value_of(data.type, gpu.value)},
             {"index", gpu.index},
             {"matches_cpu", matches},
-            {"cpu_result", value_of(data.type, cpu_r.value)},
             {"cpu_index", cpu_r.index},
             {"gpu_ms", times[times.size() / 2]},
             {"gpu_timer", st.gpu_timestamps ? "timestamps" : "wall"},
             {"upload_ms", upload_ms},
             {"cpu_ms", cpu_ms}};
+  put_value(j, "result", data.type, gpu.value);
+  put_value(j, "cpu_result", data.type, cpu_r.value);
   if (a.json) {
     std::cout << j.dump() << "\n";
   } else {

@@ -148,9 +148,10 @@ cli_command add_histogram_command(CLI::App& app) {
   s->add_option("--input", c->input, "input file: .npy, .bin (with --type), .csv or .txt");
   s->add_option("--generate", c->generate, "generated data KIND:N[:SEED]");
   s->add_option("--type", c->type, "element type f32|i32|u32");
-  s->add_option("--bins", c->bins, "number of even bins (default 10)")->check(CLI::Range(1, 1 << 24));
+  CLI::Option* bins = s->add_option("--bins", c->bins, "number of even bins (default 10)")->check(CLI::Range(1, 1 << 24));
   s->add_option("--range", c->range, "LO:HI (default: the data's min:max, as NumPy)");
-  s->add_option("--levels", c->levels, "bin edges file (uneven bins; the input's type)");
+  // --bins beside --levels was ignored (the levels decide the bins): refused instead.
+  s->add_option("--levels", c->levels, "bin edges file (uneven bins; the input's type)")->excludes(bins);
   s->add_option("--output", c->output, "write the u32 counts (.npy, .bin, .csv, .txt)");
   s->add_option("--algorithm", c->algorithm, "algorithm name (see wgprim info)");
   s->add_option("--repeat", c->repeat, "run this many times, report the median time")->check(CLI::Range(1, 1000));

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cmath>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -69,6 +70,11 @@ std::vector<std::uint32_t> download(context& ctx, const buffer& b, std::size_t n
 // tile algorithm: 16 serial + 8 Hillis-Steele steps in a tile, the same again in the spine over tile totals,
 // plus one per spine step; 96 + n / 1,024 is generous.
 bool f32_close(double got, long double exact, long double abs_sum, std::size_t n) {
+  // NaN/Inf among the values: IEEE decides, and the exact value (in long double) is the same NaN or infinity.
+  if (!std::isfinite(static_cast<double>(exact)))
+    return std::isnan(static_cast<double>(exact)) ? std::isnan(got) : got == static_cast<double>(exact);
+  // A partial sum can overflow in one bracketing and not in another only when sum |x| passes the f32 range.
+  if (!std::isfinite(got)) return abs_sum > std::numeric_limits<float>::max();
   const double u = std::ldexp(1.0, -24), h = 96.0 + std::ceil(static_cast<double>(n) / 1024.0);
   return std::fabs(got - static_cast<double>(exact)) <= h * u / (1 - h * u) * static_cast<double>(abs_sum);
 }
@@ -107,6 +113,11 @@ int finish(const json& j, bool as_json, const char* what) {
   return 0;
 }
 
+bool no_check(const segmented_cli& c, bool is_scan) {
+  const CLI::Option* o = (is_scan ? c.scan : c.reduce)->get_option_no_throw("--no-check");
+  return o && o->count();
+}
+
 int run_segments(const segmented_cli& c, bool is_scan) {
   io::array a = load_input(c);
   const op o = op::parse(*c.shared.op, *c.shared.identity);
@@ -127,6 +138,7 @@ int run_segments(const segmented_cli& c, bool is_scan) {
   run_stats st;
   run_options ro;
   ro.stats = &st;
+  ro.check_operator = !no_check(c, is_scan);
   const double gpu_ms = timed_median(*c.shared.repeat, st, [&] {
     if (is_scan) segmented_scan(ctx, in, n, d_off, segs, out, m, exclusive ? scan_kind::exclusive : scan_kind::inclusive, ro);
     else segmented_reduce(ctx, in, n, d_off, segs, out, m, ro);
@@ -192,6 +204,7 @@ int run_by_key(const segmented_cli& c) {
   run_stats st;
   run_options ro;
   ro.stats = &st;
+  ro.check_operator = !no_check(c, false);
   std::size_t runs = 0;
   const double gpu_ms = timed_median(*c.shared.repeat, st, [&] { runs = reduce_by_key(ctx, d_k, k.type, d_v, n, d_uk, d_s, m, ro); });
   auto gk = download(ctx, d_uk, runs), gs = download(ctx, d_s, runs);
@@ -268,6 +281,17 @@ int run_rle(const rle_cli& c) {
 
 }  // namespace
 
+// Options of the plain reduce/scan that the segmented and by-key runs do not honour: refused, not ignored (an
+// ignored --accuracy exact or --transform would print an answer to another question with exit 0).
+static void refuse_plain_options(const CLI::App* app, const char* with) {
+  for (const char* name : {"--transform", "--accuracy", "--plot", "--algorithm", "--workgroups", "--items", "--subgroups",
+                           "--vec-loads", "--staged", "--spin-limit", "--exact-window"}) {
+    const CLI::Option* o = app->get_option_no_throw(name);
+    if (o && o->count() && !(std::string(name) == "--accuracy" && o->as<std::string>() == "fast"))
+      throw error(errc::invalid_argument, std::string(name) + " does not apply with " + with);
+  }
+}
+
 cli_command add_segmented_options(CLI::App* reduce, CLI::App* scan, const shared_options& shared) {
   auto c = std::make_shared<segmented_cli>();
   c->shared = shared;
@@ -282,13 +306,18 @@ cli_command add_segmented_options(CLI::App* reduce, CLI::App* scan, const shared
             if (c->reduce->parsed()) {
               if (!c->segments.empty() && !c->keys.empty())
                 throw error(errc::invalid_argument, "give --segments or --keys, not both");
+              if (!c->segments.empty()) refuse_plain_options(c->reduce, "--segments");
+              if (!c->keys.empty()) refuse_plain_options(c->reduce, "--keys");
               if (!c->segments.empty()) return run_segments(*c, false);
               if (!c->keys.empty()) return run_by_key(*c);
               if (!c->reduce_output.empty() || !c->keys_output.empty())
                 throw error(errc::invalid_argument, "reduce writes --output/--keys-output only with --segments or --keys");
               return -1;
             }
-            if (c->scan->parsed() && !c->segments.empty()) return run_segments(*c, true);
+            if (c->scan->parsed() && !c->segments.empty()) {
+              refuse_plain_options(c->scan, "--segments");
+              return run_segments(*c, true);
+            }
             return -1;
           }};
 }

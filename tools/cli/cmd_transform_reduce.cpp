@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -18,14 +19,22 @@ using namespace wgprim;
 
 namespace {
 
-json value_of(dtype t, std::uint32_t bits) {
+// As the plain reduce's JSON (main.cpp): f32 as the shortest text that reads back as the same float, NaN and
+// infinities (which JSON has no numbers for) as null with KEY_text beside them.
+void put_value(json& j, const std::string& key, dtype t, std::uint32_t bits) {
   if (t == dtype::f32) {
     const float f = from_bits<float>(bits);
-    if (std::isfinite(f)) return static_cast<double>(f);
-    return format_bits(t, bits);
+    if (std::isfinite(f)) {
+      j[key] = std::strtod(format_bits(t, bits).c_str(), nullptr);
+    } else {
+      j[key] = nullptr;
+      j[key + "_text"] = format_bits(t, bits);
+    }
+  } else if (t == dtype::i32) {
+    j[key] = static_cast<std::int32_t>(bits);
+  } else {
+    j[key] = bits;
   }
-  if (t == dtype::i32) return static_cast<std::int32_t>(bits);
-  return bits;
 }
 
 double ms_since(std::chrono::steady_clock::time_point t0) {
@@ -71,16 +80,17 @@ int cmd_transform_reduce(const transform_reduce_cli& a, const io::array& data) {
             {"result_type", dtype_name(rt)},
             {"n", n},
             {"algorithm", st.algorithm},
-            {"adapter", ctx.adapter().name},
-            {"result", value_of(rt, gpu)},
-            {"cpu_result", value_of(rt, cpu_bits)}};
+            {"adapter", ctx.adapter().name}};
+  put_value(j, "result", rt, gpu);
+  put_value(j, "cpu_result", rt, cpu_bits);
   bool matches = true;
   if (m.is_sum() && rt == dtype::f32) {
     // The GPU adds in a tree, the loop in order: compare both with the exact sum of the transformed values.
     std::vector<float> y(n);
     for (std::size_t i = 0; i < n; ++i) y[i] = from_bits<float>(b.apply(data.bits[i]));
     const double exact = cpu::exact_sum_f32(y.data(), n);
-    j["exact"] = std::isfinite(exact) ? json(exact) : json(fmt::format("{}", exact));
+    j["exact"] = std::isfinite(exact) ? json(exact) : json(nullptr);
+    if (!std::isfinite(exact)) j["exact_text"] = fmt::format("{}", exact);
     j["gpu_ulps"] = cpu::ulp_error_f32(from_bits<float>(gpu), exact);
     j["cpu_ulps"] = cpu::ulp_error_f32(from_bits<float>(cpu_bits), exact);
     j["matches_cpu"] = nullptr;
@@ -99,7 +109,8 @@ int cmd_transform_reduce(const transform_reduce_cli& a, const io::array& data) {
                a.transform, n, dtype_name(data.type), dtype_name(rt), ctx.adapter().name, st.algorithm);
     fmt::print("  GPU                  {}\n", format_bits(rt, gpu));
     if (j.contains("exact"))
-      fmt::print("  exact                {} (GPU {:.1f} ulp, in-order CPU loop {:.1f} ulp)\n", j["exact"].dump(),
+      fmt::print("  exact                {} (GPU {:.1f} ulp, in-order CPU loop {:.1f} ulp)\n",
+                 j.contains("exact_text") ? j["exact_text"].get<std::string>() : j["exact"].dump(),
                  j["gpu_ulps"].get<double>(), j["cpu_ulps"].get<double>());
     else
       fmt::print("  CPU twin             {}\n", matches ? "matches" : "DIFFERS: " + format_bits(rt, cpu_bits));

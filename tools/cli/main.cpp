@@ -348,6 +348,8 @@ int cmd_reduce(const common& c) {
   parse_accuracy(c.accuracy);
   if (!c.plot.empty()) check_plot_path(c.plot);
   io::array a = load(c);
+  if (is_arg_reduce_op(c.op) && !c.transform.empty())  // was ignored: the arg-max of a, not of the transform
+    throw error(errc::invalid_argument, "--transform does not apply to " + c.op);
   if (is_arg_reduce_op(c.op))
     return cmd_arg_reduce({c.adapter, c.op, c.algorithm, c.json, c.tune, c.repeat, c.identity, c.accuracy, c.plot}, a);
   if (!c.transform.empty())
@@ -578,6 +580,16 @@ std::string one_line(std::string s) {
   return s;
 }
 
+// An option given an empty value (`--segments ''`, `--transform ''`, `--range ''`) read as an option not given, and
+// the plain command ran with exit 0 (hostile pass, 2026-11-29): refused instead.
+void refuse_empty_values(const CLI::App& app) {
+  for (const CLI::App* s : app.get_subcommands())
+    for (const CLI::Option* o : s->get_options())
+      if (o->count() && o->get_type_size_max() != 0)
+        for (const std::string& r : o->results())
+          if (r.empty()) throw error(errc::invalid_argument, o->get_name() + " was given an empty value");
+}
+
 }  // namespace
 
 int run_distributed_command(int argc, char** argv);  // cmd_mpi.cpp: under mpirun, or with --adapters
@@ -667,6 +679,7 @@ int main(int argc, char** argv) {
     return static_cast<int>(errc::invalid_argument);
   }
   try {
+    refuse_empty_values(app);
     if (info->parsed()) return cmd_info(c);
     if (hist_cmd.app->parsed()) return hist_cmd.run();
     if (rle_cmd.app->parsed()) return rle_cmd.run();

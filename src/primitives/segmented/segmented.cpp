@@ -5,6 +5,7 @@
 
 #include <chrono>
 
+#include "core/host_checks.hpp"
 #include "wgprim/error.hpp"
 #include "wgprim/reduce_by_key.hpp"
 #include "wgprim/segmented.hpp"
@@ -28,17 +29,6 @@ device_view staged(context& ctx, const range_ref& r, std::vector<buffer>& keep) 
   keep.push_back(ctx.create_buffer(std::max<std::uint64_t>(r.count, 1) * 4));
   if (r.count) ctx.write(keep.back(), 0, r.host, r.count * 4);
   return view_of(keep.back(), r.count);
-}
-
-void check_offsets_host(const std::uint32_t* off, std::uint64_t count, std::uint64_t n, const char* what) {
-  for (std::uint64_t s = 0; s + 1 < count; ++s)
-    if (off[s] > off[s + 1])
-      throw error(errc::invalid_argument, std::string(what) + ": the offsets decrease (offsets[" + std::to_string(s) +
-                                              "] = " + std::to_string(off[s]) + " > offsets[" + std::to_string(s + 1) +
-                                              "] = " + std::to_string(off[s + 1]) + ")");
-  if (count && off[count - 1] > n)
-    throw error(errc::invalid_argument, std::string(what) + ": the last offset " + std::to_string(off[count - 1]) +
-                                            " passes the " + std::to_string(n) + " elements");
 }
 
 // run_options::tune.items: tiles per invocation of the spine (a test makes it small to cover several spine steps
@@ -90,6 +80,8 @@ void segmented_scan_run(context& ctx, WGPUCommandEncoder encoder, const range_re
                         const range_ref& out, const monoid& m, scan_kind kind, const run_options& opt) {
   const char* what = "segmented scan";
   const algorithm_entry& alg = pick_algorithm(ctx, "segmented_scan", opt.algorithm);
+  // A custom operator is checked as the plain scan checks it (tiles keep the order: associativity suffices).
+  if (opt.check_operator) m.check(/*need_commutative=*/false);
   check_common(ctx, in, offsets, out, what);
   if (in.count != out.count)
     throw error(errc::invalid_argument, "segmented scan: the output holds " + std::to_string(out.count) +
@@ -137,6 +129,7 @@ void segmented_reduce_run(context& ctx, WGPUCommandEncoder encoder, const range_
                           const range_ref& out, const monoid& m, const run_options& opt) {
   const char* what = "segmented reduce";
   const algorithm_entry& alg = pick_algorithm(ctx, "segmented_reduce", opt.algorithm);
+  if (opt.check_operator) m.check(/*need_commutative=*/false);
   check_common(ctx, in, offsets, out, what);
   const std::uint64_t segs = offsets.count - 1;
   if (out.count != segs)
@@ -188,6 +181,7 @@ std::uint64_t reduce_by_key_run(context& ctx, WGPUCommandEncoder encoder, const 
                                 const monoid& m, const range_ref* runs_out, const run_options& opt) {
   const char* what = values ? "reduce_by_key" : "run_length_encode";
   const algorithm_entry& alg = pick_algorithm(ctx, what, opt.algorithm);
+  if (values && opt.check_operator) m.check(/*need_commutative=*/false);
   same_side({&keys, values, &unique_keys, &sums}, what);
   const std::uint64_t n = keys.count;
   if (values && values->count != n)
