@@ -24,7 +24,7 @@ expect_error() {
 python3 - "$T/r.json" <<'PY' && ok || bad "reduce json keys/values"
 import json, sys
 j = json.load(open(sys.argv[1]))
-for k in "op type n algorithm adapter result exact naive gpu_ms upload_ms cpu_ms".split():
+for k in "op type n algorithm adapter result exact naive gpu_ms compile_ms upload_ms cpu_ms".split():
     assert k in j, k
 assert j["n"] == 100000 and j["op"] == "sum" and j["type"] == "f32"
 assert abs(j["result"] - j["exact"]) <= 1e-4 * j["exact"]
@@ -49,7 +49,7 @@ printf '3\n1\n4\n1\n5\n' >"$T/in.csv"
 python3 - "$T/s.json" <<'PY' && ok || bad "scan json keys"
 import json, sys
 j = json.load(open(sys.argv[1]))
-for k in "op type n algorithm adapter mismatches last gpu_ms upload_ms cpu_ms".split():
+for k in "op type n algorithm adapter mismatches last gpu_ms compile_ms upload_ms cpu_ms".split():
     assert k in j, k
 assert j["mismatches"] == 0 and j["last"] == 14 and j["type"] == "i32"
 PY
@@ -409,7 +409,7 @@ h += b' ' * (64 - (10 + len(h) + 1) % 64) + b'\n'
 open('$T/stair.npy', 'wb').write(b'\x93NUMPY\x01\x00' + struct.pack('<H', len(h)) + h + struct.pack('<%dI' % n, *x))"
 "$W" reduce --input "$T/stair.npy" --plot "$T/stair.png" >/dev/null 2>"$T/err" \
   && python3 "$T/png.py" staircase "$T/stair.png" >/dev/null && ok || bad "staircase pixel test: $(cat "$T/err")"
-"$W" bench --max-log2 17 --reps 2 --warmup 0 --json --output "$T/b.json" --plot "$T/b.png" >/dev/null 2>"$T/err" \
+"$W" bench --max-log2 17 --reps 2 --warmup 0 --batch 2 --json --output "$T/b.json" --plot "$T/b.png" >/dev/null 2>"$T/err" \
   && [ "$(python3 "$T/png.py" size "$T/b.png")" = "1100 480" ] && grep -q '"render"' "$T/b.json" && ok \
   || bad "bench --plot: $(cat "$T/err")"
 "$W" bench --from "$T/b.json" --plot "$T/b2.png" >/dev/null 2>&1 && ok || bad "bench --from --plot"

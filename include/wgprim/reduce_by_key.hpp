@@ -72,6 +72,20 @@ void reduce_by_key(context& ctx, WGPUCommandEncoder encoder, const K& keys, cons
                             detail::out_ref(std::forward<S>(sums_out)), m, &r, opt);
 }
 
+/// run_length_encode recorded into the caller's command encoder (device ranges): the number of runs lands in
+/// num_runs_out[0].
+template <class In, class VO, class CO>
+void run_length_encode(context& ctx, WGPUCommandEncoder encoder, const In& in, VO&& values_out, CO&& counts_out,
+                       device_span<std::uint32_t> num_runs_out, const run_options& opt = {}) {
+  static_assert(detail::is_device_range_v<In>, "wgprim: device ranges only");
+  static_assert(std::is_same_v<std::uint32_t, detail::range_value_t<CO>>, "wgprim: counts are std::uint32_t");
+  static const monoid m(op::sum(), dtype::u32);
+  const detail::range_ref r = detail::out_ref(num_runs_out);
+  detail::reduce_by_key_run(ctx, encoder, detail::in_ref(in), dtype_of<detail::range_value_t<In>>::value, nullptr,
+                            detail::out_ref(std::forward<VO>(values_out)), detail::out_ref(std::forward<CO>(counts_out)),
+                            m, &r, opt);
+}
+
 /// Runtime-typed (for tools): n keys of key_type and values of the monoid's type; returns the number of runs.
 inline std::size_t reduce_by_key(context& ctx, const buffer& keys, dtype key_type, const buffer& values, std::size_t n,
                                  buffer& unique_keys, buffer& sums, const monoid& m, const run_options& opt = {}) {

@@ -15,6 +15,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <chrono>
+#include <set>
 #include <random>
 
 #include "cmd_hist.hpp"
@@ -208,6 +209,7 @@ int cmd_bench(const bench_args& a) {
   const std::size_t total = cases.size() * static_cast<std::size_t>(max_log2 - a.min_log2 + 1);
   std::size_t done = 0;
   json results = json::array();
+  std::set<const bench_case*> warmed;
   for (int lg = a.min_log2; lg <= max_log2; ++lg) {
     std::size_t n = std::size_t(1) << lg;
     for (auto& c : cases) {
@@ -216,13 +218,28 @@ int cmd_bench(const bench_args& a) {
         fmt::print(stderr, "\r[{}{}] {}/{} {} {} {} 2^{}   ", std::string(filled, '#'), std::string(w - filled, ' '),
                    done, total, c.primitive, c.algorithm, c.type, lg);
       }
-      for (int i = 0; i < a.warmup; ++i) c.run(n);
+      // compile_ms: what the first call of a row costs beyond the next one (pipeline creation, a driver's
+      // compilation on first use); the warm-up keeps it out of every timed figure.
+      double compile_ms = 0;
+      int warmups = a.warmup;
+      using wall = std::chrono::steady_clock;
+      if (warmups >= 2 && !warmed.count(&c)) {  // these two runs are warm-up runs too
+        warmups -= 2;
+        warmed.insert(&c);
+        auto w0 = wall::now();
+        c.run(n);
+        auto w1 = wall::now();
+        c.run(n);
+        auto w2 = wall::now();
+        compile_ms = std::max(0.0, std::chrono::duration<double, std::milli>((w1 - w0) - (w2 - w1)).count());
+      }
+      for (int i = 0; i < warmups; ++i) c.run(n);
       std::vector<double> t;
       for (int i = 0; i < a.reps; ++i) t.push_back(c.run(n));
       double ms = median(t);
       double gbps = c.bytes_per_element * static_cast<double>(n) / (ms * 1e-3) / 1e9;
       json rec = {{"primitive", c.primitive}, {"algorithm", c.algorithm}, {"type", c.type}, {"op", c.op},
-                  {"n", n}, {"gpu_ms", ms}, {"gbps", gbps}};
+                  {"n", n}, {"gpu_ms", ms}, {"gbps", gbps}, {"compile_ms", compile_ms}};
       // Wall clock as the caller waits: K calls per round (a), K calls recorded into one submission (b); the
       // median of `reps` rounds after `warmup` discarded calls.
       const int k = n >= (std::size_t(1) << 26) ? std::max(1, a.batch / 5) : a.batch;
@@ -238,20 +255,26 @@ int cmd_bench(const bench_args& a) {
         rec["call_ms"] = median(w);
       }
       if (c.record) {
+        // record_ms: the CPU time of recording alone (what each call costs the host before any GPU work).
+        double record_ms = 0;
         auto round = [&] {
           WGPUCommandEncoder enc = ctx.begin_commands();
+          auto r0 = clock::now();
           for (int i = 0; i < k; ++i) c.record(enc, n);
+          record_ms = std::chrono::duration<double, std::milli>(clock::now() - r0).count() / k;
           ctx.submit(enc);
           ctx.finish();
         };
         if (a.warmup) round();
-        std::vector<double> w;
+        std::vector<double> w, rw;
         for (int r = 0; r < std::max(3, a.reps / 4); ++r) {
           auto t0 = clock::now();
           round();
           w.push_back(std::chrono::duration<double, std::milli>(clock::now() - t0).count() / k);
+          rw.push_back(record_ms);
         }
         rec["batched_ms"] = median(w);
+        rec["record_ms"] = median(rw);
         rec["batch"] = k;
       }
       results.push_back(rec);

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <memory>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -122,5 +123,9 @@ void add_arg_reduce_bench_cases(context& ctx, const buffer& in, const bench_want
     run_options plain;
     plain.algorithm = alg;
     cases.back().call = [&ctx, &in, plain](std::size_t n) { arg_reduce_bits(ctx, in, n, dtype::f32, arg_op::max, plain); };
+    auto result = std::make_shared<buffer>(ctx.create_buffer(16));
+    cases.back().record = [&ctx, &in, plain, result](WGPUCommandEncoder enc, std::size_t n) {
+      argmax(ctx, enc, device_span<const float>(in, 0, n), device_span<std::uint32_t>(*result, 0, 4), plain);
+    };
   }
 }

@@ -366,6 +366,21 @@ void add_hist_bench_cases(context& ctx, std::size_t n_max, std::vector<bench_cas
     }
     return d->keys;
   };
+  auto offsets = [&ctx, n_max, d]() -> const buffer& {
+    if (!d->offsets) {
+      std::vector<std::uint32_t> h(n_max / 1000 + 1);
+      for (std::size_t i = 0; i < h.size(); ++i) h[i] = static_cast<std::uint32_t>(i * 1000);
+      d->offsets = upload(ctx, h);
+      if (!d->out_a) d->out_a = ctx.create_buffer((n_max / 20 + 2) * 4);
+    }
+    return d->offsets;
+  };
+  // The count or first output word read back is what a caller waits for in call_ms (the result on the host).
+  auto first_word = [&ctx](const buffer& b) {
+    std::uint32_t w;
+    ctx.read(b, 0, &w, 4);
+  };
+  auto runs = std::make_shared<buffer>(ctx.create_buffer(16));  // reduce_by_key's run count (recorded calls)
   if (wants("histogram_even", "atomic")) {
     auto counts = std::make_shared<buffer>(ctx.create_buffer(256 * 4));
     cases.push_back({"histogram_even", "atomic", "f32", "256 bins", 4, [&ctx, floats, counts](std::size_t n) {
@@ -375,22 +390,36 @@ void add_hist_bench_cases(context& ctx, std::size_t n_max, std::vector<bench_cas
                        histogram_even(ctx, floats(), n, dtype::f32, *counts, 256, -500.0, 500.0, ro);
                        return st.gpu_ms;
                      }});
+    cases.back().call = [&ctx, floats, counts, first_word](std::size_t n) {
+      histogram_even(ctx, floats(), n, dtype::f32, *counts, 256, -500.0, 500.0);
+      first_word(*counts);
+    };
+    cases.back().record = [&ctx, floats, counts](WGPUCommandEncoder enc, std::size_t n) {
+      histogram_even(ctx, enc, device_span<const float>(floats(), 0, n), device_span<std::uint32_t>(*counts, 0, 256),
+                     256, -500.0, 500.0);
+    };
   }
   if (wants("segmented_reduce", "tiles")) {
     auto m = std::make_shared<monoid>(op::sum(), dtype::f32);
-    cases.push_back({"segmented_reduce", "tiles", "f32", "sum", 4, [&ctx, n_max, floats, d, m](std::size_t n) {
-                       if (!d->offsets) {
-                         std::vector<std::uint32_t> h(n_max / 1000 + 1);
-                         for (std::size_t i = 0; i < h.size(); ++i) h[i] = static_cast<std::uint32_t>(i * 1000);
-                         d->offsets = upload(ctx, h);
-                         d->out_a = ctx.create_buffer((n_max / 20 + 2) * 4);
-                       }
+    cases.push_back({"segmented_reduce", "tiles", "f32", "sum", 4, [&ctx, floats, offsets, d, m](std::size_t n) {
+                       const buffer& off = offsets();
                        run_stats st;
                        run_options ro;
                        ro.stats = &st;
-                       segmented_reduce(ctx, floats(), n, d->offsets, n / 1000, d->out_a, *m, ro);
+                       segmented_reduce(ctx, floats(), n, off, n / 1000, d->out_a, *m, ro);
                        return st.gpu_ms;
                      }});
+    cases.back().call = [&ctx, floats, offsets, d, m, first_word](std::size_t n) {
+      const buffer& off = offsets();
+      segmented_reduce(ctx, floats(), n, off, n / 1000, d->out_a, *m);
+      first_word(d->out_a);
+    };
+    cases.back().record = [&ctx, floats, offsets, d](WGPUCommandEncoder enc, std::size_t n) {
+      const buffer& off = offsets();
+      const std::size_t segs = n / 1000;
+      segmented_reduce(ctx, enc, device_span<const float>(floats(), 0, n),
+                       device_span<const std::uint32_t>(off, 0, segs + 1), device_span<float>(d->out_a, 0, segs));
+    };
   }
   if (wants("reduce_by_key", "tiles")) {
     cases.push_back({"reduce_by_key", "tiles", "u32", "sum", 8, [&ctx, keys, d](std::size_t n) {
@@ -403,6 +432,20 @@ void add_hist_bench_cases(context& ctx, std::size_t n_max, std::vector<bench_cas
                                      device_span<const std::uint32_t>(d->values, 0, n), uk, sums, op::sum(), ro);
                        return st.gpu_ms;
                      }});
+    // The host-returning overload returns the number of runs (read back inside the call).
+    cases.back().call = [&ctx, keys, d](std::size_t n) {
+      const buffer& k = keys();
+      device_span<std::uint32_t> uk(d->out_a, 0, n / 20 + 1), sums(d->out_b, 0, n / 20 + 1);
+      reduce_by_key(ctx, device_span<const std::uint32_t>(k, 0, n), device_span<const std::uint32_t>(d->values, 0, n),
+                    uk, sums, op::sum());
+    };
+    cases.back().record = [&ctx, keys, d, runs](WGPUCommandEncoder enc, std::size_t n) {
+      const buffer& k = keys();
+      device_span<std::uint32_t> uk(d->out_a, 0, n / 20 + 1), sums(d->out_b, 0, n / 20 + 1);
+      reduce_by_key(ctx, enc, device_span<const std::uint32_t>(k, 0, n),
+                    device_span<const std::uint32_t>(d->values, 0, n), uk, sums,
+                    device_span<std::uint32_t>(*runs, 0, 1), op::sum());
+    };
   }
   if (wants("run_length_encode", "tiles")) {
     cases.push_back({"run_length_encode", "tiles", "u32", "-", 4, [&ctx, keys, d](std::size_t n) {
@@ -414,5 +457,16 @@ void add_hist_bench_cases(context& ctx, std::size_t n_max, std::vector<bench_cas
                        run_length_encode(ctx, device_span<const std::uint32_t>(k, 0, n), vo, co, ro);
                        return st.gpu_ms;
                      }});
+    cases.back().call = [&ctx, keys, d](std::size_t n) {
+      const buffer& k = keys();
+      device_span<std::uint32_t> vo(d->out_a, 0, n / 20 + 1), co(d->out_b, 0, n / 20 + 1);
+      run_length_encode(ctx, device_span<const std::uint32_t>(k, 0, n), vo, co);
+    };
+    cases.back().record = [&ctx, keys, d, runs](WGPUCommandEncoder enc, std::size_t n) {
+      const buffer& k = keys();
+      device_span<std::uint32_t> vo(d->out_a, 0, n / 20 + 1), co(d->out_b, 0, n / 20 + 1);
+      run_length_encode(ctx, enc, device_span<const std::uint32_t>(k, 0, n), vo, co,
+                        device_span<std::uint32_t>(*runs, 0, 1));
+    };
   }
 }

@@ -248,33 +248,49 @@ void add_select_bench_cases(context& ctx, std::size_t n_max, const bench_filter&
     return st.gpu_ms;
   };
   // Bytes per element as bench/cub counts them: reads, plus 4 bytes per written element (about half are kept).
-  if (wants("select_if", alg))
-    cases.push_back({"select_if", alg, "f32", "a > 0", 6, [&ctx, d, count, timed](std::size_t n) {
-                       return timed([&](const run_options& ro) {
-                         select_if(ctx, device_span<const float>(d->f, 0, n), device_span<float>(d->out, 0, n),
-                                   count->span(), predicate::expr("a > 0.0"), ro);
-                       });
-                     }});
-  if (wants("select_flagged", alg))
-    cases.push_back({"select_flagged", alg, "u32", "flags", 10, [&ctx, d, count, timed](std::size_t n) {
-                       return timed([&](const run_options& ro) {
-                         select_flagged(ctx, device_span<const std::uint32_t>(d->u, 0, n),
-                                        device_span<const std::uint32_t>(d->flags, 0, n),
-                                        device_span<std::uint32_t>(d->out, 0, n), count->span(), ro);
-                       });
-                     }});
-  if (wants("partition_if", alg))
-    cases.push_back({"partition_if", alg, "f32", "a > 0", 8, [&ctx, d, count, timed](std::size_t n) {
-                       return timed([&](const run_options& ro) {
-                         partition(ctx, device_span<const float>(d->f, 0, n), device_span<float>(d->out, 0, n),
-                                   count->span(), predicate::expr("a > 0.0"), ro);
-                       });
-                     }});
-  if (wants("unique", alg))
-    cases.push_back({"unique", alg, "u32", "runs of 20", 4.2, [&ctx, d, count, timed](std::size_t n) {
-                       return timed([&](const run_options& ro) {
-                         unique(ctx, device_span<const std::uint32_t>(d->keys, 0, n),
-                                device_span<std::uint32_t>(d->out, 0, n), count->span(), ro);
-                       });
-                     }});
+  // One body per row, called three ways: with stats (gpu_ms), with the count read back (call_ms), recorded.
+  using body = std::function<void(WGPUCommandEncoder, std::size_t, const run_options&)>;
+  auto add = [&](const char* prim, const char* type, const char* what, double bytes, body f) {
+    if (!wants(prim, alg)) return;
+    bench_case c{prim, alg, type, what, bytes, nullptr, nullptr, nullptr};
+    c.run = [f, timed](std::size_t n) { return timed([&](const run_options& ro) { f(nullptr, n, ro); }); };
+    c.call = [&ctx, f, count, alg](std::size_t n) {
+      run_options ro;
+      ro.algorithm = alg;
+      f(nullptr, n, ro);
+      std::uint32_t kept;
+      ctx.read(count->raw(), 0, &kept, 4);
+    };
+    c.record = [f, alg](WGPUCommandEncoder enc, std::size_t n) {
+      run_options ro;
+      ro.algorithm = alg;
+      f(enc, n, ro);
+    };
+    cases.push_back(std::move(c));
+  };
+  auto positive = std::make_shared<predicate>(predicate::expr("a > 0.0"));
+  add("select_if", "f32", "a > 0", 6, [&ctx, d, count, positive](WGPUCommandEncoder e, std::size_t n, const run_options& ro) {
+    device_span<const float> in(d->f, 0, n);
+    device_span<float> out(d->out, 0, n);
+    if (e) select_if(ctx, e, in, out, count->span(), *positive, ro);
+    else select_if(ctx, in, out, count->span(), *positive, ro);
+  });
+  add("select_flagged", "u32", "flags", 10, [&ctx, d, count](WGPUCommandEncoder e, std::size_t n, const run_options& ro) {
+    device_span<const std::uint32_t> in(d->u, 0, n), flags(d->flags, 0, n);
+    device_span<std::uint32_t> out(d->out, 0, n);
+    if (e) select_flagged(ctx, e, in, flags, out, count->span(), ro);
+    else select_flagged(ctx, in, flags, out, count->span(), ro);
+  });
+  add("partition_if", "f32", "a > 0", 8, [&ctx, d, count, positive](WGPUCommandEncoder e, std::size_t n, const run_options& ro) {
+    device_span<const float> in(d->f, 0, n);
+    device_span<float> out(d->out, 0, n);
+    if (e) partition(ctx, e, in, out, count->span(), *positive, ro);
+    else partition(ctx, in, out, count->span(), *positive, ro);
+  });
+  add("unique", "u32", "runs of 20", 4.2, [&ctx, d, count](WGPUCommandEncoder e, std::size_t n, const run_options& ro) {
+    device_span<const std::uint32_t> in(d->keys, 0, n);
+    device_span<std::uint32_t> out(d->out, 0, n);
+    if (e) unique(ctx, e, in, out, count->span(), ro);
+    else unique(ctx, in, out, count->span(), ro);
+  });
 }

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <memory>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -126,12 +127,27 @@ int cmd_transform_reduce(const transform_reduce_cli& a, const io::array& data) {
 
 void add_transform_reduce_bench_cases(context& ctx, const buffer& in, const bench_wants& wants,
                                       std::vector<bench_case>& cases) {
-  if (!wants("transform_reduce", "fast")) return;
-  cases.push_back({"transform_reduce", "fast", "f32", "sum(a*a)", 4, [&ctx, &in](std::size_t n) {
-                     run_stats st;
-                     run_options ro;
-                     ro.stats = &st;
-                     transform_reduce_bits(ctx, in, n, dtype::f32, transform::expr("a * a"), op::sum(), ro);
-                     return st.gpu_ms;
-                   }});
+  auto square = std::make_shared<transform>(transform::expr("a * a"));
+  auto result = std::make_shared<buffer>(ctx.create_buffer(16));
+  for (const char* alg : {"single", "fast"}) {
+    if (!wants("transform_reduce", alg)) continue;
+    run_options plain;
+    plain.algorithm = alg;
+    bench_case c{"transform_reduce", alg, "f32", "sum(a*a)", 4, nullptr, nullptr, nullptr};
+    c.run = [&ctx, &in, square, plain](std::size_t n) {
+      run_stats st;
+      run_options ro = plain;
+      ro.stats = &st;
+      transform_reduce_bits(ctx, in, n, dtype::f32, *square, op::sum(), ro);
+      return st.gpu_ms;
+    };
+    c.call = [&ctx, &in, square, plain](std::size_t n) {
+      transform_reduce_bits(ctx, in, n, dtype::f32, *square, op::sum(), plain);
+    };
+    c.record = [&ctx, &in, square, result, plain](WGPUCommandEncoder enc, std::size_t n) {
+      transform_reduce(ctx, enc, device_span<const float>(in, 0, n), *square, device_span<float>(*result, 0, 1),
+                       op::sum(), plain);
+    };
+    cases.push_back(std::move(c));
+  }
 }
