@@ -449,6 +449,21 @@ TEST(Sort, PastOneBindingInPlaceHostAndEncoder) {
   const auto gk = dk.to_host();
   for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(to_bits(gk[i]), want[i]) << "device i=" << i;
   EXPECT_EQ(dv.to_host(), want_v);
+  // Device spans at an unaligned offset (7 elements in), out of place: copied through aligned temporaries.
+  std::vector<std::int32_t> padded(n + 20, 0);
+  std::copy(keys.begin(), keys.end(), padded.begin() + 7);
+  std::vector<std::uint32_t> padded_v(n + 20, 0);
+  std::copy(idx.begin(), idx.end(), padded_v.begin() + 7);
+  device_vector<std::int32_t> pk(c, padded), pko(c, n + 20);
+  device_vector<std::uint32_t> pv(c, padded_v), pvo(c, n + 20);
+  sort_pairs(c, device_span<const std::int32_t>(pk.raw(), 7, n), device_span<const std::uint32_t>(pv.raw(), 7, n),
+             device_span<std::int32_t>(pko.raw(), 7, n), device_span<std::uint32_t>(pvo.raw(), 7, n), order::descending);
+  const auto uk = pko.to_host();
+  const auto uv = pvo.to_host();
+  for (std::size_t i = 0; i < n; ++i) {
+    ASSERT_EQ(to_bits(uk[7 + i]), want[i]) << "unaligned i=" << i;
+    ASSERT_EQ(uv[7 + i], want_v[i]) << "unaligned i=" << i;
+  }
 }
 
 TEST(Sort, PastOneBindingSixtyFourBitKeys) {
