@@ -367,21 +367,116 @@ TEST(Sort, StressTakesFallbacksAndStaysCorrect) {
   }
 }
 
-TEST(Sort, PastOneBindingIsAClearLimitError) {
-  context& c = small_binding_ctx();  // 1 MiB: 262,144 keys
-  const std::size_t fits = (std::size_t(1) << 20) / 4;
-  for (const auto& alg : algorithms("sort")) {
-    check_sort(c, alg, dtype::u32, order::ascending, random_keys(dtype::u32, fits, 2, false), true);
-    std::vector<std::uint32_t> big(fits + 1, 1u);
-    run_options opt;
-    opt.algorithm = alg;
-    try {
-      sort(c, big, order::ascending, opt);
-      ADD_FAILURE() << alg << ": no error past one binding";
-    } catch (const error& e) {
-      EXPECT_EQ(e.code(), errc::limit) << e.what();
-    }
+/// A context whose storage bindings hold 16 KiB (4,096 32-bit keys, 2,048 64-bit keys): small arrays take the
+/// merged path (chunks sorted, then merged).
+context& merge_ctx() {
+  static context c = [] {
+    context x;
+    testing::set_binding_limit(x, 16384);
+    return x;
+  }();
+  return c;
+}
+
+TEST(Sort, PastOneBindingChunksAndMerges) {
+  // Sizes around chunk multiples (chunk = 4,096 keys): one binding exactly (today's path), one past, 2, 3, 5 chunks
+  // +-1 (an odd run without a partner, uneven last runs, three merge levels). Order, pairs and the data pattern
+  // rotate with the size.
+  context& c = merge_ctx();
+  const std::size_t chunk = 4096;
+  const std::size_t sizes[] = {chunk, chunk + 1, 2 * chunk - 1, 2 * chunk, 2 * chunk + 1, 3 * chunk - 1, 3 * chunk + 1,
+                               5 * chunk, 5 * chunk + 7};
+  for (const auto& alg : algorithms("sort"))
+    for (dtype t : key_types)
+      for (std::size_t i = 0; i < std::size(sizes); ++i) {
+        const std::size_t n = sizes[i];
+        const order o = orders[(i + static_cast<std::size_t>(t)) % 2];
+        const bool few = i % 3 == 1;  // duplicates across the runs: stability through the values
+        check_sort(c, alg, t, o, random_keys(t, n, static_cast<std::uint32_t>(n + 7), few), i % 2 == 0 || few);
+      }
+}
+
+TEST(Sort, PastOneBindingPatternsAndSpecials) {
+  context& c = merge_ctx();
+  const std::size_t n = 3 * 4096 + 5;
+  const std::string alg = algorithms("sort").front();
+  for (dtype t : key_types) {
+    auto sorted = random_keys(t, n, 12, false);
+    cpu::stable_sort(sorted.data(), n, t, false);
+    auto reversed = sorted;
+    std::reverse(reversed.begin(), reversed.end());
+    std::vector<std::uint32_t> equal(n, t == dtype::f32 ? to_bits(-2.5f) : 0x80000001u);
+    for (order o : orders)
+      for (const auto* x : {&sorted, &reversed, &equal}) check_sort(c, alg, t, o, *x, true);
   }
+  // Float specials (NaNs with payloads and signs, zeros, infinities, subnormals) spread over every run.
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::uint32_t specials[] = {to_bits(0.0f), to_bits(-0.0f), to_bits(inf), to_bits(-inf), 0x7fc00000u,
+                                    0xffc00000u, 0x7f800001u, 0xff800001u, 0x00000001u, 0x80000001u, to_bits(1.0f),
+                                    to_bits(-1.0f)};
+  std::mt19937 rng(5);
+  std::vector<std::uint32_t> x(n);
+  for (auto& v : x) v = specials[rng() % std::size(specials)];
+  for (order o : orders) {
+    check_sort(c, alg, dtype::f32, o, x, true);
+    check_sort(c, alg, dtype::f32, o, x, false);
+  }
+}
+
+TEST(Sort, PastOneBindingInPlaceHostAndEncoder) {
+  context& c = merge_ctx();
+  const std::size_t n = 2 * 4096 + 300;
+  const auto bits = random_keys(dtype::i32, n, 21, true);
+  std::vector<std::uint32_t> want = bits, want_v(n), idx(n);
+  for (std::size_t i = 0; i < n; ++i) want_v[i] = idx[i] = static_cast<std::uint32_t>(i);
+  cpu::stable_sort(want.data(), n, dtype::i32, true, want_v.data());
+  std::vector<std::int32_t> keys(n);
+  for (std::size_t i = 0; i < n; ++i) keys[i] = static_cast<std::int32_t>(bits[i]);
+  // Host ranges (sorted in place in the upload buffers).
+  auto k = keys;
+  auto v = idx;
+  sort_pairs(c, k, v, order::descending);
+  for (std::size_t i = 0; i < n; ++i) {
+    ASSERT_EQ(to_bits(k[i]), want[i]) << "host i=" << i;
+    ASSERT_EQ(v[i], want_v[i]) << "host i=" << i;
+  }
+  // Device vectors in place, recorded into the caller's encoder.
+  device_vector<std::int32_t> dk(c, keys);
+  device_vector<std::uint32_t> dv(c, idx);
+  WGPUCommandEncoder enc = c.begin_commands();
+  sort_pairs(c, enc, dk, dv, order::descending);
+  c.submit(enc);
+  const auto gk = dk.to_host();
+  for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(to_bits(gk[i]), want[i]) << "device i=" << i;
+  EXPECT_EQ(dv.to_host(), want_v);
+  // Device spans at an unaligned offset (7 elements in), out of place: copied through aligned temporaries.
+  std::vector<std::int32_t> padded(n + 20, 0);
+  std::copy(keys.begin(), keys.end(), padded.begin() + 7);
+  std::vector<std::uint32_t> padded_v(n + 20, 0);
+  std::copy(idx.begin(), idx.end(), padded_v.begin() + 7);
+  device_vector<std::int32_t> pk(c, padded), pko(c, n + 20);
+  device_vector<std::uint32_t> pv(c, padded_v), pvo(c, n + 20);
+  sort_pairs(c, device_span<const std::int32_t>(pk.raw(), 7, n), device_span<const std::uint32_t>(pv.raw(), 7, n),
+             device_span<std::int32_t>(pko.raw(), 7, n), device_span<std::uint32_t>(pvo.raw(), 7, n), order::descending);
+  const auto uk = pko.to_host();
+  const auto uv = pvo.to_host();
+  for (std::size_t i = 0; i < n; ++i) {
+    ASSERT_EQ(to_bits(uk[7 + i]), want[i]) << "unaligned i=" << i;
+    ASSERT_EQ(uv[7 + i], want_v[i]) << "unaligned i=" << i;
+  }
+}
+
+TEST(Sort, PastOneBindingSixtyFourBitKeys) {
+  // 64-bit keys: 2,048 per chunk; in place and out of place, every kind, both orders.
+  context& c = merge_ctx();
+  const std::size_t sizes[] = {2048 + 1, 3 * 2048 - 1, 5 * 2048 + 3};
+  const std::string alg = algorithms("sort").front();
+  for (int kind = 0; kind < 3; ++kind)
+    for (std::size_t i = 0; i < std::size(sizes); ++i) {
+      const order o = orders[(i + kind) % 2];
+      check_sort64(c, alg, kind, o, random_keys64(kind, sizes[i], static_cast<std::uint32_t>(i + 3 * kind), i == 1),
+                   kind != 1, i % 2 == 0);
+    }
 }
 
 TEST(Sort, BadArguments) {

@@ -3,10 +3,10 @@
 // Key order: u32 and i32 numeric; f32 -inf < ... < -0.0 < +0.0 < ... < +inf < NaN (NaNs last, as NumPy; all NaNs
 // compare equal, so they keep their input order and their bits). order::descending is exactly the reverse order of
 // distinct keys (NaNs first, +0.0 before -0.0), and still stable: equal keys stay in input order.
-// Ranges are device_vector / device_span or host containers / host_span (uploaded, sorted, downloaded); at most one
-// storage binding of keys (ctx.binding_limit() / 4 elements, and fewer than 2^30; more: errc::limit). The encoder
-// overloads (device ranges) record the whole sort into the caller's encoder with no host wait: passes whose digit is
-// the same for every key are skipped on the GPU.
+// Ranges are device_vector / device_span or host containers / host_span (uploaded, sorted, downloaded); any n whose
+// keys fit the device's largest buffer (past one storage binding: binding-sized chunks radix-sorted, then merged;
+// more: errc::limit). The encoder overloads (device ranges) record the whole sort into the caller's encoder with no
+// host wait: passes whose digit is the same for every key are skipped on the GPU.
 //
 //   wgprim::sort(ctx, d_keys);                                   // in place, ascending
 //   wgprim::sort(ctx, d_in, d_out, wgprim::order::descending);   // out of place

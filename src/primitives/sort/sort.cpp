@@ -158,10 +158,13 @@ void sort_words(context& ctx, WGPUCommandEncoder encoder, const range_ref& keys_
       throw error(errc::invalid_argument, "sort: keys and values must be in different buffers");
   }
   const std::uint64_t key_bytes = 4ull * key_words;
-  if (n * key_bytes > ctx.binding_limit() || n >= (1ull << 30))
-    throw error(errc::limit, "sort: " + std::to_string(n) + " keys exceed one storage binding (" +
-                                 std::to_string(std::min<std::uint64_t>(ctx.binding_limit() / key_bytes, (1ull << 30) - 1)) +
-                                 " keys); larger sorts are not implemented");
+  // Past one storage binding (or 2^30 keys) the chunks are sorted and merged (record_sort_merged); the keys, the
+  // values and the temporaries must each fit the device's largest buffer.
+  const std::uint64_t max_keys = std::min<std::uint64_t>(ctx.limits().max_buffer_size / key_bytes, (1ull << 31) - 1);
+  if (n > max_keys)
+    throw error(errc::limit, "sort: " + std::to_string(n) + " keys exceed the device's largest buffer (" +
+                                 std::to_string(max_keys) + " keys)");
+  const bool merged = n * key_bytes > ctx.binding_limit() || n >= (1ull << 30);
   if (n == 0) {
     if (opt.stats) *opt.stats = run_stats{0, false, 0, 0, name, 0};
     return;
@@ -233,7 +236,8 @@ void sort_words(context& ctx, WGPUCommandEncoder encoder, const range_ref& keys_
     a.vals_in = vin;
     a.vals_out = vout;
   }
-  record_sort(rec, a);
+  if (merged) record_sort_merged(rec, a);
+  else record_sort(rec, a);
   ok.finish(rec);
   if (pairs) ov.finish(rec);
   if (!own) {

@@ -52,7 +52,13 @@ void record_sort(recorder& rec, const sort_args& a);
 const buffer& sort_state(context& ctx);
 
 extern const kernel_spec sort_histogram_spec, sort_plan_spec, sort_finish_spec, sort_rts_count_spec,
-    sort_rts_scatter_spec, sort_onesweep_spec;
+    sort_rts_scatter_spec, sort_onesweep_spec, sort_merge_split_spec, sort_merge_spec;
+
+/// Sorts past one storage binding (merge.cpp): record_sort per binding-sized chunk, then merges of sorted runs
+/// (no host wait). Takes the same arguments as record_sort, for any n up to 2^31 - 1.
+void record_sort_merged(recorder& rec, const sort_args& a);
+/// Keys per chunk of record_sort_merged: one binding, at a multiple of twice the offset alignment.
+std::uint64_t sort_chunk_keys(const context& ctx, std::uint32_t key_words);
 
 /// An algorithm's per-sort state: the tile-state words it needs, and one dispatch (or a few) per slot.
 struct sort_algorithm {
