@@ -1,5 +1,7 @@
 #include "wgprim/cpu_twin.hpp"
 
+#include "core/double_word.hpp"
+
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -76,32 +78,9 @@ long double exact_sum_int(const std::uint32_t* x, std::size_t n, bool is_signed)
 }
 
 namespace {
-struct dw {
-  float hi, lo;
-};
-dw two_sum(float a, float b) {
-  float s = a + b;
-  float bb = s - a;
-  return {s, (a - (s - bb)) + (b - bb)};
-}
-dw fast_two_sum(float a, float b) {
-  float s = a + b;
-  return {s, b - (s - a)};
-}
-// Mirrors shaders/shared/double_word.wgsl operation for operation.
-dw dw_add(dw x, dw y) {
-  dw s = two_sum(x.hi, y.hi);
-  if (!(std::fabs(s.hi) <= std::numeric_limits<float>::max())) return {s.hi, 0.0f};
-  dw t = two_sum(x.lo, y.lo);
-  dw v = fast_two_sum(s.hi, s.lo + t.hi);
-  return fast_two_sum(v.hi, t.lo + v.lo);
-}
-// DWPlusFP, as add_one in double_word.wgsl.
-dw dw_add_one(dw acc, float x) {
-  dw s = two_sum(acc.hi, x);
-  if (!(std::fabs(s.hi) <= std::numeric_limits<float>::max())) return {s.hi, 0.0f};
-  return fast_two_sum(s.hi, s.lo + acc.lo);
-}
+using detail::dw;
+using detail::dw_add;
+using detail::dw_add_one;
 // One level of shaders/reduce_fixed.wgsl; the first level adds data (f32) with add_one, the others pairs.
 std::vector<dw> fixed_level(const std::vector<dw>& in, bool data_level) {
   constexpr std::size_t wg = 256, items = 16, block = wg * items;

@@ -2,6 +2,7 @@
 // adapter's copy speed as the ceiling of a scan.
 #include <algorithm>
 
+#include "backends/cpu/backend.hpp"
 #include "core/wgsl_compose.hpp"
 #include "primitives/primitive.hpp"
 #include "wgprim/copy.hpp"
@@ -18,6 +19,7 @@ const kernel_spec copy_spec{"copy/copy.wgsl", "copy", {slot::uniform, slot::stor
                             sizeof(copy_params)};
 
 void copy_run(context& ctx, const range_ref& in, const range_ref& out, const run_options& opt) {
+  if (cpu_backend::native(ctx)) return cpu_backend::copy(ctx, in, out, opt);
   check_view(ctx, in.view, "copy input");
   check_view(ctx, out.view, "copy output");
   if (in.count != out.count) throw error(errc::invalid_argument, "copy: input and output lengths differ");

@@ -2,6 +2,8 @@
 // bindable, records the passes (record_reduce), submits and reads the result back.
 #include "primitives/reduce/reduce.hpp"
 
+#include "backends/cpu/backend.hpp"
+
 #include <chrono>
 
 #include "wgprim/error.hpp"
@@ -51,6 +53,7 @@ void record_reduce(recorder& rec, const reduce_args& a) {
 
 std::uint32_t reduce_bits(context& ctx, const range_ref& in, const monoid& m, const std::uint32_t* init,
                           const run_options& opt) {
+  if (cpu_backend::native(ctx)) return cpu_backend::reduce(ctx, in, m, init, opt);
   using clock = std::chrono::steady_clock;
   const algorithm_entry& alg = pick_algorithm(ctx, "reduce", opt.algorithm);
   reduce_args a{in.view, &m, nullptr, 0, 0, &opt};
@@ -90,6 +93,9 @@ std::uint32_t reduce_bits(context& ctx, const range_ref& in, const monoid& m, co
 
 void reduce_record(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref& result,
                    const monoid& m, const run_options& opt) {
+  if (cpu_backend::native(ctx))
+    throw error(errc::unsupported, "reduce into a WGPUCommandEncoder needs a WebGPU context; this one runs the "
+                                   "native CPU backend (call reduce without an encoder)");
   reduce_args a{in.view, &m, result.view.buf, result.view.capacity, 0, &opt};
   pick_algorithm(ctx, "reduce", opt.algorithm);
   check_view(ctx, in.view, "reduce input");
