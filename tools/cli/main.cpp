@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "bench.hpp"
+#include "cmd_bench_cpu.hpp"
 #include "plot.hpp"
 #include "wgprim/io.hpp"
 #include "wgprim/wgprim.hpp"
@@ -41,6 +42,14 @@ io::array load(const common& c) {
 
 double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// The context of a command: the library's automatic choice (the native CPU backend when there is no GPU), except
+// that pictures are drawn from the WGSL's own buffers by WebGPU render pipelines, so --plot runs on WebGPU.
+context make_context(const common& c) {
+  context_options o{c.adapter};
+  if (!c.plot.empty()) o.backend = backend_choice::webgpu;
+  return context(o);
 }
 
 // Uploads the array into a new device buffer; returns the wall time of the upload (ms).
@@ -94,6 +103,7 @@ int cmd_info(const common& c) {
                         {"max_storage_buffers_per_shader_stage", l.max_storage_buffers_per_shader_stage}}},
             {"features", {{"timestamp_query", f.timestamp_query}, {"shader_f16", f.shader_f16},
                           {"subgroups", f.subgroups}}},
+            {"backend", backend_choice_name(ctx.backend())},
             {"timestamps_trustworthy", ctx.timestamps_trustworthy()},
             {"reduce_algorithms", reduce_algorithms()},
             {"scan_algorithms", scan_algorithms()}};
@@ -106,6 +116,8 @@ int cmd_info(const common& c) {
     return 0;
   }
   fmt::print("wgpu-native   {}\n", context::wgpu_version());
+  if (ctx.backend() == backend_choice::native)
+    fmt::print("backend       native CPU backend (no GPU found; --adapter llvmpipe runs the WGSL on lavapipe)\n");
   fmt::print("adapter       {} ({}, {})\n", a.name, a.backend, a.type);
   fmt::print("vendor        {} (0x{:04x}), device 0x{:04x}\n", a.vendor.empty() ? "-" : a.vendor, a.vendor_id,
              a.device_id);
@@ -236,7 +248,7 @@ int cmd_reduce(const common& c) {
   monoid check(op::parse(c.op, c.identity), a.type);  // reject a bad operator before touching the GPU
   parse_accuracy(c.accuracy);
   if (!c.plot.empty()) io::check_writable(c.plot + ".bin");
-  context ctx(context_options{c.adapter});
+  context ctx = make_context(c);
   json j = run_reduce(ctx, c, a);
   if (c.json) std::cout << j.dump() << "\n";
   else print_reduce(j, a.type);
@@ -349,7 +361,7 @@ int cmd_scan(const common& c) {
   parse_accuracy(c.accuracy);
   if (!c.output.empty()) io::check_writable(c.output);  // fail on an unusable path before the work, not after
   if (!c.plot.empty()) io::check_writable(c.plot + ".bin");
-  context ctx(context_options{c.adapter});
+  context ctx = make_context(c);
   std::vector<std::uint32_t> out;
   json j = run_scan(ctx, c, a, out);
   if (!c.output.empty()) io::write_array(c.output, io::array{a.type, std::move(out)});
@@ -364,8 +376,32 @@ int cmd_scan(const common& c) {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+int demo_on(context& ctx, const common& c);
+
+// Without a GPU the default context is the native CPU backend: its times come first (next to the CPU loop),
+// then the same two runs of the WGSL on the best WebGPU adapter (lavapipe) as the check, with the pictures.
 int cmd_demo(const common& c) {
   context ctx(context_options{c.adapter});
+  if (ctx.backend() != backend_choice::native) return demo_on(ctx, c);
+  common plain = c;
+  plain.plot.clear();  // pictures are drawn by WebGPU render pipelines: in the WGSL pass below
+  fmt::print("#### the native CPU backend: {} ####\n\n", ctx.adapter().name);
+  int rc = demo_on(ctx, plain);
+  context_options o;
+  o.backend = backend_choice::webgpu;
+  try {
+    context wgsl(o);
+    fmt::print("\n#### the WGSL check: the same runs on {} ####\n\n", wgsl.adapter().name);
+    common on_wgsl = c;
+    on_wgsl.adapter = wgsl.adapter().name;  // for the closing `info`
+    return std::max(rc, demo_on(wgsl, on_wgsl));
+  } catch (const error& e) {
+    fmt::print("\n(no WebGPU adapter for the WGSL check: {})\n", e.what());
+    return rc;
+  }
+}
+
+int demo_on(context& ctx, const common& c) {
   fmt::print("== Two-pass reduction: the sum of 4,194,304 prices ==\n");
   common r = c;
   r.op = "sum";
@@ -397,7 +433,9 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   common c;
   auto add_common = [&](CLI::App* s) {
-    s->add_option("--adapter", c.adapter, "adapter name substring (default: WGPRIM_ADAPTER, else the best GPU)");
+    s->add_option("--adapter", c.adapter,
+                  "adapter name substring, or cpu for the native CPU backend (default: WGPRIM_ADAPTER, else the "
+                  "best GPU, else the native CPU backend)");
     s->add_flag("--json", c.json, "print one JSON object");
   };
   auto add_data = [&](CLI::App* s) {
@@ -448,6 +486,7 @@ int main(int argc, char** argv) {
   bench->add_option("--cub", ba.cub, "with --plot: a bench/cub JSON file whose curve to add");
   bench->add_option("--from", ba.from, "with --plot: chart this wgprim bench JSON file instead of running");
 
+  subcommand bench_cpu = register_bench_cpu(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -459,6 +498,7 @@ int main(int argc, char** argv) {
     if (sc->parsed()) return cmd_scan(c);
     if (demo->parsed()) return cmd_demo(c);
     if (bench->parsed()) return ba.accuracy ? cmd_bench_accuracy(ba) : cmd_bench(ba);
+    if (bench_cpu.app->parsed()) return bench_cpu.run();
   } catch (const wgprim::error& e) {
     std::cerr << "wgprim: error: " << e.what() << "\n";
     return static_cast<int>(e.code());

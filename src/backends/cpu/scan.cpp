@@ -89,23 +89,28 @@ struct op_scanner {
   }
   acc merge(acc a, acc b) const { return op(a, b); }
   void scan(std::size_t first, std::size_t count, bool has, acc prefix) const {
+    // Locals, not members: the stores through `out` could otherwise alias this object's fields (the backend
+    // builds without strict aliasing) and force a reload of x and out per element.
+    const acc* const in = x;
+    acc* const o = out;
+    const Op f = op;
     const std::size_t end = first + count;
     if (exclusive) {
       acc a = has ? prefix : id;
       for (std::size_t i = first; i < end; ++i) {
-        const acc v = x[i];  // read before the write: in place works
-        out[i] = a;
-        a = op(a, v);
+        const acc v = in[i];  // read before the write: in place works
+        o[i] = a;
+        a = f(a, v);
       }
       return;
     }
     std::size_t i = first;
     acc a = prefix;
     if (!has) {  // inclusive without init starts from x[0] itself, as the twin
-      a = x[i];
-      out[i++] = a;
+      a = in[i];
+      o[i++] = a;
     }
-    for (; i < end; ++i) out[i] = a = op(a, x[i]);
+    for (; i < end; ++i) o[i] = a = f(a, in[i]);
   }
 };
 
@@ -132,6 +137,9 @@ struct sum_f32_scanner {
   bool exclusive;
   template <bool write>
   float run(std::size_t first, std::size_t count, float carry) const {
+    const float* const x = this->x;  // locals: see op_scanner::scan
+    float* const out = this->out;
+    const bool exclusive = this->exclusive;
     const std::size_t end = first + count;
     for (std::size_t g = first; g < end; g += 1024) {
       const std::size_t g_end = std::min(end, g + 1024);
@@ -165,12 +173,16 @@ struct sum_dw_scanner {
   float* out;
   bool exclusive;
   dw total(std::size_t first, std::size_t count) const {
+    const float* const x = this->x;
     dw a{0.0f, 0.0f};
     for (std::size_t i = first; i < first + count; ++i) a = dw_add_one(a, x[i]);
     return a;
   }
   dw merge(dw a, dw b) const { return dw_add(a, b); }
   void scan(std::size_t first, std::size_t count, bool, dw a) const {
+    const float* const x = this->x;
+    float* const out = this->out;
+    const bool exclusive = this->exclusive;
     for (std::size_t i = first; i < first + count; ++i) {
       const float v = x[i];
       if (exclusive) out[i] = a.hi;
