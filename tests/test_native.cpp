@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "common.hpp"
+#include "gpu/gpu.hpp"
 
 namespace wgprim::test {
 namespace {
@@ -88,6 +89,10 @@ TEST(Native, WebGpuOnlyCallsAreUnsupported) {
   expect_unsupported([&] { reduce(c, fake, in, res); }, "reduce into an encoder");
   expect_unsupported([&] { inclusive_scan(c, fake, in, out); }, "scan into an encoder");
   expect_unsupported([&] { testing::simulate_device_loss(c); }, "simulate_device_loss");
+  // A primitive with no native implementation yet reaches the recorder or the kernel cache: one clear error.
+  expect_unsupported([&] { detail::recorder rec(c); }, "a recorder");
+  expect_unsupported([&] { detail::get_kernel(c, "@compute @workgroup_size(1) fn main() {}", "main", {}, false); },
+                     "a kernel");
   run_options bad;
   bad.algorithm = "no-such-algorithm";
   try {

@@ -265,6 +265,13 @@ void make_native(detail::context_impl& s) {
   auto& L = s.limits;
   L.max_storage_buffer_binding_size = L.max_buffer_size = std::uint64_t(1) << 48;
   L.min_storage_buffer_offset_alignment = L.min_uniform_buffer_offset_alignment = 4;
+  // WebGPU's defaults for the compute limits, never zero: code that sizes a grid before it reaches the
+  // recorder (and its errc::unsupported) must not divide by zero.
+  L.max_compute_workgroup_storage_size = 16384;
+  L.max_compute_invocations_per_workgroup = 256;
+  L.max_compute_workgroup_size_x = 256;
+  L.max_compute_workgroups_per_dimension = 65535;
+  L.max_storage_buffers_per_shader_stage = 8;
   s.device_binding_limit = L.max_buffer_size;
   s.binding_limit = L.max_buffer_size;
 }
