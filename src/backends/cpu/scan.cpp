@@ -1,7 +1,7 @@
 // Native scans: a chained scan over tiles of 16,384 elements. Each thread takes the next tile in order (an atomic
-// ticket), reduces it (reading it from memory into its cache), waits for the inclusive prefix of the tile before
-// (published as soon as that tile was reduced, not scanned), publishes its own, then scans the tile from the
-// cache with the prefix in front. Memory traffic is what one sequential pass moves (read n, write n), spread
+// ticket), reduces it (reading it from memory into its cache), gets the inclusive prefix of the tile before
+// (published as soon as that tile was reduced, not scanned; exact operators look back instead of waiting, see
+// chained()), publishes its own, then scans the tile from the cache with the prefix in front. Memory traffic is what one sequential pass moves (read n, write n), spread
 // over every core; there is no second pass over memory. Tiles are taken in increasing order by running
 // threads, so the tile waited for is always being worked on: no deadlock, whatever oneTBB schedules.
 // The shape depends on n alone (not on the thread count), so every mode gives the same bits on every run.
@@ -21,6 +21,7 @@
 #include "backends/cpu/backend.hpp"
 #include "backends/cpu/loops.hpp"
 #include "core/double_word.hpp"
+#include "gpu/gpu.hpp"
 #include "wgprim/error.hpp"
 
 namespace wgprim::detail::cpu_backend {
@@ -31,8 +32,15 @@ constexpr std::size_t tile = 16384;
 
 // Runs s over [0, n): s.total(first, count) -> Acc (the tile alone), s.scan(first, count, has_prefix, prefix),
 // s.merge(a, b). `start` is the prefix of tile 0 (init), when has_start.
+// `exact` (operators whose every grouping gives the same bits: integer ops, f32 min / max): a thread whose
+// predecessor has not published yet looks back over the earlier tiles' published totals (decoupled look-back),
+// and reduces a tile itself when its owner is slow to publish (its thread lost the core: the machine is busy),
+// so no thread ever waits long for a descheduled one. Sums of f32 and custom operators keep the plain chain,
+// whose grouping depends on n alone (the same bits on every run).
+// `stress` (testing::set_lookback_stress): the look-back ignores every third published tile and reduces it itself,
+// and never waits, so the fallback runs in every test (the result must not change).
 template <class S>
-void chained(S& s, std::size_t n, bool has_start, typename S::acc start) {
+void chained(S& s, std::size_t n, bool has_start, typename S::acc start, bool exact, bool stress) {
   using acc = typename S::acc;
   const std::size_t tiles = (n + tile - 1) / tile;
   const unsigned workers = threads();
@@ -40,10 +48,45 @@ void chained(S& s, std::size_t n, bool has_start, typename S::acc start) {
     s.scan(0, n, has_start, start);
     return;
   }
-  std::vector<acc> prefix(tiles);
-  std::unique_ptr<std::atomic<bool>[]> ready(new std::atomic<bool>[tiles]);
-  for (std::size_t t = 0; t < tiles; ++t) ready[t].store(false, std::memory_order_relaxed);
+  // Per tile: 0 nothing yet, 1 its own total (aggregate) published, 2 its inclusive prefix published.
+  std::vector<acc> aggregate(tiles), inclusive(tiles);
+  std::unique_ptr<std::atomic<unsigned char>[]> state(new std::atomic<unsigned char>[tiles]);
+  for (std::size_t t = 0; t < tiles; ++t) state[t].store(0, std::memory_order_relaxed);
   std::atomic<std::size_t> next{0};
+  // The prefix of everything before tile t (including start), and whether there is one.
+  auto prefix_before = [&](std::size_t t, bool& has) -> acc {
+    has = true;
+    if (!exact) {
+      // The predecessor publishes right after reducing its tile: a short wait, spinning then yielding.
+      for (unsigned spins = 0; state[t - 1].load(std::memory_order_acquire) < 2; ++spins)
+        if (spins > 64) std::this_thread::yield();
+      return inclusive[t - 1];
+    }
+    acc a{};
+    bool have = false;
+    auto take = [&](acc v) {  // v lies left of everything taken so far
+      a = have ? s.merge(v, a) : v;
+      have = true;
+    };
+    for (std::size_t j = t - 1;;) {
+      // Wait for tile j's total about as long as reducing a tile takes (~10 us), checking the clock rarely;
+      // past 50 us its thread has most likely lost its core, and reducing the tile here is cheaper.
+      unsigned char st;
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::microseconds(stress ? 0 : 50);
+      for (unsigned spins = 1; (st = state[j].load(std::memory_order_acquire)) == 0; ++spins)
+        if (spins % 64 == 0 && std::chrono::steady_clock::now() > deadline) break;
+      if (stress && j % 3 == 1) st = 0;
+      if (st == 2) {
+        take(inclusive[j]);
+        return a;
+      }
+      take(st == 1 ? aggregate[j] : s.total(j * tile, tile));  // tiles before t are whole tiles
+      if (j == 0) break;
+      --j;
+    }
+    if (has_start) return s.merge(start, a);
+    return a;
+  };
   auto work = [&] {
     for (;;) {
       const std::size_t t = next.fetch_add(1, std::memory_order_relaxed);
@@ -51,19 +94,16 @@ void chained(S& s, std::size_t n, bool has_start, typename S::acc start) {
       const std::size_t first = t * tile, count = std::min(tile, n - first);
       const bool last = t + 1 == tiles;
       acc local{};
-      if (!last) local = s.total(first, count);
-      acc before = start;
-      bool has = has_start;
-      if (t > 0) {
-        // The predecessor publishes right after reducing its tile: a short wait, spinning then yielding.
-        for (unsigned spins = 0; !ready[t - 1].load(std::memory_order_acquire); ++spins)
-          if (spins > 64) std::this_thread::yield();
-        before = prefix[t - 1];
-        has = true;
-      }
       if (!last) {
-        prefix[t] = has ? s.merge(before, local) : local;
-        ready[t].store(true, std::memory_order_release);
+        local = s.total(first, count);
+        aggregate[t] = local;
+        state[t].store(1, std::memory_order_release);
+      }
+      bool has = has_start;
+      const acc before = t > 0 ? prefix_before(t, has) : start;
+      if (!last) {
+        inclusive[t] = has ? s.merge(before, local) : local;
+        state[t].store(2, std::memory_order_release);
       }
       s.scan(first, count, has, before);
     }
@@ -194,10 +234,11 @@ struct sum_dw_scanner {
 
 template <class Op>
 void scan_with(const Op& op, bool commutes, const std::uint32_t* x, std::uint32_t* out, std::size_t n,
-               bool exclusive, const std::uint32_t* init) {
+               bool exclusive, const std::uint32_t* init, bool stress) {
   using T = typename Op::T;
   op_scanner<Op> s{op, commutes, reinterpret_cast<const T*>(x), reinterpret_cast<T*>(out), exclusive, op.id()};
-  chained(s, n, init != nullptr, init ? bits_to<T>(*init) : T{});
+  // Built-ins are exact under regrouping (integers wrap, min / max pick an operand); custom ones need not be.
+  chained(s, n, init != nullptr, init ? bits_to<T>(*init) : T{}, commutes, stress);
 }
 
 }  // namespace
@@ -229,22 +270,23 @@ void scan(context& ctx, const range_ref& in, const range_ref& out, const monoid&
     x = copy.data();
   }
   const bool exclusive = kind == scan_kind::exclusive;
+  const bool stress = lookback_stress(ctx);
   const float* xf = reinterpret_cast<const float*>(x);
   float* yf = reinterpret_cast<float*>(y);
   if (pairs) {
     sum_dw_scanner s{xf, yf, exclusive};
-    chained(s, n, true, dw{init ? bits_to<float>(*init) : 0.0f, 0.0f});
+    chained(s, n, true, dw{init ? bits_to<float>(*init) : 0.0f, 0.0f}, false, false);
   } else if (f32_sum) {
     sum_f32_scanner s{xf, yf, exclusive};
-    chained(s, n, true, init ? bits_to<float>(*init) : 0.0f);
+    chained(s, n, true, init ? bits_to<float>(*init) : 0.0f, false, false);
   } else if (!m.is_builtin()) {
-    scan_with(op_generic{&m}, false, x, y, n, exclusive, init);
+    scan_with(op_generic{&m}, false, x, y, n, exclusive, init, stress);
   } else if (is_f32_minmax(m)) {
     const float id = bits_to<float>(m.identity_bits());
-    if (m.name() == "min") scan_with(op_minmax_nan<true>{id}, true, x, y, n, exclusive, init);
-    else scan_with(op_minmax_nan<false>{id}, true, x, y, n, exclusive, init);
+    if (m.name() == "min") scan_with(op_minmax_nan<true>{id}, true, x, y, n, exclusive, init, stress);
+    else scan_with(op_minmax_nan<false>{id}, true, x, y, n, exclusive, init, stress);
   } else {
-    with_op(m, [&](auto op) { scan_with(op, true, x, y, n, exclusive, init); });
+    with_op(m, [&](auto op) { scan_with(op, true, x, y, n, exclusive, init, stress); });
   }
   fill(opt, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(), name);
 }
