@@ -38,6 +38,7 @@ WGPUPipelineLayout make_pipeline_layout(context_impl& s, WGPUBindGroupLayout* gr
 const kernel& get_kernel(context& ctx, const std::string& source, const std::string& entry,
                          const std::vector<slot>& layout, bool trusted) {
   auto& s = ctx.impl();
+  s.need_webgpu("compiling WGSL");
   const std::string key = cache_key(entry + (trusted ? "|t" : "|c"), layout, source);
   auto it = s.kernels.find(key);
   if (it != s.kernels.end()) return *it->second;
