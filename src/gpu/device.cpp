@@ -6,7 +6,7 @@
 #include <atomic>
 #include <cmath>
 
-#include "backends/cpu/backend.hpp"
+#include "native/backend.hpp"
 #include "gpu/device_impl.hpp"
 #include "wgprim/testing.hpp"
 

@@ -90,7 +90,7 @@ struct context_impl {
   bool external = false;
   void cycle_error_scope(bool reopen = true);
   std::uint64_t id = 0;
-  // The native CPU backend (src/backends/cpu/): no instance, adapter, device or queue; buffers are host memory.
+  // The native CPU backend (src/native/): no instance, adapter, device or queue; buffers are host memory.
   bool native = false;
   // Every path into wgpu goes through this first, so that a primitive without a native implementation (or any
   // WebGPU-only call) fails with one clear line instead of calling wgpu on a null device.

@@ -1,9 +1,10 @@
 // wgprim bench-cpu (issue 19): on a machine without a GPU, what the native CPU backend gives against the other
 // ways of computing the same thing on the same cores: the WGSL on the best WebGPU adapter (lavapipe there),
 // libstdc++'s parallel algorithms (std::execution::par_unseq on oneTBB), and plain loops, one thread and all.
-// Rows: reduce f32 sum (all three accuracy modes of the backend) and inclusive scan u32 sum. Wall time of each
-// call, data already in place (device buffers for wgprim), median of --reps after --warmup runs.
-// GB/s: reduce reads 4n bytes, a scan reads 4n and writes 4n.
+// Rows: reduce f32 sum (all three accuracy modes of the backend), inclusive scan u32 sum, and every other
+// primitive (primitive_rows: the native backend, the WGSL, the std:: parallel algorithm where there is one, and a
+// plain one-thread loop). Wall time of each call, data already in place (device buffers for wgprim), median of
+// --reps after --warmup runs. GB/s: the bytes each primitive must read and write once, over the time.
 #include "cmd_bench_cpu.hpp"
 
 #include <fmt/core.h>
@@ -12,6 +13,8 @@
 #include <chrono>
 #include <execution>
 #include <fstream>
+#include <functional>
+#include <memory>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <numeric>
@@ -28,7 +31,7 @@ namespace {
 struct bench_cpu_args {
   std::vector<int> log2 = {24, 26};
   int reps = 7, warmup = 2;
-  bool json = false, no_webgpu = false;
+  bool json = false, no_webgpu = false, all = true;
   std::string output;
 };
 
@@ -75,6 +78,162 @@ float loop_threads(const float* x, std::size_t n, unsigned threads) {
   float s = 0;
   for (float v : part) s += v;
   return s;
+}
+
+using row_fn = std::function<void(const std::string& prim, const std::string& impl, std::size_t n, double ms,
+                                   double bytes, const std::string& result)>;
+
+// Every primitive beyond reduce / scan: `setup(ctx)` puts the data on that context and returns the call to time.
+void primitive_rows(const bench_cpu_args& a, context& native, context* webgpu, std::size_t n, const row_fn& row) {
+  std::mt19937 rng(static_cast<unsigned>(n));
+  std::vector<float> xf(n);
+  std::vector<std::uint32_t> xu(n), keys(n), seg_off, out(n), out2(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    xf[i] = std::uniform_real_distribution<float>(-1.0f, 1.0f)(rng);
+    xu[i] = rng();
+  }
+  // keys in runs of 1..16 (reduce_by_key, run-length encoding, unique); segments of ~1,000 elements
+  for (std::size_t i = 0; i < n;) {
+    const std::uint32_t k = rng(), len = 1 + rng() % 16;
+    for (std::uint32_t j = 0; j < len && i < n; ++j) keys[i++] = k;
+  }
+  for (std::size_t o = 0; o < n; o += 500 + rng() % 1000) seg_off.push_back(static_cast<std::uint32_t>(o));
+  seg_off.push_back(static_cast<std::uint32_t>(n));
+  const std::size_t segs = seg_off.size() - 1;
+  using call = std::function<void()>;
+  auto four = [&](const std::string& prim, double bytes, const std::function<call(context&)>& setup,
+                  const std::string& par_name, const call& par, const call& loop) {
+    {
+      call f = setup(native);
+      row(prim, native.adapter().name, n, median_ms(a, f), bytes, "");
+    }
+    if (webgpu) {
+      call g = setup(*webgpu);
+      row(prim, "WGSL on " + webgpu->adapter().name, n, median_ms(a, [&] {
+            g();
+            webgpu->finish();
+          }),
+          bytes, "");
+    }
+    if (par) row(prim, par_name + "(par_unseq) (libstdc++ on oneTBB)", n, median_ms(a, par), bytes, "");
+    if (loop) row(prim, "loop, 1 thread", n, median_ms(a, loop), bytes, "");
+  };
+  const predicate big = predicate::expr("a > 2147483648u");
+  four("arg_max f32", 4, [&](context& c) -> call {
+         auto d = std::make_shared<device_vector<float>>(c, xf);
+         return [&c, d] { argmax(c, *d); };
+       }, "std::max_element", [&] { (void)std::max_element(std::execution::par_unseq, xf.begin(), xf.end()); },
+       [&] { (void)std::max_element(xf.begin(), xf.end()); });
+  four("transform_reduce f32 a*a sum", 4, [&](context& c) -> call {
+         auto d = std::make_shared<device_vector<float>>(c, xf);
+         return [&c, d] { (void)transform_reduce(c, *d, transform::expr("a * a")); };
+       }, "std::transform_reduce",
+       [&] { (void)std::transform_reduce(std::execution::par_unseq, xf.begin(), xf.end(), 0.0f, std::plus<>(), [](float v) { return v * v; }); },
+       [&] { (void)std::transform_reduce(xf.begin(), xf.end(), 0.0f, std::plus<>(), [](float v) { return v * v; }); });
+  four("exact_sum f32", 4, [&](context& c) -> call {
+         auto d = std::make_shared<device_vector<float>>(c, xf);
+         return [&c, d] { (void)exact_sum(c, *d); };
+       }, "", nullptr, [&] {
+         superaccumulator s;
+         s.add(xf.data(), n);
+         (void)s.round_to_float();
+       });
+  four("select_if u32", 8, [&](context& c) -> call {
+         auto d = std::make_shared<device_vector<std::uint32_t>>(c, xu);
+         auto o = std::make_shared<device_vector<std::uint32_t>>(c, n);
+         return [&c, d, o, &big] { select_if(c, *d, *o, big); };
+       }, "std::copy_if",
+       [&] { std::copy_if(std::execution::par_unseq, xu.begin(), xu.end(), out.begin(), [](std::uint32_t v) { return v > 2147483648u; }); },
+       [&] { std::copy_if(xu.begin(), xu.end(), out.begin(), [](std::uint32_t v) { return v > 2147483648u; }); });
+  four("partition_if u32", 8, [&](context& c) -> call {
+         auto d = std::make_shared<device_vector<std::uint32_t>>(c, xu);
+         auto o = std::make_shared<device_vector<std::uint32_t>>(c, n);
+         return [&c, d, o, &big] { partition(c, *d, *o, big); };
+       }, "std::partition_copy",
+       [&] { std::partition_copy(std::execution::par_unseq, xu.begin(), xu.end(), out.begin(), out2.begin(), [](std::uint32_t v) { return v > 2147483648u; }); },
+       [&] { std::partition_copy(xu.begin(), xu.end(), out.begin(), out2.begin(), [](std::uint32_t v) { return v > 2147483648u; }); });
+  four("unique u32", 8, [&](context& c) -> call {
+         auto d = std::make_shared<device_vector<std::uint32_t>>(c, keys);
+         auto o = std::make_shared<device_vector<std::uint32_t>>(c, n);
+         return [&c, d, o] { unique(c, *d, *o); };
+       }, "std::unique_copy", [&] { std::unique_copy(std::execution::par_unseq, keys.begin(), keys.end(), out.begin()); },
+       [&] { std::unique_copy(keys.begin(), keys.end(), out.begin()); });
+  four("histogram_even f32 256", 4, [&](context& c) -> call {
+         auto d = std::make_shared<device_vector<float>>(c, xf);
+         auto o = std::make_shared<device_vector<std::uint32_t>>(c, 256);
+         return [&c, d, o] { histogram_even(c, *d, *o, 256, -1.0, 1.0); };
+       }, "", nullptr, [&] {
+         std::uint32_t h[256] = {};
+         for (float v : xf)
+           if (v >= -1.0f && v <= 1.0f) ++h[std::min(255, static_cast<int>((v + 1.0f) * 128.0f))];
+         out[0] = h[0];
+       });
+  four("segmented_reduce u32 sum", 4, [&](context& c) -> call {
+         auto d = std::make_shared<device_vector<std::uint32_t>>(c, xu);
+         auto off = std::make_shared<device_vector<std::uint32_t>>(c, seg_off);
+         auto o = std::make_shared<device_vector<std::uint32_t>>(c, segs);
+         return [&c, d, off, o] { segmented_reduce(c, *d, *off, *o); };
+       }, "", nullptr, [&] {
+         for (std::size_t s = 0; s < segs; ++s) out[s] = std::reduce(xu.begin() + seg_off[s], xu.begin() + seg_off[s + 1], 0u);
+       });
+  four("reduce_by_key u32 sum", 12, [&](context& c) -> call {
+         auto k = std::make_shared<device_vector<std::uint32_t>>(c, keys);
+         auto v = std::make_shared<device_vector<std::uint32_t>>(c, xu);
+         auto uk = std::make_shared<device_vector<std::uint32_t>>(c, n);
+         auto sm = std::make_shared<device_vector<std::uint32_t>>(c, n);
+         return [&c, k, v, uk, sm] { reduce_by_key(c, *k, *v, *uk, *sm); };
+       }, "", nullptr, [&] {
+         std::size_t r = 0;
+         for (std::size_t i = 0; i < n; ++i) {
+           if (i == 0 || keys[i] != keys[i - 1]) {
+             out[r] = keys[i];
+             out2[r++] = xu[i];
+           } else {
+             out2[r - 1] += xu[i];
+           }
+         }
+       });
+  four("run_length_encode u32", 8, [&](context& c) -> call {
+         auto k = std::make_shared<device_vector<std::uint32_t>>(c, keys);
+         auto uk = std::make_shared<device_vector<std::uint32_t>>(c, n);
+         auto cn = std::make_shared<device_vector<std::uint32_t>>(c, n);
+         return [&c, k, uk, cn] { run_length_encode(c, *k, *uk, *cn); };
+       }, "", nullptr, [&] {
+         std::size_t r = 0;
+         for (std::size_t i = 0; i < n; ++i) {
+           if (i == 0 || keys[i] != keys[i - 1]) {
+             out[r] = keys[i];
+             out2[r++] = 1;
+           } else {
+             ++out2[r - 1];
+           }
+         }
+       });
+  four("sort_keys u32", 8, [&](context& c) -> call {
+         auto d = std::make_shared<device_vector<std::uint32_t>>(c, xu);
+         auto o = std::make_shared<device_vector<std::uint32_t>>(c, n);
+         return [&c, d, o] { sort(c, *d, *o); };
+       }, "std::sort", [&] {
+         std::copy(xu.begin(), xu.end(), out.begin());
+         std::sort(std::execution::par_unseq, out.begin(), out.end());
+       }, [&] {
+         std::copy(xu.begin(), xu.end(), out.begin());
+         std::sort(out.begin(), out.end());
+       });
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> kv(n);
+  four("sort_pairs u32", 16, [&](context& c) -> call {
+         auto k = std::make_shared<device_vector<std::uint32_t>>(c, xu);
+         auto v = std::make_shared<device_vector<std::uint32_t>>(c, keys);
+         auto ko = std::make_shared<device_vector<std::uint32_t>>(c, n);
+         auto vo = std::make_shared<device_vector<std::uint32_t>>(c, n);
+         return [&c, k, v, ko, vo] { sort_pairs(c, *k, *v, *ko, *vo); };
+       }, "std::stable_sort", [&] {
+         for (std::size_t i = 0; i < n; ++i) kv[i] = {xu[i], keys[i]};
+         std::stable_sort(std::execution::par_unseq, kv.begin(), kv.end(), [](auto& x, auto& y) { return x.first < y.first; });
+       }, [&] {
+         for (std::size_t i = 0; i < n; ++i) kv[i] = {xu[i], keys[i]};
+         std::stable_sort(kv.begin(), kv.end(), [](auto& x, auto& y) { return x.first < y.first; });
+       });
 }
 
 int run(const bench_cpu_args& a) {
@@ -156,6 +315,7 @@ int run(const bench_cpu_args& a) {
       row("inclusive_scan u32 sum", "std::inclusive_scan(par_unseq) (libstdc++ on oneTBB)", n, ms, 8,
           std::to_string(yu.back()));
     }
+    if (a.all) primitive_rows(a, native, webgpu.get(), n, row);
   }
   json doc = {{"machine", fmt::format("{} hardware threads", hw)}, {"native", native.adapter().name},
               {"webgpu", webgpu ? webgpu->adapter().name : ""}, {"reps", a.reps}, {"warmup", a.warmup},
@@ -186,6 +346,7 @@ subcommand register_bench_cpu(CLI::App& app) {
   s->add_option("--reps", args->reps, "timed runs per row (median reported)");
   s->add_option("--warmup", args->warmup, "discarded runs per row");
   s->add_flag("--no-webgpu", args->no_webgpu, "leave out the WGSL rows");
+  s->add_flag("!--reduce-scan-only", args->all, "only the reduce and scan rows");
   s->add_flag("--json", args->json, "print one JSON object");
   s->add_option("--output", args->output, "also write the JSON to this file");
   return {s, [args] { return run(*args); }};

@@ -2,7 +2,7 @@
 // adapter's copy speed as the ceiling of a scan.
 #include <algorithm>
 
-#include "backends/cpu/backend.hpp"
+#include "native/backend.hpp"
 #include "core/wgsl_compose.hpp"
 #include "primitives/primitive.hpp"
 #include "wgprim/copy.hpp"

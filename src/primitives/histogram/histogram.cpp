@@ -7,6 +7,8 @@
 #include <cmath>
 #include <limits>
 
+#include "native/backend.hpp"
+
 #include "wgprim/cpu_twin.hpp"
 #include "wgprim/error.hpp"
 
@@ -92,7 +94,8 @@ void check_levels(dtype t, const std::uint32_t* lv, std::size_t n) {
 void histogram_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, dtype t, const range_ref& counts,
                    const histogram_bins& b, const run_options& opt) {
   using clock = std::chrono::steady_clock;
-  const algorithm_entry& alg = pick_algorithm(ctx, "histogram", opt.algorithm);
+  const bool native = cpu_backend::native(ctx);
+  if (native && encoder) cpu_backend::no_encoder("histogram");
   const std::uint64_t bins = b.bins;
   if (b.levels && b.levels->count < 2)
     throw error(errc::invalid_argument, "histogram: give at least 2 levels (the edges of one bin)");
@@ -117,6 +120,8 @@ void histogram_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& in
     ke.reach = static_cast<std::uint32_t>(bins);
     if (!in.on_device) {
       check_levels(t, static_cast<const std::uint32_t*>(b.levels->host), b.levels->count);
+    } else if (native) {
+      check_levels(t, cpu_backend::host_in(ctx, *b.levels, "histogram levels"), b.levels->count);
     } else if (!encoder) {
       // The levels are few: read them back to check them (a caller's encoder gets no check: see histogram.hpp).
       std::vector<std::uint32_t> lv(b.levels->count);
@@ -131,6 +136,11 @@ void histogram_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& in
     }
   }
 
+  if (native) {
+    const std::uint32_t* edges = b.levels ? cpu_backend::host_in(ctx, *b.levels, "histogram levels") : ke.bits.data();
+    return cpu_backend::histogram(ctx, in, t, counts, {edges, ke.reach, ke.use_estimate, ke.lo, ke.scale}, opt);
+  }
+  const algorithm_entry& alg = pick_algorithm(ctx, "histogram", opt.algorithm);
   double upload_ms = 0;
   buffer up, up_levels;
   histogram_args a{in.view, t, {}, ke.reach, ke.use_estimate, ke.lo, ke.scale, {}, bins, &opt};

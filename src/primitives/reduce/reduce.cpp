@@ -2,7 +2,7 @@
 // bindable, records the passes (record_reduce), submits and reads the result back.
 #include "primitives/reduce/reduce.hpp"
 
-#include "backends/cpu/backend.hpp"
+#include "native/backend.hpp"
 
 #include <chrono>
 

@@ -2,7 +2,7 @@
 // (aligned, in-place scans read from a copy), records the passes (record_scan), submits, and moves host data.
 #include "primitives/scan/scan.hpp"
 
-#include "backends/cpu/backend.hpp"
+#include "native/backend.hpp"
 
 #include <chrono>
 

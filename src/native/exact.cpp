@@ -11,8 +11,8 @@
 #include <chrono>
 #include <cstring>
 
-#include "backends/cpu/backend.hpp"
-#include "backends/cpu/loops.hpp"
+#include "native/backend.hpp"
+#include "native/loops.hpp"
 
 namespace wgprim::detail::cpu_backend {
 

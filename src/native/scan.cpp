@@ -18,8 +18,8 @@
 #include <thread>
 #include <vector>
 
-#include "backends/cpu/backend.hpp"
-#include "backends/cpu/loops.hpp"
+#include "native/backend.hpp"
+#include "native/loops.hpp"
 #include "core/double_word.hpp"
 #include "gpu/gpu.hpp"
 #include "wgprim/error.hpp"

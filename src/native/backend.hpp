@@ -4,7 +4,7 @@
 // buffers are host memory (buffer::host_data()), it has no WebGPU device, and each primitive's type-erased entry
 // point (detail::reduce_bits, detail::scan_run, detail::copy_run, ...) begins with
 //     if (cpu_backend::native(ctx)) return cpu_backend::<primitive>(...);
-// Adding a primitive: one function here, one file src/backends/cpu/<primitive>.cpp, that one line in the
+// Adding a primitive: one function here, one file src/native/<primitive>.cpp, that one line in the
 // primitive's entry point, and the native context in its tests. Ranges arrive as the entry point got them
 // (device views of this context's host buffers, or the caller's host memory: no upload, no copy);
 // host_in()/host_out() turn them into pointers. Built-in operators get specialised loops (ops.hpp); custom
@@ -53,7 +53,7 @@ void copy(context& ctx, const range_ref& in, const range_ref& out, const run_opt
 /// arg-min / arg-max (NumPy's rules: the first NaN, else the first extreme); in.count > 0 (checked by the caller).
 arg_result<std::uint32_t> arg_reduce(context& ctx, const range_ref& in, dtype t, arg_op o, const run_options& opt);
 /// select_if / select_flagged / partition / unique (select.cpp): the arguments as select_run checked them.
-/// Returns the number kept; with `count`, that number lands in count[0] too.
+/// Returns the number kept; with `count`, that number lands in count[0] instead (and 0 is returned).
 std::uint64_t select(context& ctx, const range_ref& in, const range_ref* flags, const range_ref& out,
                      const range_ref* count, select_mode mode, bool partition, dtype type,
                      const bound_predicate* pred, const run_options& opt);

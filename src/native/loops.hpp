@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <cstring>
 
-#include "backends/cpu/ops.hpp"
+#include "native/ops.hpp"
 
 namespace wgprim::detail::cpu_backend {
 

@@ -5,7 +5,7 @@
 #include <chrono>
 #include <cstring>
 
-#include "backends/cpu/backend.hpp"
+#include "native/backend.hpp"
 #include "primitives/primitive.hpp"
 #include "wgprim/error.hpp"
 

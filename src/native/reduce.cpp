@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <chrono>
 
-#include "backends/cpu/backend.hpp"
-#include "backends/cpu/loops.hpp"
+#include "native/backend.hpp"
+#include "native/loops.hpp"
 #include "core/double_word.hpp"
 #include "wgprim/error.hpp"
 #include "wgprim/transform_reduce.hpp"

@@ -3,7 +3,7 @@
 #include <oneapi/tbb/info.h>
 #include <oneapi/tbb/version.h>
 
-#include "backends/cpu/backend.hpp"
+#include "native/backend.hpp"
 #include "primitives/primitive.hpp"
 #include "wgprim/error.hpp"
 
