@@ -58,7 +58,7 @@ std::uint32_t reduce_generic(const std::uint32_t* x, std::size_t n, const monoid
 }
 
 // transform_reduce: each leaf transforms a block of 1,024 elements into a buffer on the stack (the expression
-// evaluator, element by element), then reduces the block with the operator's loop.
+// evaluator, a column at a time: bound_transform::apply_many), then reduces the block with the operator's loop.
 template <class Op>
 std::uint32_t transform_reduce_typed(const std::uint32_t* x, std::size_t n, const bound_transform& tr, const Op& op) {
   using T = typename Op::T;
@@ -70,7 +70,7 @@ std::uint32_t transform_reduce_typed(const std::uint32_t* x, std::size_t n, cons
         T acc = op.id();
         for (std::size_t b = first; b < first + count; b += block) {
           const std::size_t c = std::min(block, first + count - b);
-          for (std::size_t i = 0; i < c; ++i) buf[i] = tr.apply(x[b + i]);
+          tr.apply_many(x + b, c, buf);
           acc = op(acc, lanes16(reinterpret_cast<const T*>(buf), c, op));
         }
         return acc;
@@ -115,7 +115,12 @@ std::uint32_t reduce(context& ctx, const range_ref& in, const monoid& m, const s
           n,
           [&](std::size_t f, std::size_t c) {
             bool any = false;
-            for (std::size_t i = f; i < f + c; ++i) any |= (tr->apply(x[i]) & 0x7fffffffu) > 0x7f800000u;
+            std::uint32_t buf[1024];
+            for (std::size_t b = f; b < f + c; b += 1024) {
+              const std::size_t k = std::min<std::size_t>(1024, f + c - b);
+              tr->apply_many(x + b, k, buf);
+              any |= has_nan_f32(buf, k);
+            }
             return any;
           },
           [](bool a, bool b) { return a || b; });

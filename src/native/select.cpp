@@ -57,7 +57,12 @@ std::uint64_t select(context& ctx, const range_ref& in, const range_ref* flags, 
       const std::size_t lo = b * block, hi = std::min(n, lo + block);
       unsigned char* k = keep.data();
       if (mode == select_mode::predicate) {
-        for (std::size_t i = lo; i < hi; ++i) k[i] = (*pred)(x[i]);
+        std::uint32_t buf[1024];  // the predicate's evaluator a column at a time
+        for (std::size_t i = lo; i < hi; i += 1024) {
+          const std::size_t c = std::min<std::size_t>(1024, hi - i);
+          pred->eval_many(x + i, c, buf);
+          for (std::size_t j = 0; j < c; ++j) k[i + j] = static_cast<unsigned char>(buf[j]);
+        }
       } else if (mode == select_mode::flags) {
         for (std::size_t i = lo; i < hi; ++i) k[i] = f[i] != 0;
       } else if (type == dtype::f32) {
