@@ -10,7 +10,11 @@
 
 int main() {
   try {
-    wgprim::context ctx;
+    // Recording into our own encoder needs a WebGPU device: ask for the WebGPU backend (the default would pick
+    // the native CPU backend on a machine without a GPU, which has no device and no encoders).
+    wgprim::context_options opt;
+    opt.backend = wgprim::backend_choice::webgpu;
+    wgprim::context ctx(opt);
     const std::size_t n = 1'000'000;
     std::vector<std::uint32_t> counts(n);
     for (std::size_t i = 0; i < n; ++i) counts[i] = static_cast<std::uint32_t>(i % 7);

@@ -7,7 +7,7 @@
 
 int main() {
   try {
-    wgprim::context ctx;  // the best adapter: a GPU if there is one, else lavapipe
+    wgprim::context ctx;  // the best GPU if there is one, else the native CPU backend
     std::vector<float> prices(1 << 20);
     for (std::size_t i = 0; i < prices.size(); ++i) prices[i] = 5.0f + static_cast<float>(i % 4501) / 100.0f;
 

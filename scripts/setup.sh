@@ -11,8 +11,8 @@ WGPU_WHEEL_SHA256=6499a31b5a29a10b4f1089fea4a0806411f42605fa86b6c0b543a07ca0de85
 DEPS=.deps
 
 packages=(cmake g++ make pkg-config libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev libbenchmark-dev
-          libpng-dev libcairo2-dev libgmp-dev mesa-vulkan-drivers libvulkan1 unzip python3-pip clang libclang-rt-14-dev
-          python3-venv python3-dev libopenmpi-dev openmpi-bin)
+          libpng-dev libcairo2-dev libgmp-dev libtbb-dev mesa-vulkan-drivers libvulkan1 unzip python3-pip clang
+          libclang-rt-14-dev python3-venv python3-dev libopenmpi-dev openmpi-bin)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -19,6 +19,27 @@ expect_error() {
   else bad "$name: rc=$rc stderr=$(cat "$T/err")"; fi
 }
 
+# --- the native CPU backend (issue 19): on a machine without a GPU it is the default; --adapter cpu names it.
+# Every primitive's command runs on it and its answers match the CPU twin. The rest of this file exercises the
+# WGSL: with no GPU, lavapipe is named (WGPRIM_ADAPTER) so that the default does not pick the native backend.
+for cmd in "reduce --generate prices:100000:1" "reduce --generate prices:100000:1 --accuracy exact" \
+           "reduce --generate prices:100000:1 --op argmax" "scan --generate orders:70000" \
+           "reduce --generate prices:100000:1 --transform 'a * a'"; do
+  eval "\"\$W\" $cmd --adapter cpu --json" >"$T/n.json" 2>"$T/err" || bad "native: $cmd: $(cat "$T/err")"
+  python3 - "$T/n.json" <<'PY' && ok || bad "native json: $cmd"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["adapter"].startswith("native CPU (oneTBB"), j["adapter"]
+assert j.get("matches_cpu", True) is not False and j.get("mismatches", 0) == 0, j
+PY
+done
+"$W" info --adapter cpu --json | python3 -c 'import json,sys; j=json.load(sys.stdin); assert j["backend"] == "native"' \
+  && ok || bad "info --adapter cpu"
+if "$W" info --json | python3 -c 'import json,sys; j=json.load(sys.stdin); sys.exit(0 if j["backend"] == "native" else 1)'; then
+  "$W" info | grep -q "native CPU backend (no GPU found" && ok || bad "info says native"
+  export WGPRIM_ADAPTER=llvmpipe
+fi
+
 # --- happy paths
 "$W" reduce --generate prices:100000:1 --json >"$T/r.json" 2>"$T/err" || bad "reduce json rc"
 python3 - "$T/r.json" <<'PY' && ok || bad "reduce json keys/values"

@@ -11,8 +11,25 @@
 
 namespace wgprim::test {
 
+/// The WebGPU context: the WGSL runs, on lavapipe where there is no GPU (asked for explicitly: the library's
+/// default would pick the native CPU backend there).
+inline context_options webgpu_options() {
+  context_options o;
+  o.backend = backend_choice::webgpu;
+  return o;
+}
 inline context& ctx() {
-  static context c;
+  static context c(webgpu_options());
+  return c;
+}
+
+/// The native CPU backend (oneTBB): no WebGPU device, buffers in host memory.
+inline context& native_ctx() {
+  static context c = [] {
+    context_options o;
+    o.backend = backend_choice::native;
+    return context(o);
+  }();
   return c;
 }
 
@@ -20,7 +37,7 @@ inline context& ctx() {
 /// already take the chunked paths (carry between bindings).
 inline context& small_binding_ctx() {
   static context c = [] {
-    context x;
+    context x(webgpu_options());
     testing::set_binding_limit(x, std::uint64_t(1) << 20);
     return x;
   }();

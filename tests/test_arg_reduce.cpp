@@ -196,7 +196,7 @@ TEST(ArgReduce, EmptyIsAnError) {
 TEST(ArgReduce, PastOneBinding) {
   // 16 KiB bindings: 4,096 elements per chunk, so these arrays span up to ~100 chunks; the extreme value sits in
   // a late chunk, and ties across chunks must resolve to the earlier chunk.
-  context c;
+  context c(webgpu_options());
   testing::set_binding_limit(c, 16384);
   for (dtype t : all_types)
     for (std::size_t n : {4095u, 4096u, 4097u, 8193u, 65537u, 409601u}) {

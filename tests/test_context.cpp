@@ -108,7 +108,7 @@ TEST(Context, EveryComposedVariantCompiles) {
 
 TEST(Context, LostDeviceThrowsAndANewContextWorks) {
   {
-    context c;
+    context c(webgpu_options());
     EXPECT_EQ(reduce(c, std::vector<std::uint32_t>{1, 2}), 3u);
     testing::simulate_device_loss(c);
     try {
@@ -118,7 +118,7 @@ TEST(Context, LostDeviceThrowsAndANewContextWorks) {
       EXPECT_EQ(e.code(), errc::device_lost);
     }
   }
-  context fresh;
+  context fresh(webgpu_options());
   EXPECT_EQ(reduce(fresh, std::vector<std::uint32_t>{4, 5}), 9u);
 }
 
@@ -132,6 +132,7 @@ TEST(Context, AWaitPastItsDeadlineIsATimeoutError) {
   {
     context_options o;
     o.timeout_s = 1e-7;  // 100 ns: no GPU round trip is that fast
+    o.backend = backend_choice::webgpu;
     context c(o);
     std::vector<std::uint32_t> x(1u << 22, 1u);
     try {
@@ -148,7 +149,7 @@ TEST(Context, AWaitPastItsDeadlineIsATimeoutError) {
       EXPECT_EQ(e.code(), errc::device_lost) << e.what();
     }
   }
-  context fresh;
+  context fresh(webgpu_options());
   EXPECT_EQ(reduce(fresh, std::vector<std::uint32_t>{1, 2, 3}), 6u);
 }
 
@@ -160,7 +161,7 @@ TEST(Context, SeveralContextsInSeveralThreads) {
   for (int t = 0; t < threads; ++t)
     pool.emplace_back([t, &ok] {
       try {
-        context c;
+        context c(webgpu_options());
         std::vector<std::uint32_t> x(100000 + 7 * t);
         for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<std::uint32_t>(i * (t + 1));
         std::uint32_t want = 0;
@@ -189,7 +190,7 @@ namespace {
 // contexts, sizes that overflow, absurd allocations, a NaN timeout).
 TEST(Context, MisuseIsAClearError) {
   context& a = ctx();
-  context b;
+  context b(webgpu_options());
   buffer from_a = a.create_buffer(1024);
   std::vector<std::uint32_t> three(256, 3);
   a.write(from_a, 0, three.data(), 1024);

@@ -269,8 +269,9 @@ bool same_float(float got, float want) {
   return got == want;
 }
 
-// Compares one result against the CPU twin; returns an empty string when it matches.
-std::string compare(const diff_case& c, const monoid& m, const std::vector<std::uint32_t>& got) {
+// Compares one result against the CPU twin; returns an empty string when it matches. `native`: the native CPU
+// backend's fast f32 scan has 2 more additions in its longest chain (src/native/scan.cpp).
+std::string compare(const diff_case& c, const monoid& m, const std::vector<std::uint32_t>& got, bool native = false) {
   const std::size_t n = c.x.size();
   const bool f32_sum = c.t == dtype::f32 && m.is_sum();
   auto fail = [&](std::size_t i, std::uint32_t g, double w) {
@@ -320,7 +321,7 @@ std::string compare(const diff_case& c, const monoid& m, const std::vector<std::
         if (!same_float(g, static_cast<float>(w))) return fail(i, got[i], static_cast<double>(w));
         continue;
       }
-      double bound = f32_sum_bound(64 + std::ceil(n / 1024.0), static_cast<double>(a));
+      double bound = f32_sum_bound(64 + (native ? 2 : 0) + std::ceil(n / 1024.0), static_cast<double>(a));
       if (!(std::fabs(g - static_cast<double>(w)) <= bound)) return fail(i, got[i], static_cast<double>(w));
     } else if (c.t == dtype::f32) {
       if (!same_float(from_bits<float>(got[i]), from_bits<float>(want[i]))) return fail(i, got[i], from_bits<float>(want[i]));
@@ -647,6 +648,54 @@ std::size_t run_batch(context& ctx, std::uint64_t seed, std::uint64_t first, std
     if (!why.empty()) report(c, why);
   }
   return failures;
+}
+
+// The native CPU backend: the same cases (every algorithm name runs the native code there), each run on its own
+// (a native context has no encoder to batch into), on device spans of the native context.
+std::size_t run_native(context& ctx, std::uint64_t seed, std::uint64_t first, std::uint64_t last) {
+  std::size_t failures = 0;
+  for (std::uint64_t i = first; i < last; ++i) {
+    const diff_case c = make_case(seed, i);
+    monoid m(c.o, c.t);
+    run_options o;
+    o.algorithm = c.algorithm;
+    o.accuracy = c.acc;
+    const std::size_t n = c.x.size();
+    buffer in = ctx.create_buffer(std::max<std::size_t>(n, 1) * 4), out = ctx.create_buffer(std::max<std::size_t>(n, 1) * 4);
+    if (n) ctx.write(in, 0, c.x.data(), n * 4);
+    std::vector<std::uint32_t> got(std::max<std::size_t>(n, 1));
+    if (c.p == prim::reduce) {
+      got[0] = reduce_bits(ctx, in, n, m, o);
+    } else {
+      scan(ctx, in, out, n, m, c.p == prim::inclusive ? scan_kind::inclusive : scan_kind::exclusive, o);
+      if (n) ctx.read(out, 0, got.data(), n * 4);
+    }
+    auto why = compare(c, m, got, true);
+    if (!why.empty()) {
+      ++failures;
+      std::cout << "MISMATCH (native) seed=" << seed << " case=" << c.index << ": " << c.describe() << ": " << why
+                << "\n  replay: WGPRIM_DIFF_SEED=" << seed << " WGPRIM_DIFF_ONLY=" << c.index
+                << " build/wgprim_tests --gtest_filter=Differential.*Native*\n";
+      if (failures >= 20) break;
+    }
+  }
+  return failures;
+}
+
+TEST(Differential, RandomCasesOnTheNativeBackend) {
+  const std::uint64_t seed = env_u64("WGPRIM_DIFF_SEED", 20261129);
+  const std::uint64_t total = env_u64("WGPRIM_DIFF_CASES", 100000) / 20;  // one by one: a twentieth keeps it short
+  const char* only = std::getenv("WGPRIM_DIFF_ONLY");
+  std::size_t failures;
+  if (only) {
+    std::uint64_t i = std::strtoull(only, nullptr, 10);
+    failures = run_native(native_ctx(), seed, i, i + 1);
+  } else {
+    failures = run_native(native_ctx(), seed, 0, total);
+    std::cout << "[          ] differential (native): " << total << " cases, seed " << seed << ", " << failures
+              << " mismatches\n";
+  }
+  EXPECT_EQ(failures, 0u);
 }
 
 TEST(Differential, RandomCasesAgainstTheCpuTwin) {

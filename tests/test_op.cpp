@@ -298,7 +298,7 @@ namespace wgprim {
 namespace {
 
 TEST(Expr, GpuAgreesWithTheCpuTwinElementByElement) {
-  static context ctx;
+  static context ctx(test::webgpu_options());
   struct expr_case { dtype t; const char* text; };
   const expr_case cases[] = {
       {dtype::i32, "a / b"}, {dtype::i32, "a % b"}, {dtype::u32, "a / b"}, {dtype::u32, "a % b"},

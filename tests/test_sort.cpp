@@ -357,7 +357,7 @@ TEST(Sort, SixtyFourBitKeys) {
 }
 
 TEST(Sort, StressTakesFallbacksAndStaysCorrect) {
-  context c;
+  context c(webgpu_options());
   testing::set_lookback_stress(c, true);
   for (dtype t : key_types) {
     run_stats st;

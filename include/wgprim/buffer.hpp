@@ -1,5 +1,8 @@
 // A device buffer: move-only owner of one WGPUBuffer, sized in bytes. Create it with context::create_buffer, or
 // use the typed wgprim::device_vector<T> (device_vector.hpp), which the algorithms take as spans.
+// On a context of the native CPU backend (context::backend() == backend_choice::native) there is no WebGPU
+// device: the same handle owns host memory instead (host_data() non-null, native() null), so every container
+// and span works unchanged on either backend.
 #pragma once
 #include <cstdint>
 
@@ -11,25 +14,29 @@ class buffer {
  public:
   buffer() = default;
   ~buffer();
-  buffer(buffer&& o) noexcept : handle_(o.handle_), size_(o.size_), owner_(o.owner_) {
-    o.handle_ = nullptr; o.size_ = 0; o.owner_ = 0;
+  buffer(buffer&& o) noexcept : handle_(o.handle_), host_(o.host_), size_(o.size_), owner_(o.owner_) {
+    o.handle_ = nullptr; o.host_ = nullptr; o.size_ = 0; o.owner_ = 0;
   }
   buffer& operator=(buffer&& o) noexcept;
   buffer(const buffer&) = delete;
   buffer& operator=(const buffer&) = delete;
 
   std::uint64_t size_bytes() const { return size_; }
-  explicit operator bool() const { return handle_ != nullptr; }
-  /// The underlying WebGPU handle, for interop; ownership stays here.
+  explicit operator bool() const { return handle_ != nullptr || host_ != nullptr; }
+  /// The underlying WebGPU handle, for interop; ownership stays here. Null on a native-backend context.
   WGPUBuffer native() const { return handle_; }
+  /// The host memory of a native-backend buffer (16-byte aligned, zero-initialised); null on a WebGPU context.
+  void* host_data() const { return host_; }
   /// The id of the context that made it (context::id()); every call checks it, so a buffer of one context
   /// cannot be used with another.
   std::uint64_t owner() const { return owner_; }
 
  private:
   friend struct detail_buffer_access;
-  buffer(WGPUBuffer h, std::uint64_t size, std::uint64_t owner) : handle_(h), size_(size), owner_(owner) {}
+  buffer(WGPUBuffer h, void* host, std::uint64_t size, std::uint64_t owner)
+      : handle_(h), host_(host), size_(size), owner_(owner) {}
   WGPUBuffer handle_ = nullptr;
+  void* host_ = nullptr;
   std::uint64_t size_ = 0;
   std::uint64_t owner_ = 0;
 };

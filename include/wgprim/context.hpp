@@ -48,14 +48,25 @@ struct device_features {
   bool subgroups = false;
 };
 
+/// Which backend a context runs the primitives on.
+///   webgpu:    the WGSL kernels on a WebGPU adapter (a GPU, or lavapipe on a machine without one).
+///   native:    the native CPU backend (oneTBB threads, vectorised loops): no WebGPU device at all.
+///   automatic: native when the adapter was named "cpu" (or "native"), or when no adapter was named and the best
+///              WebGPU adapter is a CPU adapter such as lavapipe (or there is none); webgpu otherwise. A named
+///              adapter such as "llvmpipe" still runs the WGSL.
+enum class backend_choice { automatic, webgpu, native };
+const char* backend_choice_name(backend_choice b);
+
 struct context_options {
   /// Case-insensitive substring of the adapter name, or "#K" for the K-th adapter of enumerate_adapters() (0 =
   /// the best; for several identical GPUs). Empty: the WGPRIM_ADAPTER environment variable, else the best adapter
-  /// (discrete GPU > integrated > virtual > CPU).
+  /// (discrete GPU > integrated > virtual > CPU). "cpu" or "native": the native CPU backend.
   std::string adapter;
   /// Longest wait for GPU work, in seconds; past it the call throws errc::timeout and the context counts as
   /// lost. The environment variable WGPRIM_TIMEOUT_S overrides it.
   double timeout_s = 120;
+  /// See backend_choice. The library's default picks the native backend on machines without a GPU.
+  backend_choice backend = backend_choice::automatic;
 };
 
 namespace detail { struct context_impl; }
@@ -81,6 +92,9 @@ class context {
   /// "major.minor.patch.build" of the loaded wgpu-native.
   static std::string wgpu_version();
 
+  /// What runs the primitives here: backend_choice::webgpu or backend_choice::native (never automatic).
+  /// A native context's adapter() says "native CPU (oneTBB, N threads)" with backend "native" and type "cpu".
+  backend_choice backend() const;
   /// A number unique to this context in the process: buffers and spans carry it, and every call checks it.
   std::uint64_t id() const;
   const adapter_info& adapter() const;
@@ -107,7 +121,8 @@ class context {
   void submit(WGPUCommandEncoder encoder);
 
   /// The underlying WebGPU device and queue, for interop (e.g. to create a command encoder that wgprim records
-  /// into and the caller submits). Ownership stays with the context.
+  /// into and the caller submits). Ownership stays with the context. Both are null on a native context (and
+  /// recording into a command encoder there is an errc::unsupported error).
   WGPUDevice native_device() const;
   WGPUQueue native_queue() const;
 

@@ -20,6 +20,7 @@ namespace detail {
 /// A device range with its type erased: what the dispatch layer works with.
 struct device_view {
   WGPUBuffer buf = nullptr;
+  void* host = nullptr;            // native backend: the buffer's host memory (offset applies as for buf)
   std::uint64_t owner = 0;         // context id
   std::uint64_t offset = 0;        // bytes
   std::uint64_t count = 0;         // elements
@@ -47,6 +48,7 @@ class device_span {
   /// `count` elements of a buffer starting at element `offset`.
   device_span(const buffer& b, std::size_t offset, std::size_t count) {
     init(b.native(), b.owner(), b.size_bytes(), offset, count);
+    v_.host = b.host_data();
   }
   /// A view over a WGPUBuffer of the caller's (made on ctx's device, with Storage | CopySrc | CopyDst usage).
   static device_span wrap(const context& ctx, WGPUBuffer b, std::size_t offset, std::size_t count) {

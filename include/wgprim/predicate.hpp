@@ -36,6 +36,8 @@ class bound_predicate {
   const std::string& wgsl_expression() const;
   /// The CPU twin on raw bits.
   bool operator()(std::uint32_t a_bits) const;
+  /// The twin over n elements at once: out[i] = 1 where the predicate holds, else 0 (at loop speed).
+  void eval_many(const std::uint32_t* a_bits, std::size_t n, std::uint32_t* out) const;
 
  private:
   dtype type_;

@@ -53,6 +53,8 @@ class bound_transform {
   /// A WGSL expression in `a`.
   const std::string& wgsl() const;
   std::uint32_t apply(std::uint32_t a) const;
+  /// apply over n elements at once (the same values, at loop speed).
+  void apply_many(const std::uint32_t* a, std::size_t n, std::uint32_t* out) const;
   const std::string& expression() const { return expression_; }
 
  private:

@@ -15,6 +15,7 @@
 // Integer semantics follow WGSL at run time: wrapping arithmetic, x/0 == x, x%0 == 0, shifts modulo 32.
 #include "core/expr.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -626,6 +627,136 @@ std::uint32_t expr_program::eval_with(std::uint32_t a, std::uint32_t b, const st
     --sp;
   }
   return st[0];
+}
+
+void expr_program::eval_many(const std::uint32_t* a, const std::uint32_t* b, std::size_t n,
+                             std::uint32_t* out) const {
+  constexpr std::size_t width = 512;  // a column: elements evaluated together
+  int depth = 0, most = 1;            // the deepest the stack gets
+  for (const instr& in : prog_) {
+    switch (in.c) {
+      case code::push: case code::load_a: case code::load_b: ++depth; break;
+      case code::neg: case code::bnot: case code::lnot: case code::to_f32: case code::to_i32: case code::to_u32:
+      case code::abs: break;
+      case code::clamp: case code::select: depth -= 2; break;
+      default: --depth; break;
+    }
+    most = std::max(most, depth);
+  }
+  std::vector<std::uint32_t> cols(static_cast<std::size_t>(most) * width);
+  for (std::size_t first = 0; first < n; first += width) {
+    const std::size_t m = std::min(width, n - first);
+    int sp = 0;
+    auto col = [&](int k) { return cols.data() + static_cast<std::size_t>(k) * width; };
+    for (const instr& in : prog_) {
+      const bool fl = in.t == dtype::f32, sg = in.t == dtype::i32;
+      auto lt = [fl, sg](std::uint32_t x, std::uint32_t y) { return fl ? f(x) < f(y) : sg ? i(x) < i(y) : x < y; };
+      auto unary = [&](auto fn) {
+        std::uint32_t* y = col(sp - 1);
+        for (std::size_t j = 0; j < m; ++j) y[j] = fn(y[j]);
+      };
+      auto binary = [&](auto fn) {
+        std::uint32_t* x = col(sp - 2);
+        const std::uint32_t* y = col(sp - 1);
+        for (std::size_t j = 0; j < m; ++j) x[j] = fn(x[j], y[j]);
+        --sp;
+      };
+      switch (in.c) {
+        case code::push: std::fill(col(sp), col(sp) + m, in.imm); ++sp; break;
+        case code::load_a: std::copy(a + first, a + first + m, col(sp)); ++sp; break;
+        case code::load_b:
+          if (b) std::copy(b + first, b + first + m, col(sp));
+          else std::fill(col(sp), col(sp) + m, 0u);
+          ++sp;
+          break;
+        case code::neg: unary([&](std::uint32_t y) { return fl ? fb(-f(y)) : 0u - y; }); break;
+        case code::bnot: unary([](std::uint32_t y) { return ~y; }); break;
+        case code::lnot: unary([](std::uint32_t y) { return static_cast<std::uint32_t>(!y); }); break;
+        case code::to_f32:
+          unary([&](std::uint32_t y) { return fb(sg ? static_cast<float>(i(y)) : static_cast<float>(y)); });
+          break;
+        case code::to_i32:
+        case code::to_u32: {
+          if (!fl) break;  // i32 <-> u32: the same bits
+          const bool to_i = in.c == code::to_i32;
+          unary([&](std::uint32_t y) -> std::uint32_t {
+            const float v = f(y);
+            if (std::isnan(v)) return 0;
+            if (to_i)
+              return static_cast<std::uint32_t>(
+                  static_cast<std::int32_t>(std::fmax(-2147483648.0f, std::fmin(v, 2147483520.0f))));
+            return static_cast<std::uint32_t>(std::fmax(0.0f, std::fmin(v, 4294967040.0f)));
+          });
+          break;
+        }
+        case code::abs: unary([&](std::uint32_t y) { return fl ? fb(std::fabs(f(y))) : sg ? (i(y) < 0 ? 0u - y : y) : y; }); break;
+        case code::add: binary([&](std::uint32_t x, std::uint32_t y) { return fl ? fb(f(x) + f(y)) : x + y; }); break;
+        case code::sub: binary([&](std::uint32_t x, std::uint32_t y) { return fl ? fb(f(x) - f(y)) : x - y; }); break;
+        case code::mul: binary([&](std::uint32_t x, std::uint32_t y) { return fl ? fb(f(x) * f(y)) : x * y; }); break;
+        case code::div:
+          binary([&](std::uint32_t x, std::uint32_t y) -> std::uint32_t {
+            if (fl) return fb(f(x) / f(y));
+            if (y == 0 || (sg && x == 0x80000000u && y == 0xffffffffu)) return x;
+            return sg ? static_cast<std::uint32_t>(i(x) / i(y)) : x / y;
+          });
+          break;
+        case code::rem:
+          binary([&](std::uint32_t x, std::uint32_t y) -> std::uint32_t {
+            if (fl) return fb(f(x) - f(y) * std::trunc(f(x) / f(y)));
+            if (y == 0 || (sg && x == 0x80000000u && y == 0xffffffffu)) return 0;
+            return sg ? static_cast<std::uint32_t>(i(x) % i(y)) : x % y;
+          });
+          break;
+        case code::band: binary([](std::uint32_t x, std::uint32_t y) { return x & y; }); break;
+        case code::bor: binary([](std::uint32_t x, std::uint32_t y) { return x | y; }); break;
+        case code::bxor: binary([](std::uint32_t x, std::uint32_t y) { return x ^ y; }); break;
+        case code::shl: binary([](std::uint32_t x, std::uint32_t y) { return x << (y & 31u); }); break;
+        case code::shr:
+          binary([&](std::uint32_t x, std::uint32_t y) {
+            return sg ? static_cast<std::uint32_t>(i(x) >> (y & 31u)) : x >> (y & 31u);
+          });
+          break;
+        case code::lt: binary([&](std::uint32_t x, std::uint32_t y) { return static_cast<std::uint32_t>(lt(x, y)); }); break;
+        case code::gt: binary([&](std::uint32_t x, std::uint32_t y) { return static_cast<std::uint32_t>(lt(y, x)); }); break;
+        case code::le:
+          binary([&](std::uint32_t x, std::uint32_t y) { return static_cast<std::uint32_t>(fl ? f(x) <= f(y) : !lt(y, x)); });
+          break;
+        case code::ge:
+          binary([&](std::uint32_t x, std::uint32_t y) { return static_cast<std::uint32_t>(fl ? f(x) >= f(y) : !lt(x, y)); });
+          break;
+        case code::eq:
+          binary([&](std::uint32_t x, std::uint32_t y) { return static_cast<std::uint32_t>(fl ? f(x) == f(y) : x == y); });
+          break;
+        case code::ne:
+          binary([&](std::uint32_t x, std::uint32_t y) { return static_cast<std::uint32_t>(fl ? f(x) != f(y) : x != y); });
+          break;
+        case code::land: binary([](std::uint32_t x, std::uint32_t y) { return static_cast<std::uint32_t>(x && y); }); break;
+        case code::lor: binary([](std::uint32_t x, std::uint32_t y) { return static_cast<std::uint32_t>(x || y); }); break;
+        case code::min: binary([&](std::uint32_t x, std::uint32_t y) { return lt(y, x) ? y : x; }); break;
+        case code::max: binary([&](std::uint32_t x, std::uint32_t y) { return lt(x, y) ? y : x; }); break;
+        case code::clamp: {  // clamp(v, lo, hi) = min(max(v, lo), hi)
+          std::uint32_t* v = col(sp - 3);
+          const std::uint32_t* lo = col(sp - 2);
+          const std::uint32_t* hi = col(sp - 1);
+          for (std::size_t j = 0; j < m; ++j) {
+            const std::uint32_t t = lt(v[j], lo[j]) ? lo[j] : v[j];
+            v[j] = lt(hi[j], t) ? hi[j] : t;
+          }
+          sp -= 2;
+          break;
+        }
+        case code::select: {  // select(f, t, cond)
+          std::uint32_t* fv = col(sp - 3);
+          const std::uint32_t* tv = col(sp - 2);
+          const std::uint32_t* cond = col(sp - 1);
+          for (std::size_t j = 0; j < m; ++j) fv[j] = cond[j] ? tv[j] : fv[j];
+          sp -= 2;
+          break;
+        }
+      }
+    }
+    std::copy(col(0), col(0) + m, out + first);
+  }
 }
 
 bool expr_program::admits(std::uint32_t a, std::uint32_t b, std::uint32_t result) const {

@@ -26,6 +26,9 @@ class expr_program {
   dtype result_type() const { return result_; }
   /// The CPU twin: the expression evaluated as written, every f32 operation rounded on its own.
   std::uint32_t eval(std::uint32_t a, std::uint32_t b) const;
+  /// eval over n elements at once (b may be null: b = 0), each instruction applied to a column of values: the
+  /// same results, at loop speed (the native CPU backend's predicates and transforms).
+  void eval_many(const std::uint32_t* a, const std::uint32_t* b, std::size_t n, std::uint32_t* out) const;
   /// The fusion rule: whether `result` is what a WGSL implementation may return for (a, b). Integers: exactly
   /// eval(a, b). f32: eval(a, b) with any set of the products that feed an addition or subtraction evaluated
   /// as one fused multiply-add instead (WGSL permits that contraction; shader compilers do it, so the H200

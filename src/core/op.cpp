@@ -339,6 +339,9 @@ bound_transform::bound_transform(const transform& t, dtype input)
 dtype bound_transform::result_type() const { return program_->result_type(); }
 const std::string& bound_transform::wgsl() const { return program_->wgsl(); }
 std::uint32_t bound_transform::apply(std::uint32_t a) const { return program_->eval(a, 0); }
+void bound_transform::apply_many(const std::uint32_t* a, std::size_t n, std::uint32_t* out) const {
+  program_->eval_many(a, nullptr, n, out);
+}
 
 namespace detail {
 void check_transform_type(const bound_transform& tr, dtype out) {

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "native/backend.hpp"
 #include "gpu/device_impl.hpp"
 #include "wgprim/testing.hpp"
 
@@ -148,20 +149,34 @@ void context_impl::unregister() {
 }
 }  // namespace detail
 
+// A native buffer's host memory comes from calloc: large blocks are fresh zero pages from the kernel (no memset
+// pass over memory that the caller is about to overwrite anyway).
 buffer::~buffer() {
   if (handle_) { detail::forget(owner_, handle_); wgpuBufferRelease(handle_); }
+  std::free(host_);
 }
 buffer& buffer::operator=(buffer&& o) noexcept {
   if (this != &o) {
     if (handle_) { detail::forget(owner_, handle_); wgpuBufferRelease(handle_); }
-    handle_ = o.handle_; size_ = o.size_; owner_ = o.owner_;
-    o.handle_ = nullptr; o.size_ = 0; o.owner_ = 0;
+    std::free(host_);
+    handle_ = o.handle_; host_ = o.host_; size_ = o.size_; owner_ = o.owner_;
+    o.handle_ = nullptr; o.host_ = nullptr; o.size_ = 0; o.owner_ = 0;
   }
   return *this;
 }
 struct detail_buffer_access {
-  static buffer make(WGPUBuffer h, std::uint64_t size, std::uint64_t owner) { return buffer(h, size, owner); }
+  static buffer make(WGPUBuffer h, std::uint64_t size, std::uint64_t owner) { return buffer(h, nullptr, size, owner); }
+  static buffer make_host(void* p, std::uint64_t size, std::uint64_t owner) { return buffer(nullptr, p, size, owner); }
 };
+
+const char* backend_choice_name(backend_choice b) {
+  switch (b) {
+    case backend_choice::automatic: return "automatic";
+    case backend_choice::webgpu: return "webgpu";
+    case backend_choice::native: return "native";
+  }
+  return "?";
+}
 
 const char* adapter_kind_name(adapter_kind k) {
   switch (k) {
@@ -259,18 +274,65 @@ std::vector<adapter_info> context::enumerate_adapters() {
   return out;
 }
 
+namespace {
+// The native CPU backend's context: no WebGPU objects; limits that describe host memory (no binding limit, any
+// 4-byte offset) so that code reading them does not mistake it for a tiny device.
+void make_native(detail::context_impl& s) {
+  s.native = true;
+  s.info = adapter_info{};
+  s.info.name = detail::cpu_backend::adapter_name();
+  s.info.vendor = "wgprim";
+  s.info.architecture = detail::cpu_backend::architecture();
+  s.info.driver = "oneTBB " + detail::cpu_backend::tbb_version();
+  s.info.backend = "native";
+  s.info.type = "cpu";
+  s.info.kind = adapter_kind::cpu;
+  auto& L = s.limits;
+  L.max_storage_buffer_binding_size = L.max_buffer_size = std::uint64_t(1) << 48;
+  L.min_storage_buffer_offset_alignment = L.min_uniform_buffer_offset_alignment = 4;
+  // WebGPU's defaults for the compute limits, never zero: code that sizes a grid before it reaches the
+  // recorder (and its errc::unsupported) must not divide by zero.
+  L.max_compute_workgroup_storage_size = 16384;
+  L.max_compute_invocations_per_workgroup = 256;
+  L.max_compute_workgroup_size_x = 256;
+  L.max_compute_workgroups_per_dimension = 65535;
+  L.max_storage_buffers_per_shader_stage = 8;
+  s.device_binding_limit = L.max_buffer_size;
+  s.binding_limit = L.max_buffer_size;
+}
+bool names_native(const std::string& want) {
+  const std::string w = lower(want);
+  return w == "cpu" || w == "native";
+}
+}  // namespace
+
 context::context(const context_options& options) : impl_(std::make_unique<detail::context_impl>()) {
   auto& s = *impl_;
   s.id = detail::next_context_id();
   s.timeout_s = detail::checked_timeout(options.timeout_s);
-  if ((wgpuGetVersion() >> 24) != 29)
-    throw error(errc::unsupported, "wgprim needs wgpu-native 29.x, found " + wgpu_version());
-  s.instance = make_instance();
 
   std::string want = options.adapter;
   if (want.empty())
     if (const char* env = std::getenv("WGPRIM_ADAPTER")) want = env;
+  if (names_native(want) && options.backend == backend_choice::webgpu)
+    throw error(errc::invalid_argument, "adapter '" + want + "' is the native CPU backend, but backend = webgpu was asked for");
+  if (options.backend == backend_choice::native || names_native(want)) {
+    make_native(s);
+    return;
+  }
+  if ((wgpuGetVersion() >> 24) != 29)
+    throw error(errc::unsupported, "wgprim needs wgpu-native 29.x, found " + wgpu_version());
+  s.instance = make_instance();
   auto adapters = list(s.instance);
+  // automatic, nothing named: without a GPU, the native backend beats running the WGSL on a CPU adapter.
+  if (options.backend == backend_choice::automatic && want.empty() &&
+      (adapters.empty() || adapters.front().info.kind == adapter_kind::cpu)) {
+    for (auto& a : adapters) wgpuAdapterRelease(a.handle);
+    wgpuInstanceRelease(s.instance);
+    s.instance = nullptr;
+    make_native(s);
+    return;
+  }
   // "#K": the K-th adapter of the ranked list (0 = the best), for machines with several identical GPUs.
   long index = -1;
   if (want.size() > 1 && want[0] == '#') {
@@ -372,6 +434,7 @@ const detail::context_impl& context::impl() const {
   return *impl_;
 }
 std::uint64_t context::id() const { return impl().id; }
+backend_choice context::backend() const { return impl().native ? backend_choice::native : backend_choice::webgpu; }
 const adapter_info& context::adapter() const { return impl().info; }
 const device_limits& context::limits() const { return impl().limits; }
 const device_features& context::features() const { return impl().features; }
@@ -409,6 +472,13 @@ context context::from_device(WGPUDevice device, WGPUQueue queue, WGPUAdapter ada
 
 buffer context::create_buffer(std::uint64_t bytes) {
   auto& s = impl();
+  if (s.native) {
+    if (bytes > s.limits.max_buffer_size) throw error(errc::limit, "a buffer of " + std::to_string(bytes) + " bytes is too large");
+    bytes = std::max<std::uint64_t>(4, (bytes + 3) / 4 * 4);
+    void* p = std::calloc(1, bytes);
+    if (!p) throw error(errc::out_of_memory, "could not allocate " + std::to_string(bytes) + " bytes of host memory");
+    return detail_buffer_access::make_host(p, bytes, s.id);
+  }
   s.check();
   if (bytes > s.limits.max_buffer_size)
     throw error(errc::limit, "a buffer of " + std::to_string(bytes) + " bytes exceeds the adapter's maximum of " +
@@ -445,12 +515,17 @@ void context::write(buffer& dst, std::uint64_t offset, const void* data, std::ui
   if (bytes == 0) return;
   if (offset % 4 || bytes % 4 || offset > dst.size_bytes() || bytes > dst.size_bytes() - offset)
     throw error(errc::invalid_argument, "write out of the buffer's range or not 4-byte aligned");
+  if (s.native) {
+    std::memcpy(static_cast<char*>(dst.host_data()) + offset, data, bytes);
+    return;
+  }
   wgpuQueueWriteBuffer(s.queue, dst.native(), offset, data, bytes);
   s.check(errc::out_of_memory, "uploading");
 }
 
 namespace detail {
 const void* map_read(context_impl& s, WGPUBuffer b, std::uint64_t bytes) {
+  s.need_webgpu("mapping a GPU buffer");
   // The callback's state is shared with the callback itself: if this wait times out, the callback can still fire
   // later (or on the buffer's destruction) and must not write into a finished stack frame.
   struct st { bool done = false; WGPUMapAsyncStatus status{}; std::string msg; };
@@ -475,6 +550,7 @@ const void* map_read(context_impl& s, WGPUBuffer b, std::uint64_t bytes) {
 }
 
 WGPUBuffer make_raw(context_impl& s, WGPUBufferUsage usage, std::uint64_t bytes) {
+  s.need_webgpu("a staging buffer");
   WGPUBufferDescriptor d = WGPU_BUFFER_DESCRIPTOR_INIT;
   d.usage = usage;
   d.size = bytes;
@@ -495,6 +571,10 @@ void context::read(const buffer& src, std::uint64_t offset, void* data, std::uin
   if (bytes == 0) return;
   if (offset % 4 || bytes % 4 || offset > src.size_bytes() || bytes > src.size_bytes() - offset)
     throw error(errc::invalid_argument, "read out of the buffer's range or not 4-byte aligned");
+  if (s.native) {
+    std::memcpy(data, static_cast<const char*>(src.host_data()) + offset, bytes);
+    return;
+  }
   WGPUBuffer staging = make_raw(s, WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst, bytes);
   try {
     WGPUCommandEncoderDescriptor ed = WGPU_COMMAND_ENCODER_DESCRIPTOR_INIT;
@@ -521,6 +601,7 @@ WGPUQueue context::native_queue() const { return impl().queue; }
 
 void context::finish() {
   auto& s = impl();
+  if (s.native) return;  // the native backend's calls return when their work is done
   s.check();
   s.wait_idle();
   s.check();
@@ -559,6 +640,7 @@ std::uint32_t next_epoch(context& ctx, const std::string& name, bool& restarted)
 
 void wgpu_write(context& ctx, WGPUBuffer dst, std::uint64_t offset, const void* data, std::uint64_t bytes) {
   auto& s = ctx.impl();
+  s.need_webgpu("a queued write");
   s.check();
   if (bytes) wgpuQueueWriteBuffer(s.queue, dst, offset, data, bytes);
   s.check(errc::out_of_memory, "uploading");
@@ -596,6 +678,7 @@ void context::submit(WGPUCommandEncoder encoder) {
 namespace testing {
 void simulate_device_loss(context& ctx) {
   auto& s = ctx.impl();
+  s.need_webgpu("simulate_device_loss");
   if (s.external) throw error(errc::invalid_argument, "simulate_device_loss: the device belongs to the caller");
   s.drain(s.timeout_s);
   s.destroyed = true;

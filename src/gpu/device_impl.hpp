@@ -162,6 +162,16 @@ struct context_impl {
   bool external = false;
   void cycle_error_scope(bool reopen = true);
   std::uint64_t id = 0;
+  // The native CPU backend (src/native/): no instance, adapter, device or queue; buffers are host memory.
+  bool native = false;
+  // Every path into wgpu goes through this first, so that a primitive without a native implementation (or any
+  // WebGPU-only call) fails with one clear line instead of calling wgpu on a null device.
+  void need_webgpu(const char* what) const {
+    if (native)
+      throw error(errc::unsupported, std::string(what) +
+                                         " needs a WebGPU device; this context runs the native CPU backend "
+                                         "(use --adapter llvmpipe or context_options::backend = webgpu)");
+  }
   std::uint64_t device_binding_limit = 0;  // before testing::set_binding_limit
   bool lookback_stress = false;             // testing::set_lookback_stress
   // Throws the first error the device reported since the last check.

@@ -38,6 +38,7 @@ WGPUPipelineLayout make_pipeline_layout(context_impl& s, WGPUBindGroupLayout* gr
 const kernel& get_kernel(context& ctx, const std::string& source, const std::string& entry,
                          const std::vector<slot>& layout, bool trusted, const void* memo_tag) {
   auto& s = ctx.impl();
+  s.need_webgpu("compiling WGSL");
   const context_impl::spec_key fast{&source, memo_tag, trusted};
   if (memo_tag) {
     auto f = s.kernels_by_spec.find(fast);

@@ -7,6 +7,7 @@ namespace wgprim::detail {
 
 recorder::recorder(context& ctx, bool timestamps) : ctx_(ctx), s_(std::make_unique<state>()) {
   auto& c = ctx.impl();
+  c.need_webgpu("recording GPU work");
   c.check();
   WGPUCommandEncoderDescriptor ed = WGPU_COMMAND_ENCODER_DESCRIPTOR_INIT;
   s_->enc = wgpuDeviceCreateCommandEncoder(c.device, &ed);
@@ -22,6 +23,7 @@ recorder::recorder(context& ctx, bool timestamps) : ctx_(ctx), s_(std::make_uniq
 }
 
 recorder::recorder(context& ctx, WGPUCommandEncoder external) : ctx_(ctx), s_(std::make_unique<state>()) {
+  ctx.impl().need_webgpu("recording into a WGPUCommandEncoder");
   ctx.impl().check();
   if (!external) throw error(errc::invalid_argument, "null command encoder");
   s_->enc = external;

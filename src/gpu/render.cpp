@@ -19,6 +19,7 @@ WGPUTextureFormat wgpu_format(tex_format f) {
 texture::texture(context& ctx, std::uint32_t width, std::uint32_t height, tex_format format)
     : w_(width), h_(height), f_(format) {
   auto& c = ctx.impl();
+  c.need_webgpu("a texture");
   c.check();
   WGPULimits lim = WGPU_LIMITS_INIT;
   wgpuDeviceGetLimits(c.device, &lim);
@@ -58,6 +59,7 @@ const render_kernel& get_render_kernel(context& ctx, const std::string& source, 
                                        const std::string& fs_entry, const std::vector<rslot>& layout,
                                        tex_format target) {
   auto& s = ctx.impl();
+  s.need_webgpu("a render pipeline");
   const std::string key =
       cache_key(vs_entry + "|" + fs_entry + "|" + std::to_string(static_cast<int>(target)), layout, source);
   auto it = s.render_kernels.find(key);

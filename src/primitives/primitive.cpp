@@ -11,7 +11,7 @@ namespace wgprim::detail {
 
 void check_view(const context& ctx, const device_view& v, const char* what) {
   if (v.count == 0) return;
-  if (!v.buf) throw error(errc::invalid_argument, std::string(what) + ": an empty (moved-from or default) buffer");
+  if (!v.buf && !v.host) throw error(errc::invalid_argument, std::string(what) + ": an empty (moved-from or default) buffer");
   if (v.owner != ctx.id())
     throw error(errc::invalid_argument, std::string(what) +
                                             ": a buffer of another wgprim::context (buffers work only with the "
@@ -29,6 +29,7 @@ binding bind(const device_view& v, std::uint64_t first, std::uint64_t count) {
 device_view view_of(const buffer& b, std::uint64_t count, std::uint32_t elem_bytes) {
   device_view v;
   v.buf = b.native();
+  v.host = b.host_data();
   v.owner = b.owner();
   v.offset = 0;
   v.capacity = b.size_bytes();

@@ -38,6 +38,16 @@ auto with_type(dtype t, F f) {
   }
 }
 
+// The WGSL algorithms' benchmark runs on WebGPU unless the native backend is named (--adapter cpu): the library's
+// automatic choice would pick the native backend on a machine without a GPU. bench-cpu compares the two.
+context_options bench_options(const std::string& adapter) {
+  std::string low;
+  for (char ch : adapter) low += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  context_options o{adapter};
+  if (low != "cpu" && low != "native") o.backend = backend_choice::webgpu;
+  return o;
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   std::size_t m = v.size() / 2;
@@ -69,7 +79,7 @@ int cmd_bench(const bench_args& a) {
     plot::bench_chart(read_json(a.from), a.cub.empty() ? nullptr : &cub_doc, a.plot);
     return 0;
   }
-  context ctx(context_options{a.adapter});
+  context ctx(bench_options(a.adapter));
   const bool cpu = ctx.adapter().kind == adapter_kind::cpu;
   const int max_log2 = a.max_log2 ? a.max_log2 : (cpu ? 24 : 28);
   if (a.min_log2 < 0 || max_log2 > 31 || a.min_log2 > max_log2)
@@ -99,7 +109,9 @@ int cmd_bench(const bench_args& a) {
     return p && g;
   };
   std::vector<bench_case> cases;
-  for (const auto& alg : reduce_algorithms()) {
+  const bool native = ctx.backend() == backend_choice::native;
+  const std::vector<std::string> native_only = {"native"};
+  for (const auto& alg : native ? native_only : reduce_algorithms()) {
     if (!wants("reduce", alg)) continue;
     struct v { const char* type; dtype t; op o; };
     for (const v& x : {v{"f32", dtype::f32, op::sum()}, v{"u32", dtype::u32, op::sum()}, v{"f32", dtype::f32, op::max()}}) {
@@ -127,7 +139,7 @@ int cmd_bench(const bench_args& a) {
       cases.push_back(std::move(c));
     }
   }
-  for (const auto& alg : scan_algorithms()) {
+  for (const auto& alg : native ? native_only : scan_algorithms()) {
     if (!wants("scan", alg)) continue;
     struct v { const char* prim; const char* type; dtype t; scan_kind k; };
     for (const v& x : {v{"inclusive_scan", "u32", dtype::u32, scan_kind::inclusive},
@@ -313,7 +325,7 @@ int cmd_bench(const bench_args& a) {
 // wgprim bench --accuracy: for f32 sums, the error in ulps against the exact sum and the GPU time of every
 // accuracy mode, over the seed's prices, uniform and ill-conditioned (mixed) data, and one large n.
 int cmd_bench_accuracy(const bench_args& a) {
-  context ctx(context_options{a.adapter});
+  context ctx(bench_options(a.adapter));
   const bool cpu = ctx.adapter().kind == adapter_kind::cpu;
   const int lg = a.max_log2 ? a.max_log2 : (cpu ? 22 : 28);
   const std::size_t small = std::size_t(1) << std::min(lg, 22);

@@ -11,11 +11,13 @@
 #include <cstring>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <memory>
 #include <optional>
 #include <sys/stat.h>
 
 #include "bench.hpp"
 #include "cmd_arg_reduce.hpp"
+#include "cmd_bench_cpu.hpp"
 #include "cmd_transform_reduce.hpp"
 #include "cmd_hist.hpp"
 #include "cmd_select.hpp"
@@ -53,6 +55,14 @@ io::array load(const common& c) {
 
 double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// The context of a command: the library's automatic choice (the native CPU backend when there is no GPU), except
+// that pictures are drawn from the WGSL's own buffers by WebGPU render pipelines, so --plot runs on WebGPU.
+context make_context(const common& c) {
+  context_options o{c.adapter};
+  if (!c.plot.empty()) o.backend = backend_choice::webgpu;
+  return context(o);
 }
 
 // Uploads the array into a new device buffer; returns the wall time of the upload (ms).
@@ -164,6 +174,7 @@ int cmd_info(const common& c) {
                         {"max_storage_buffers_per_shader_stage", l.max_storage_buffers_per_shader_stage}}},
             {"features", {{"timestamp_query", f.timestamp_query}, {"shader_f16", f.shader_f16},
                           {"subgroups", f.subgroups}}},
+            {"backend", backend_choice_name(ctx.backend())},
             {"timestamps_trustworthy", ctx.timestamps_trustworthy()},
             {"reduce_algorithms", reduce_algorithms()},
             {"scan_algorithms", scan_algorithms()}};
@@ -176,6 +187,8 @@ int cmd_info(const common& c) {
     return 0;
   }
   fmt::print("wgpu-native   {}\n", context::wgpu_version());
+  if (ctx.backend() == backend_choice::native)
+    fmt::print("backend       native CPU backend (no GPU found; --adapter llvmpipe runs the WGSL on lavapipe)\n");
   fmt::print("adapter       {} ({}, {})\n", a.name, a.backend, a.type);
   fmt::print("vendor        {} (0x{:04x}), device 0x{:04x}\n", a.vendor.empty() ? "-" : a.vendor, a.vendor_id,
              a.device_id);
@@ -342,18 +355,19 @@ void print_reduce(const json& j) {
   fmt::print("  exact                {}\n", text_of(j, "exact"));
   if (j.contains("exact_text") && j["type"] == "f32" && text_of(j, "exact") != j["exact_text"].get<std::string>())
     fmt::print("  exact (decimal)      {}\n", j["exact_text"].get<std::string>());
-  fmt::print("  GPU                  {}{}{}\n", text_of(j, "result"), ulps("gpu_ulps"),
+  const bool native = j["adapter"].get<std::string>().rfind("native CPU", 0) == 0;
+  fmt::print("  {}               {}{}{}\n", native ? "native" : "GPU   ", text_of(j, "result"), ulps("gpu_ulps"),
              j.contains("accuracy") ? fmt::format("   [{}]", j["accuracy"].get<std::string>()) : "");
   if (j.contains("naive_text") || !j["naive"].is_null())
     fmt::print("  naive f32 loop       {}{}\n", text_of(j, "naive"), ulps("naive_ulps"));
   if (!j["matches_cpu"].is_null())
     fmt::print("  CPU twin             {}\n", j["matches_cpu"].get<bool>() ? "matches" : "DIFFERS");
   if (j.value("overflowed", false))
-    fmt::print("  the {} sum wrapped: the exact sum does not fit, the GPU's is it modulo 2^32\n",
-               j["type"].get<std::string>());
-  fmt::print("  GPU time {:.3f} ms ({}), upload {:.3f} ms, CPU loop {:.3f} ms, shader compilation {:.3f} ms (apart)\n",
-             j["gpu_ms"].get<double>(), j["gpu_timer"].get<std::string>(), j["upload_ms"].get<double>(),
-             j["cpu_ms"].get<double>(), j.value("compile_ms", 0.0));
+    fmt::print("  the {} sum wrapped: the exact sum does not fit, the {}'s is it modulo 2^32\n",
+               j["type"].get<std::string>(), native ? "native backend" : "GPU");
+  fmt::print("  {} time {:.3f} ms ({}), upload {:.3f} ms, CPU loop {:.3f} ms, shader compilation {:.3f} ms (apart)\n",
+             native ? "native" : "GPU", j["gpu_ms"].get<double>(), j["gpu_timer"].get<std::string>(),
+             j["upload_ms"].get<double>(), j["cpu_ms"].get<double>(), j.value("compile_ms", 0.0));
 }
 
 void warn_overflow(const json& j) {
@@ -376,7 +390,7 @@ int cmd_reduce(const common& c) {
         {c.adapter, c.transform, c.op, c.identity, c.algorithm, c.accuracy, c.plot, c.json, c.tune, c.repeat}, a);
   monoid check(op::parse(c.op, c.identity), a.type);  // reject a bad operator before touching the GPU
   if (!c.no_check) check.check(/*need_commutative=*/true);
-  context ctx(context_options{c.adapter});
+  context ctx = make_context(c);
   json j = run_reduce(ctx, c, a);
   if (c.json) std::cout << j.dump() << "\n";
   else print_reduce(j);
@@ -521,12 +535,13 @@ void print_scan(const json& j, std::FILE* to) {
   else
     fmt::print(to, "  {} values differ from the {}\n", with_commas(static_cast<double>(mism), 0), against);
   if (n) fmt::print(to, "  last value {}\n", text_of(j, "last"));
+  const bool native = j["adapter"].get<std::string>().rfind("native CPU", 0) == 0;
   if (j.value("overflowed", false))
-    fmt::print(to, "  the {} running total wrapped: some exact prefix sums do not fit, the GPU's are modulo 2^32\n",
-               j["type"].get<std::string>());
-  fmt::print(to, "  GPU time {:.3f} ms ({}), upload {:.3f} ms, CPU loop {:.3f} ms, shader compilation {:.3f} ms (apart)\n",
-             j["gpu_ms"].get<double>(), j["gpu_timer"].get<std::string>(), j["upload_ms"].get<double>(),
-             j["cpu_ms"].get<double>(), j.value("compile_ms", 0.0));
+    fmt::print(to, "  the {} running total wrapped: some exact prefix sums do not fit, the {}'s are modulo 2^32\n",
+               j["type"].get<std::string>(), native ? "native backend" : "GPU");
+  fmt::print(to, "  {} time {:.3f} ms ({}), upload {:.3f} ms, CPU loop {:.3f} ms, shader compilation {:.3f} ms (apart)\n",
+             native ? "native" : "GPU", j["gpu_ms"].get<double>(), j["gpu_timer"].get<std::string>(),
+             j["upload_ms"].get<double>(), j["cpu_ms"].get<double>(), j.value("compile_ms", 0.0));
 }
 
 int cmd_scan(const common& c) {
@@ -538,7 +553,7 @@ int cmd_scan(const common& c) {
   io::array a = load(c);
   monoid check(op::parse(c.op, c.identity), a.type);
   if (!c.no_check) check.check(/*need_commutative=*/false);
-  context ctx(context_options{c.adapter});
+  context ctx = make_context(c);
   std::vector<std::uint32_t> out;
   json j = run_scan(ctx, c, a, out);
   if (!c.output.empty()) io::write_array(c.output, io::array{a.type, std::move(out)}, c.output_format);
@@ -556,6 +571,10 @@ int cmd_scan(const common& c) {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+int demo_on(context& ctx, const common& c);
+
+// Without a GPU the default context is the native CPU backend: its times come first (next to the CPU loop),
+// then the same two runs of the WGSL on the best WebGPU adapter (lavapipe) as the check, with the pictures.
 int cmd_demo(const common& c) {
   if (!c.plot.empty()) {
     struct stat st;
@@ -564,6 +583,27 @@ int cmd_demo(const common& c) {
     io::check_writable(c.plot + "/demo-reduce.bin");
   }
   context ctx(context_options{c.adapter});
+  if (ctx.backend() != backend_choice::native) return demo_on(ctx, c);
+  common plain = c;
+  plain.plot.clear();  // pictures are drawn by WebGPU render pipelines: in the WGSL pass below
+  fmt::print("#### the native CPU backend: {} ####\n\n", ctx.adapter().name);
+  int rc = demo_on(ctx, plain);
+  context_options o;
+  o.backend = backend_choice::webgpu;
+  std::unique_ptr<context> wgsl;
+  try {
+    wgsl = std::make_unique<context>(o);
+  } catch (const error& e) {
+    fmt::print("\n(no WebGPU adapter for the WGSL check: {})\n", e.what());
+    return rc;
+  }
+  fmt::print("\n#### the WGSL check: the same runs on {} ####\n\n", wgsl->adapter().name);
+  common on_wgsl = c;
+  on_wgsl.adapter = wgsl->adapter().name;  // for the closing `info`
+  return std::max(rc, demo_on(*wgsl, on_wgsl));
+}
+
+int demo_on(context& ctx, const common& c) {
   common r = c;
   r.op = "sum";
   r.plot = c.plot.empty() ? "" : c.plot + "/demo-reduce.png";
@@ -630,7 +670,9 @@ int main(int argc, char** argv) {
              "4 unsupported; 5 limit; 6 shader; 7 no adapter; 8 device lost; 9 out of memory; 10 GPU; 11 timeout.");
   common c;
   auto add_common = [&](CLI::App* s) {
-    s->add_option("--adapter", c.adapter, "adapter name substring (default: WGPRIM_ADAPTER, else the best GPU)");
+    s->add_option("--adapter", c.adapter,
+                  "adapter name substring, or cpu for the native CPU backend (default: WGPRIM_ADAPTER, else the "
+                  "best GPU, else the native CPU backend)");
     s->add_flag("--json", c.json, "print one JSON object");
   };
   auto add_data = [&](CLI::App* s) {
@@ -694,6 +736,7 @@ int main(int argc, char** argv) {
   bench->add_option("--cub", ba.cub, "with --plot: a bench/cub JSON file whose curve to add");
   bench->add_option("--from", ba.from, "with --plot: chart this wgprim bench JSON file instead of running");
 
+  subcommand bench_cpu = register_bench_cpu(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -716,6 +759,7 @@ int main(int argc, char** argv) {
       check_bench_args(ba);
       return ba.accuracy ? cmd_bench_accuracy(ba) : cmd_bench(ba);
     }
+    if (bench_cpu.app->parsed()) return bench_cpu.run();
   } catch (const wgprim::error& e) {
     std::cerr << "wgprim: error: " << e.what() << "\n";
     return static_cast<int>(e.code());

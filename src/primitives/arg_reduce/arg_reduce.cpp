@@ -5,6 +5,8 @@
 
 #include <chrono>
 
+#include "native/backend.hpp"
+
 #include "wgprim/error.hpp"
 
 namespace wgprim::detail {
@@ -26,9 +28,10 @@ void record_arg_reduce(recorder& rec, const arg_reduce_args& a) {
 
 arg_result<std::uint32_t> arg_reduce_bits(context& ctx, const range_ref& in, dtype t, arg_op o,
                                           const run_options& opt) {
+  check_not_empty(in, o);
+  if (cpu_backend::native(ctx)) return cpu_backend::arg_reduce(ctx, in, t, o, opt);
   const algorithm_entry& alg = pick_algorithm(ctx, "arg_reduce", opt.algorithm);
   if (in.on_device) check_view(ctx, in.view, op_name(o));
-  check_not_empty(in, o);
   arg_reduce_args a{in.view, t, o, nullptr, 0, 0, &opt};
   double upload_ms = 0;
   buffer uploaded;
@@ -52,6 +55,7 @@ arg_result<std::uint32_t> arg_reduce_bits(context& ctx, const range_ref& in, dty
 
 void arg_reduce_record(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref& result,
                        dtype t, arg_op o, const run_options& opt) {
+  if (cpu_backend::native(ctx)) cpu_backend::no_encoder(op_name(o));
   pick_algorithm(ctx, "arg_reduce", opt.algorithm);
   check_view(ctx, in.view, op_name(o));
   check_not_empty(in, o);

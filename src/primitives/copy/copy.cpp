@@ -2,6 +2,7 @@
 // adapter's copy speed as the ceiling of a scan.
 #include <algorithm>
 
+#include "native/backend.hpp"
 #include "core/wgsl_compose.hpp"
 #include "primitives/primitive.hpp"
 #include "wgprim/copy.hpp"
@@ -19,6 +20,11 @@ const kernel_spec copy_spec{"copy/copy.wgsl", "copy", {slot::uniform, slot::stor
 
 void copy_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref& out,
               const run_options& opt) {
+  if (cpu_backend::native(ctx)) {
+    if (encoder) throw error(errc::unsupported, "copy into a WGPUCommandEncoder needs a WebGPU context; this one "
+                                                "runs the native CPU backend (call copy without an encoder)");
+    return cpu_backend::copy(ctx, in, out, opt);
+  }
   check_view(ctx, in.view, "copy input");
   check_view(ctx, out.view, "copy output");
   if (in.count != out.count) throw error(errc::invalid_argument, "copy: input and output lengths differ");

@@ -8,6 +8,8 @@
 #include <limits>
 
 #include "core/host_checks.hpp"
+#include "native/backend.hpp"
+
 #include "wgprim/cpu_twin.hpp"
 #include "wgprim/error.hpp"
 
@@ -22,7 +24,8 @@ constexpr std::uint64_t max_bins = std::uint64_t(1) << 24;
 void histogram_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, dtype t, const range_ref& counts,
                    const histogram_bins& b, const run_options& opt) {
   using clock = std::chrono::steady_clock;
-  const algorithm_entry& alg = pick_algorithm(ctx, "histogram", opt.algorithm);
+  const bool native = cpu_backend::native(ctx);
+  if (native && encoder) cpu_backend::no_encoder("histogram");
   const std::uint64_t bins = b.bins;
   if (b.levels && b.levels->count < 2)
     throw error(errc::invalid_argument, "histogram: give at least 2 levels (the edges of one bin)");
@@ -47,6 +50,8 @@ void histogram_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& in
     ke.reach = static_cast<std::uint32_t>(bins);
     if (!in.on_device) {
       check_levels(t, static_cast<const std::uint32_t*>(b.levels->host), b.levels->count);
+    } else if (native) {
+      check_levels(t, cpu_backend::host_in(ctx, *b.levels, "histogram levels"), b.levels->count);
     } else if (!encoder) {
       // The levels are few: read them back to check them (a caller's encoder gets no check: see histogram.hpp).
       std::vector<std::uint32_t> lv(b.levels->count);
@@ -61,6 +66,11 @@ void histogram_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& in
     }
   }
 
+  if (native) {
+    const std::uint32_t* edges = b.levels ? cpu_backend::host_in(ctx, *b.levels, "histogram levels") : ke.bits.data();
+    return cpu_backend::histogram(ctx, in, t, counts, {edges, ke.reach, ke.use_estimate, ke.lo, ke.scale}, opt);
+  }
+  const algorithm_entry& alg = pick_algorithm(ctx, "histogram", opt.algorithm);
   double upload_ms = 0;
   buffer up, up_levels;
   histogram_args a{in.view, t, {}, ke.reach, ke.use_estimate, ke.lo, ke.scale, {}, bins, &opt};

@@ -2,6 +2,8 @@
 // bindable, records the passes (record_reduce), submits and reads the result back.
 #include "primitives/reduce/reduce.hpp"
 
+#include "native/backend.hpp"
+
 #include <chrono>
 
 #include "wgprim/error.hpp"
@@ -112,6 +114,7 @@ std::uint32_t transform_reduce_bits(context& ctx, const range_ref& in, const bou
 
 std::uint32_t reduce_run(context& ctx, const range_ref& in, const monoid& m, const std::uint32_t* init,
                          const run_options& opt, const bound_transform* tr) {
+  if (cpu_backend::native(ctx)) return cpu_backend::reduce(ctx, in, m, init, opt, tr);
   const algorithm_entry& alg = pick_algorithm(ctx, "reduce", opt.algorithm);
   const reduce_args a{in.view, &m, nullptr, 0, 0, &opt, tr};
   if (tr && (a.pairs() || a.exact())) throw error(errc::unsupported, "transform_reduce supports accuracy::fast only");
@@ -135,6 +138,7 @@ std::uint32_t reduce_run(context& ctx, const range_ref& in, const monoid& m, con
 }
 
 superaccumulator exact_sum_run(context& ctx, const range_ref& in, const run_options& opt) {
+  if (cpu_backend::native(ctx)) return cpu_backend::exact_sum(ctx, in, opt);
   run_options o = opt;
   o.accuracy = accuracy::reproducible;
   if (in.on_device) check_view(ctx, in.view, "exact_sum input");
@@ -158,6 +162,9 @@ void transform_reduce_record(context& ctx, WGPUCommandEncoder encoder, const ran
 
 void reduce_record_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref& result,
                        const monoid& m, const run_options& opt, const bound_transform* tr) {
+  if (cpu_backend::native(ctx))
+    throw error(errc::unsupported, "reduce into a WGPUCommandEncoder needs a WebGPU context; this one runs the "
+                                   "native CPU backend (call reduce without an encoder)");
   reduce_args a{in.view, &m, result.view.buf, result.view.capacity, 0, &opt, tr};
   pick_algorithm(ctx, "reduce", opt.algorithm);
   check_view(ctx, in.view, "reduce input");

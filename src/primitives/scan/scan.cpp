@@ -2,6 +2,8 @@
 // (aligned, in-place scans read from a copy), records the passes (record_scan), submits, and moves host data.
 #include "primitives/scan/scan.hpp"
 
+#include "native/backend.hpp"
+
 #include <chrono>
 
 #include "wgprim/error.hpp"
@@ -35,6 +37,12 @@ std::string ran(const context& ctx, const scan_args& a) {
 
 void scan_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref& out, const monoid& m,
               scan_kind kind, const std::uint32_t* init, const run_options& opt) {
+  if (cpu_backend::native(ctx)) {
+    if (encoder)
+      throw error(errc::unsupported, "scan into a WGPUCommandEncoder needs a WebGPU context; this one runs the "
+                                     "native CPU backend (call the scan without an encoder)");
+    return cpu_backend::scan(ctx, in, out, m, kind, init, opt);
+  }
   using clock = std::chrono::steady_clock;
   if (in.on_device != out.on_device)
     throw error(errc::invalid_argument, "scan: input and output must both be on the device or both on the host");

@@ -6,6 +6,8 @@
 #include <chrono>
 
 #include "core/host_checks.hpp"
+#include "native/backend.hpp"
+
 #include "wgprim/error.hpp"
 #include "wgprim/reduce_by_key.hpp"
 #include "wgprim/segmented.hpp"
@@ -79,13 +81,17 @@ void check_common(context& ctx, const range_ref& in, const range_ref& offsets, c
 void segmented_scan_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref& offsets,
                         const range_ref& out, const monoid& m, scan_kind kind, const run_options& opt) {
   const char* what = "segmented scan";
-  const algorithm_entry& alg = pick_algorithm(ctx, "segmented_scan", opt.algorithm);
   // A custom operator is checked as the plain scan checks it (tiles keep the order: associativity suffices).
   if (opt.check_operator) m.check(/*need_commutative=*/false);
   check_common(ctx, in, offsets, out, what);
   if (in.count != out.count)
     throw error(errc::invalid_argument, "segmented scan: the output holds " + std::to_string(out.count) +
                                             " elements, the input " + std::to_string(in.count));
+  if (cpu_backend::native(ctx)) {
+    if (encoder) cpu_backend::no_encoder(what);
+    return cpu_backend::segmented_scan(ctx, in, offsets, out, m, kind, opt);
+  }
+  const algorithm_entry& alg = pick_algorithm(ctx, "segmented_scan", opt.algorithm);
   if (in.count == 0) {
     if (in.on_device && !encoder) check_offsets_host(read_offsets(ctx, offsets.view).data(), offsets.count, 0, what);
     return;
@@ -128,13 +134,17 @@ void segmented_scan_run(context& ctx, WGPUCommandEncoder encoder, const range_re
 void segmented_reduce_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref& offsets,
                           const range_ref& out, const monoid& m, const run_options& opt) {
   const char* what = "segmented reduce";
-  const algorithm_entry& alg = pick_algorithm(ctx, "segmented_reduce", opt.algorithm);
   if (opt.check_operator) m.check(/*need_commutative=*/false);
   check_common(ctx, in, offsets, out, what);
   const std::uint64_t segs = offsets.count - 1;
   if (out.count != segs)
     throw error(errc::invalid_argument, "segmented reduce: the output holds " + std::to_string(out.count) +
                                             " elements for " + std::to_string(segs) + " segments");
+  if (cpu_backend::native(ctx)) {
+    if (encoder) cpu_backend::no_encoder(what);
+    return cpu_backend::segmented_reduce(ctx, in, offsets, out, m, opt);
+  }
+  const algorithm_entry& alg = pick_algorithm(ctx, "segmented_reduce", opt.algorithm);
   if (in.count == 0 && in.on_device && !encoder)
     check_offsets_host(read_offsets(ctx, offsets.view).data(), offsets.count, 0, what);
   if (segs == 0) return;
@@ -180,8 +190,9 @@ std::uint64_t reduce_by_key_run(context& ctx, WGPUCommandEncoder encoder, const 
                                 const range_ref* values, const range_ref& unique_keys, const range_ref& sums,
                                 const monoid& m, const range_ref* runs_out, const run_options& opt) {
   const char* what = values ? "reduce_by_key" : "run_length_encode";
-  const algorithm_entry& alg = pick_algorithm(ctx, what, opt.algorithm);
   if (values && opt.check_operator) m.check(/*need_commutative=*/false);
+  const bool native = cpu_backend::native(ctx);
+  if (native && encoder) cpu_backend::no_encoder(what);
   same_side({&keys, values, &unique_keys, &sums}, what);
   const std::uint64_t n = keys.count;
   if (values && values->count != n)
@@ -199,6 +210,8 @@ std::uint64_t reduce_by_key_run(context& ctx, WGPUCommandEncoder encoder, const 
       throw error(errc::invalid_argument, std::string(what) + ": the run count goes to a device span of one element");
     check_view(ctx, runs_out->view, what);
   }
+  if (native) return cpu_backend::reduce_by_key(ctx, keys, key_type, values, unique_keys, sums, m, runs_out, opt);
+  const algorithm_entry& alg = pick_algorithm(ctx, what, opt.algorithm);
   const std::uint64_t capacity = std::min(unique_keys.count, sums.count);
   if (n == 0) {
     if (runs_out) {

@@ -6,6 +6,8 @@
 #include <chrono>
 #include <optional>
 
+#include "native/backend.hpp"
+
 #include "wgprim/error.hpp"
 
 namespace wgprim::detail {
@@ -49,6 +51,10 @@ std::uint64_t select_run(context& ctx, WGPUCommandEncoder encoder, const range_r
   if (mode == select_mode::predicate) {
     if (!pred) throw fail("no predicate");
     bound.emplace(*pred, type);  // checks the expression before any GPU work
+  }
+  if (cpu_backend::native(ctx)) {
+    if (encoder) cpu_backend::no_encoder(what.c_str());
+    return cpu_backend::select(ctx, in, flags, out, count, mode, partition, type, bound ? &*bound : nullptr, opt);
   }
   const std::string name = pick_algorithm(ctx, "select", opt.algorithm).name;
   if (in.on_device) {

@@ -7,6 +7,8 @@
 
 #include <chrono>
 
+#include "native/backend.hpp"
+
 #include "wgprim/error.hpp"
 #include "wgprim/testing.hpp"
 
@@ -140,7 +142,6 @@ void sort_words(context& ctx, WGPUCommandEncoder encoder, const range_ref& keys_
                 order ord, const run_options& opt) {
   using clock = std::chrono::steady_clock;
   const bool pairs = vals_in && vals_out;
-  const std::string name = pick_algorithm(ctx, "sort", opt.algorithm).name;
   const bool dev = keys_in.on_device;
   if (keys_out.on_device != dev || (pairs && (vals_in->on_device != dev || vals_out->on_device != dev)))
     throw error(errc::invalid_argument, "sort: keys and values must all be on the device or all on the host");
@@ -148,6 +149,8 @@ void sort_words(context& ctx, WGPUCommandEncoder encoder, const range_ref& keys_
   const std::uint64_t n = keys_in.count;
   if (keys_out.count != n || (pairs && (vals_in->count != n || vals_out->count != n)))
     throw error(errc::invalid_argument, "sort: the keys and values ranges differ in length");
+  if (cpu_backend::native(ctx)) return cpu_backend::sort(ctx, keys_in, keys_out, vals_in, vals_out, key_type, ord, opt);
+  const std::string name = pick_algorithm(ctx, "sort", opt.algorithm).name;
   check_range(ctx, keys_in, "sort keys input");
   check_range(ctx, keys_out, "sort keys output");
   if (pairs) {
