@@ -149,7 +149,13 @@ void sort_words(context& ctx, WGPUCommandEncoder encoder, const range_ref& keys_
   const std::uint64_t n = keys_in.count;
   if (keys_out.count != n || (pairs && (vals_in->count != n || vals_out->count != n)))
     throw error(errc::invalid_argument, "sort: the keys and values ranges differ in length");
-  if (cpu_backend::native(ctx)) return cpu_backend::sort(ctx, keys_in, keys_out, vals_in, vals_out, key_type, ord, opt);
+  if (cpu_backend::native(ctx)) {  // the native sort takes 32-bit keys, named by their dtype
+    if (encoder) cpu_backend::no_encoder("sort");
+    if (key_words != 1) throw error(errc::unsupported, "sort: the native CPU backend sorts 32-bit keys only");
+    const dtype key_type = kind == sort_key_kind::floating ? dtype::f32
+                           : kind == sort_key_kind::signed_int ? dtype::i32 : dtype::u32;
+    return cpu_backend::sort(ctx, keys_in, keys_out, vals_in, vals_out, key_type, ord, opt);
+  }
   const std::string name = pick_algorithm(ctx, "sort", opt.algorithm).name;
   check_range(ctx, keys_in, "sort keys input");
   check_range(ctx, keys_out, "sort keys output");
