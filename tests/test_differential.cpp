@@ -661,6 +661,36 @@ std::size_t run_native(context& ctx, std::uint64_t seed, std::uint64_t first, st
     o.algorithm = c.algorithm;
     o.accuracy = c.acc;
     const std::size_t n = c.x.size();
+    std::string why;
+    if (c.p >= prim::select_if) {  // the other primitives: the same call and check as on WebGPU
+      try {
+        why = run_other(ctx, c);
+      } catch (const std::exception& e) {
+        why = std::string("error: ") + e.what();
+      }
+    } else if (c.sorts()) {  // host keys (and input positions as values), sorted natively in place
+      std::vector<std::uint32_t> got(c.x);
+      got.resize(2 * n);
+      for (std::size_t k = 0; k < n; ++k) got[n + k] = static_cast<std::uint32_t>(k);
+      run_options so;  // the native sort has one algorithm
+      with_type(c.t, [&](auto tag) {
+        using T = decltype(tag);
+        host_span<T> keys(reinterpret_cast<T*>(got.data()), n);
+        const order ord = c.descending ? order::descending : order::ascending;
+        if (c.p == prim::sort_keys) sort(ctx, keys, ord, so);
+        else sort_pairs(ctx, keys, host_span<std::uint32_t>(got.data() + n, n), ord, so);
+      });
+      why = compare(c, m, got, true);
+    }
+    if (c.p >= prim::sort_keys) {
+      if (!why.empty()) {
+        ++failures;
+        std::cout << "MISMATCH (native) seed=" << seed << " case=" << c.index << ": " << c.describe() << ": " << why
+                  << "\n";
+        if (failures >= 20) break;
+      }
+      continue;
+    }
     buffer in = ctx.create_buffer(std::max<std::size_t>(n, 1) * 4), out = ctx.create_buffer(std::max<std::size_t>(n, 1) * 4);
     if (n) ctx.write(in, 0, c.x.data(), n * 4);
     std::vector<std::uint32_t> got(std::max<std::size_t>(n, 1));
@@ -670,7 +700,7 @@ std::size_t run_native(context& ctx, std::uint64_t seed, std::uint64_t first, st
       scan(ctx, in, out, n, m, c.p == prim::inclusive ? scan_kind::inclusive : scan_kind::exclusive, o);
       if (n) ctx.read(out, 0, got.data(), n * 4);
     }
-    auto why = compare(c, m, got, true);
+    why = compare(c, m, got, true);
     if (!why.empty()) {
       ++failures;
       std::cout << "MISMATCH (native) seed=" << seed << " case=" << c.index << ": " << c.describe() << ": " << why

@@ -371,7 +371,9 @@ TEST(Sort, StressTakesFallbacksAndStaysCorrect) {
 /// merged path (chunks sorted, then merged).
 context& merge_ctx() {
   static context c = [] {
-    context x;
+    context_options o;
+    o.backend = backend_choice::webgpu;  // the WGSL merge path, also where the default would be the native backend
+    context x(o);
     testing::set_binding_limit(x, 16384);
     return x;
   }();

@@ -649,6 +649,7 @@ void wgpu_write(context& ctx, WGPUBuffer dst, std::uint64_t offset, const void* 
 
 WGPUCommandEncoder context::begin_commands() {
   auto& s = impl();
+  s.need_webgpu("recording into a command encoder");
   s.check();
   WGPUCommandEncoderDescriptor ed = WGPU_COMMAND_ENCODER_DESCRIPTOR_INIT;
   WGPUCommandEncoder enc = wgpuDeviceCreateCommandEncoder(s.device, &ed);
@@ -658,6 +659,7 @@ WGPUCommandEncoder context::begin_commands() {
 
 void context::submit(WGPUCommandEncoder encoder) {
   auto& s = impl();
+  s.need_webgpu("submitting a command encoder");
   if (!encoder) throw error(errc::invalid_argument, "submit: null command encoder");
   WGPUCommandBufferDescriptor cd = WGPU_COMMAND_BUFFER_DESCRIPTOR_INIT;
   WGPUCommandBuffer cmd = wgpuCommandEncoderFinish(encoder, &cd);

@@ -58,17 +58,17 @@ class rts final : public sort_algorithm {
     p.tiles = static_cast<std::uint32_t>(tiles_);
     p.slot = j;
     p.grid_x = gx;
-    const binding prm = rec.params(p);
     rec.dispatch(*count_,
-                 {prm, b.keys_in, b.keys_x, b.keys_y, b.vals_in, b.vals_x, b.vals_y, b.state,
+                 {rec.params(p), b.keys_in, b.keys_x, b.keys_y, b.vals_in, b.vals_x, b.vals_y, b.state,
                   bind(counts, 0, tiles_ * 256 * 4)},
                  gx, gy);
     run_options scan_opt;  // the scan's own default algorithm
     scan_args s{view_of(counts, tiles_ * 256), view_of(offsets, tiles_ * 256), &m_, scan_kind::exclusive, nullptr,
                 &scan_opt, nullptr};
     record_scan(rec, s);
+    // A fresh parameter slot: the scan above may have moved the context's parameter ring to a new buffer.
     rec.dispatch(*scatter_,
-                 {prm, b.keys_in, b.keys_x, b.keys_y, b.vals_in, b.vals_x, b.vals_y, b.state,
+                 {rec.params(p), b.keys_in, b.keys_x, b.keys_y, b.vals_in, b.vals_x, b.vals_y, b.state,
                   bind(offsets, 0, tiles_ * 256 * 4)},
                  gx, gy);
   }
