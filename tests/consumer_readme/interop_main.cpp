@@ -9,7 +9,9 @@
 
 int main() {
   try {
-    wgprim::context app;  // the application's device, queue and buffers
+    wgprim::context_options webgpu;  // a WebGPU device (the default is the native backend where only a CPU adapter is)
+    webgpu.backend = wgprim::backend_choice::webgpu;
+    wgprim::context app(webgpu);  // the application's device, queue and buffers
     const std::size_t first = 7, n = 5000;  // an element offset into the buffer, and several scan tiles
     std::vector<float> weights(first + n);
     for (std::size_t i = 0; i < weights.size(); ++i) weights[i] = static_cast<float>(i % 9) * 0.5f;  // exact sums
