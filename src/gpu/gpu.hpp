@@ -91,6 +91,9 @@ class recorder {
   recorder& operator=(const recorder&) = delete;
 
   /// Stores a small uniform parameter block (<= 256 bytes) and returns a binding to it.
+  /// A parameter slot in the context's uniform ring. Use the binding before the next params() call: that call may
+  /// move the ring to a new buffer and release the old handle (the sort's reduce-then-scan once kept a slot across
+  /// the scan it records, and bound a released buffer).
   binding params(const void* data, std::size_t bytes);
   template <class P> binding params(const P& p) { return params(&p, sizeof p); }
 
