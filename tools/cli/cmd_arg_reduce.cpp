@@ -2,6 +2,7 @@
 // the CPU twin. JSON: op, type, n, algorithm, adapter, result (the value), index, matches_cpu, cpu_result,
 // cpu_index, gpu_ms, gpu_timer, upload_ms, cpu_ms.
 #include "cmd_arg_reduce.hpp"
+#include "json_value.hpp"
 
 #include <fmt/core.h>
 
@@ -18,23 +19,6 @@ using namespace wgprim;
 
 namespace {
 
-// As the plain reduce's JSON (main.cpp): f32 as the shortest text that reads back as the same float, NaN and
-// infinities (which JSON has no numbers for) as null with KEY_text beside them.
-void put_value(json& j, const std::string& key, dtype t, std::uint32_t bits) {
-  if (t == dtype::f32) {
-    const float f = from_bits<float>(bits);
-    if (std::isfinite(f)) {
-      j[key] = std::strtod(format_bits(t, bits).c_str(), nullptr);
-    } else {
-      j[key] = nullptr;
-      j[key + "_text"] = format_bits(t, bits);
-    }
-  } else if (t == dtype::i32) {
-    j[key] = static_cast<std::int32_t>(bits);
-  } else {
-    j[key] = bits;
-  }
-}
 
 double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

@@ -20,6 +20,7 @@
 #include "cmd_bench_cpu.hpp"
 #include "cmd_transform_reduce.hpp"
 #include "cmd_hist.hpp"
+#include "json_value.hpp"
 #include "cmd_select.hpp"
 #include "plot.hpp"
 #include "wgprim/io.hpp"
@@ -72,25 +73,6 @@ double upload(context& ctx, const io::array& a, buffer& in) {
   ctx.write(in, 0, a.bits.data(), a.bits.size() * 4);
   ctx.finish();
   return ms_since(t0);
-}
-
-// A value of type t as JSON: integers exactly; f32 as the shortest decimal that reads back as the same float
-// (6.96, not the widened double 6.960000038146973); NaN and infinities, which JSON has no numbers for, as null
-// with the text alongside in KEY_text.
-void put_value(json& j, const std::string& key, dtype t, std::uint32_t bits) {
-  if (t == dtype::f32) {
-    const float f = from_bits<float>(bits);
-    if (std::isfinite(f)) {
-      j[key] = std::strtod(format_bits(t, bits).c_str(), nullptr);
-    } else {
-      j[key] = nullptr;
-      j[key + "_text"] = format_bits(t, bits);
-    }
-  } else if (t == dtype::i32) {
-    j[key] = static_cast<std::int32_t>(bits);
-  } else {
-    j[key] = bits;
-  }
 }
 
 // The text of a JSON value put by put_value (or a double), for the report: the round-trip digits, grouped.
