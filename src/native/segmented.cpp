@@ -16,6 +16,7 @@
 #include <cstring>
 #include <vector>
 
+#include "core/host_checks.hpp"
 #include "native/backend.hpp"
 #include "native/loops.hpp"
 #include "wgprim/error.hpp"
@@ -29,17 +30,6 @@ using clock_type = std::chrono::steady_clock;
 
 double ms_since(clock_type::time_point t0) {
   return std::chrono::duration<double, std::milli>(clock_type::now() - t0).count();
-}
-
-void check_offsets(const std::uint32_t* off, std::size_t count, std::size_t n, const char* what) {
-  for (std::size_t s = 0; s + 1 < count; ++s)
-    if (off[s] > off[s + 1])
-      throw error(errc::invalid_argument, std::string(what) + ": the offsets decrease (offsets[" + std::to_string(s) +
-                                              "] = " + std::to_string(off[s]) + " > offsets[" + std::to_string(s + 1) +
-                                              "] = " + std::to_string(off[s + 1]) + ")");
-  if (count && off[count - 1] > n)
-    throw error(errc::invalid_argument, std::string(what) + ": the last offset " + std::to_string(off[count - 1]) +
-                                            " passes the " + std::to_string(n) + " elements");
 }
 
 template <class Op>
@@ -132,7 +122,7 @@ void segmented_scan(context& ctx, const range_ref& in, const range_ref& offsets,
   check_algorithm("segmented_scan", opt.algorithm);
   const std::size_t n = in.count;
   const std::uint32_t* off = host_in(ctx, offsets, what);
-  check_offsets(off, offsets.count, n, what);
+  check_offsets_host(off, offsets.count, n, what);
   if (n == 0) return;
   const std::uint32_t* x = host_in(ctx, in, what);
   std::uint32_t* y = host_out(ctx, out, what);
@@ -158,7 +148,7 @@ void segmented_reduce(context& ctx, const range_ref& in, const range_ref& offset
   const char* what = "segmented reduce";
   check_algorithm("segmented_reduce", opt.algorithm);
   const std::uint32_t* off = host_in(ctx, offsets, what);
-  check_offsets(off, offsets.count, in.count, what);
+  check_offsets_host(off, offsets.count, in.count, what);
   const std::size_t segs = offsets.count - 1;
   if (segs == 0) return;
   const std::uint32_t* x = host_in(ctx, in, what);
