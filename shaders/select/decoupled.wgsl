@@ -161,7 +161,7 @@ fn select_tiles(@builtin(local_invocation_index) l: u32, li: lane_info) {
   let parts = workgroup_scan(l, countOneBits(mask), li);
   publish_aggregate(tile, l, parts.aggregate, params.stress != 0u);
   // Published states count this chunk only; what earlier chunks kept is added from carry.
-  let walked = look_back(tile, l, li, params.spin_limit);
+  let walked = look_back(tile, l, li, params.spin_limit, params.stress != 0u);
   let chunk_before = atomicLoad(&carry[params.carry_index]);
   if (l == 0u) {
     publish(tile, INCLUSIVE, walked.prefix + parts.aggregate);

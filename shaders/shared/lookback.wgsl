@@ -77,7 +77,9 @@ struct lookback_result {
 // walk on, poll again, or fall back. Call from uniform control flow.
 // (H200, 2026-11-29, u32 sum scan at 2^28: this window 0.87 ms; one tile per step 1.47 ms; invocation 0 walking
 // alone with 8 loads in flight and no barriers until a verdict 1.60 ms.)
-fn look_back(tile: u32, l: u32, li: lane_info, spin_limit: u32) -> lookback_result {
+// `stress` (testing::set_lookback_stress): every tile t with t % 3 == 2 reads its predecessor as NOT_READY, so the
+// fallback runs on every driver, however the workgroups happen to be scheduled.
+fn look_back(tile: u32, l: u32, li: lane_info, spin_limit: u32, stress: bool) -> lookback_result {
   var prefix = identity();
   if (tile == 0u) {
     return lookback_result(prefix, false);
@@ -95,6 +97,9 @@ fn look_back(tile: u32, l: u32, li: lane_info, spin_limit: u32) -> lookback_resu
         f = lo >> 16u;
         if (f != (hi >> 16u)) {
           f = NOT_READY;  // halves from two different writes: not yet consistent
+        }
+        if (stress && tile % 3u == 2u && j - l + 1u == tile) {
+          f = NOT_READY;
         }
         v = bitcast<T>((hi << 16u) | (lo & 0xffffu));
       }

@@ -32,7 +32,7 @@ struct sort_params {
   pairs: u32,       // values travel with the keys
   in_place: u32,    // the input is the output buffer (no separate input binding)
   spin_limit: u32,  // onesweep: polls of a NOT_READY predecessor before counting its tile here
-  stress: u32,      // onesweep: test-only delays that force fallbacks
+  stress: u32,      // onesweep: test-only delays and ignored states that force fallbacks
   workgroups: u32,  // histogram / finish: workgroups walking the blocks
   blocks: u32,      // histogram / finish: blocks of WG_SIZE * ITEMS keys
 }
