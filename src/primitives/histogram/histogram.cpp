@@ -91,6 +91,8 @@ void check_levels(dtype t, const std::uint32_t* lv, std::size_t n) {
 
 void histogram_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, dtype t, const range_ref& counts,
                    const histogram_bins& b, const run_options& opt) {
+  require_type(ctx, in.type, "histogram");
+  require_type(ctx, t, "histogram");
   using clock = std::chrono::steady_clock;
   const algorithm_entry& alg = pick_algorithm(ctx, "histogram", opt.algorithm);
   const std::uint64_t bins = b.bins;

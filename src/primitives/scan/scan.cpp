@@ -4,6 +4,7 @@
 
 #include <chrono>
 
+#include "primitives/copy/widen.hpp"
 #include "wgprim/error.hpp"
 
 namespace wgprim::detail {
@@ -14,7 +15,7 @@ bool scan_args::pairs() const {
 
 std::uint64_t scan_fallback_slots(const context& ctx, std::uint64_t n) {
   // The decoupled scan's chunks are whole tiles of at most 8 x 1,024 elements.
-  const std::uint64_t chunk = elements_per_binding(ctx, 4, 8192);
+  const std::uint64_t chunk = elements_per_binding(ctx, 8, 8192);  // 64-bit elements: the most chunks
   return (n + chunk - 1) / chunk + 1;
 }
 
@@ -34,7 +35,15 @@ std::string ran(const context& ctx, const scan_args& a) {
 }  // namespace
 
 void scan_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref& out, const monoid& m,
-              scan_kind kind, const std::uint32_t* init, const run_options& opt) {
+              scan_kind kind, const std::uint64_t* init, const run_options& opt) {
+  require_type(ctx, is_narrow(in.type) ? in.type : m.type(), "scan", /*narrow_ok=*/true, /*wide_ok=*/true);
+  if (is_narrow(in.type) && accumulation_type(in.type) != m.type())
+    throw error(errc::invalid_argument, std::string("scan: ") + dtype_name(in.type) + " elements accumulate in " +
+                                            dtype_name(accumulation_type(in.type)) + ", not " + dtype_name(m.type()));
+  if (m.type() == dtype::f64 && opt.accuracy != accuracy::fast)
+    throw error(errc::unsupported, std::string("accuracy::") + accuracy_name(opt.accuracy) +
+                                       " is for f32 sums; f64 scans are accumulated in f64 (accuracy::fast)");
+  const std::uint32_t ob = dtype_bytes(m.type());
   using clock = std::chrono::steady_clock;
   if (in.on_device != out.on_device)
     throw error(errc::invalid_argument, "scan: input and output must both be on the device or both on the host");
@@ -56,8 +65,8 @@ void scan_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, con
   buffer up, down;
   if (!in.on_device) {
     a.in = upload_host(ctx, in, up, &upload_ms);
-    down = ctx.create_buffer(in.count * 4);
-    a.out = view_of(down, in.count);
+    down = ctx.create_buffer(in.count * ob);
+    a.out = view_of(down, in.count, ob);
   }
   const bool own = encoder == nullptr;
   recorder rec = own ? recorder(ctx, opt.timestamps || opt.stats) : recorder(ctx, encoder);
@@ -65,6 +74,13 @@ void scan_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, con
   bindable_output o = bindable_output_of(rec, a.out);
   a.out = o.view;
   a.in = bindable_input(rec, a.in, temps, &a.out);
+  if (is_narrow(in.type)) {
+    // Packed storage types are widened into a temporary of their accumulation type first (one extra pass).
+    temps.push_back(ctx.create_buffer(in.count * ob));
+    const device_view wide = view_of(temps.back(), in.count, ob);
+    record_widen(rec, a.in, in.type, wide);
+    a.in = wide;
+  }
   buffer fallbacks;
   if (own && opt.stats && !a.pairs() && name == "decoupled") {
     fallbacks = ctx.create_buffer(scan_fallback_slots(ctx, in.count) * 4);
@@ -89,7 +105,7 @@ void scan_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, con
   }
   if (!in.on_device) {
     auto t1 = clock::now();
-    ctx.read(down, 0, out.host_out, in.count * 4);
+    ctx.read(down, 0, out.host_out, in.count * ob);
     if (opt.stats) opt.stats->download_ms = std::chrono::duration<double, std::milli>(clock::now() - t1).count();
   }
 }

@@ -105,6 +105,9 @@ void check_range(const context& ctx, const range_ref& r, const char* what) {
 
 void sort_run(context& ctx, const range_ref& keys_in, const range_ref& keys_out, const range_ref* vals_in,
               const range_ref* vals_out, dtype key_type, order ord, const run_options& opt) {
+  require_type(ctx, keys_in.type, "sort");
+  require_type(ctx, key_type, "sort");
+  if (vals_in) require_type(ctx, vals_in->type, "sort");
   using clock = std::chrono::steady_clock;
   const bool pairs = vals_in && vals_out;
   const std::string name = pick_algorithm(ctx, "sort", opt.algorithm).name;
