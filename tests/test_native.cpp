@@ -206,6 +206,8 @@ void check_scan_native(const monoid& m, const std::vector<std::uint32_t>& x, std
   run_options o;
   o.accuracy = acc;
   std::vector<std::uint32_t> got(n);
+  const std::uint64_t init64 = init ? *init : 0;
+  const std::uint64_t* init_raw = init ? &init64 : nullptr;
   detail::range_ref in, out;
   if (n % 3 == 0) {  // device ranges; every third size in place
     buffer b_in = c.create_buffer(std::max<std::size_t>(n, 1) * 4), b_out = c.create_buffer(std::max<std::size_t>(n, 1) * 4);
@@ -213,14 +215,14 @@ void check_scan_native(const monoid& m, const std::vector<std::uint32_t>& x, std
     const bool in_place = n % 2 == 0;
     in = detail::in_ref(device_span<const std::uint32_t>(b_in, 0, n));
     out = detail::out_ref(device_span<std::uint32_t>(in_place ? b_in : b_out, 0, n));
-    detail::scan_run(c, nullptr, in, out, m, k, init, o);
+    detail::scan_run(c, nullptr, in, out, m, k, init_raw, o);
     if (n) c.read(in_place ? b_in : b_out, 0, got.data(), n * 4);
   } else {
     in.host = x.data();
     in.count = n;
     out.host_out = got.data();
     out.count = n;
-    detail::scan_run(c, nullptr, in, out, m, k, init, o);
+    detail::scan_run(c, nullptr, in, out, m, k, init_raw, o);
   }
   std::vector<std::uint32_t> want(n);
   // The twin with init: init in front (an element before x[0] for inclusive; the start for exclusive).

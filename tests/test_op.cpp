@@ -279,7 +279,8 @@ TEST(Values, ParseAndFormat) {
   EXPECT_THROW(parse_value(dtype::u32, "0x"), error);
   EXPECT_EQ(format_bits(dtype::i32, ib(-7)), "-7");
   EXPECT_EQ(parse_dtype("u32"), dtype::u32);
-  EXPECT_THROW(parse_dtype("f64"), error);
+  EXPECT_THROW(parse_dtype("f128"), error);
+  EXPECT_EQ(parse_dtype("float64"), dtype::f64);
 }
 
 }  // namespace

@@ -78,6 +78,19 @@ __global__ void fill_kernel(std::uint32_t* u, float* f, std::uint32_t* keys, std
   }
 }
 
+// 64-bit data (the f64 / i64 rows): doubles k * 2^-14 like gen_f32 (exact in both), and 64-bit integers of the
+// full range (sums wrap modulo 2^64 in CUB and in the twin alike).
+__host__ __device__ inline double gen_f64(std::size_t i) { return double(gen_f32(i)); }
+__host__ __device__ inline std::int64_t gen_i64(std::size_t i) {
+  return std::int64_t((std::uint64_t(gen_u32(i)) << 32) | mix(std::uint32_t(i) + 0x2545f491u));
+}
+__global__ void fill64_kernel(double* d, std::int64_t* q, std::size_t n) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::size_t(gridDim.x) * blockDim.x) {
+    d[i] = gen_f64(i);
+    q[i] = gen_i64(i);
+  }
+}
 __global__ void offsets_kernel(int* offsets, std::size_t n_segments, std::size_t n) {
   for (std::size_t s = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; s <= n_segments;
        s += std::size_t(gridDim.x) * blockDim.x)
@@ -108,6 +121,7 @@ struct twin {
   double f_sum = 0, f_abs_sum = 0, f_sq_sum = 0, last_segment_sum = 0, last_segment_abs = 0;
   float f_max = 0;
   std::int64_t f_argmax = 0, positives = 0, flagged = 0, key_runs = 0, segments = 0;
+  std::uint64_t q_sum = 0;  // the i64 data's sum, wrapped modulo 2^64
   std::vector<std::int64_t> bins;
 
   explicit twin(std::size_t n_) : n(n_), bins(histogram_bins, 0) {
@@ -119,6 +133,7 @@ struct twin {
       const float f = gen_f32(i);
       if (i + 1 < n) u_sum_but_last += u;
       u_sum += u;
+      q_sum += std::uint64_t(gen_i64(i));
       u_max = std::max(u_max, u);
       f_sum += f;
       f_abs_sum += std::fabs(f);
@@ -144,6 +159,9 @@ using byte = unsigned char;
 struct buffers {
   std::uint32_t *u, *keys, *flags, *iota, *out, *out2;
   float *f;
+  double* d;         // n_max doubles (gen_f64)
+  std::int64_t* q;   // n_max 64-bit integers (gen_i64)
+  unsigned char* out64;  // n_max 8-byte outputs
   int* offsets;
   unsigned char* small;  // results: scalar at 0, int64 count at 0, arg-max index at 8, histogram at 1024
   unsigned char* host;   // pinned host memory the read-backs land in
@@ -235,6 +253,51 @@ std::vector<bench_case> make_cases(const buffers& b) {
                  std::string e = expect_near("max", load<float>(h), w.f_max, 0);
                  return e.empty() ? expect_eq("arg-max index", load<std::int64_t>(h + 8), w.f_argmax) : e;
                }});
+  {
+    double* d = b.d;
+    std::int64_t* q = b.q;
+    auto* dout = reinterpret_cast<double*>(b.out64);
+    auto* qout = reinterpret_cast<std::int64_t*>(b.out64);
+    auto* scalar_d = reinterpret_cast<double*>(small);
+    auto* scalar_q = reinterpret_cast<std::int64_t*>(small);
+    auto scalar8 = [small](std::size_t) { return std::make_pair(static_cast<const void*>(small), std::size_t(8)); };
+    auto last8 = [p = b.out64](std::size_t n) {
+      return std::make_pair(static_cast<const void*>(p + (n - 1) * 8), std::size_t(8));
+    };
+    const double d_bound = 1e-12;  // relative to the sum of |x|: far above a double tree sum's error at 2^30
+    c.push_back({"reduce", "f64", "sum", "scalar (8 B)",
+                 [=](void* t, std::size_t& tb, std::size_t n, cudaStream_t s) {
+                   return cub::DeviceReduce::Sum(t, tb, d, scalar_d, std::int64_t(n), s);
+                 },
+                 scalar8, [](const twin& w) { return 8.0 * w.n; },
+                 [=](const byte* h, const twin& w) {
+                   return expect_near("sum", load<double>(h), w.f_sum, d_bound * w.f_abs_sum);
+                 }});
+    c.push_back({"reduce", "i64", "sum", "scalar (8 B)",
+                 [=](void* t, std::size_t& tb, std::size_t n, cudaStream_t s) {
+                   return cub::DeviceReduce::Sum(t, tb, q, scalar_q, std::int64_t(n), s);
+                 },
+                 scalar8, [](const twin& w) { return 8.0 * w.n; },
+                 [=](const byte* h, const twin& w) {
+                   return expect_eq("sum", load<std::int64_t>(h), std::int64_t(w.q_sum));
+                 }});
+    c.push_back({"inclusive_scan", "f64", "sum", "last element (8 B)",
+                 [=](void* t, std::size_t& tb, std::size_t n, cudaStream_t s) {
+                   return cub::DeviceScan::InclusiveSum(t, tb, d, dout, std::int64_t(n), s);
+                 },
+                 last8, [](const twin& w) { return 16.0 * w.n; },
+                 [=](const byte* h, const twin& w) {
+                   return expect_near("last element", load<double>(h), w.f_sum, d_bound * w.f_abs_sum);
+                 }});
+    c.push_back({"inclusive_scan", "i64", "sum", "last element (8 B)",
+                 [=](void* t, std::size_t& tb, std::size_t n, cudaStream_t s) {
+                   return cub::DeviceScan::InclusiveSum(t, tb, q, qout, std::int64_t(n), s);
+                 },
+                 last8, [](const twin& w) { return 16.0 * w.n; },
+                 [=](const byte* h, const twin& w) {
+                   return expect_eq("last element", load<std::int64_t>(h), std::int64_t(w.q_sum));
+                 }});
+  }
   c.push_back({"inclusive_scan", "u32", "sum", "last element (4 B)",
                [=](void* t, std::size_t& tb, std::size_t n, cudaStream_t s) {
                  return cub::DeviceScan::InclusiveSum(t, tb, u, out, std::int64_t(n), s);
@@ -470,8 +533,12 @@ int main(int argc, char** argv) {
   CHECK(cudaMalloc(&b.out2, n_max * 4));
   CHECK(cudaMalloc(&b.offsets, (n_max / segment_length + 2) * sizeof(int)));
   CHECK(cudaMalloc(&b.small, 4096));
+  CHECK(cudaMalloc(&b.d, n_max * 8));
+  CHECK(cudaMalloc(&b.q, n_max * 8));
+  CHECK(cudaMalloc(&b.out64, n_max * 8));
   CHECK(cudaMallocHost(&b.host, 4096));
   fill_kernel<<<4096, 256>>>(b.u, b.f, b.keys, b.flags, b.iota, n_max);
+  fill64_kernel<<<4096, 256>>>(b.d, b.q, n_max);
   CHECK(cudaGetLastError());
   CHECK(cudaDeviceSynchronize());
   cudaStream_t s;
@@ -598,6 +665,7 @@ int main(int argc, char** argv) {
   }
   CHECK(cudaStreamDestroy(s));
   CHECK(cudaFreeHost(b.host));
+  for (void* p : {static_cast<void*>(b.d), static_cast<void*>(b.q), static_cast<void*>(b.out64)}) CHECK(cudaFree(p));
   for (void* p : {static_cast<void*>(b.u), static_cast<void*>(b.f), static_cast<void*>(b.keys),
                   static_cast<void*>(b.flags), static_cast<void*>(b.iota), static_cast<void*>(b.out),
                   static_cast<void*>(b.out2), static_cast<void*>(b.offsets), static_cast<void*>(b.small)})

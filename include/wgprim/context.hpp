@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "wgprim/buffer.hpp"
+#include "wgprim/types.hpp"
 
 typedef struct WGPUAdapterImpl* WGPUAdapter;
 typedef struct WGPUDeviceImpl* WGPUDevice;
@@ -46,6 +47,8 @@ struct device_features {
   bool timestamp_query = false;
   bool shader_f16 = false;
   bool subgroups = false;
+  bool shader_f64 = false;    // wgpu-native's shader-f64: f64 elements
+  bool shader_int64 = false;  // wgpu-native's shader-int64: i64/u64 elements
 };
 
 /// Which backend a context runs the primitives on.
@@ -100,6 +103,9 @@ class context {
   const adapter_info& adapter() const;
   const device_limits& limits() const;
   const device_features& features() const;
+  /// Whether the algorithms take elements of type t here: f64 needs shader-f64, i64/u64 shader-int64 (requested
+  /// at device creation when the adapter has them); the others always (f16, u8, i8 are unpacked from u32 words).
+  bool supports(dtype t) const;
   /// Whether GPU timestamps are meaningful here (false on CPU adapters such as lavapipe: wall time is used).
   bool timestamps_trustworthy() const;
   /// The largest storage binding the algorithms use, in bytes (a multiple of 256).

@@ -76,4 +76,13 @@ std::size_t select_flagged(const std::uint32_t* x, const std::uint32_t* flags, s
 std::size_t partition(const std::uint32_t* x, std::size_t n, const bound_predicate& p, std::uint32_t* out);
 std::size_t unique(const std::uint32_t* x, std::size_t n, dtype t, std::uint32_t* out);
 
+/// Every element type (cpu_twin_types.cpp): x holds n elements of type t (packed for f16/u8/i8); they are
+/// widened to the monoid's type (accumulation_type(t)) and combined in it, in index order. Results and outputs are
+/// in the monoid's type (to_raw's layout; out holds n elements of dtype_bytes(m.type())).
+std::uint64_t widen_raw(dtype t, std::uint64_t raw);
+std::uint64_t reduce_raw(const void* x, dtype t, std::size_t n, const monoid& m);
+void scan_raw(const void* x, dtype t, std::size_t n, void* out, const monoid& m, bool exclusive);
+/// Sum of f64 values compensated (Neumaier), and the sum of their magnitudes, for error bounds.
+double compensated_sum_f64(const double* x, std::size_t n, double* abs_sum = nullptr);
+
 }  // namespace wgprim::cpu

@@ -5,6 +5,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 #include <vector>
@@ -76,7 +77,6 @@ class device_span {
   const detail::device_view& view() const { return v_; }
 
  private:
-  static_assert(sizeof(value_type) == 4, "wgprim elements are 32-bit");
   void init(WGPUBuffer b, std::uint64_t owner, std::uint64_t capacity, std::size_t offset, std::size_t count) {
     // Checked without overflow: offset and count are element counts of any size.
     const std::uint64_t max_elems = capacity / sizeof(T);
@@ -119,13 +119,15 @@ class host_span {
 template <class T>
 class device_vector {
  public:
-  static_assert(sizeof(T) == 4 && element_traits<T>::supported,
-                "wgprim: unsupported element type; the algorithms take float, std::int32_t or std::uint32_t");
+  static_assert(element_traits<T>::supported,
+                "wgprim: unsupported element type; the algorithms take float, double, std::int32_t, std::uint32_t, "
+                "std::int64_t, std::uint64_t, wgprim::half, std::int8_t or std::uint8_t");
   device_vector() = default;
   device_vector(context& ctx, std::size_t n) : ctx_(&ctx), n_(n) {
     if (n > (std::numeric_limits<std::uint64_t>::max() / sizeof(T)))
       throw error(errc::limit, "device_vector: " + std::to_string(n) + " elements is too many");
-    buf_ = ctx.create_buffer(std::uint64_t(n) * sizeof(T));
+    // Narrow elements (f16, u8, i8) are packed; the buffer is whole 32-bit words (the padding reads as zero).
+    buf_ = ctx.create_buffer((std::uint64_t(n) * sizeof(T) + 3) / 4 * 4);
   }
   /// Uploads host data.
   device_vector(context& ctx, host_span<const T> data) : device_vector(ctx, data.size()) { assign(data); }
@@ -140,12 +142,26 @@ class device_vector {
   /// Copies data.size() elements (at most size()) from the host.
   void assign(host_span<const T> data) {
     if (data.size() > n_) throw error(errc::invalid_argument, "device_vector::assign: more elements than the vector has");
-    if (!data.empty()) ctx_->write(buf_, 0, data.data(), std::uint64_t(data.size()) * sizeof(T));
+    if (data.empty()) return;
+    const std::uint64_t bytes = std::uint64_t(data.size()) * sizeof(T);
+    if (bytes % 4 == 0) return ctx_->write(buf_, 0, data.data(), bytes);
+    // WebGPU writes whole words: the partial last word goes through a padded copy.
+    std::vector<unsigned char> padded((bytes + 3) / 4 * 4, 0);
+    std::memcpy(padded.data(), data.data(), bytes);
+    ctx_->write(buf_, 0, padded.data(), padded.size());
   }
   /// Reads the elements back (waits for the GPU).
   std::vector<T> to_host() const {
     std::vector<T> out(n_);
-    if (n_) ctx_->read(buf_, 0, out.data(), std::uint64_t(n_) * sizeof(T));
+    if (!n_) return out;
+    const std::uint64_t bytes = std::uint64_t(n_) * sizeof(T);
+    if (bytes % 4 == 0) {
+      ctx_->read(buf_, 0, out.data(), bytes);
+    } else {
+      std::vector<unsigned char> padded((bytes + 3) / 4 * 4);
+      ctx_->read(buf_, 0, padded.data(), padded.size());
+      std::memcpy(out.data(), padded.data(), bytes);
+    }
     return out;
   }
   buffer& raw() { return buf_; }
@@ -200,6 +216,8 @@ struct range_ref {
   const void* host = nullptr;  // !on_device (input)
   void* host_out = nullptr;    // !on_device (output)
   std::uint64_t count = 0;
+  dtype type = dtype::u32;     // the element type (host and device)
+  std::uint64_t bytes() const { return count * dtype_bytes(type); }
 };
 
 template <class R>
@@ -215,6 +233,7 @@ range_ref in_ref(const R& r) {
     out.host = r.data();
     out.count = r.size();
   }
+  out.type = dtype_of<range_value_t<D>>::value;
   return out;
 }
 template <class R>
@@ -237,6 +256,7 @@ range_ref out_ref(R&& r) {
     out.host_out = r.data();
     out.count = r.size();
   }
+  out.type = dtype_of<range_value_t<D>>::value;
   return out;
 }
 

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "wgprim/types.hpp"
@@ -11,16 +12,39 @@
 namespace wgprim::io {
 
 struct array {
+  array() = default;
+  array(dtype t, std::vector<std::uint32_t> words, std::vector<std::uint64_t> dims = {})
+      : type(t), bits(std::move(words)), shape(std::move(dims)), packed_count(bits.size() * 4 / dtype_bytes(t)) {}
+
   dtype type = dtype::f32;
-  std::vector<std::uint32_t> bits;  // raw little-endian 32-bit values
+  /// Raw little-endian storage in 32-bit words: one word per 32-bit element, two per 64-bit element (low word
+  /// first), two f16 or four u8/i8 elements per word (the last word's unused part zero).
+  std::vector<std::uint32_t> bits;
+  /// The shape the data had (a .npy's, C order; the readers flatten it); empty: one dimension of size().
+  std::vector<std::uint64_t> shape;
+  /// Elements of a packed type (f16, u8, i8); ignored for the others, whose count follows from bits.size().
+  std::uint64_t packed_count = 0;
+
+  std::uint64_t size() const {
+    return is_narrow(type) ? packed_count : is_wide(type) ? bits.size() / 2 : bits.size();
+  }
+  /// Bytes of the elements (bits holds them rounded up to whole words).
+  std::uint64_t bytes() const { return size() * dtype_bytes(type); }
+  /// Element i in to_raw's layout.
+  std::uint64_t get(std::uint64_t i) const;
+  void set(std::uint64_t i, std::uint64_t raw);
+  /// n zero elements of type t.
+  static array zeros(dtype t, std::uint64_t n);
 };
 
 /// The largest array the readers and generators accept (2^31 elements, 8 GiB).
 constexpr std::uint64_t max_elements = std::uint64_t(1) << 31;
 
-/// Reads by extension. `type` is required for .bin; for .csv/.txt it forces the type (else integers give i32, or
-/// u32 when a value exceeds i32, and anything with a fraction, exponent, inf or nan gives f32); for .npy it must
-/// match the file's dtype when given. "-" reads standard input (.npy by its magic bytes, else text). Only
+/// Reads by extension. `type` is required for .bin; for .csv/.txt it forces the type (else integers give i32,
+/// u32 when a value exceeds i32, i64 or u64 past u32 (exactly: 64-bit integers never pass through a double), and
+/// anything with a fraction, exponent, inf or nan gives f32); for .npy it must match the file's dtype when given.
+/// .npy: every dtype wgprim has (<f4 <i4 <u4 <f8 <i8 <u8 <f2 |u1 |i1; big-endian ones are byte-swapped), any number
+/// of dimensions in C order, flattened (`shape` keeps the original); Fortran order is refused. "-" reads standard input (.npy by its magic bytes, else text). Only
 /// regular files are read (a directory, device or FIFO is refused), up to max_elements values.
 array read_array(const std::string& path, std::optional<dtype> type = std::nullopt);
 array parse_npy(const std::string& bytes);
@@ -37,14 +61,17 @@ void check_writable(const std::string& path, const std::string& format = "");
 void install_interrupt_cleanup();
 std::string format_npy(const array& a);
 /// The .npy header (magic, version 1.0, the dict, padded to 64 bytes) of n values of type t: the data follows it.
-std::string format_npy_header(dtype t, std::uint64_t n);
+/// The shape is `dims` when their product is n, else (n,).
+std::string format_npy_header(dtype t, std::uint64_t n, const std::vector<std::uint64_t>& dims = {});
 
-/// Where a 1-D .npy file's values are, without reading them (for readers of one slice: pread at data_offset +
-/// 4 * first). The file's length is not checked here.
+/// Where a .npy file's values are, without reading them (for readers of one slice: pread at data_offset +
+/// element bytes * first; N-D arrays as their C-order flattening). The file's length is not checked here.
 struct npy_layout {
   dtype type = dtype::f32;
-  std::uint64_t n = 0;
+  std::uint64_t n = 0;  ///< elements (the product of the shape)
   std::uint64_t data_offset = 0;
+  bool big_endian = false;
+  std::vector<std::uint64_t> shape;
 };
 npy_layout read_npy_layout(const std::string& path);
 npy_layout parse_npy_layout(const std::string& bytes);

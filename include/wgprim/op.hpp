@@ -50,15 +50,20 @@ class monoid {
  public:
   /// Throws wgprim::error (invalid_argument) for an operator the type does not support
   /// (bitwise ops on f32) or a custom expression that is not a valid expression in a and b.
+  /// A storage type (f16, u8, i8) gives the monoid of its accumulation type (f32, u32, i32).
   monoid(const op& o, dtype t);
 
   dtype type() const { return type_; }
   const std::string& name() const { return name_; }
   /// The WGSL body of `fn combine(a: T, b: T) -> T`: a single expression.
   const std::string& wgsl_expression() const { return wgsl_; }
-  std::uint32_t identity_bits() const { return identity_; }
-  /// The CPU twin of combine, on raw bits (exact WGSL semantics: wrapping integers, IEEE f32).
+  std::uint32_t identity_bits() const { return static_cast<std::uint32_t>(identity_); }
+  /// The identity in to_raw's layout (every type; 64-bit types need this one).
+  std::uint64_t identity_raw() const { return identity_; }
+  /// The CPU twin of combine, on raw bits (exact WGSL semantics: wrapping integers, IEEE f32). 32-bit types only.
   std::uint32_t combine(std::uint32_t a, std::uint32_t b) const;
+  /// The CPU twin of combine for every type, on to_raw's layout (wrapping 64-bit integers, IEEE f64).
+  std::uint64_t combine_raw(std::uint64_t a, std::uint64_t b) const;
   /// Whether `result` is a value a WGSL implementation may compute for combine(a, b): combine(a, b) itself, or
   /// for f32 custom expressions the same with products that feed an addition fused into one multiply-add (the
   /// fusion rule, README "Custom operators on every GPU"); f32 compared as values (+0 == -0, NaN == NaN).
@@ -81,7 +86,7 @@ class monoid {
   enum class builtin { none, sum, min, max, bit_and, bit_or, bit_xor };
   dtype type_;
   std::string name_, wgsl_, source_;  // source_: the custom expression as the user wrote it
-  std::uint32_t identity_ = 0;
+  std::uint64_t identity_ = 0;
   builtin builtin_ = builtin::none;
   std::shared_ptr<const detail::expr_program> program_;
 };
@@ -89,5 +94,8 @@ class monoid {
 /// Parses an identity literal for type t: decimal/hex integers, floats, "inf", "-inf", "+inf", "nan",
 /// and the names "max" / "min" / "lowest" for the type's extremes. Throws wgprim::error on anything else.
 std::uint32_t parse_value(dtype t, const std::string& text);
+/// parse_value for every type, in to_raw's layout (64-bit integers exactly, f64 correctly rounded; f16 rounded to
+/// nearest from the decimal).
+std::uint64_t parse_raw(dtype t, const std::string& text);
 
 }  // namespace wgprim

@@ -28,15 +28,17 @@ enum class scan_kind { inclusive, exclusive };
 namespace detail {
 /// The type-erased entry point: runs (encoder == null) or records into the caller's encoder.
 void scan_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref& out, const monoid& m,
-              scan_kind kind, const std::uint32_t* init, const run_options& opt);
+              scan_kind kind, const std::uint64_t* init, const run_options& opt);
 template <class In, class Out>
 void scan_typed(context& ctx, WGPUCommandEncoder enc, const In& in, Out&& out, const op& o, scan_kind kind,
-                const range_value_t<In>* init, const run_options& opt) {
+                const accumulation_t<range_value_t<In>>* init, const run_options& opt) {
   using T = range_value_t<In>;
-  static_assert(std::is_same_v<T, range_value_t<Out>>, "wgprim: input and output element types differ");
+  static_assert(std::is_same_v<accumulation_t<T>, range_value_t<Out>>,
+                "wgprim: the output element type is not the input's (or, for half/uint8_t/int8_t input, its "
+                "accumulation type float/uint32_t/int32_t)");
   const monoid m(o, dtype_of<T>::value);
-  std::uint32_t bits = init ? to_bits(*init) : 0;
-  scan_run(ctx, enc, in_ref(in), out_ref(std::forward<Out>(out)), m, kind, init ? &bits : nullptr, opt);
+  std::uint64_t raw = init ? to_raw(*init) : 0;
+  scan_run(ctx, enc, in_ref(in), out_ref(std::forward<Out>(out)), m, kind, init ? &raw : nullptr, opt);
 }
 template <class In, class Out>
 using if_ranges = std::enable_if_t<is_range_v<In> && is_range_v<Out>>;
@@ -50,7 +52,8 @@ void inclusive_scan(context& ctx, const In& in, Out&& out, const op& o = op::sum
 /// With init, as std::inclusive_scan(first, last, d_first, op, init).
 template <class In, class Out, class = detail::if_ranges<In, Out>>
 void inclusive_scan(context& ctx, const In& in, Out&& out, const op& o,
-                    typename detail::same<detail::range_value_t<In>>::type init, const run_options& opt = {}) {
+                    typename detail::same<accumulation_t<detail::range_value_t<In>>>::type init,
+                    const run_options& opt = {}) {
   detail::scan_typed(ctx, nullptr, in, std::forward<Out>(out), o, scan_kind::inclusive, &init, opt);
 }
 /// Exclusive scan starting from the identity.
@@ -60,23 +63,24 @@ void exclusive_scan(context& ctx, const In& in, Out&& out, const op& o = op::sum
 }
 /// With init, as std::exclusive_scan(first, last, d_first, init, op).
 template <class In, class Out, class = detail::if_ranges<In, Out>>
-void exclusive_scan(context& ctx, const In& in, Out&& out, typename detail::same<detail::range_value_t<In>>::type init,
+void exclusive_scan(context& ctx, const In& in, Out&& out,
+                    typename detail::same<accumulation_t<detail::range_value_t<In>>>::type init,
                     const op& o = op::sum(), const run_options& opt = {}) {
   detail::scan_typed(ctx, nullptr, in, std::forward<Out>(out), o, scan_kind::exclusive, &init, opt);
 }
 
 /// Host vectors in, a new vector out.
 template <class T>
-std::vector<T> inclusive_scan(context& ctx, const std::vector<T>& in, const op& o = op::sum(),
-                              const run_options& opt = {}) {
-  std::vector<T> out(in.size());
+std::vector<accumulation_t<T>> inclusive_scan(context& ctx, const std::vector<T>& in, const op& o = op::sum(),
+                                              const run_options& opt = {}) {
+  std::vector<accumulation_t<T>> out(in.size());
   inclusive_scan(ctx, in, out, o, opt);
   return out;
 }
 template <class T>
-std::vector<T> exclusive_scan(context& ctx, const std::vector<T>& in, const op& o = op::sum(),
-                              const run_options& opt = {}) {
-  std::vector<T> out(in.size());
+std::vector<accumulation_t<T>> exclusive_scan(context& ctx, const std::vector<T>& in, const op& o = op::sum(),
+                                              const run_options& opt = {}) {
+  std::vector<accumulation_t<T>> out(in.size());
   exclusive_scan(ctx, in, out, o, opt);
   return out;
 }
@@ -99,6 +103,20 @@ inline void scan(context& ctx, const buffer& in, buffer& out, std::size_t n, con
                  const run_options& opt = {}) {
   detail::scan_run(ctx, nullptr, detail::in_ref(device_span<const std::uint32_t>(in, 0, n)),
                    detail::out_ref(device_span<std::uint32_t>(out, 0, n)), m, kind, nullptr, opt);
+}
+/// Runtime-typed for every element type: n elements of type `input` (the monoid's type, or a packed storage type
+/// whose accumulation type it is) into n elements of the monoid's type.
+inline void scan_raw(context& ctx, const buffer& in, buffer& out, std::size_t n, const monoid& m, dtype input,
+                     scan_kind kind, const run_options& opt = {}) {
+  detail::range_ref r = detail::in_ref(device_span<const std::uint8_t>(in, 0, n * dtype_bytes(input)));
+  r.view.count = r.count = n;
+  r.view.elem_bytes = dtype_bytes(input);
+  r.type = input;
+  detail::range_ref w = detail::out_ref(device_span<std::uint8_t>(out, 0, n * dtype_bytes(m.type())));
+  w.view.count = w.count = n;
+  w.view.elem_bytes = dtype_bytes(m.type());
+  w.type = m.type();
+  detail::scan_run(ctx, nullptr, r, w, m, kind, nullptr, opt);
 }
 
 /// The kind as a value (for code that chooses at run time).

@@ -1,4 +1,9 @@
-// Element types. Every type wgprim handles is 32 bits wide; values travel between layers as raw bits.
+// Element types. Values travel between layers as raw bits: 32-bit types in a std::uint32_t (to_bits/from_bits),
+// every type in a std::uint64_t (to_raw/from_raw: the element's bytes, little-endian, zero-extended).
+//
+// f32, i32, u32 run everywhere. f64 needs the adapter's shader-f64 feature and i64/u64 its shader-int64 feature
+// (context::supports). f16, u8 and i8 are storage types: stored packed (2 or 4 per 32-bit word), widened on load
+// and accumulated in f32, u32 and i32 (accumulation_type).
 #pragma once
 #include <cstdint>
 #include <cstring>
@@ -7,39 +12,97 @@
 
 namespace wgprim {
 
-enum class dtype { f32, i32, u32 };
+/// The order is part of the interface (bindings and other layers index by it): new types go at the end.
+enum class dtype { f32, i32, u32, f64, i64, u64, f16, u8, i8 };
+constexpr int dtype_count = 9;
 
 const char* dtype_name(dtype t);
-/// Parses "f32" | "i32" | "u32" (also "float32", "int32", "uint32"); throws wgprim::error otherwise.
+/// Parses f32 i32 u32 f64 i64 u64 f16 u8 i8 and NumPy's names (float32, int32, uint32, float64, int64, uint64,
+/// float16, uint8, int8; also float, int, uint, double, half); throws wgprim::error otherwise.
 dtype parse_dtype(const std::string& name);
+/// Bytes of one element: 8, 4, 2 or 1.
+constexpr unsigned dtype_bytes(dtype t) {
+  return t == dtype::f64 || t == dtype::i64 || t == dtype::u64 ? 8 : t == dtype::f16 ? 2 : t == dtype::u8 || t == dtype::i8 ? 1 : 4;
+}
+constexpr bool is_wide(dtype t) { return dtype_bytes(t) == 8; }
+constexpr bool is_narrow(dtype t) { return dtype_bytes(t) < 4; }
+constexpr bool is_float(dtype t) { return t == dtype::f32 || t == dtype::f64 || t == dtype::f16; }
+constexpr bool is_signed(dtype t) { return t == dtype::i32 || t == dtype::i64 || t == dtype::i8; }
+/// What a type accumulates in: f16 -> f32, u8 -> u32, i8 -> i32; every other type itself.
+constexpr dtype accumulation_type(dtype t) {
+  return t == dtype::f16 ? dtype::f32 : t == dtype::u8 ? dtype::u32 : t == dtype::i8 ? dtype::i32 : t;
+}
+
+/// IEEE binary16, stored: C++17 has no half type. Converts to and from float (round to nearest even).
+struct half {
+  std::uint16_t bits = 0;
+  half() = default;
+  explicit half(float f);
+  explicit operator float() const;
+  static half from_raw(std::uint16_t b) { half h; h.bits = b; return h; }
+};
+float half_to_float(std::uint16_t bits);
+std::uint16_t float_to_half(float f);
 
 /// The element types wgprim's algorithms take. Anything else fails to compile with the message below, not with an
 /// incomplete-type error deep inside a template.
 template <class T> struct element_traits { static constexpr bool supported = false; };
-template <> struct element_traits<float> { static constexpr bool supported = true; static constexpr dtype type = dtype::f32; };
-template <> struct element_traits<std::int32_t> { static constexpr bool supported = true; static constexpr dtype type = dtype::i32; };
-template <> struct element_traits<std::uint32_t> { static constexpr bool supported = true; static constexpr dtype type = dtype::u32; };
+#define WGPRIM_ELEMENT(C, D) \
+  template <> struct element_traits<C> { static constexpr bool supported = true; static constexpr dtype type = dtype::D; }
+WGPRIM_ELEMENT(float, f32);
+WGPRIM_ELEMENT(std::int32_t, i32);
+WGPRIM_ELEMENT(std::uint32_t, u32);
+WGPRIM_ELEMENT(double, f64);
+WGPRIM_ELEMENT(std::int64_t, i64);
+WGPRIM_ELEMENT(std::uint64_t, u64);
+WGPRIM_ELEMENT(half, f16);
+WGPRIM_ELEMENT(std::uint8_t, u8);
+WGPRIM_ELEMENT(std::int8_t, i8);
+#undef WGPRIM_ELEMENT
 
 template <class T> struct dtype_of {
   using U = std::remove_cv_t<T>;
   static_assert(element_traits<U>::supported,
-                "wgprim: unsupported element type; the algorithms take float, std::int32_t or std::uint32_t");
+                "wgprim: unsupported element type; the algorithms take float, double, std::int32_t, std::uint32_t, "
+                "std::int64_t, std::uint64_t, wgprim::half, std::int8_t or std::uint8_t");
   static constexpr dtype value = element_traits<U>::type;
 };
 
+/// The C++ type a T accumulates in (accumulation_type): half -> float, uint8_t -> uint32_t, int8_t -> int32_t.
+template <class T> struct accumulation { using type = T; };
+template <> struct accumulation<half> { using type = float; };
+template <> struct accumulation<std::uint8_t> { using type = std::uint32_t; };
+template <> struct accumulation<std::int8_t> { using type = std::int32_t; };
+template <class T> using accumulation_t = typename accumulation<std::remove_cv_t<T>>::type;
+
 template <class T> std::uint32_t to_bits(T v) {
-  static_assert(sizeof(T) == 4, "wgprim elements are 32-bit");
+  static_assert(sizeof(T) == 4, "to_bits is for 32-bit elements (to_raw takes every type)");
   std::uint32_t b;
   std::memcpy(&b, &v, 4);
   return b;
 }
 template <class T> T from_bits(std::uint32_t b) {
+  static_assert(sizeof(T) == 4, "from_bits is for 32-bit elements (from_raw takes every type)");
   T v;
   std::memcpy(&v, &b, 4);
+  return v;
+}
+/// Any element type's bytes, zero-extended into 64 bits (little-endian hosts).
+template <class T> std::uint64_t to_raw(T v) {
+  static_assert(sizeof(T) <= 8, "wgprim elements are at most 64-bit");
+  std::uint64_t b = 0;
+  std::memcpy(&b, &v, sizeof(T));
+  return b;
+}
+template <class T> T from_raw(std::uint64_t b) {
+  T v;
+  std::memcpy(&v, &b, sizeof(T));
   return v;
 }
 
 /// Formats a raw 32-bit value of type t as text (shortest round-trip for f32).
 std::string format_bits(dtype t, std::uint32_t bits);
+/// Formats a raw value of any type (to_raw's layout): shortest round-trip for floats, exact integers.
+std::string format_raw(dtype t, std::uint64_t raw);
 
 }  // namespace wgprim

@@ -5,15 +5,19 @@
 // workgroup computes that tile's aggregate itself (lookback_fallback) and moves on. No workgroup ever waits
 // without bound, so nothing needs a forward-progress guarantee.
 //
-// Tile state: two u32 atomics per tile, each (flag << 16) | one 16-bit half of the value, written with atomicMax
-// so a state only moves forward (NOT_READY < AGGREGATE < INCLUSIVE); a reader trusts a value only when both
-// halves carry the same flag.
+// Tile state: 2 * T_WORDS u32 atomics per tile (two for a 32-bit T, four for a 64-bit one), each
+// (flag << 16) | one 16-bit piece of the value, written with atomicMax so a state only moves forward
+// (NOT_READY < AGGREGATE < INCLUSIVE); a reader trusts a value only when every piece carries the same flag. That
+// is sound for any number of pieces because a tile's value under one flag is unique: its AGGREGATE has the same
+// bits whoever computes it (the fallback folds as the tile's own workgroup does), and only the tile itself
+// publishes its INCLUSIVE value. No 64-bit atomics are needed.
 //
 // Contract with the importing file:
-//   - the prelude's T, identity() and combine(a, b) (associative), and a lanes import (lane_info);
+//   - the prelude's T, identity() and combine(a, b) (associative), T_WORDS, t_to_words() and t_from_words(), and a
+//     lanes import (lane_info);
 //   - const WINDOW: tile states read at once (at most WG_SIZE);
 //   - a binding `state: array<atomic<u32>>`, cleared before the dispatch: state[0] the tile counter, state[1]
-//     counts fallbacks (for tests), state[2 + 2t] and state[3 + 2t] tile t's state;
+//     counts fallbacks (for tests), state[2 + 2 T_WORDS t ...] the 2 T_WORDS words of tile t's state;
 //   - fn lookback_fallback(tile: u32, l: u32, li: lane_info) -> T: the aggregate of the full tile `tile`,
 //     computed from the input by the whole workgroup (uniform control flow), with the same bits as the tile's own
 //     workgroup publishes.
@@ -42,10 +46,20 @@ fn claim_tile(l: u32) -> u32 {
   return workgroupUniformLoad(&wg_tile);
 }
 
+// The first of tile t's state words.
+fn state_at(tile: u32) -> u32 {
+  return 2u + 2u * T_WORDS * tile;
+}
+
 fn publish(tile: u32, flag: u32, v: T) {
-  let b = bitcast<u32>(v);
-  atomicMax(&state[2u + 2u * tile], (flag << 16u) | (b & 0xffffu));
-  atomicMax(&state[3u + 2u * tile], (flag << 16u) | (b >> 16u));
+  let w = t_to_words(v);
+  let s = state_at(tile);
+  atomicMax(&state[s], (flag << 16u) | (w.x & 0xffffu));
+  atomicMax(&state[s + 1u], (flag << 16u) | (w.x >> 16u));
+  if (T_WORDS == 2u) {
+    atomicMax(&state[s + 2u], (flag << 16u) | (w.y & 0xffffu));
+    atomicMax(&state[s + 3u], (flag << 16u) | (w.y >> 16u));
+  }
 }
 
 // Invocation 0 of every tile but the first publishes the tile's aggregate. stress (tests only) holds back every
@@ -92,16 +106,25 @@ fn look_back(tile: u32, l: u32, li: lane_info, spin_limit: u32, stress: bool) ->
       var f = PAST_TILE_ZERO;
       var v = identity();
       if (l <= j) {
-        let lo = atomicLoad(&state[2u + 2u * (j - l)]);
-        let hi = atomicLoad(&state[3u + 2u * (j - l)]);
+        let s = state_at(j - l);
+        let lo = atomicLoad(&state[s]);
+        let hi = atomicLoad(&state[s + 1u]);
         f = lo >> 16u;
-        if (f != (hi >> 16u)) {
-          f = NOT_READY;  // halves from two different writes: not yet consistent
+        var consistent = f == (hi >> 16u);
+        var w = vec2<u32>((hi << 16u) | (lo & 0xffffu), 0u);
+        if (T_WORDS == 2u) {
+          let lo2 = atomicLoad(&state[s + 2u]);
+          let hi2 = atomicLoad(&state[s + 3u]);
+          consistent = consistent && f == (lo2 >> 16u) && f == (hi2 >> 16u);
+          w.y = (hi2 << 16u) | (lo2 & 0xffffu);
+        }
+        if (!consistent) {
+          f = NOT_READY;  // pieces from different writes: not yet consistent
         }
         if (stress && tile % 3u == 2u && j - l + 1u == tile) {
           f = NOT_READY;
         }
-        v = bitcast<T>((hi << 16u) | (lo & 0xffffu));
+        v = t_from_words(w);
       }
       wg_window_flag[l] = f;
       wg_window_value[l] = v;

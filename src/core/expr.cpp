@@ -435,6 +435,14 @@ class parser {
   }
 };
 
+// Expressions are evaluated on 32-bit values (the twin) and emitted as 32-bit WGSL: the other types are refused
+// before parsing, naming the type.
+void refuse_type(dtype t, const char* what) {
+  if (is_wide(t) || is_narrow(t))
+    throw error(errc::unsupported, std::string(what) + " over " + dtype_name(t) +
+                                       " elements are not supported yet (expressions take f32, i32 and u32)");
+}
+
 float f(std::uint32_t x) { return from_bits<float>(x); }
 std::uint32_t fb(float x) { return to_bits(x); }
 std::int32_t i(std::uint32_t x) { return static_cast<std::int32_t>(x); }
@@ -442,6 +450,7 @@ std::int32_t i(std::uint32_t x) { return static_cast<std::int32_t>(x); }
 }  // namespace
 
 expr_program::expr_program(const std::string& text, dtype t) : type_(t), result_(t) {
+  refuse_type(t, "custom operators");
   if (text.size() > max_length) throw error(errc::invalid_argument, "custom operator: expression too long");
   for (char c : text)
     if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) > 0x7e)
@@ -472,6 +481,7 @@ expr_program::expr_program(const std::string& text, dtype t) : type_(t), result_
 }
 
 expr_program::expr_program(const std::string& text, dtype t, bool) : type_(t), result_(t) {
+  refuse_type(t, "transforms");
   try {
     if (text.size() > max_length) throw error(errc::invalid_argument, "custom operator: expression too long");
     for (char c : text)
@@ -497,6 +507,7 @@ expr_program::expr_program(const std::string& text, dtype t, mode md) : type_(t)
     *this = expr_program(text, t);
     return;
   }
+  refuse_type(t, "predicates");
   try {
     if (text.size() > max_length) throw error(errc::invalid_argument, "custom operator: expression too long");
     for (char c : text)

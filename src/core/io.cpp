@@ -63,7 +63,37 @@ std::string slurp(const std::string& path) {
   return out;
 }
 
-const char* npy_descr(dtype t) { return t == dtype::f32 ? "<f4" : t == dtype::i32 ? "<i4" : "<u4"; }
+const char* npy_descr(dtype t) {
+  switch (t) {
+    case dtype::f32: return "<f4";
+    case dtype::i32: return "<i4";
+    case dtype::u32: return "<u4";
+    case dtype::f64: return "<f8";
+    case dtype::i64: return "<i8";
+    case dtype::u64: return "<u8";
+    case dtype::f16: return "<f2";
+    case dtype::u8: return "|u1";
+    case dtype::i8: return "|i1";
+  }
+  return "?";
+}
+
+// A .npy descr: the type and whether its bytes are big-endian. One-byte types take any byte-order mark.
+bool npy_type(const std::string& d, dtype& t, bool& big) {
+  if (d.size() != 3) return false;
+  const char order = d[0];
+  if (order != '<' && order != '>' && order != '|' && order != '=') return false;
+  big = order == '>';
+  const std::string k = d.substr(1);
+  if (k == "u1" || k == "i1") { t = k == "u1" ? dtype::u8 : dtype::i8; big = false; return true; }
+  if (order == '|') return false;  // multi-byte types need a byte order
+  static const struct { const char* k; dtype t; } kinds[] = {{"f4", dtype::f32}, {"i4", dtype::i32}, {"u4", dtype::u32},
+                                                             {"f8", dtype::f64}, {"i8", dtype::i64}, {"u8", dtype::u64},
+                                                             {"f2", dtype::f16}};
+  for (const auto& x : kinds)
+    if (k == x.k) { t = x.t; return true; }
+  return false;
+}
 
 // The .npy header is a Python dict literal, which NumPy reads with ast.literal_eval: keys 'descr',
 // 'fortran_order' and 'shape' exactly, in any order, quoted with ' or ", Python whitespace between tokens, an
@@ -167,15 +197,19 @@ npy_layout parse_npy_layout(const std::string& b) {
   if (hstart + hlen > b.size()) io_fail("truncated .npy header");
   const npy_header h = parse_npy_header(b.substr(hstart, hlen));
   npy_layout a;
-  if (h.descr == "<f4") a.type = dtype::f32;
-  else if (h.descr == "<i4") a.type = dtype::i32;
-  else if (h.descr == "<u4") a.type = dtype::u32;
-  else io_fail("unsupported .npy dtype '" + detail::excerpt(h.descr) + "' (expected little-endian f4, i4 or u4)");
-  if (h.fortran_order) io_fail(".npy arrays in Fortran order are not supported");
-  if (h.shape.size() != 1)
-    io_fail("only 1-D .npy arrays are supported, got " + std::to_string(h.shape.size()) + " dimensions");
-  a.n = h.shape[0];
-  if (a.n > max_elements) io_fail(".npy array too large: " + std::to_string(a.n) + " elements");
+  if (!npy_type(h.descr, a.type, a.big_endian))
+    io_fail("unsupported .npy dtype '" + detail::excerpt(h.descr) +
+            "' (expected f2, f4, f8, i1, i4, i8, u1, u4 or u8, little- or big-endian)");
+  if (h.fortran_order) io_fail(".npy arrays in Fortran order are not supported (save with order='C')");
+  // N-D arrays are flattened in C order (which is how their bytes lie); a 0-d array is one element.
+  unsigned long long n = 1;
+  for (unsigned long long d : h.shape) {
+    if (d != 0 && n > max_elements / d) io_fail(".npy array too large: more than " + std::to_string(max_elements) + " elements");
+    n *= d;
+  }
+  if (n > max_elements) io_fail(".npy array too large: " + std::to_string(n) + " elements");
+  a.n = n;
+  a.shape.assign(h.shape.begin(), h.shape.end());
   a.data_offset = hstart + hlen;
   return a;
 }
@@ -184,13 +218,21 @@ array parse_npy(const std::string& b) {
   const npy_layout l = parse_npy_layout(b);
   array a;
   a.type = l.type;
+  a.shape = l.shape;
+  const bool big = l.big_endian;
   const std::uint64_t n = l.n;
   const std::size_t data = l.data_offset;
-  if (b.size() - data != n * 4)
-    io_fail(".npy data is " + std::to_string(b.size() - data) + " bytes, expected " + std::to_string(n * 4) +
+  const unsigned eb = dtype_bytes(a.type);
+  if (b.size() - data != n * eb)
+    io_fail(".npy data is " + std::to_string(b.size() - data) + " bytes, expected " + std::to_string(n * eb) +
             " (truncated or corrupt file)");
-  a.bits.resize(n);
-  if (n) std::memcpy(a.bits.data(), b.data() + data, n * 4);
+  a.packed_count = n;
+  a.bits.assign((n * eb + 3) / 4, 0);
+  if (n) std::memcpy(a.bits.data(), b.data() + data, n * eb);
+  if (big && eb > 1) {  // byte-swap each element in place
+    auto* p = reinterpret_cast<unsigned char*>(a.bits.data());
+    for (unsigned long long i = 0; i < n; ++i) std::reverse(p + i * eb, p + (i + 1) * eb);
+  }
   return a;
 }
 
@@ -248,18 +290,28 @@ array parse_text(const std::string& text, std::optional<dtype> type) {
   if (type) {
     t = *type;
   } else {
+    // The narrowest of i32 < u32 < i64 < u64 that holds every integer (read exactly); f32 once a value is a float.
     t = dtype::i32;
+    int rank = 0;  // 0 i32, 1 u32, 2 i64, 3 u64
     for (const auto& s : tokens) {
-      if (s.find_first_of(".eEnNiI") != std::string::npos && s.rfind("0x", 0) != 0) { t = dtype::f32; break; }
-      if (s[0] != '-' && (s.size() > 10 || (s.size() == 10 && s > "2147483647"))) t = dtype::u32;
+      if (s.find_first_of(".eEnNiI") != std::string::npos && s.rfind("0x", 0) != 0 && s.rfind("-0x", 0) != 0) {
+        t = dtype::f32;
+        rank = -1;
+        break;
+      }
+      auto fits = [&](dtype d) {
+        try { parse_raw(d, s); return true; } catch (const error&) { return false; }
+      };
+      if (rank < 1 && !fits(dtype::i32)) rank = fits(dtype::u32) ? 1 : 2;
+      if (rank == 1 && !fits(dtype::u32)) rank = 2;
+      if (rank == 2 && !fits(dtype::i64)) rank = 3;
     }
+    if (rank >= 0) t = rank == 0 ? dtype::i32 : rank == 1 ? dtype::u32 : rank == 2 ? dtype::i64 : dtype::u64;
   }
-  array a;
-  a.type = t;
-  a.bits.reserve(tokens.size());
+  array a = array::zeros(t, tokens.size());
   for (std::size_t i = 0; i < tokens.size(); ++i) {
     try {
-      a.bits.push_back(parse_value(t, tokens[i]));
+      a.set(i, parse_raw(t, tokens[i]));
     } catch (const error&) {
       io_fail("line " + std::to_string(lines[i]) + ": '" + detail::excerpt(tokens[i]) + "' is not a valid " +
               dtype_name(t) + " value");
@@ -292,13 +344,13 @@ array read_array(const std::string& path, std::optional<dtype> type) {
     return a;
   }
   if (ext == "bin" || ext == "raw") {
-    if (!type) throw error(errc::invalid_argument, "raw file '" + path + "' needs --type f32|i32|u32");
+    if (!type) throw error(errc::invalid_argument, "raw file '" + path + "' needs --type (f32, i32, u32, f64, i64, u64, f16, u8, i8)");
     std::string b = slurp(path);
-    if (b.size() % 4) io_fail("'" + path + "' is " + std::to_string(b.size()) + " bytes, not a multiple of 4");
-    if (b.size() / 4 > max_elements) io_fail("'" + path + "' is too large");
-    array a;
-    a.type = *type;
-    a.bits.resize(b.size() / 4);
+    const unsigned eb = dtype_bytes(*type);
+    if (b.size() % eb)
+      io_fail("'" + path + "' is " + std::to_string(b.size()) + " bytes, not a multiple of " + std::to_string(eb));
+    if (b.size() / eb > max_elements) io_fail("'" + path + "' is too large");
+    array a = array::zeros(*type, b.size() / eb);
     if (!b.empty()) std::memcpy(a.bits.data(), b.data(), b.size());
     return a;
   }
@@ -315,14 +367,24 @@ array read_array(const std::string& path, std::optional<dtype> type) {
 }
 
 std::string format_npy(const array& a) {
-  std::string out = format_npy_header(a.type, a.bits.size());
-  out.append(reinterpret_cast<const char*>(a.bits.data()), a.bits.size() * 4);
+  std::string out = format_npy_header(a.type, a.size(), a.shape);
+  out.append(reinterpret_cast<const char*>(a.bits.data()), a.bytes());
   return out;
 }
 
-std::string format_npy_header(dtype t, std::uint64_t n) {
-  std::string header = std::string("{'descr': '") + npy_descr(t) +
-                       "', 'fortran_order': False, 'shape': (" + std::to_string(n) + ",), }";
+std::string format_npy_header(dtype t, std::uint64_t n, const std::vector<std::uint64_t>& dims) {
+  // The array's shape when it describes its elements (a scan's output keeps its input's), else 1-D.
+  std::uint64_t product = 1;
+  for (std::uint64_t d : dims) product *= d;
+  std::string shape;
+  if (!dims.empty() && product == n) {
+    for (std::uint64_t d : dims) shape += std::to_string(d) + ", ";
+    if (dims.size() > 1) shape.resize(shape.size() - 2);
+  } else {
+    shape = std::to_string(n) + ",";
+  }
+  std::string header = std::string("{'descr': '") + npy_descr(t) + "', 'fortran_order': False, 'shape': (" +
+                       shape + "), }";
   std::size_t total = 10 + header.size() + 1;
   header.append((64 - total % 64) % 64, ' ');
   header += '\n';
@@ -333,6 +395,26 @@ std::string format_npy_header(dtype t, std::uint64_t n) {
   out += static_cast<char>(header.size() >> 8);
   out += header;
   return out;
+}
+
+std::uint64_t array::get(std::uint64_t i) const {
+  std::uint64_t r = 0;
+  const unsigned eb = dtype_bytes(type);
+  std::memcpy(&r, reinterpret_cast<const unsigned char*>(bits.data()) + i * eb, eb);
+  return r;
+}
+
+void array::set(std::uint64_t i, std::uint64_t raw) {
+  const unsigned eb = dtype_bytes(type);
+  std::memcpy(reinterpret_cast<unsigned char*>(bits.data()) + i * eb, &raw, eb);
+}
+
+array array::zeros(dtype t, std::uint64_t n) {
+  array a;
+  a.type = t;
+  a.packed_count = n;
+  a.bits.assign((n * dtype_bytes(t) + 3) / 4, 0);
+  return a;
 }
 
 namespace {
@@ -406,10 +488,13 @@ void write_array(const std::string& path, const array& a, const std::string& for
   if (ext == "npy") {
     data = format_npy(a);
   } else if (ext == "bin" || ext == "raw") {
-    data.assign(reinterpret_cast<const char*>(a.bits.data()), a.bits.size() * 4);
+    data.assign(reinterpret_cast<const char*>(a.bits.data()), a.bytes());
   } else if (ext == "csv" || ext == "txt") {
-    data.reserve(a.bits.size() * 8);
-    for (std::uint32_t b : a.bits) { data += format_bits(a.type, b); data += '\n'; }
+    data.reserve(a.size() * 8);
+    if (a.type == dtype::f32 || a.type == dtype::i32 || a.type == dtype::u32)
+      for (std::uint32_t b : a.bits) { data += format_bits(a.type, b); data += '\n'; }
+    else
+      for (std::uint64_t i = 0; i < a.size(); ++i) { data += format_raw(a.type, a.get(i)); data += '\n'; }
   } else {
     throw error(errc::invalid_argument, "unknown output type '" + path + "' (expected .npy, .bin, .csv or .txt)");
   }
@@ -477,6 +562,42 @@ array generate(const std::string& spec_text, std::optional<dtype> type) {
   const unsigned long long n = spec.n, seed = spec.seed;
   std::mt19937_64 rng(seed);
   auto unit = [&] { return static_cast<double>(rng() >> 11) * 0x1.0p-53; };  // [0, 1), portable
+  if (type && (is_wide(*type) || is_narrow(*type))) {
+    // The new types: the same kinds, values computed in double (floats) or 64-bit integers, stored in the type.
+    const dtype t = *type;
+    array a = array::zeros(t, n);
+    auto put = [&](std::uint64_t i, double v, std::uint64_t iv) {
+      a.set(i, t == dtype::f64 ? to_raw(v) : t == dtype::f16 ? float_to_half(static_cast<float>(v)) : iv);
+    };
+    if ((kind == "mixed" || kind == "cancelling") && t != dtype::f64)
+      throw bad(kind + " data is f32 or f64");
+    if (kind == "prices" && (t == dtype::u8 || t == dtype::i8)) throw bad("prices (500..5000 cents) do not fit 8 bits");
+    for (std::uint64_t i = 0; i < n; ++i) {
+      if (kind == "prices") {
+        const std::uint64_t cents = 500 + static_cast<std::uint64_t>(std::lround(unit() * 4500));
+        put(i, static_cast<double>(cents) / 100.0, cents);
+      } else if (kind == "orders") {
+        const double v = std::round(4 + 4 * std::sin(static_cast<double>(i) / 3000) + unit());
+        put(i, v, static_cast<std::uint64_t>(v));
+      } else if (kind == "uniform") {
+        // Floats in [0, 1); integers over the type's whole range.
+        const std::uint64_t r = rng();
+        put(i, unit(), dtype_bytes(t) == 1 ? r >> 56 : r);
+      } else if (kind == "mixed") {
+        put(i, (0.5 + 0.5 * unit()) * std::exp2(16 * unit() - 8) * ((rng() & 1) ? 1 : -1), 0);
+      } else {  // cancelling: ordinary values, pairs +-v of 1e30..1e300 that cancel exactly
+        put(i, 1 + 99 * unit(), 0);
+      }
+    }
+    if (kind == "cancelling")
+      for (std::uint64_t i = 0; i + 1 < n; i += 8) {
+        const std::uint64_t j = i + 1 + (rng() % 7) % (n - i - 1);
+        const double v = std::pow(10.0, 30 + 270 * unit()) * ((rng() & 1) ? 1.0 : -1.0);
+        put(i, v, 0);
+        put(j, -v, 0);
+      }
+    return a;
+  }
   array a;
   a.bits.resize(n);
   if (kind == "prices") {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/expr.hpp"
+#include "core/wgsl_compose.hpp"
 #include "wgprim/error.hpp"
 #include "wgprim/transform_reduce.hpp"
 
@@ -24,15 +25,104 @@ const char* dtype_name(dtype t) {
     case dtype::f32: return "f32";
     case dtype::i32: return "i32";
     case dtype::u32: return "u32";
+    case dtype::f64: return "f64";
+    case dtype::i64: return "i64";
+    case dtype::u64: return "u64";
+    case dtype::f16: return "f16";
+    case dtype::u8: return "u8";
+    case dtype::i8: return "i8";
   }
   return "?";
 }
 
 dtype parse_dtype(const std::string& s) {
-  if (s == "f32" || s == "float32" || s == "float") return dtype::f32;
-  if (s == "i32" || s == "int32" || s == "int") return dtype::i32;
-  if (s == "u32" || s == "uint32" || s == "uint") return dtype::u32;
-  throw error(errc::invalid_argument, "unknown type '" + s + "' (expected f32, i32 or u32)");
+  struct name { const char* text; dtype t; };
+  static const name names[] = {
+      {"f32", dtype::f32}, {"float32", dtype::f32}, {"float", dtype::f32},   {"i32", dtype::i32},
+      {"int32", dtype::i32}, {"int", dtype::i32},   {"u32", dtype::u32},     {"uint32", dtype::u32},
+      {"uint", dtype::u32},  {"f64", dtype::f64},   {"float64", dtype::f64}, {"double", dtype::f64},
+      {"i64", dtype::i64},   {"int64", dtype::i64}, {"u64", dtype::u64},     {"uint64", dtype::u64},
+      {"f16", dtype::f16},   {"float16", dtype::f16}, {"half", dtype::f16},  {"u8", dtype::u8},
+      {"uint8", dtype::u8},  {"i8", dtype::i8},     {"int8", dtype::i8}};
+  for (const name& n : names)
+    if (s == n.text) return n.t;
+  throw error(errc::invalid_argument,
+              "unknown type '" + detail::excerpt(s) + "' (expected f32, i32, u32, f64, i64, u64, f16, u8 or i8)");
+}
+
+// binary16 <-> binary32, round to nearest even (subnormals, infinities and NaN kept; a NaN stays quiet).
+float half_to_float(std::uint16_t h) {
+  const std::uint32_t sign = std::uint32_t(h & 0x8000u) << 16, exp = (h >> 10) & 0x1fu, man = h & 0x3ffu;
+  if (exp == 0x1f) return from_bits<float>(sign | 0x7f800000u | (man << 13));
+  if (exp != 0) return from_bits<float>(sign | ((exp + 112) << 23) | (man << 13));
+  const float v = std::ldexp(static_cast<float>(man), -24);  // subnormal (or zero): exact in f32
+  return sign ? -v : v;
+}
+
+std::uint16_t float_to_half(float f) {
+  const std::uint32_t x = to_bits(f), sign = (x >> 16) & 0x8000u, ax = x & 0x7fffffffu;
+  if (ax > 0x7f800000u) return static_cast<std::uint16_t>(sign | 0x7e00u | ((ax >> 13) & 0x3ffu));  // NaN
+  if (ax >= 0x477ff000u) return static_cast<std::uint16_t>(sign | 0x7c00u);  // rounds to infinity (or is one)
+  if (ax < 0x38800000u) {
+    // Below the smallest normal half (2^-14): a multiple of 2^-24, rounded to nearest even by the FPU.
+    const float v = from_bits<float>(ax) * 16777216.0f;  // exact scaling by 2^24
+    return static_cast<std::uint16_t>(sign | static_cast<std::uint32_t>(std::nearbyint(v)));
+  }
+  // Normal: drop 13 mantissa bits with round to nearest even; a carry into the exponent is right.
+  const std::uint32_t rebased = ax - (112u << 23);
+  const std::uint32_t r = rebased + 0xfffu + ((rebased >> 13) & 1u);
+  return static_cast<std::uint16_t>(sign | (r >> 13));
+}
+
+half::half(float f) : bits(float_to_half(f)) {}
+half::operator float() const { return half_to_float(bits); }
+
+namespace {
+// The shortest decimal that reads back as the same double, fixed notation where readable.
+std::string format_double(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  char buf[64];
+  int prec = 1;
+  for (; prec < 17; ++prec) {
+    std::snprintf(buf, sizeof buf, "%.*g", prec, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  std::snprintf(buf, sizeof buf, "%.*g", prec, v);
+  if (v != 0) {
+    char fixed[400];
+    std::snprintf(fixed, sizeof fixed, "%.*e", prec - 1, v);
+    const int e = std::atoi(std::strchr(fixed, 'e') + 1);
+    if (e >= -5 && e < 17) {
+      std::snprintf(fixed, sizeof fixed, "%.*f", std::max(0, prec - 1 - e), v);
+      if (std::strtod(fixed, nullptr) == v) return fixed;
+    }
+  }
+  return buf;
+}
+}  // namespace
+
+std::string format_raw(dtype t, std::uint64_t raw) {
+  switch (t) {
+    case dtype::f64: return format_double(from_raw<double>(raw));
+    case dtype::i64: return std::to_string(static_cast<std::int64_t>(raw));
+    case dtype::u64: return std::to_string(raw);
+    case dtype::f16: {
+      // The shortest decimal that reads back (through f32, then rounding to f16) as the same half.
+      const float v = half_to_float(static_cast<std::uint16_t>(raw));
+      if (std::isnan(v)) return "nan";
+      if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+      char buf[64];
+      for (int prec = 1; prec < 9; ++prec) {
+        std::snprintf(buf, sizeof buf, "%.*g", prec, static_cast<double>(v));
+        if (float_to_half(std::strtof(buf, nullptr)) == static_cast<std::uint16_t>(raw)) break;
+      }
+      return buf;
+    }
+    case dtype::u8: return std::to_string(static_cast<std::uint8_t>(raw));
+    case dtype::i8: return std::to_string(static_cast<std::int8_t>(raw));
+    default: return format_bits(t, static_cast<std::uint32_t>(raw));
+  }
 }
 
 std::string format_bits(dtype t, std::uint32_t bits) {
@@ -63,8 +153,8 @@ std::string format_bits(dtype t, std::uint32_t bits) {
     }
     case dtype::i32: return std::to_string(static_cast<std::int32_t>(bits));
     case dtype::u32: return std::to_string(bits);
+    default: return format_raw(t, bits);  // the narrow types (a 64-bit type's low word only)
   }
-  return "?";
 }
 
 std::uint32_t parse_value(dtype t, const std::string& text) {
@@ -72,6 +162,10 @@ std::uint32_t parse_value(dtype t, const std::string& text) {
     return error(errc::invalid_argument,
                  "'" + detail::excerpt(text) + "' is not a valid " + std::string(dtype_name(t)) + " value");
   };
+  if (t != dtype::f32 && t != dtype::i32 && t != dtype::u32) {
+    if (is_wide(t)) throw error(errc::invalid_argument, "internal: parse_value of a 64-bit type (use parse_raw)");
+    return static_cast<std::uint32_t>(parse_raw(t, text));
+  }
   if (text.empty()) throw bad();
   if (text == "max") return t == dtype::f32 ? to_bits(std::numeric_limits<float>::max())
                             : t == dtype::i32 ? 0x7fffffffu : 0xffffffffu;
@@ -113,6 +207,73 @@ std::uint32_t parse_value(dtype t, const std::string& text) {
   return static_cast<std::uint32_t>(static_cast<std::int32_t>(sv));
 }
 
+std::uint64_t parse_raw(dtype t, const std::string& text) {
+  auto bad = [&]() -> error {
+    return error(errc::invalid_argument,
+                 "'" + detail::excerpt(text) + "' is not a valid " + std::string(dtype_name(t)) + " value");
+  };
+  switch (t) {
+    case dtype::f32: case dtype::i32: case dtype::u32: return parse_value(t, text);
+    case dtype::f16: {
+      std::string low;
+      for (char c : text) low += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      if (low == "max") return 0x7bffu;
+      if (low == "min" || low == "lowest") return 0xfbffu;
+      if (low.empty() || low.find_first_not_of("0123456789+-.eEinfatyINFATY") != std::string::npos) throw bad();
+      // Through double (exact for every decimal a half can distinguish), then to half: a double rounding only
+      // for decimals within 2^-40 relative of a tie, which no short decimal is.
+      char* end = nullptr;
+      const double v = std::strtod(text.c_str(), &end);
+      if (end == text.c_str() || *end != '\0') throw bad();
+      const std::uint16_t h = float_to_half(static_cast<float>(v));
+      if ((h & 0x7c00u) == 0x7c00u && (h & 0x3ffu) == 0 && std::isfinite(v)) throw bad();  // out of range
+      return h;
+    }
+    case dtype::f64: {
+      std::string low;
+      for (char c : text) low += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      if (low == "max") return to_raw(std::numeric_limits<double>::max());
+      if (low == "min" || low == "lowest") return to_raw(std::numeric_limits<double>::lowest());
+      if (low == "inf" || low == "+inf" || low == "infinity") return to_raw(std::numeric_limits<double>::infinity());
+      if (low == "-inf" || low == "-infinity") return to_raw(-std::numeric_limits<double>::infinity());
+      if (low == "nan") return to_raw(std::numeric_limits<double>::quiet_NaN());
+      if (low.empty() || low.find_first_not_of("0123456789+-.e") != std::string::npos) throw bad();
+      char* end = nullptr;
+      errno = 0;
+      const double v = std::strtod(text.c_str(), &end);
+      if (end == text.c_str() || *end != '\0' || !std::isfinite(v)) throw bad();
+      return to_raw(v);
+    }
+    default: break;
+  }
+  // Integers (i64, u64, u8, i8): decimal or 0x hex, never through a double.
+  const bool sg = is_signed(t);
+  const std::uint64_t umax = t == dtype::u64 ? ~0ull : t == dtype::i64 ? 0x7fffffffffffffffull
+                                                   : t == dtype::u8 ? 0xffull : 0x7full;
+  if (text == "max") return umax;
+  if (text == "min" || text == "lowest") return sg ? (t == dtype::i64 ? 0x8000000000000000ull : 0x80ull) : 0;
+  if (text.empty()) throw bad();
+  const char* s = text.c_str();
+  const bool neg = text[0] == '-';
+  if (neg || text[0] == '+') ++s;
+  if (!std::isdigit(static_cast<unsigned char>(*s))) throw bad();
+  const bool hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+  if (hex && !std::isxdigit(static_cast<unsigned char>(s[2]))) throw bad();
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long v = std::strtoull(s, &end, hex ? 16 : 10);
+  if (end == s || *end != '\0' || errno == ERANGE) throw bad();
+  if (!sg) {
+    if (neg && v != 0) throw bad();
+    if (v > umax) throw bad();
+    return v;
+  }
+  // Signed: magnitude up to max, or max + 1 when negative; stored as the two's complement of the width.
+  if (v > umax + (neg ? 1 : 0)) throw bad();
+  const std::uint64_t twos = neg ? 0 - static_cast<std::uint64_t>(v) : v;
+  return t == dtype::i8 ? (twos & 0xffu) : twos;
+}
+
 op op::parse(const std::string& s, const std::string& identity) {
   static const char* names[] = {"sum", "min", "max", "and", "or", "xor"};
   for (const char* n : names)
@@ -140,8 +301,35 @@ std::string nan_guard(bool is_min) {
 }
 }  // namespace
 
-monoid::monoid(const op& o, dtype t) : type_(t), name_(o.name()) {
-  const bool fl = t == dtype::f32;
+namespace {
+// A 64-bit constant in WGSL from two u32 literals (naga's 64-bit literal syntax is an extension, and an
+// AbstractInt cannot hold every u64).
+std::string wgsl_u64(std::uint64_t v) {
+  char buf[80];
+  std::snprintf(buf, sizeof buf, "((u64(0x%08xu) << 32u) | u64(0x%08xu))", static_cast<unsigned>(v >> 32),
+                static_cast<unsigned>(v & 0xffffffffu));
+  return buf;
+}
+// f64 min/max: as f32's nan_guard, on the 64-bit pattern.
+std::string nan_guard64(bool is_min) {
+  return std::string("select(") + (is_min ? "select(a, b, b < a)" : "select(a, b, a < b)") + ", bitcast<f64>(" +
+         wgsl_u64(0x7ff8000000000000ull) + "), max(bitcast<u64>(a) & " + wgsl_u64(0x7fffffffffffffffull) +
+         ", bitcast<u64>(b) & " + wgsl_u64(0x7fffffffffffffffull) + ") > " + wgsl_u64(0x7ff0000000000000ull) + ")";
+}
+}  // namespace
+
+namespace detail {
+std::string wgsl_constant(dtype t, std::uint64_t raw) {
+  char buf[64];
+  if (is_wide(t)) return "bitcast<" + std::string(dtype_name(t)) + ">(" + wgsl_u64(raw) + ")";
+  std::snprintf(buf, sizeof buf, "bitcast<%s>(0x%08xu)", dtype_name(t), static_cast<unsigned>(raw));
+  return buf;
+}
+}  // namespace detail
+
+monoid::monoid(const op& o, dtype input) : type_(accumulation_type(input)), name_(o.name()) {
+  const dtype t = type_;
+  const bool fl = t == dtype::f32, fl64 = t == dtype::f64;
   const std::string& n = o.name();
   if (n == "sum") { builtin_ = builtin::sum; wgsl_ = "a + b"; identity_ = 0; }
   // f32 min/max propagate NaN (IEEE 754-2019 minimum/maximum, numpy's min/max): WGSL's min/max leave a NaN
@@ -149,19 +337,23 @@ monoid::monoid(const op& o, dtype t) : type_(t), name_(o.name()) {
   // compilers may assume a != a is false; the result is the canonical quiet NaN.
   else if (n == "min") {
     builtin_ = builtin::min;
-    wgsl_ = fl ? nan_guard(true) : "min(a, b)";
-    identity_ = parse_value(t, fl ? "inf" : "max");
+    wgsl_ = fl ? nan_guard(true) : fl64 ? nan_guard64(true) : "min(a, b)";
+    identity_ = parse_raw(t, fl || fl64 ? "inf" : "max");
   } else if (n == "max") {
     builtin_ = builtin::max;
-    wgsl_ = fl ? nan_guard(false) : "max(a, b)";
-    identity_ = parse_value(t, fl ? "-inf" : "min");
+    wgsl_ = fl ? nan_guard(false) : fl64 ? nan_guard64(false) : "max(a, b)";
+    identity_ = parse_raw(t, fl || fl64 ? "-inf" : "min");
   }
   else if (n == "and" || n == "or" || n == "xor") {
-    if (fl) throw error(errc::invalid_argument, "operator '" + n + "' is not defined for f32");
+    if (fl || fl64)
+      throw error(errc::invalid_argument, "operator '" + n + "' is not defined for " + dtype_name(t));
     builtin_ = n == "and" ? builtin::bit_and : n == "or" ? builtin::bit_or : builtin::bit_xor;
     wgsl_ = n == "and" ? "a & b" : n == "or" ? "a | b" : "a ^ b";
-    identity_ = n == "and" ? 0xffffffffu : 0u;
+    identity_ = n == "and" ? (is_wide(t) ? ~0ull : 0xffffffffull) : 0u;
   } else if (n == "custom") {
+    if (is_wide(t))
+      throw error(errc::unsupported, std::string("custom operators over ") + dtype_name(t) +
+                                         " are not supported yet (the built-in sum, min, max, and, or, xor are)");
     auto prog = std::make_shared<detail::expr_program>(o.expression(), t);
     source_ = o.expression();
     wgsl_ = prog->wgsl();
@@ -177,6 +369,8 @@ monoid::monoid(const op& o, dtype t) : type_(t), name_(o.name()) {
 }
 
 std::uint32_t monoid::combine(std::uint32_t a, std::uint32_t b) const {
+  if (is_wide(type_))
+    throw error(errc::unsupported, std::string("internal: 32-bit combine of a ") + dtype_name(type_) + " monoid");
   const bool fl = type_ == dtype::f32, sg = type_ == dtype::i32;
   auto lt = [&](std::uint32_t x, std::uint32_t y) {
     return fl ? from_bits<float>(x) < from_bits<float>(y)
@@ -196,8 +390,30 @@ std::uint32_t monoid::combine(std::uint32_t a, std::uint32_t b) const {
   return 0;
 }
 
+std::uint64_t monoid::combine_raw(std::uint64_t a, std::uint64_t b) const {
+  if (!is_wide(type_)) return combine(static_cast<std::uint32_t>(a), static_cast<std::uint32_t>(b));
+  const bool fl = type_ == dtype::f64, sg = type_ == dtype::i64;
+  auto d = [](std::uint64_t x) { return from_raw<double>(x); };
+  auto lt = [&](std::uint64_t x, std::uint64_t y) {
+    return fl ? d(x) < d(y) : sg ? static_cast<std::int64_t>(x) < static_cast<std::int64_t>(y) : x < y;
+  };
+  switch (builtin_) {
+    case builtin::sum: return fl ? to_raw(d(a) + d(b)) : a + b;  // integers wrap modulo 2^64, as in WGSL
+    case builtin::min:
+    case builtin::max:
+      if (fl && (std::isnan(d(a)) || std::isnan(d(b)))) return 0x7ff8000000000000ull;
+      return builtin_ == builtin::min ? (lt(b, a) ? b : a) : (lt(a, b) ? b : a);
+    case builtin::bit_and: return a & b;
+    case builtin::bit_or: return a | b;
+    case builtin::bit_xor: return a ^ b;
+    case builtin::none: break;
+  }
+  throw error(errc::unsupported, "internal: custom operator over a 64-bit type");
+}
+
 bool monoid::admits(std::uint32_t a, std::uint32_t b, std::uint32_t result) const {
   if (program_) return program_->admits(a, b, result);
+  if (is_wide(type_)) return combine_raw(a, b) == result;
   const std::uint32_t want = combine(a, b);
   if (type_ != dtype::f32) return want == result;
   const float w = from_bits<float>(want), r = from_bits<float>(result);
@@ -322,8 +538,8 @@ void monoid::check_uncached(bool need_commutative) const {
 }
 
 std::string monoid::key() const {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "%08x", identity_);
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(identity_));
   return std::string(dtype_name(type_)) + "|" + wgsl_ + "|" + buf;
 }
 

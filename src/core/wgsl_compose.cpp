@@ -119,8 +119,7 @@ std::string compose_uncached(const std::string& file, const monoid& m, const wgs
       out += "fn accumulate(acc: T, x: E) -> T {\n  return add_one(acc, x);\n}\n";
     }
   } else {
-    char id[96];
-    std::snprintf(id, sizeof id, "fn identity() -> T {\n  return bitcast<T>(0x%08xu);\n}\n", m.identity_bits());
+    const std::string id = "fn identity() -> T {\n  return " + wgsl_constant(m.type(), m.identity_raw()) + ";\n}\n";
     // With a transform the elements in memory are the transform's input type.
     const bool transformed = transform && !elements_are_accumulators;
     out += std::string("alias T = ") + dtype_name(m.type()) + ";\nalias E = " +
@@ -138,6 +137,14 @@ std::string compose_uncached(const std::string& file, const monoid& m, const wgs
       out += "fn accumulate(acc: T, x: E) -> T {\n  return combine(acc, x);\n}\n";
     }
     out += "fn accum_init(never_negative: u32) {\n}\n";
+    // T as 32-bit words, for state kept in u32 atomics (shared/lookback.wgsl).
+    if (is_wide(m.type()))
+      out += "const T_WORDS = 2u;\nfn t_to_words(v: T) -> vec2<u32> {\n  let u = bitcast<u64>(v);\n"
+             "  return vec2<u32>(u32(u & u64(0xffffffffu)), u32(u >> 32u));\n}\n"
+             "fn t_from_words(w: vec2<u32>) -> T {\n  return bitcast<T>(u64(w.x) | (u64(w.y) << 32u));\n}\n";
+    else
+      out += "const T_WORDS = 1u;\nfn t_to_words(v: T) -> vec2<u32> {\n  return vec2<u32>(bitcast<u32>(v), 0u);\n}\n"
+             "fn t_from_words(w: vec2<u32>) -> T {\n  return bitcast<T>(w.x);\n}\n";
   }
   for (const auto& c : constants) out += "const " + c.first + " = " + c.second + ";\n";
   for (const auto& i : imports) expand(i, seen, out);

@@ -12,6 +12,9 @@ namespace wgprim { class bound_transform; }
 
 namespace wgprim::detail {
 
+/// A constant of type t in WGSL, from its raw bits (to_raw's layout): bitcast<T>(...) of u32 or u64.
+std::string wgsl_constant(dtype t, std::uint64_t raw);
+
 using wgsl_constants = std::vector<std::pair<std::string, std::string>>;  // name, WGSL value text
 
 /// How values are accumulated. `plain`: in the element type (T = E). `double_word`: f32 sums carried as

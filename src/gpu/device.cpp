@@ -372,6 +372,10 @@ context::context(const context_options& options) : impl_(std::make_unique<detail
   s.features.shader_f16 = take(WGPUFeatureName_ShaderF16);
   s.features.subgroups = take(WGPUFeatureName_Subgroups);
   if (!s.features.subgroups) s.features.subgroups = take(static_cast<WGPUFeatureName>(WGPUNativeFeature_Subgroup));
+  // 64-bit elements (naga needs no `enable` for them in 29.x; the features turn on its FLOAT64 / SHADER_INT64
+  // capabilities).
+  s.features.shader_f64 = take(static_cast<WGPUFeatureName>(WGPUNativeFeature_ShaderF64));
+  s.features.shader_int64 = take(static_cast<WGPUFeatureName>(WGPUNativeFeature_ShaderInt64));
 
   // Limits: ask for everything the adapter allows (a zeroed WGPULimits would mean "0", not "default").
   WGPULimits lim = WGPU_LIMITS_INIT;
@@ -438,6 +442,12 @@ backend_choice context::backend() const { return impl().native ? backend_choice:
 const adapter_info& context::adapter() const { return impl().info; }
 const device_limits& context::limits() const { return impl().limits; }
 const device_features& context::features() const { return impl().features; }
+bool context::supports(dtype t) const {
+  if (impl().native) return dtype_bytes(t) == 4;  // the native backend's loops are 32-bit
+  if (t == dtype::f64) return impl().features.shader_f64;
+  if (t == dtype::i64 || t == dtype::u64) return impl().features.shader_int64;
+  return true;
+}
 bool context::timestamps_trustworthy() const {
   return impl().features.timestamp_query && impl().info.kind != adapter_kind::cpu;
 }
@@ -465,6 +475,8 @@ context context::from_device(WGPUDevice device, WGPUQueue queue, WGPUAdapter ada
   s.features.shader_f16 = wgpuDeviceHasFeature(device, WGPUFeatureName_ShaderF16);
   s.features.subgroups = wgpuDeviceHasFeature(device, WGPUFeatureName_Subgroups) ||
                          wgpuDeviceHasFeature(device, static_cast<WGPUFeatureName>(WGPUNativeFeature_Subgroup));
+  s.features.shader_f64 = wgpuDeviceHasFeature(device, static_cast<WGPUFeatureName>(WGPUNativeFeature_ShaderF64));
+  s.features.shader_int64 = wgpuDeviceHasFeature(device, static_cast<WGPUFeatureName>(WGPUNativeFeature_ShaderInt64));
   wgpuDevicePushErrorScope(device, WGPUErrorFilter_Validation);
   detail::read_limits(s);
   return c;

@@ -74,11 +74,20 @@ void bindable_output::finish(recorder& rec) const {
 
 device_view upload_host(context& ctx, const range_ref& in, buffer& holder, double* ms) {
   const auto t0 = std::chrono::steady_clock::now();
-  holder = ctx.create_buffer(in.count * 4);
-  ctx.write(holder, 0, in.host, in.count * 4);
+  const std::uint64_t bytes = in.bytes(), padded = (bytes + 3) / 4 * 4;
+  holder = ctx.create_buffer(std::max<std::uint64_t>(padded, 4));
+  if (bytes == padded) {
+    ctx.write(holder, 0, in.host, bytes);
+  } else {  // narrow elements: whole words only
+    std::vector<unsigned char> p(padded, 0);
+    std::memcpy(p.data(), in.host, bytes);
+    ctx.write(holder, 0, p.data(), padded);
+  }
   ctx.finish();
   if (ms) *ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  return view_of(holder, in.count);
+  device_view v = view_of(holder, ~0ull, dtype_bytes(in.type));
+  v.count = in.count;
+  return v;
 }
 
 std::vector<chunk> chunks_of(std::uint64_t n, std::uint64_t per_chunk) {
@@ -93,6 +102,21 @@ std::uint64_t elements_per_binding(const context& ctx, std::uint64_t elem_bytes,
   std::uint64_t e = ctx.binding_limit() / elem_bytes / multiple * multiple;
   if (e == 0) throw error(errc::limit, "the storage binding limit is smaller than one tile");
   return e;
+}
+
+void require_type(const context& ctx, dtype t, const char* primitive, bool narrow_ok, bool wide_ok) {
+  if ((is_narrow(t) && !narrow_ok) || (is_wide(t) && !wide_ok))
+    throw error(errc::unsupported, std::string(primitive) + " does not support " + dtype_name(t) +
+                                       " elements yet (it takes f32, i32 and u32)");
+  if (!ctx.supports(t) && ctx.backend() == backend_choice::native)
+    throw error(errc::unsupported, std::string(primitive) + " over " + dtype_name(t) +
+                                       " needs a WebGPU context: the native CPU backend takes f32, i32 and u32 "
+                                       "(context_options::backend = backend_choice::webgpu)");
+  if (!ctx.supports(t))
+    throw error(errc::unsupported,
+                std::string(primitive) + " over " + dtype_name(t) + " needs the adapter feature " +
+                    (t == dtype::f64 ? "shader-f64" : "shader-int64") + ", which '" + ctx.adapter().name +
+                    "' lacks (wgprim::context::supports)");
 }
 
 void fill_stats(const run_options& opt, const gpu_time& t, const std::string& algorithm) {

@@ -58,6 +58,12 @@ std::vector<chunk> chunks_of(std::uint64_t n, std::uint64_t per_chunk);
 /// Elements of `elem_bytes` that one binding holds, rounded down to a multiple of `multiple`.
 std::uint64_t elements_per_binding(const context& ctx, std::uint64_t elem_bytes = 4, std::uint64_t multiple = 1);
 
+// ---- element types ----
+
+/// Throws errc::unsupported naming the type when `primitive` does not take it (narrow: f16/u8/i8, wide:
+/// f64/i64/u64), or naming the missing adapter feature when the context lacks it.
+void require_type(const context& ctx, dtype t, const char* primitive, bool narrow_ok = false, bool wide_ok = false);
+
 // ---- statistics ----
 
 /// Fills run_options::stats (when set) after a submit.

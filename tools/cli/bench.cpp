@@ -2,6 +2,7 @@
 // bytes (the adapter's limit). GPU time from timestamp queries (wall time on CPU adapters), median of `reps`
 // runs after `warmup` discarded runs. GB/s = bytes moved / time: reduce reads 4n bytes, scan and copy move 8n.
 #include "bench.hpp"
+#include "cmd_types.hpp"
 #include "cmd_arg_reduce.hpp"
 #include "cmd_transform_reduce.hpp"
 #include "cmd_hist.hpp"
@@ -180,6 +181,7 @@ int cmd_bench(const bench_args& a) {
   add_sort_bench_cases(ctx, n_max, wants, cases);
   add_arg_reduce_bench_cases(ctx, in, wants, cases);
   add_transform_reduce_bench_cases(ctx, in, wants, cases);
+  add_types_bench_cases(ctx, n_max, wants, cases);
   add_hist_bench_cases(ctx, n_max, cases, wants);
   if (wants("copy", "copy")) {
     bench_case c{"copy", "wgsl-copy", "u32", "-", 8, nullptr, nullptr, nullptr};

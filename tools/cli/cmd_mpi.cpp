@@ -331,6 +331,10 @@ plan make_plan(const dist_cli& o, int p, const std::vector<double>* weights) {
     if (ext != ".npy")
       throw error(errc::invalid_argument, "across ranks the input is a .npy file (every rank reads its slice)");
     const io::npy_layout l = io::read_npy_layout(o.input);
+    if (dtype_bytes(l.type) != 4 || l.big_endian)
+      throw error(errc::unsupported, std::string("across ranks the .npy input holds little-endian f4, i4 or u4; '") +
+                                         detail::excerpt(o.input, 200) + "' holds " + (l.big_endian ? "big-endian " : "") +
+                                         dtype_name(l.type));
     if (want && *want != l.type)
       throw error(errc::invalid_argument, std::string("--type ") + dtype_name(*want) + " but '" +
                                               detail::excerpt(o.input, 200) + "' holds " + dtype_name(l.type));

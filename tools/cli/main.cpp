@@ -19,6 +19,7 @@
 #include "cmd_arg_reduce.hpp"
 #include "cmd_bench_cpu.hpp"
 #include "cmd_transform_reduce.hpp"
+#include "cmd_types.hpp"
 #include "cmd_hist.hpp"
 #include "json_value.hpp"
 #include "cmd_select.hpp"
@@ -42,6 +43,7 @@ struct common {
   std::string accuracy = "fast";
   std::string plot;  // PNG path
   std::string transform;  // reduce --transform
+  std::string accumulate;  // --accumulate wide: i32/u32 sums in 64 bits
 };
 
 io::array load(const common& c) {
@@ -155,7 +157,8 @@ int cmd_info(const common& c) {
                         {"min_storage_buffer_offset_alignment", l.min_storage_buffer_offset_alignment},
                         {"max_storage_buffers_per_shader_stage", l.max_storage_buffers_per_shader_stage}}},
             {"features", {{"timestamp_query", f.timestamp_query}, {"shader_f16", f.shader_f16},
-                          {"subgroups", f.subgroups}}},
+                          {"subgroups", f.subgroups}, {"shader_f64", f.shader_f64},
+                          {"shader_int64", f.shader_int64}}},
             {"backend", backend_choice_name(ctx.backend())},
             {"timestamps_trustworthy", ctx.timestamps_trustworthy()},
             {"reduce_algorithms", reduce_algorithms()},
@@ -179,8 +182,9 @@ int cmd_info(const common& c) {
              l.max_storage_buffer_binding_size, l.max_buffer_size, l.max_compute_workgroup_storage_size);
   fmt::print("              {} invocations/workgroup, {} workgroups/dimension\n",
              l.max_compute_invocations_per_workgroup, l.max_compute_workgroups_per_dimension);
-  fmt::print("features      timestamp-query={} shader-f16={} subgroups={} (timestamps {})\n",
-             f.timestamp_query, f.shader_f16, f.subgroups, ctx.timestamps_trustworthy() ? "used" : "not trusted");
+  fmt::print("features      timestamp-query={} shader-f16={} subgroups={} shader-f64={} shader-int64={} (timestamps {})\n",
+             f.timestamp_query, f.shader_f16, f.subgroups, f.shader_f64, f.shader_int64,
+             ctx.timestamps_trustworthy() ? "used" : "not trusted");
   // Every registered algorithm, by primitive (the library's registry); * marks the default on this adapter kind.
   {
     const bool cpu_kind = ctx.adapter().kind == adapter_kind::cpu;
@@ -370,6 +374,9 @@ int cmd_reduce(const common& c) {
   if (!c.transform.empty())
     return cmd_transform_reduce(
         {c.adapter, c.transform, c.op, c.identity, c.algorithm, c.accuracy, c.plot, c.json, c.tune, c.repeat}, a);
+  if (wants_typed(a, c.accumulate))
+    return cmd_reduce_typed({c.adapter, c.op, c.identity, c.algorithm, c.accuracy, c.output, c.output_format,
+                             c.accumulate, c.json, c.exclusive, c.no_check, c.tune, c.repeat}, a);
   monoid check(op::parse(c.op, c.identity), a.type);  // reject a bad operator before touching the GPU
   if (!c.no_check) check.check(/*need_commutative=*/true);
   context ctx = make_context(c);
@@ -533,12 +540,15 @@ int cmd_scan(const common& c) {
   else if (!c.output_format.empty()) throw error(errc::invalid_argument, "--output-format needs --output");
   if (!c.plot.empty()) check_plot_path(c.plot);
   io::array a = load(c);
+  if (wants_typed(a, c.accumulate))
+    return cmd_scan_typed({c.adapter, c.op, c.identity, c.algorithm, c.accuracy, c.output, c.output_format,
+                           c.accumulate, c.json, c.exclusive, c.no_check, c.tune, c.repeat}, a);
   monoid check(op::parse(c.op, c.identity), a.type);
   if (!c.no_check) check.check(/*need_commutative=*/false);
   context ctx = make_context(c);
   std::vector<std::uint32_t> out;
   json j = run_scan(ctx, c, a, out);
-  if (!c.output.empty()) io::write_array(c.output, io::array{a.type, std::move(out)}, c.output_format);
+  if (!c.output.empty()) io::write_array(c.output, io::array{a.type, std::move(out), a.shape}, c.output_format);
   // With --output - the data goes to standard output, so the report goes to standard error.
   const bool data_on_stdout = c.output == "-";
   if (c.json) (data_on_stdout ? std::cerr : std::cout) << j.dump() << "\n";
@@ -661,13 +671,15 @@ int main(int argc, char** argv) {
     s->add_option("--input", c.input, "input file: .npy, .bin (with --type), .csv or .txt; - reads .npy or text from stdin");
     s->add_option("--generate", c.generate,
                   "generated data KIND:N[:SEED] (SEED 42), KIND = prices|orders|uniform|mixed");
-    s->add_option("--type", c.type, "element type f32|i32|u32");
+    s->add_option("--type", c.type, "element type f32|i32|u32|f64|i64|u64|f16|u8|i8 (or NumPy's names: float64, int64, ...)");
     s->add_option("--op", c.op, "sum|min|max|and|or|xor|argmin|argmax, or a WGSL expression in a and b");
     s->add_option("--identity", c.identity, "identity of a custom operator (e.g. --identity=-inf)");
     s->add_flag("--no-check", c.no_check,
                 "skip the monoid check of a custom operator (identity neutral, associative, commutative for reduce)");
     s->add_option("--algorithm", c.algorithm, "algorithm name (see wgprim info; default: reduce fast, scan decoupled)");
     s->add_option("--accuracy", c.accuracy, "f32 sums: fast | compensated | reproducible (= exact: correctly rounded)");
+    s->add_option("--accumulate", c.accumulate, "wide: i32/u32 sums accumulated in 64 bits (i64/u64 result), like NumPy")
+        ->check(CLI::IsMember({"", "wide"}));
     s->add_option("--plot", c.plot, "draw a PNG picture (reduce: the partials; scan: the running total)");
     s->add_option("--workgroups", c.tune.workgroups, "policy override: workgroups of the first reduce pass (0: the adapter's policy)");
     s->add_option("--items", c.tune.items, "policy override: vec4 loads per invocation per tile (0: the policy)");

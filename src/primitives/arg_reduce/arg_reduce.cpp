@@ -28,6 +28,8 @@ void record_arg_reduce(recorder& rec, const arg_reduce_args& a) {
 
 arg_result<std::uint32_t> arg_reduce_bits(context& ctx, const range_ref& in, dtype t, arg_op o,
                                           const run_options& opt) {
+  require_type(ctx, in.type, "arg_reduce");
+  require_type(ctx, t, "arg_reduce");
   check_not_empty(in, o);
   if (cpu_backend::native(ctx)) return cpu_backend::arg_reduce(ctx, in, t, o, opt);
   const algorithm_entry& alg = pick_algorithm(ctx, "arg_reduce", opt.algorithm);
@@ -55,6 +57,8 @@ arg_result<std::uint32_t> arg_reduce_bits(context& ctx, const range_ref& in, dty
 
 void arg_reduce_record(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref& result,
                        dtype t, arg_op o, const run_options& opt) {
+  require_type(ctx, in.type, "arg_reduce");
+  require_type(ctx, t, "arg_reduce");
   if (cpu_backend::native(ctx)) cpu_backend::no_encoder(op_name(o));
   pick_algorithm(ctx, "arg_reduce", opt.algorithm);
   check_view(ctx, in.view, op_name(o));

@@ -23,6 +23,8 @@ constexpr std::uint64_t max_bins = std::uint64_t(1) << 24;
 
 void histogram_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, dtype t, const range_ref& counts,
                    const histogram_bins& b, const run_options& opt) {
+  require_type(ctx, in.type, "histogram");
+  require_type(ctx, t, "histogram");
   using clock = std::chrono::steady_clock;
   const bool native = cpu_backend::native(ctx);
   if (native && encoder) cpu_backend::no_encoder("histogram");

@@ -47,7 +47,11 @@ void record_reduce_fast(recorder& rec, const reduce_args& a) {
   context& ctx = rec.ctx();
   const monoid& m = *a.m;
   const std::uint64_t n = a.in.count;
-  const reduce_policy pol = reduce_policy_for(ctx, a.opt->tune);
+  reduce_policy pol = reduce_policy_for(ctx, a.opt->tune);
+  // 64-bit values through subgroup shuffles need Vulkan's shaderSubgroupExtendedTypes, which wgpu does not
+  // request: 64-bit reductions meet in workgroup memory.
+  if (is_wide(m.type())) pol.subgroups = false;
+  const std::uint32_t eb = dtype_bytes(m.type());
   const std::string lanes = pol.subgroups ? "shared/lanes_subgroup.wgsl" : "shared/lanes_workgroup.wgsl";
   const bool dw = a.pairs();
   const accum acc = dw ? accum::double_word : accum::plain;
@@ -65,11 +69,11 @@ void record_reduce_fast(recorder& rec, const reduce_args& a) {
   const auto& k_partials =
       dw ? get_kernel(ctx, reduce_fast_spec, module(false, true), /*trusted=*/true)
          : a.transform ? get_kernel(ctx, reduce_fast_spec, module(pol.vec_loads, true), m.is_builtin()) : k;
-  const std::uint64_t acc_bytes = dw ? 8 : 4;
+  const std::uint64_t acc_bytes = dw ? 8 : eb;
   const std::uint64_t tile = std::uint64_t(pol.wg_size) * pol.items * 4;
   const buffer& dummy = scratch(ctx, "reduce.dummy", 32);
   auto vec_binding = [&](const device_view& v, std::uint64_t first, std::uint64_t count) {
-    return count / 4 ? binding{v.buf, v.offset + first * 4, count / 4 * 16} : bind(view_of(dummy));
+    return count / 4 ? binding{v.buf, v.offset + first * eb, count / 4 * 4 * eb} : bind(view_of(dummy));
   };
   auto params = [](std::uint64_t count, std::uint64_t offset) {
     return reduce_params{static_cast<std::uint32_t>(count), static_cast<std::uint32_t>(count / 4),
@@ -85,7 +89,7 @@ void record_reduce_fast(recorder& rec, const reduce_args& a) {
     return static_cast<std::uint32_t>(
         std::max<std::uint64_t>(1, std::min<std::uint64_t>(pol.max_groups, (count + tile - 1) / tile)));
   };
-  const auto parts = chunks_of(n, elements_per_binding(ctx));
+  const auto parts = chunks_of(n, elements_per_binding(ctx, eb));
   std::uint64_t total_groups = 0;
   for (const chunk& c : parts) total_groups += groups_for(c.count);
   const buffer& partials = scratch(ctx, "reduce.partials", std::max<std::uint64_t>(16, total_groups * acc_bytes));

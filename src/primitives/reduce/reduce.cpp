@@ -1,6 +1,7 @@
 // Dispatch layer of reduce: checks the arguments, picks the algorithm from the registry, makes the views
 // bindable, records the passes (record_reduce), submits and reads the result back.
 #include "primitives/reduce/reduce.hpp"
+#include "primitives/copy/widen.hpp"
 
 #include "native/backend.hpp"
 
@@ -69,6 +70,29 @@ void record_reduce(recorder& rec, const reduce_args& a) {
 }
 
 namespace {
+// Packed storage types are widened into a temporary of their accumulation type first (one extra pass).
+device_view widened(recorder& rec, const device_view& in, dtype t, std::vector<buffer>& temps) {
+  if (!is_narrow(t) || in.count == 0) return in;
+  temps.push_back(rec.ctx().create_buffer(in.count * 4));
+  const device_view out = view_of(temps.back(), in.count, 4);
+  record_widen(rec, in, t, out);
+  return out;
+}
+
+// The checks every entry point makes on the element types: the input's type (a packed storage type, or the
+// monoid's own), the features it needs, and what the accuracy modes and transforms take.
+void check_types(context& ctx, const range_ref& in, const monoid& m, const run_options& opt,
+                 const bound_transform* tr) {
+  const dtype t = is_narrow(in.type) ? in.type : m.type();
+  require_type(ctx, t, tr ? "transform_reduce" : "reduce", /*narrow_ok=*/!tr, /*wide_ok=*/!tr);
+  if (is_narrow(in.type) && accumulation_type(in.type) != m.type())
+    throw error(errc::invalid_argument, std::string("reduce: ") + dtype_name(in.type) + " elements accumulate in " +
+                                            dtype_name(accumulation_type(in.type)) + ", not " + dtype_name(m.type()));
+  if (m.type() == dtype::f64 && opt.accuracy != accuracy::fast)
+    throw error(errc::unsupported, std::string("accuracy::") + accuracy_name(opt.accuracy) +
+                                       " is for f32 sums; f64 sums are accumulated in f64 (accuracy::fast)");
+}
+
 // Runs the reduction and reads back its result in the same submission: one word, a pair (compensated) or a
 // superaccumulator (exact). in.count > 0.
 std::vector<std::uint32_t> reduce_words(context& ctx, const range_ref& in, const monoid& m, const run_options& opt,
@@ -83,9 +107,11 @@ std::vector<std::uint32_t> reduce_words(context& ctx, const range_ref& in, const
   const buffer& result = scratch(ctx, "reduce.result", sizeof(superaccumulator::words));
   a.result = result.native();
   a.result_bytes = result.size_bytes();
+  if (is_wide(m.type())) words.resize(2);
   recorder rec(ctx, opt.timestamps || opt.stats);
   std::vector<buffer> temps;
   a.in = bindable_input(rec, a.in, temps);
+  a.in = widened(rec, a.in, in.type, temps);
   record_reduce(rec, a);
   const recorder::readback rb{result.native(), 0, words.size() * 4, words.data()};
   gpu_time t = rec.submit(&rb);
@@ -103,18 +129,29 @@ superaccumulator from_words(const std::vector<std::uint32_t>& w) {
 
 std::uint32_t reduce_bits(context& ctx, const range_ref& in, const monoid& m, const std::uint32_t* init,
                           const run_options& opt) {
+  const std::uint64_t init_raw = init ? *init : 0;
+  return static_cast<std::uint32_t>(reduce_run(ctx, in, m, init ? &init_raw : nullptr, opt, nullptr));
+}
+
+std::uint64_t reduce_raw(context& ctx, const range_ref& in, const monoid& m, const std::uint64_t* init,
+                         const run_options& opt) {
   return reduce_run(ctx, in, m, init, opt, nullptr);
 }
 
 std::uint32_t transform_reduce_bits(context& ctx, const range_ref& in, const bound_transform& tr, const monoid& m,
                                     const std::uint32_t* init, const run_options& opt) {
   check_transform_type(tr, m.type());
-  return reduce_run(ctx, in, m, init, opt, &tr);
+  const std::uint64_t init_raw = init ? *init : 0;
+  return static_cast<std::uint32_t>(reduce_run(ctx, in, m, init ? &init_raw : nullptr, opt, &tr));
 }
 
-std::uint32_t reduce_run(context& ctx, const range_ref& in, const monoid& m, const std::uint32_t* init,
+std::uint64_t reduce_run(context& ctx, const range_ref& in, const monoid& m, const std::uint64_t* init,
                          const run_options& opt, const bound_transform* tr) {
-  if (cpu_backend::native(ctx)) return cpu_backend::reduce(ctx, in, m, init, opt, tr);
+  check_types(ctx, in, m, opt, tr);
+  if (cpu_backend::native(ctx)) {  // 32-bit elements only there (check_types): init fits one word
+    const std::uint32_t init32 = init ? static_cast<std::uint32_t>(*init) : 0;
+    return cpu_backend::reduce(ctx, in, m, init ? &init32 : nullptr, opt, tr);
+  }
   const algorithm_entry& alg = pick_algorithm(ctx, "reduce", opt.algorithm);
   const reduce_args a{in.view, &m, nullptr, 0, 0, &opt, tr};
   if (tr && (a.pairs() || a.exact())) throw error(errc::unsupported, "transform_reduce supports accuracy::fast only");
@@ -124,20 +161,22 @@ std::uint32_t reduce_run(context& ctx, const range_ref& in, const monoid& m, con
   if (a.exact()) {
     // The init value joins the exact sum before the one rounding.
     superaccumulator s = in.count ? from_words(reduce_words(ctx, in, m, opt, name, tr)) : superaccumulator();
-    if (init) s.add(from_bits<float>(*init));
+    if (init) s.add(from_bits<float>(static_cast<std::uint32_t>(*init)));
     if (!in.count && opt.stats) *opt.stats = run_stats{0, false, 0, 0, name, 0};
     return to_bits(s.round_to_float());
   }
-  auto finish = [&](std::uint32_t bits) { return init ? m.combine(*init, bits) : bits; };
+  auto finish = [&](std::uint64_t raw) { return init ? m.combine_raw(*init, raw) : raw; };
   if (in.count == 0) {
     if (opt.stats) *opt.stats = run_stats{0, false, 0, 0, name, 0};
-    return finish(m.identity_bits());
+    return finish(m.identity_raw());
   }
   // A pair's leading part is the correctly rounded value of hi + lo (combine ends with FastTwoSum).
-  return finish(reduce_words(ctx, in, m, opt, name, tr)[0]);
+  const std::vector<std::uint32_t> w = reduce_words(ctx, in, m, opt, name, tr);
+  return finish(is_wide(m.type()) ? w[0] | (std::uint64_t(w[1]) << 32) : w[0]);
 }
 
 superaccumulator exact_sum_run(context& ctx, const range_ref& in, const run_options& opt) {
+  require_type(ctx, in.type, "exact_sum");
   if (cpu_backend::native(ctx)) return cpu_backend::exact_sum(ctx, in, opt);
   run_options o = opt;
   o.accuracy = accuracy::reproducible;
@@ -162,6 +201,7 @@ void transform_reduce_record(context& ctx, WGPUCommandEncoder encoder, const ran
 
 void reduce_record_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref& result,
                        const monoid& m, const run_options& opt, const bound_transform* tr) {
+  check_types(ctx, in, m, opt, tr);
   if (cpu_backend::native(ctx))
     throw error(errc::unsupported, "reduce into a WGPUCommandEncoder needs a WebGPU context; this one runs the "
                                    "native CPU backend (call reduce without an encoder)");
@@ -173,16 +213,20 @@ void reduce_record_run(context& ctx, WGPUCommandEncoder encoder, const range_ref
   check_view(ctx, result.view, "reduce result");
   if (a.pairs() || a.exact())
     throw error(errc::unsupported, "reduce into a caller's encoder supports accuracy::fast only");
-  a.result_index = static_cast<std::uint32_t>(result.view.offset / 4);
-  if (result.view.offset / 4 > 0xffffffffull)
+  const std::uint32_t rb = dtype_bytes(m.type());
+  if (result.view.offset % rb)
+    throw error(errc::invalid_argument, "reduce: the result's offset is not a multiple of its element size");
+  a.result_index = static_cast<std::uint32_t>(result.view.offset / rb);
+  if (result.view.offset / rb > 0xffffffffull)
     throw error(errc::limit, "reduce: the result lies past the 4 GiB a kernel can index");
   recorder rec(ctx, encoder);
   if (in.count == 0) {
-    std::uint32_t id = m.identity_bits();
-    wgpu_write(ctx, result.view.buf, result.view.offset, &id, 4);
+    const std::uint64_t id = m.identity_raw();
+    wgpu_write(ctx, result.view.buf, result.view.offset, &id, rb);
   } else {
     std::vector<buffer> temps;
     a.in = bindable_input(rec, a.in, temps);
+    a.in = widened(rec, a.in, in.type, temps);
     record_reduce(rec, a);
   }
   rec.end();

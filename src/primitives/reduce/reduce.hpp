@@ -34,7 +34,7 @@ void record_reduce_render(recorder& rec, const reduce_args& a);
 extern const kernel_spec reduce_fast_spec, reduce_single_spec, reduce_seed_spec, reduce_exact_spec, reduce_exact_combine_spec;
 
 /// reduce_bits / reduce_record with an optional transform (transform_reduce).
-std::uint32_t reduce_run(context& ctx, const range_ref& in, const monoid& m, const std::uint32_t* init,
+std::uint64_t reduce_run(context& ctx, const range_ref& in, const monoid& m, const std::uint64_t* init,
                          const run_options& opt, const bound_transform* tr);
 void reduce_record_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref& result,
                        const monoid& m, const run_options& opt, const bound_transform* tr);

@@ -18,8 +18,9 @@ void record_reduce_seed(recorder& rec, const reduce_args& a) {
   constexpr std::uint32_t groups = 256;
   const auto& k = get_kernel(ctx, reduce_seed_spec, compose_wgsl(reduce_seed_spec.file, *a.m, {{"WG_SIZE", "256u"}}),
                              /*trusted=*/a.m->is_builtin());
-  const auto parts = chunks_of(a.in.count, elements_per_binding(ctx));
-  buffer partials = ctx.create_buffer(parts.size() * groups * 4);
+  const std::uint32_t eb = dtype_bytes(a.m->type());
+  const auto parts = chunks_of(a.in.count, elements_per_binding(ctx, eb));
+  buffer partials = ctx.create_buffer(parts.size() * groups * eb);
   for (std::size_t c = 0; c < parts.size(); ++c) {
     reduce_seed_params p{static_cast<std::uint32_t>(parts[c].count), static_cast<std::uint32_t>(c * groups), 0, 0};
     rec.dispatch(k, {rec.params(p), bind(a.in, parts[c].first, parts[c].count), bind(view_of(partials))}, groups);

@@ -44,7 +44,12 @@ void record_scan_decoupled(recorder& rec, const scan_args& a) {
   context& ctx = rec.ctx();
   const monoid& m = *a.m;
   const bool stress = lookback_stress(ctx);
-  const scan_policy pol = scan_policy_for(ctx, a.opt->tune, stress);
+  scan_policy pol = scan_policy_for(ctx, a.opt->tune, stress);
+  // 64-bit values through subgroup shuffles need Vulkan's shaderSubgroupExtendedTypes, which wgpu does not
+  // request: 64-bit scans meet in workgroup memory.
+  const std::uint32_t eb = dtype_bytes(m.type());
+  if (eb == 8) pol.subgroups = false;
+  const std::uint32_t words = eb / 4;  // T_WORDS: a tile's state is 2 * words u32
   const std::string lanes = pol.subgroups ? "shared/lanes_subgroup.wgsl" : "shared/lanes_workgroup.wgsl";
   const std::string& src = compose_wgsl(
       scan_decoupled_spec.file, m,
@@ -54,18 +59,18 @@ void record_scan_decoupled(recorder& rec, const scan_args& a) {
       {lanes});
   const auto& k = get_kernel(ctx, scan_decoupled_spec, src, /*trusted=*/m.is_builtin());
   const std::uint64_t tile = std::uint64_t(pol.wg_size) * pol.items * 4;
-  const auto parts = chunks_of(a.in.count, elements_per_binding(ctx, 4, tile));  // whole tiles per chunk
+  const auto parts = chunks_of(a.in.count, elements_per_binding(ctx, eb, tile));  // whole tiles per chunk
   const std::uint64_t max_tiles = (parts.front().count + tile - 1) / tile;
   // Workspace from the context (no allocation per call). Calls recorded in order into one encoder share it
   // safely: each clears the tile states before its dispatch, and carry[0] is set inside the encoder (copied from
   // this call's own parameter block), not by a queue write that would run before the whole submission.
-  const buffer& state = scratch(ctx, "scan.state", (2 + 2 * max_tiles) * 4);
-  const buffer& carry = scratch(ctx, "scan.carry", (parts.size() + 1) * 4);
-  const buffer& dummy_in = scratch(ctx, "scan.dummy_in", 16);
-  const buffer& dummy_out = scratch(ctx, "scan.dummy_out", 16);
-  const std::uint32_t first_carry = a.init ? *a.init : m.identity_bits();
-  const binding init_block = rec.params(&first_carry, 4);
-  rec.copy_raw(init_block.buf, init_block.offset, carry.native(), 0, 4);
+  const buffer& state = scratch(ctx, "scan.state", (2 + 2 * words * max_tiles) * 4);
+  const buffer& carry = scratch(ctx, "scan.carry", (parts.size() + 1) * eb);
+  const buffer& dummy_in = scratch(ctx, "scan.dummy_in", 32);
+  const buffer& dummy_out = scratch(ctx, "scan.dummy_out", 32);
+  const std::uint64_t first_carry = a.init ? *a.init : m.identity_raw();
+  const binding init_block = rec.params(&first_carry, eb);
+  rec.copy_raw(init_block.buf, init_block.offset, carry.native(), 0, eb);
   for (std::size_t c = 0; c < parts.size(); ++c) {
     const chunk& ch = parts[c];
     std::uint64_t tiles = (ch.count + tile - 1) / tile;
@@ -74,10 +79,10 @@ void record_scan_decoupled(recorder& rec, const scan_args& a) {
     decoupled_params p{static_cast<std::uint32_t>(ch.count), static_cast<std::uint32_t>(tiles), gx,
                        a.kind == scan_kind::exclusive ? 1u : 0u, (c > 0 || a.init) ? 1u : 0u,
                        static_cast<std::uint32_t>(c), pol.spin, stress ? 1u : 0u};
-    rec.clear(state, 0, (2 + 2 * tiles) * 4);
+    rec.clear(state, 0, (2 + 2 * words * tiles) * 4);
     // Fewer than 4 elements: no whole vec4 to bind, so the vector views bind (unused) placeholders.
     auto vec = [&](const device_view& v, const buffer& placeholder) {
-      return ch.count / 4 ? binding{v.buf, v.offset + ch.first * 4, ch.count / 4 * 16} : bind(view_of(placeholder));
+      return ch.count / 4 ? binding{v.buf, v.offset + ch.first * eb, ch.count / 4 * 4 * eb} : bind(view_of(placeholder));
     };
     rec.dispatch(k, {rec.params(p), bind(a.in, ch.first, ch.count), vec(a.in, dummy_in), bind(a.out, ch.first, ch.count),
                      vec(a.out, dummy_out), bind(view_of(state)), bind(view_of(carry))},

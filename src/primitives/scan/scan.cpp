@@ -6,6 +6,7 @@
 
 #include <chrono>
 
+#include "primitives/copy/widen.hpp"
 #include "wgprim/error.hpp"
 
 namespace wgprim::detail {
@@ -16,7 +17,7 @@ bool scan_args::pairs() const {
 
 std::uint64_t scan_fallback_slots(const context& ctx, std::uint64_t n) {
   // The decoupled scan's chunks are whole tiles of at most 8 x 1,024 elements.
-  const std::uint64_t chunk = elements_per_binding(ctx, 4, 8192);
+  const std::uint64_t chunk = elements_per_binding(ctx, 8, 8192);  // 64-bit elements: the most chunks
   return (n + chunk - 1) / chunk + 1;
 }
 
@@ -36,13 +37,22 @@ std::string ran(const context& ctx, const scan_args& a) {
 }  // namespace
 
 void scan_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref& out, const monoid& m,
-              scan_kind kind, const std::uint32_t* init, const run_options& opt) {
-  if (cpu_backend::native(ctx)) {
+              scan_kind kind, const std::uint64_t* init, const run_options& opt) {
+  require_type(ctx, is_narrow(in.type) ? in.type : m.type(), "scan", /*narrow_ok=*/true, /*wide_ok=*/true);
+  if (is_narrow(in.type) && accumulation_type(in.type) != m.type())
+    throw error(errc::invalid_argument, std::string("scan: ") + dtype_name(in.type) + " elements accumulate in " +
+                                            dtype_name(accumulation_type(in.type)) + ", not " + dtype_name(m.type()));
+  if (m.type() == dtype::f64 && opt.accuracy != accuracy::fast)
+    throw error(errc::unsupported, std::string("accuracy::") + accuracy_name(opt.accuracy) +
+                                       " is for f32 sums; f64 scans are accumulated in f64 (accuracy::fast)");
+  if (cpu_backend::native(ctx)) {  // 32-bit elements only there (require_type): init fits one word
     if (encoder)
       throw error(errc::unsupported, "scan into a WGPUCommandEncoder needs a WebGPU context; this one runs the "
                                      "native CPU backend (call the scan without an encoder)");
-    return cpu_backend::scan(ctx, in, out, m, kind, init, opt);
+    const std::uint32_t init32 = init ? static_cast<std::uint32_t>(*init) : 0;
+    return cpu_backend::scan(ctx, in, out, m, kind, init ? &init32 : nullptr, opt);
   }
+  const std::uint32_t ob = dtype_bytes(m.type());
   using clock = std::chrono::steady_clock;
   if (in.on_device != out.on_device)
     throw error(errc::invalid_argument, "scan: input and output must both be on the device or both on the host");
@@ -64,8 +74,8 @@ void scan_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, con
   buffer up, down;
   if (!in.on_device) {
     a.in = upload_host(ctx, in, up, &upload_ms);
-    down = ctx.create_buffer(in.count * 4);
-    a.out = view_of(down, in.count);
+    down = ctx.create_buffer(in.count * ob);
+    a.out = view_of(down, in.count, ob);
   }
   const bool own = encoder == nullptr;
   recorder rec = own ? recorder(ctx, opt.timestamps || opt.stats) : recorder(ctx, encoder);
@@ -73,6 +83,13 @@ void scan_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, con
   bindable_output o = bindable_output_of(rec, a.out);
   a.out = o.view;
   a.in = bindable_input(rec, a.in, temps, &a.out);
+  if (is_narrow(in.type)) {
+    // Packed storage types are widened into a temporary of their accumulation type first (one extra pass).
+    temps.push_back(ctx.create_buffer(in.count * ob));
+    const device_view wide = view_of(temps.back(), in.count, ob);
+    record_widen(rec, a.in, in.type, wide);
+    a.in = wide;
+  }
   buffer fallbacks;
   if (own && opt.stats && !a.pairs() && name == "decoupled") {
     fallbacks = ctx.create_buffer(scan_fallback_slots(ctx, in.count) * 4);
@@ -97,7 +114,7 @@ void scan_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, con
   }
   if (!in.on_device) {
     auto t1 = clock::now();
-    ctx.read(down, 0, out.host_out, in.count * 4);
+    ctx.read(down, 0, out.host_out, in.count * ob);
     if (opt.stats) opt.stats->download_ms = std::chrono::duration<double, std::milli>(clock::now() - t1).count();
   }
 }

@@ -10,7 +10,7 @@ struct scan_args {
   device_view in, out;            // bindable, distinct buffers; in.count == out.count > 0
   const monoid* m;
   scan_kind kind;
-  const std::uint32_t* init;      // may be null: the scan starts from combine(init, ...) (a carry into tile 0)
+  const std::uint64_t* init;      // may be null: the scan starts from combine(init, ...) (a carry into tile 0)
   const run_options* opt;
   const buffer* fallbacks;        // decoupled: per-chunk look-back fallback counts land here (may be null)
   bool pairs() const;             // double-word accumulation (compensated / reproducible f32 sums)

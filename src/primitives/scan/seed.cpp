@@ -82,9 +82,9 @@ void record_scan_seed(recorder& rec, const scan_args& a) {
   const auto& k_scan_sums = get_kernel(ctx, scan_seed_blocks_spec, src_sums, trusted);
   const auto& k_add_sums = get_kernel(ctx, scan_seed_add_spec, src_sums, trusted);
   const auto& k_carry = get_kernel(ctx, scan_seed_carry_spec, src_sums, trusted);
-  const std::uint32_t acc_bytes = dw ? 8 : 4;
+  const std::uint32_t acc_bytes = dw ? 8 : dtype_bytes(m.type());
 
-  std::uint64_t per_chunk = elements_per_binding(ctx);
+  std::uint64_t per_chunk = elements_per_binding(ctx, acc_bytes);
   if (dw) per_chunk = std::min<std::uint64_t>(per_chunk, std::uint64_t(1) << 22);
   const auto parts = chunks_of(n, per_chunk);
 
@@ -102,8 +102,9 @@ void record_scan_seed(recorder& rec, const scan_args& a) {
   if (parts.size() > 1 || a.init) {
     carry = ctx.create_buffer(acc_bytes);
     // A pair's init is (init, 0); without init the first chunk does not read the carry.
-    std::uint32_t first[2] = {a.init ? *a.init : (dw ? 0u : m.identity_bits()), 0u};
-    wgpu_write(ctx, carry.native(), 0, first, acc_bytes);
+    // (A 64-bit type's init is its 8 bytes.)
+    const std::uint64_t first = a.init ? (dw ? *a.init & 0xffffffffu : *a.init) : (dw ? 0u : m.identity_raw());
+    wgpu_write(ctx, carry.native(), 0, &first, acc_bytes);
   }
   for (std::size_t c = 0; c < parts.size(); ++c) {
     const chunk& ch = parts[c];

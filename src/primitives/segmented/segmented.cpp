@@ -80,6 +80,8 @@ void check_common(context& ctx, const range_ref& in, const range_ref& offsets, c
 
 void segmented_scan_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref& offsets,
                         const range_ref& out, const monoid& m, scan_kind kind, const run_options& opt) {
+  require_type(ctx, in.type, "segmented scan");
+  require_type(ctx, m.type(), "segmented scan");
   const char* what = "segmented scan";
   // A custom operator is checked as the plain scan checks it (tiles keep the order: associativity suffices).
   if (opt.check_operator) m.check(/*need_commutative=*/false);
@@ -133,6 +135,8 @@ void segmented_scan_run(context& ctx, WGPUCommandEncoder encoder, const range_re
 
 void segmented_reduce_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref& offsets,
                           const range_ref& out, const monoid& m, const run_options& opt) {
+  require_type(ctx, in.type, "segmented reduce");
+  require_type(ctx, m.type(), "segmented reduce");
   const char* what = "segmented reduce";
   if (opt.check_operator) m.check(/*need_commutative=*/false);
   check_common(ctx, in, offsets, out, what);
@@ -189,6 +193,10 @@ void segmented_reduce_run(context& ctx, WGPUCommandEncoder encoder, const range_
 std::uint64_t reduce_by_key_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& keys, dtype key_type,
                                 const range_ref* values, const range_ref& unique_keys, const range_ref& sums,
                                 const monoid& m, const range_ref* runs_out, const run_options& opt) {
+  require_type(ctx, keys.type, values ? "reduce_by_key" : "run_length_encode");
+  require_type(ctx, key_type, values ? "reduce_by_key" : "run_length_encode");
+  require_type(ctx, m.type(), values ? "reduce_by_key" : "run_length_encode");
+  if (values) require_type(ctx, values->type, "reduce_by_key");
   const char* what = values ? "reduce_by_key" : "run_length_encode";
   if (values && opt.check_operator) m.check(/*need_commutative=*/false);
   const bool native = cpu_backend::native(ctx);

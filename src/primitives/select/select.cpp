@@ -34,6 +34,8 @@ const char* op_name(select_mode mode, bool partition) {
 std::uint64_t select_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref* flags,
                          const range_ref& out, const range_ref* count, select_mode mode, bool partition, dtype type,
                          const predicate* pred, const run_options& opt) {
+  require_type(ctx, in.type, "select");
+  require_type(ctx, type, "select");
   using clock = std::chrono::steady_clock;
   const std::string what = op_name(mode, partition);
   auto fail = [&](const std::string& why) { return error(errc::invalid_argument, what + ": " + why); };

@@ -127,12 +127,15 @@ void check_range(const context& ctx, const range_ref& r, const char* what) {
 }
 
 void key_format(dtype t, std::uint32_t& words, sort_key_kind& kind) {
-  words = 1;
+  // 64-bit keys sort as two 32-bit words (no shader-int64 needed); f16/u8/i8 keys are not supported yet.
+  words = is_wide(t) ? 2 : 1;
   switch (t) {
-    case dtype::u32: kind = sort_key_kind::unsigned_int; return;
-    case dtype::i32: kind = sort_key_kind::signed_int; return;
-    case dtype::f32: kind = sort_key_kind::floating; return;
-    default: throw error(errc::unsupported, std::string("sort: keys of type ") + dtype_name(t) + " are not supported");
+    case dtype::u32: case dtype::u64: kind = sort_key_kind::unsigned_int; return;
+    case dtype::i32: case dtype::i64: kind = sort_key_kind::signed_int; return;
+    case dtype::f32: case dtype::f64: kind = sort_key_kind::floating; return;
+    default:
+      throw error(errc::unsupported, std::string("sort: keys of type ") + dtype_name(t) +
+                                         " are not supported (f32, i32, u32, f64, i64, u64)");
   }
 }
 
@@ -278,6 +281,9 @@ void sort_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& keys_in
   std::uint32_t words;
   sort_key_kind kind;
   key_format(key_type, words, kind);
+  if (vals_in && dtype_bytes(vals_in->type) != 4)
+    throw error(errc::unsupported, std::string("sort: values of type ") + dtype_name(vals_in->type) +
+                                       " are not supported (values are 32-bit)");
   sort_words(ctx, encoder, keys_in, keys_out, vals_in, vals_out, words, kind, ord, opt);
 }
 

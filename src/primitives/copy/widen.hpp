@@ -1,0 +1,12 @@
+// Packed storage types (f16, u8, i8) widened into their accumulation type (f32, u32, i32) on the device.
+#pragma once
+#include "primitives/primitive.hpp"
+
+namespace wgprim::detail {
+
+/// Records the widening of in.count elements of type t (packed, in.offset 256-byte aligned) into `out`
+/// (in.count elements of accumulation_type(t), aligned).
+void record_widen(recorder& rec, const device_view& in, dtype t, const device_view& out);
+extern const kernel_spec widen_spec;
+
+}  // namespace wgprim::detail
