@@ -31,6 +31,12 @@ npy(d + '/i.npy', 'i4', 'i', [r.randint(-1000, 1000) for _ in range(n)])
 npy(d + '/f.npy', 'f4', 'f', [r.uniform(-1, 1) * 2.0 ** r.randint(-30, 30) for _ in range(n)])
 npy(d + '/skew.npy', 'u4', 'I', [7 if r.random() < 0.9 else r.getrandbits(32) for _ in range(n)])
 npy(d + '/short.npy', 'u4', 'I', [1] * 1000)
+# f32 bits with NaNs (two payloads), signed zeros, infinities and repeats: the descending sort's order and stability
+specials = [0x7fc00000, 0xffc00001, 0x80000000, 0, 0x7f800000, 0xff800000, 0x3f800000]
+npy(d + '/fs.npy', 'u4', 'I', [r.choice(specials) if r.random() < 0.3 else r.getrandbits(32) & 0xbfffffff
+                                for _ in range(5003)])
+b = bytearray(open(d + '/fs.npy', 'rb').read()); b = b.replace(b"'<u4'", b"'<f4'", 1)
+open(d + '/fs.npy', 'wb').write(bytes(b))
 EOF
 # short.npy: a header that promises 2000 values, 1000 present (a slice beyond the end fails on its rank only)
 python3 - "$tmp/short.npy" <<'EOF'
@@ -45,6 +51,7 @@ ref_f=$("$cli" reduce --input "$tmp/f.npy" --accuracy reproducible --json | json
 "$cli" scan --input "$tmp/i.npy" --exclusive --output "$tmp/ref_scan.npy" > /dev/null || fail "one-process scan"
 "$cli" sort --input "$tmp/f.npy" --output "$tmp/ref_sort.npy" > /dev/null || fail "one-process sort"
 "$cli" sort --input "$tmp/skew.npy" --output "$tmp/ref_skew.npy" > /dev/null || fail "one-process sort (skewed)"
+"$cli" sort --input "$tmp/fs.npy" --descending --output "$tmp/ref_desc.npy" > /dev/null || fail "one-process sort desc"
 
 check_all() {  # $1: label; the rest: how to launch (e.g. "run_np 3" or "$cli" with --adapters added at the end)
   local label=$1; shift
@@ -70,6 +77,9 @@ def load(p):
 k, idx = load(sys.argv[1]), load(sys.argv[2])
 sys.exit(0 if idx == sorted(range(len(k)), key=lambda i: k[i]) else 1)
 EOF
+  # descending (NaNs first, +0.0 before -0.0, equal bits in input order: compared byte for byte)
+  "$@" sort --input "$tmp/fs.npy" --descending --output "$tmp/desc.npy" ${extra:-} > /dev/null || fail "$label desc"
+  cmp -s "$tmp/desc.npy" "$tmp/ref_desc.npy" || fail "$label descending sort output differs"
   echo "$label: skewed sort imbalance $(echo "$j" | json_get imbalance)"
 }
 

@@ -242,6 +242,45 @@ TEST(Mpi, SortMatchesTheOneProcessSort) {
       }
 }
 
+// Descending: the same shapes (f32 NaNs, signed zeros, infinities; few distinct; all equal), sizes 0, 1 and one
+// that splits unevenly, keys with their input positions, against the CPU twin's descending stable sort.
+TEST(Mpi, DescendingSortMatchesTheCpuTwin) {
+  const int p = ranks();
+  for (dtype t : {dtype::u32, dtype::i32, dtype::f32})
+    for (int shape : {0, 1, 2})
+      for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(3001)}) {
+        const auto data = sort_keys(t, n, shape, static_cast<std::uint32_t>(n) * 7 + shape);
+        const auto b = split_of(n, p, all_splits[(n + shape + 1) % all_splits.size()], 29);
+        with_type(t, [&](auto tag) {
+          using T = decltype(tag);
+          const auto keys = slice<T>(data, b);
+          std::vector<std::uint32_t> index(keys.size());
+          std::iota(index.begin(), index.end(), static_cast<std::uint32_t>(b[my_rank()]));
+          std::vector<T> ko;
+          std::vector<std::uint32_t> vo;
+          dist_stats st;
+          mpi::sort_pairs(ctx(), MPI_COMM_WORLD, keys, index, ko, vo, order::descending, {}, &st);
+          ASSERT_EQ(ko.size(), vo.size());
+          EXPECT_EQ(std::accumulate(st.counts.begin(), st.counts.end(), std::uint64_t(0)), n);
+          // balanced as the ascending sort (a partition that sent everything to one rank would still sort right)
+          if (n >= 3000)
+            for (auto c : st.counts) EXPECT_LE(c, n / p + n / 16 + 64) << "n=" << n << " shape " << shape;
+          const auto keys_all = gather(as_bits(ko));
+          const auto vals_all = gather(vo);
+          const bool keys_only = shape == 0 && n == 3001;
+          const auto k_only =
+              keys_only ? gather(as_bits(mpi::sort(ctx(), MPI_COMM_WORLD, keys, order::descending))) : keys_all;
+          if (my_rank() != 0) return;
+          std::vector<std::uint32_t> want_k(data), want_v(n);
+          std::iota(want_v.begin(), want_v.end(), 0u);
+          cpu::stable_sort(want_k.data(), n, t, /*descending=*/true, want_v.data());
+          EXPECT_EQ(keys_all, want_k) << dtype_name(t) << " shape " << shape << " n=" << n;
+          EXPECT_EQ(vals_all, want_v) << dtype_name(t) << " shape " << shape << " n=" << n;
+          EXPECT_EQ(k_only, want_k);
+        });
+      }
+}
+
 TEST(Mpi, OneRankFailingFailsEveryRankWithItsMessage) {
   const int p = ranks();
   const std::vector<std::uint32_t> part(100, 1);
@@ -272,6 +311,18 @@ TEST(Mpi, DifferentOperatorsOnRanksAreRefused) {
   } catch (const error& e) {
     EXPECT_EQ(e.code(), errc::invalid_argument);
     EXPECT_NE(std::string(e.what()).find("different operators"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Mpi, DifferentSortOrdersOnRanksAreRefused) {
+  if (ranks() == 1) GTEST_SKIP() << "needs two ranks";
+  const std::vector<std::uint32_t> part(10, 1);
+  try {
+    (void)mpi::sort(ctx(), MPI_COMM_WORLD, part, my_rank() == 1 ? order::descending : order::ascending);
+    ADD_FAILURE() << "no error";
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), errc::invalid_argument);
+    EXPECT_NE(std::string(e.what()).find("sort orders"), std::string::npos) << e.what();
   }
 }
 

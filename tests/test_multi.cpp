@@ -85,6 +85,69 @@ TEST(Multi, ScanAndSortAcrossSevenParticipants) {
   EXPECT_EQ(got, want_sorted);
 }
 
+// Keys for the descending sort: random bits with f32 specials (two NaN payloads, both zeros, both infinities), few
+// distinct values, or all equal, so that order and stability (equal keys, NaNs) are both checked.
+std::vector<std::uint32_t> descending_keys(dtype t, std::size_t n, int shape, std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  const std::uint32_t specials[] = {0x7fc00000u, 0xffc00001u, 0x80000000u, 0u, 0x7f800000u, 0xff800000u};
+  std::vector<std::uint32_t> k(n);
+  for (auto& x : k) {
+    if (shape == 0) x = t == dtype::f32 && rng() % 4 == 0 ? specials[rng() % 6] : rng();
+    else if (shape == 1) x = t == dtype::f32 ? specials[rng() % 6] : rng() % 3;
+    else x = t == dtype::f32 ? 0x7fc00000u : 0x80000000u;
+  }
+  return k;
+}
+
+TEST(Multi, DescendingSortMatchesTheCpuTwin) {
+  const int ks[] = {3, 7, 2, 4};
+  int round = 0;
+  for (dtype t : {dtype::u32, dtype::i32, dtype::f32})
+    for (int shape : {0, 1, 2})
+      for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(2), std::size_t(3001)}) {
+        const int k = ks[round % 4];
+        const auto data = descending_keys(t, n, shape, static_cast<std::uint32_t>(n * 5 + shape));
+        const auto b = random_bounds(n, k, 40 + round++);
+        std::vector<std::vector<std::uint32_t>> ko(k), vo(k), keys_only(k);
+        const bool with_keys_only = shape == 0 && n == 3001;
+        with_type(t, [&](auto tag) {
+          using T = decltype(tag);
+          multi::run(k, [&](int r, communicator& c) {
+            std::vector<T> keys(b[r + 1] - b[r]), kout;
+            if (!keys.empty()) std::memcpy(keys.data(), data.data() + b[r], keys.size() * 4);
+            std::vector<std::uint32_t> index(keys.size());
+            std::iota(index.begin(), index.end(), static_cast<std::uint32_t>(b[r]));
+            dist_stats st;
+            dist::sort_pairs(pool()[r], c, keys, index, kout, vo[r], order::descending, {}, &st);
+            // balanced as the ascending sort (a partition that sent everything to one part would still sort right)
+            if (n >= 3000) EXPECT_LE(st.count, n / k + n / 16 + 64) << "k=" << k << " shape " << shape;
+            ko[r].resize(kout.size());
+            if (!kout.empty()) std::memcpy(ko[r].data(), kout.data(), kout.size() * 4);
+            if (with_keys_only) {
+              const std::vector<T> only = dist::sort(pool()[r], c, keys, order::descending);
+              keys_only[r].resize(only.size());
+              if (!only.empty()) std::memcpy(keys_only[r].data(), only.data(), only.size() * 4);
+            }
+          });
+        });
+        std::vector<std::uint32_t> got_k, got_v, got_only;
+        for (int r = 0; r < k; ++r) {
+          ASSERT_EQ(ko[r].size(), vo[r].size());
+          got_k.insert(got_k.end(), ko[r].begin(), ko[r].end());
+          got_v.insert(got_v.end(), vo[r].begin(), vo[r].end());
+          got_only.insert(got_only.end(), keys_only[r].begin(), keys_only[r].end());
+        }
+        std::vector<std::uint32_t> want_k(data), want_v(n);
+        std::iota(want_v.begin(), want_v.end(), 0u);
+        cpu::stable_sort(want_k.data(), n, t, /*descending=*/true, want_v.data());
+        const std::string what = std::string(dtype_name(t)) + " shape " + std::to_string(shape) +
+                                 " n=" + std::to_string(n) + " k=" + std::to_string(k);
+        EXPECT_EQ(got_k, want_k) << what;
+        EXPECT_EQ(got_v, want_v) << what;
+        if (with_keys_only) EXPECT_EQ(got_only, want_k) << what;
+      }
+}
+
 TEST(Multi, TwoContextsOnOneAdapterThroughTheDeviceSet) {
   multi::device_set set = multi::open("#0,#0");
   ASSERT_EQ(set.contexts.size(), 2u);
@@ -104,6 +167,8 @@ TEST(Multi, TwoContextsOnOneAdapterThroughTheDeviceSet) {
   std::vector<std::uint32_t> s = v;
   std::sort(s.begin(), s.end());
   EXPECT_EQ(multi::sort(set, v), s);
+  std::reverse(s.begin(), s.end());  // u32 keys: equal keys are equal bits, so the reverse is the stable descending
+  EXPECT_EQ(multi::sort(set, v, order::descending), s);
 }
 
 TEST(Multi, SplitAndOpenRefuseNonsense) {

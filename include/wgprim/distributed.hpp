@@ -15,6 +15,7 @@
 //   float s = wgprim::dist::reduce(ctx, comm, my_part);                        // the same on every rank
 //   wgprim::dist::inclusive_scan(ctx, comm, my_part, my_out);                  // my_out: my part of the scan
 //   std::vector<float> mine = wgprim::dist::sort(ctx, comm, my_keys);          // my part of the sorted array
+//   auto down = wgprim::dist::sort(ctx, comm, my_keys, wgprim::order::descending);
 #pragma once
 #include <chrono>
 #include <cstdint>
@@ -84,7 +85,7 @@ bool dist_commutes(const monoid& m);
 std::uint32_t dist_last_bits(context& ctx, const range_ref& r);
 void dist_sort_run(context& ctx, communicator& c, dtype key_type, const std::uint32_t* keys,
                    const std::uint32_t* vals, std::size_t n, std::vector<std::uint32_t>& keys_out,
-                   std::vector<std::uint32_t>* vals_out, const run_options& opt, dist_stats* st);
+                   std::vector<std::uint32_t>* vals_out, order o, const run_options& opt, dist_stats* st);
 inline double ms_between(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
 }
@@ -196,36 +197,50 @@ void exclusive_scan(context& ctx, communicator& comm, const In& local, Out&& out
   scan(ctx, comm, local, std::forward<Out>(out), scan_kind::exclusive, o, opt, st);
 }
 
-/// Sample sort: returns this rank's part of the ascending sort of the whole array (key order as wgprim::sort;
-/// stable: equal keys keep their global input order, so the concatenation of the parts in rank order is exactly
-/// the one-process wgprim::sort). Parts hold about n/p keys each (regular sampling: at most about 2 n/p even on
-/// skewed keys; ties are broken by input position, so even all-equal keys split evenly); st->counts has them all.
+/// Sample sort: returns this rank's part of the sort of the whole array in order `o` (key order as wgprim::sort:
+/// descending is the reverse order of distinct keys, f32 NaNs first; stable either way: equal keys keep their global
+/// input order, so the concatenation of the parts in rank order is exactly the one-process wgprim::sort). Parts hold
+/// about n/p keys each (regular sampling: at most about 2 n/p even on skewed keys; ties are broken by input position,
+/// so even all-equal keys split evenly); st->counts has them all. Every rank passes the same order.
 template <class T>
-std::vector<T> sort(context& ctx, communicator& comm, const std::vector<T>& local, const run_options& opt = {},
-                    dist_stats* st = nullptr) {
+std::vector<T> sort(context& ctx, communicator& comm, const std::vector<T>& local, order o = order::ascending,
+                    const run_options& opt = {}, dist_stats* st = nullptr) {
   std::vector<std::uint32_t> out;
-  detail::dist_sort_run(ctx, comm, dtype_of<T>::value, detail::bits_of(local), nullptr, local.size(), out, nullptr,
+  detail::dist_sort_run(ctx, comm, dtype_of<T>::value, detail::bits_of(local), nullptr, local.size(), out, nullptr, o,
                         opt, st);
   std::vector<T> r(out.size());
   if (!out.empty()) std::memcpy(r.data(), out.data(), out.size() * 4);
   return r;
 }
+/// Ascending (the signature before `order` was added).
+template <class T>
+std::vector<T> sort(context& ctx, communicator& comm, const std::vector<T>& local, const run_options& opt,
+                    dist_stats* st = nullptr) {
+  return dist::sort(ctx, comm, local, order::ascending, opt, st);
+}
 /// Pairs: the values (any 32-bit type) travel with their keys.
 template <class K, class V>
 void sort_pairs(context& ctx, communicator& comm, const std::vector<K>& keys, const std::vector<V>& values,
-                std::vector<K>& keys_out, std::vector<V>& values_out, const run_options& opt = {},
-                dist_stats* st = nullptr) {
+                std::vector<K>& keys_out, std::vector<V>& values_out, order o = order::ascending,
+                const run_options& opt = {}, dist_stats* st = nullptr) {
   static_assert(sizeof(V) == 4, "wgprim: values are 32-bit");
   if (keys.size() != values.size())
     throw error(errc::invalid_argument, "sort_pairs: " + std::to_string(keys.size()) + " keys but " +
                                             std::to_string(values.size()) + " values");
   std::vector<std::uint32_t> ko, vo;
   detail::dist_sort_run(ctx, comm, dtype_of<K>::value, detail::bits_of(keys), detail::bits_of(values), keys.size(),
-                        ko, &vo, opt, st);
+                        ko, &vo, o, opt, st);
   keys_out.resize(ko.size());
   values_out.resize(vo.size());
   if (!ko.empty()) std::memcpy(keys_out.data(), ko.data(), ko.size() * 4);
   if (!vo.empty()) std::memcpy(values_out.data(), vo.data(), vo.size() * 4);
+}
+/// Ascending (the signature before `order` was added).
+template <class K, class V>
+void sort_pairs(context& ctx, communicator& comm, const std::vector<K>& keys, const std::vector<V>& values,
+                std::vector<K>& keys_out, std::vector<V>& values_out, const run_options& opt,
+                dist_stats* st = nullptr) {
+  dist::sort_pairs(ctx, comm, keys, values, keys_out, values_out, order::ascending, opt, st);
 }
 
 }  // namespace dist

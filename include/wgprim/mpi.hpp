@@ -8,6 +8,7 @@
 //   wgprim::mpi::inclusive_scan(ctx, MPI_COMM_WORLD, my_part, my_out);            // local reduce -> MPI_Exscan of
 //                                                                                 // the totals -> seeded local scan
 //   std::vector<float> mine = wgprim::mpi::sort(ctx, MPI_COMM_WORLD, my_keys);     // sample sort, MPI_Alltoallv
+//   auto down = wgprim::mpi::sort(ctx, MPI_COMM_WORLD, my_keys, wgprim::order::descending);  // largest first
 //
 // The operator's combine runs as a user-defined MPI_Op (commutative when the monoid is); a custom operator is
 // built by every rank from the same text, and the ranks check that they agree. accuracy::reproducible f32 sums
@@ -84,18 +85,30 @@ void exclusive_scan(context& ctx, MPI_Comm comm, const In& local, Out&& out, con
   communicator c(comm);
   dist::exclusive_scan(ctx, c, local, std::forward<Out>(out), o, opt, st);
 }
+/// The sample sort of wgprim/distributed.hpp (dist::sort): this rank's part of the stable sort in order `o`.
 template <class T>
-std::vector<T> sort(context& ctx, MPI_Comm comm, const std::vector<T>& local, const run_options& opt = {},
-                    dist_stats* st = nullptr) {
+std::vector<T> sort(context& ctx, MPI_Comm comm, const std::vector<T>& local, order o = order::ascending,
+                    const run_options& opt = {}, dist_stats* st = nullptr) {
   communicator c(comm);
-  return dist::sort(ctx, c, local, opt, st);
+  return dist::sort(ctx, c, local, o, opt, st);
+}
+template <class T>
+std::vector<T> sort(context& ctx, MPI_Comm comm, const std::vector<T>& local, const run_options& opt,
+                    dist_stats* st = nullptr) {
+  return mpi::sort(ctx, comm, local, order::ascending, opt, st);
 }
 template <class K, class V>
 void sort_pairs(context& ctx, MPI_Comm comm, const std::vector<K>& keys, const std::vector<V>& values,
-                std::vector<K>& keys_out, std::vector<V>& values_out, const run_options& opt = {},
-                dist_stats* st = nullptr) {
+                std::vector<K>& keys_out, std::vector<V>& values_out, order o = order::ascending,
+                const run_options& opt = {}, dist_stats* st = nullptr) {
   communicator c(comm);
-  dist::sort_pairs(ctx, c, keys, values, keys_out, values_out, opt, st);
+  dist::sort_pairs(ctx, c, keys, values, keys_out, values_out, o, opt, st);
+}
+template <class K, class V>
+void sort_pairs(context& ctx, MPI_Comm comm, const std::vector<K>& keys, const std::vector<V>& values,
+                std::vector<K>& keys_out, std::vector<V>& values_out, const run_options& opt,
+                dist_stats* st = nullptr) {
+  mpi::sort_pairs(ctx, comm, keys, values, keys_out, values_out, order::ascending, opt, st);
 }
 
 /// Whether this process was started by an MPI launcher (mpirun / mpiexec / srun with PMIx: OMPI_COMM_WORLD_SIZE,

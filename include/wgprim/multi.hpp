@@ -84,21 +84,27 @@ std::vector<T> exclusive_scan(device_set& set, const std::vector<T>& in, const o
   return scan(set, in, scan_kind::exclusive, o, opt, stats);
 }
 
-/// Ascending stable sort of `in` over every context of the set (a sample sort between them).
+/// Stable sort of `in` in order `o` over every context of the set (a sample sort between them): the same result as
+/// the one-process wgprim::sort.
 template <class T>
-std::vector<T> sort(device_set& set, const std::vector<T>& in, const run_options& opt = {},
-                    std::vector<dist_stats>* stats = nullptr) {
+std::vector<T> sort(device_set& set, const std::vector<T>& in, order o = order::ascending,
+                    const run_options& opt = {}, std::vector<dist_stats>* stats = nullptr) {
   const int k = static_cast<int>(set.contexts.size());
   std::vector<std::vector<T>> parts(k);
   if (stats) stats->assign(k, {});
   detail::run_parts(set, in.size(), [&](context& ctx, communicator& c, std::size_t first, std::size_t n, int r) {
     const std::vector<T> mine(in.begin() + first, in.begin() + first + n);
-    parts[r] = dist::sort(ctx, c, mine, opt, stats ? &(*stats)[r] : nullptr);
+    parts[r] = dist::sort(ctx, c, mine, o, opt, stats ? &(*stats)[r] : nullptr);
   });
   std::vector<T> out;
   out.reserve(in.size());
   for (auto& p : parts) out.insert(out.end(), p.begin(), p.end());
   return out;
+}
+template <class T>
+std::vector<T> sort(device_set& set, const std::vector<T>& in, const run_options& opt,
+                    std::vector<dist_stats>* stats = nullptr) {
+  return multi::sort(set, in, order::ascending, opt, stats);
 }
 
 }  // namespace wgprim::multi

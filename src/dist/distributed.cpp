@@ -94,8 +94,8 @@ void communicator::agree(std::exception_ptr failure, std::uint64_t fingerprint) 
   }
   if (differs >= 0)
     throw error(errc::invalid_argument, "ranks 0 and " + std::to_string(differs) +
-                                            " called with different operators or element types (every rank must "
-                                            "build the same operator)");
+                                            " called with different operators, element types or sort orders "
+                                            "(every rank must build the same operator)");
 }
 
 namespace detail {
@@ -182,7 +182,7 @@ std::uint32_t dist_last_bits(context& ctx, const range_ref& r) {
 
 void dist_sort_run(context& ctx, communicator& c, dtype key_type, const std::uint32_t* keys,
                    const std::uint32_t* vals, std::size_t n, std::vector<std::uint32_t>& keys_out,
-                   std::vector<std::uint32_t>* vals_out, const run_options& opt, dist_stats* st) {
+                   std::vector<std::uint32_t>* vals_out, order o, const run_options& opt, dist_stats* st) {
   const auto t0 = clock_type::now();
   double local_ms = 0;
   const int p = c.size(), me = c.rank();
@@ -200,9 +200,9 @@ void dist_sort_run(context& ctx, communicator& c, dtype key_type, const std::uin
         range_ref vr;
         vr.host = vr.host_out = v->data();
         vr.count = v->size();
-        sort_run(ctx, nullptr, kr, kr, &vr, &vr, key_type, order::ascending, opt);
+        sort_run(ctx, nullptr, kr, kr, &vr, &vr, key_type, o, opt);
       } else {
-        sort_run(ctx, nullptr, kr, kr, nullptr, nullptr, key_type, order::ascending, opt);
+        sort_run(ctx, nullptr, kr, kr, nullptr, nullptr, key_type, o, opt);
       }
     }
     local_ms += ms_between(a, clock_type::now());
@@ -216,7 +216,13 @@ void dist_sort_run(context& ctx, communicator& c, dtype key_type, const std::uin
   } catch (...) {
     failure = dist_failure(std::current_exception());
   }
-  c.agree(failure, 0x5047u + static_cast<std::uint64_t>(key_type) * 2 + (pairs ? 1 : 0));
+  const bool descending = o == order::descending;
+  c.agree(failure,
+          0x5047u + static_cast<std::uint64_t>(key_type) * 2 + (pairs ? 1 : 0) + (descending ? 0x10000u : 0));
+  // The sampling and the partition work on keys mapped so that the local sort's order is ascending: descending is
+  // the reverse order of distinct keys (NaNs, all equal, first) with equal keys still in input order, which is the
+  // ascending order of ~ordered(key) with the same ties; the (rank, position) tie-break is then unchanged.
+  auto key_of = [&](std::uint32_t b) { return descending ? ~ordered(key_type, b) : ordered(key_type, b); };
 
   // Regular samples of every rank's sorted part, weighted by the elements each stands for, so that unequal parts
   // (an empty rank, an uneven split) still give parts of about n/p.
@@ -227,7 +233,7 @@ void dist_sort_run(context& ctx, communicator& c, dtype key_type, const std::uin
     // Sample j stands for the sorted positions [j n / taken, (j + 1) n / taken); it is the middle one.
     const std::uint64_t lo = j * n / taken, hi = (j + 1) * n / taken;
     const std::uint64_t pos = lo + (hi - lo) / 2;
-    mine[j] = sample{ordered(key_type, k[pos]), static_cast<std::uint32_t>(me), pos, hi - lo};
+    mine[j] = sample{key_of(k[pos]), static_cast<std::uint32_t>(me), pos, hi - lo};
   }
   const auto t1 = clock_type::now();
   const std::vector<std::uint8_t> gathered = c.allgather(mine.data(), s * sizeof(sample));
@@ -255,7 +261,7 @@ void dist_sort_run(context& ctx, communicator& c, dtype key_type, const std::uin
   // Where each splitter falls in this rank's sorted part (elements strictly before it in the (key, rank, position)
   // order).
   std::vector<std::uint32_t> ord(k.size());
-  for (std::size_t i = 0; i < k.size(); ++i) ord[i] = ordered(key_type, k[i]);
+  for (std::size_t i = 0; i < k.size(); ++i) ord[i] = key_of(k[i]);
   std::vector<std::uint64_t> bound(p + 1, 0);
   bound[p] = n;
   for (int d = 1; d < p; ++d) {

@@ -34,7 +34,8 @@ namespace {
 struct dist_cli {
   std::string cmd, input, generate, type, op = "sum", identity, accuracy = "fast", algorithm, output, adapter,
                                           adapters, values_output;
-  bool json = false, exclusive = false, no_check = false, per_rank = false, adapter_per_rank = false;
+  bool json = false, exclusive = false, no_check = false, per_rank = false, adapter_per_rank = false,
+       descending = false;
   int repeat = 1;
 };
 
@@ -194,11 +195,12 @@ void rank_body(context& ctx, communicator& comm, const dist_cli& o, const plan& 
         comm.agree(nullptr, 0);  // start together
         dist_stats st;
         std::vector<T> ko;
+        const order ord = o.descending ? order::descending : order::ascending;
         if (o.values_output.empty()) {
-          ko = dist::sort(ctx, comm, keys, ro, &st);
+          ko = dist::sort(ctx, comm, keys, ord, ro, &st);
         } else {
           std::vector<std::uint32_t> vo;
-          dist::sort_pairs(ctx, comm, keys, index, ko, vo, ro, &st);
+          dist::sort_pairs(ctx, comm, keys, index, ko, vo, ord, ro, &st);
           out_values = std::move(vo);
         }
         out_bits.assign(reinterpret_cast<const std::uint32_t*>(ko.data()),
@@ -315,6 +317,7 @@ void rank_body(context& ctx, communicator& comm, const dist_cli& o, const plan& 
   if (f32_sum) report["accuracy"] = o.accuracy;
   if (o.cmd == "reduce") put_value(report, "result", t, value_bits);
   if (o.cmd == "scan") report["kind"] = o.exclusive ? "exclusive" : "inclusive";
+  if (o.cmd == "sort") report["order"] = o.descending ? "descending" : "ascending";
   if (o.cmd == "sort") report["imbalance"] = pl.n ? max_out / (static_cast<double>(pl.n) / p) : 1.0;
   if (!o.output.empty() && o.cmd != "reduce") report["output"] = o.output;
   if (slowest > 0) report["gb_per_s"] = static_cast<double>(pl.n) * 4 * (o.cmd == "reduce" ? 1 : 2) / slowest / 1e6;
@@ -412,8 +415,10 @@ CLI::App* make_app(CLI::App& app, dist_cli& o) {
       s->add_option("--accuracy", o.accuracy, "f32 sums: fast | compensated | reproducible");
     }
     if (std::string(name) == "scan") s->add_flag("--exclusive", o.exclusive, "exclusive scan");
-    if (std::string(name) == "sort")
+    if (std::string(name) == "sort") {
       s->add_option("--values-output", o.values_output, "sort pairs (key, input position): the positions (.npy u32)");
+      s->add_flag("--descending", o.descending, "largest first (still stable; f32 NaNs first)");
+    }
   }
   return &app;
 }
