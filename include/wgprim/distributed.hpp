@@ -106,6 +106,7 @@ T reduce(context& ctx, communicator& comm, const R& local, const op& o = op::sum
          dist_stats* st = nullptr) {
   using clock = std::chrono::steady_clock;
   const auto t0 = clock::now();
+  static_assert(sizeof(T) == 4, "wgprim: the distributed primitives take 32-bit elements (f32, i32, u32)");
   const monoid m(o, dtype_of<T>::value);
   const bool exact = dtype_of<T>::value == dtype::f32 && m.is_sum() && opt.accuracy == accuracy::reproducible;
   std::exception_ptr failure;
@@ -142,6 +143,7 @@ void scan(context& ctx, communicator& comm, const In& local, Out&& out, scan_kin
   using T = detail::range_value_t<In>;
   using clock = std::chrono::steady_clock;
   const auto t0 = clock::now();
+  static_assert(sizeof(T) == 4, "wgprim: the distributed primitives take 32-bit elements (f32, i32, u32)");
   const monoid m(o, dtype_of<T>::value);
   std::exception_ptr failure;
   std::uint32_t total = m.identity_bits();
@@ -206,6 +208,7 @@ template <class T>
 std::vector<T> sort(context& ctx, communicator& comm, const std::vector<T>& local, order o = order::ascending,
                     const run_options& opt = {}, dist_stats* st = nullptr) {
   std::vector<std::uint32_t> out;
+  static_assert(sizeof(T) == 4, "wgprim: the distributed primitives take 32-bit elements (f32, i32, u32)");
   detail::dist_sort_run(ctx, comm, dtype_of<T>::value, detail::bits_of(local), nullptr, local.size(), out, nullptr, o,
                         opt, st);
   std::vector<T> r(out.size());
@@ -228,6 +231,7 @@ void sort_pairs(context& ctx, communicator& comm, const std::vector<K>& keys, co
     throw error(errc::invalid_argument, "sort_pairs: " + std::to_string(keys.size()) + " keys but " +
                                             std::to_string(values.size()) + " values");
   std::vector<std::uint32_t> ko, vo;
+  static_assert(sizeof(K) == 4, "wgprim: the distributed primitives take 32-bit elements (f32, i32, u32)");
   detail::dist_sort_run(ctx, comm, dtype_of<K>::value, detail::bits_of(keys), detail::bits_of(values), keys.size(),
                         ko, &vo, o, opt, st);
   keys_out.resize(ko.size());
