@@ -210,7 +210,7 @@ expect_error "missing file" reduce --input "$T/does-not-exist.npy"
 expect_error "unknown extension" reduce --input "$T/data.parquet"
 expect_error "unknown op" reduce --generate prices:10 --op product
 expect_error "bitwise on f32" reduce --generate prices:10 --op xor
-expect_error "unknown type" reduce --generate prices:10 --type f64
+expect_error "unknown type" reduce --generate prices:10 --type f128
 expect_error "custom without identity" reduce --generate prices:10 --op 'max(a,b)'
 expect_error "custom bad expression" reduce --generate prices:10 --op 'max(a,b) + c' --identity=0
 expect_error "custom injection" reduce --generate prices:10 --op 'a; } fn evil() {' --identity=0

@@ -6,7 +6,7 @@
 #   BUILD=dir (default build)  OUT=dir (default bench-out-mpi)  MPIEXEC (default mpirun)  REPEAT (default 10)
 #   GPUS: GPUs to use for the scaling runs (default: the non-CPU adapters `wgprim info` lists)
 #   PARTS: which parts to run (default "overhead weak strong adapters")
-#   TYPES: element types (default "u32 f32")
+#   TYPES: element types (default "u32 f32")   PRIMS: primitives (default "reduce scan sort")
 # Run from the repository root. As root, OpenMPI needs OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # (set here). A point that fails (e.g. out of memory at 2^30 per rank) is recorded with its error and skipped.
 set -uo pipefail
@@ -16,6 +16,7 @@ mpiexec="${MPIEXEC:-mpirun}"
 repeat="${REPEAT:-10}"
 parts="${PARTS:-overhead weak strong adapters}"
 types="${TYPES:-u32 f32}"
+prims="${PRIMS:-reduce scan sort}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 mkdir -p "$out"
 log="$out/mpi.jsonl"
@@ -47,7 +48,7 @@ point() {
 a="${LOG2_A:-28}"; b="${LOG2_B:-30}"
 n28=$((1 << a)); n30=$((1 << b)); nsort=$((1 << (b - 1)))
 for t in $types; do
-  for prim in reduce scan sort; do
+  for prim in $prims; do
     # 1. Overhead: P ranks sharing GPU #0 against one rank (same code path; the one-process command beside it).
     if [[ " $parts " == *" overhead "* ]]; then
       # the ordinary one-process command (no MPI at all; its GPU time of the algorithm alone, data on the GPU)
