@@ -900,12 +900,14 @@ NB_MODULE(_wgprim, m) {
         "check"_a = true, "device"_a = nb::none(),
         (std::string("Reduces all elements (flattened in C order) with op: 'sum', 'prod', 'min', 'max', 'and', "
                      "'or', 'xor', or a WGSL expression in a and b with its identity (e.g. op='max(a, b)', "
-                     "identity='-inf'). The result has the input's dtype (integers wrap). check=False skips the "
-                     "custom operator's monoid check. ") + accuracy_doc).c_str());
+                     "identity='-inf'). The result has the input's dtype (integers wrap; float16/uint8/int8 sums "
+                     "and custom operators: float32/uint32/int32, the library's accumulation types). check=False "
+                     "skips the custom operator's monoid check. ") + accuracy_doc).c_str());
   m.def("sum", [](nb::handle a, const std::string& accuracy, opt_device device) {
     return reduce(a, "sum", nb::none(), accuracy, true, device, "sum");
   }, "a"_a, nb::kw_only(), "accuracy"_a = "fast", "device"_a = nb::none(),
-        (std::string("The sum of all elements, in the input's dtype (np.sum(a, dtype=a.dtype)). ") + accuracy_doc).c_str());
+        (std::string("The sum of all elements, in the input's dtype (np.sum(a, dtype=a.dtype)); float16/uint8/int8: in "
+                    "float32/uint32/int32. ") + accuracy_doc).c_str());
   m.def("prod", [](nb::handle a, opt_device device) { return reduce(a, "prod", nb::none(), "fast", true, device, "prod"); },
         "a"_a, nb::kw_only(), "device"_a = nb::none(), "The product of all elements, in the input's dtype.");
   m.def("min", [](nb::handle a, opt_device device) { return extreme(a, "min", device); }, "a"_a, nb::kw_only(),
@@ -921,15 +923,18 @@ NB_MODULE(_wgprim, m) {
                              bool check, opt_device device) { return scan(a, true, op, identity, accuracy, check, device); },
         "a"_a, "op"_a = "sum", "identity"_a = nb::none(), nb::kw_only(), "accuracy"_a = "fast", "check"_a = true,
         "device"_a = nb::none(),
-        "out[i] = a[0] op ... op a[i] over the flattened array (np.cumsum(a) for op='sum').");
+        "out[i] = a[0] op ... op a[i] over the flattened array (np.cumsum(a) for op='sum'), in the input's dtype "
+        "(float16/uint8/int8: float32/uint32/int32).");
   m.def("exclusive_scan", [](nb::handle a, const std::string& op, nb::handle identity, const std::string& accuracy,
                              bool check, opt_device device) { return scan(a, false, op, identity, accuracy, check, device); },
         "a"_a, "op"_a = "sum", "identity"_a = nb::none(), nb::kw_only(), "accuracy"_a = "fast", "check"_a = true,
         "device"_a = nb::none(), "out[i] = identity op a[0] op ... op a[i-1] over the flattened array.");
   m.def("cumsum", [](nb::handle a, opt_device device) { return scan(a, true, "sum", nb::none(), "fast", true, device); },
-        "a"_a, nb::kw_only(), "device"_a = nb::none(), "np.cumsum(a) in the input's dtype (flattened).");
+        "a"_a, nb::kw_only(), "device"_a = nb::none(),
+        "np.cumsum(a) in the input's dtype (flattened; float16/uint8/int8: float32/uint32/int32).");
   m.def("sort", &sort, "a"_a, nb::kw_only(), "descending"_a = false, "device"_a = nb::none(),
-        "A sorted copy of a 1-D array (stable radix sort; float32: -inf < ... < -0.0 < +0.0 < ... < inf < NaN).");
+        "A sorted copy of a 1-D array (stable radix sort; floats: -inf < ... < -0.0 < +0.0 < ... < inf < NaN). "
+        "float32/int32/uint32 keys, and float64/int64/uint64 on a WebGPU device.");
   m.def("argsort", &argsort, "a"_a, nb::kw_only(), "descending"_a = false, "device"_a = nb::none(),
         "The indices that sort a 1-D array, stably (np.argsort(a, kind='stable'), except that -0.0 sorts before "
         "+0.0). int64 for NumPy input, uint32 DeviceArray for DeviceArray input.");
