@@ -150,7 +150,7 @@ TEST(Types, ReduceWideMatchesTwin) {
   context& c = ctx();
   for (dtype t : wide_types) {
     if (!c.supports(t)) continue;
-    for (const std::string alg : {"fast", "seed"})
+    for (const std::string alg : {"fast", "seed", "single"})  // single: the default, falls back to fast
       for (const op& o : builtin_ops(t)) {
         const monoid m(o, t);
         for (std::size_t n : sizes) {
@@ -178,7 +178,7 @@ TEST(Types, ReduceF64ErrorBound) {
     const double* x = reinterpret_cast<const double*>(data.data());
     double abs_sum = 0;
     const double exact = cpu::compensated_sum_f64(x, n, &abs_sum);
-    for (const std::string alg : {"fast", "seed"}) {
+    for (const std::string alg : {"fast", "seed", "single"}) {  // single: the default; 64-bit falls back to fast
       run_options ro;
       ro.algorithm = alg;
       const double got = reduce(c, host_span<const double>(x, n), op::sum(), ro);

@@ -20,6 +20,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace nb = nanobind;
@@ -31,12 +32,20 @@ using wgprim::dtype;
 using wgprim::errc;
 
 // ---- The one table of element types: wgprim::dtype, C++ type, NumPy's kind and bits, NumPy's name. A type the
-// library gains is one line here (e.g. `X(f64, double, Float, 64, "float64")`) and one in DTYPES of
-// python/tests/test_wgprim.py; any other dtype is refused with the conversion to ask for.
+// library gains is one line here and one in python/tests/test_wgprim.py; any other dtype is refused with the
+// conversion to ask for. Every function takes every type here; the library refuses (wgprim.Error, errc
+// unsupported) what it does not run: 64-bit types need a WebGPU device with shader-f64 / shader-int64 (sort and
+// argsort only a WebGPU device), the packed f16/u8/i8 run reduce and scan only, widened to f32/u32/i32.
 #define WGPRIM_PY_DTYPES(X)                      \
   X(f32, float, Float, 32, "float32")            \
   X(i32, std::int32_t, Int, 32, "int32")         \
-  X(u32, std::uint32_t, UInt, 32, "uint32")
+  X(u32, std::uint32_t, UInt, 32, "uint32")      \
+  X(f64, double, Float, 64, "float64")           \
+  X(i64, std::int64_t, Int, 64, "int64")         \
+  X(u64, std::uint64_t, UInt, 64, "uint64")      \
+  X(f16, wgprim::half, Float, 16, "float16")     \
+  X(u8, std::uint8_t, UInt, 8, "uint8")          \
+  X(i8, std::int8_t, Int, 8, "int8")
 
 template <class T> struct type_tag { using type = T; };
 
@@ -159,8 +168,9 @@ py_array* new_array(const device_ptr& dev, dtype t, std::vector<std::size_t> sha
   a->n = 1;
   for (std::size_t s : shape) a->n *= s;
   a->shape = std::move(shape);
-  // At least one word: a buffer of zero bytes is not a valid binding.
-  const std::uint64_t bytes = std::max<std::uint64_t>(4, std::uint64_t(a->n) * elem_bytes(t));
+  // Whole 32-bit words, at least one: a buffer of zero bytes is not a valid binding, and packed f16/u8/i8 are
+  // read and written as words (the padding is zero).
+  const std::uint64_t bytes = std::max<std::uint64_t>(4, (std::uint64_t(a->n) * elem_bytes(t) + 3) / 4 * 4);
   {
     nb::gil_scoped_release release;
     std::lock_guard<std::mutex> lock(dev->mu);
@@ -240,7 +250,13 @@ struct host_out {
   host_out(dtype t, std::vector<std::size_t> s) : host_out(dlpack_of(t), std::move(s)) {}
   nb::object numpy() const {
     nb::ndarray<nb::numpy> a(data, shape.size(), shape.data(), owner, nullptr, type);
-    return nb::cast(a, nb::rv_policy::reference);
+    nb::object r = nb::cast(a, nb::rv_policy::reference);
+    // nanobind names 64-bit integers 'q'/'Q' (long long), which on Linux is not np.int64 ('l'): the same bits,
+    // but its scalars fail isinstance(x, np.int64). NumPy's canonical 64-bit types instead.
+    const auto code = nb::dlpack::dtype_code(type.code);
+    if (type.bits == 64 && (code == nb::dlpack::dtype_code::Int || code == nb::dlpack::dtype_code::UInt))
+      r = r.attr("view")(code == nb::dlpack::dtype_code::Int ? "int64" : "uint64");
+    return r;
   }
 };
 
@@ -249,6 +265,25 @@ nb::object scalar(dtype t, const void* p) {
   host_out o(t, {});
   std::memcpy(o.data, p, elem_bytes(t));
   return o.numpy().attr("__getitem__")(nb::tuple());
+}
+
+/// Copies `bytes` host bytes to the start of a buffer made by new_array (whole words: the last one zero-padded).
+void write_words(wgprim::context& ctx, wgprim::buffer& buf, const void* data, std::uint64_t bytes) {
+  const std::uint64_t whole = bytes / 4 * 4;
+  if (whole) ctx.write(buf, 0, data, whole);
+  if (whole == bytes) return;
+  std::uint8_t tail[4] = {};
+  std::memcpy(tail, static_cast<const std::uint8_t*>(data) + whole, bytes - whole);
+  ctx.write(buf, whole, tail, 4);
+}
+/// The inverse: `bytes` bytes from the start of a buffer into host memory of exactly that size.
+void read_words(wgprim::context& ctx, const wgprim::buffer& buf, void* data, std::uint64_t bytes) {
+  const std::uint64_t whole = bytes / 4 * 4;
+  if (whole) ctx.read(buf, 0, data, whole);
+  if (whole == bytes) return;
+  std::uint8_t tail[4] = {};
+  ctx.read(buf, whole, tail, 4);
+  std::memcpy(static_cast<std::uint8_t*>(data) + whole, tail, bytes - whole);
 }
 
 /// Entries into GPU work, and those of them made without the GIL (PyGILState_Check): the tests compare the two.
@@ -261,7 +296,16 @@ decltype(auto) on_device(py_device& d, F&& f) {
   std::lock_guard<std::mutex> lock(d.mu);
   gpu_entries.fetch_add(1, std::memory_order_relaxed);
   if (!PyGILState_Check()) gpu_entries_without_gil.fetch_add(1, std::memory_order_relaxed);
-  return f();
+  try {
+    return f();
+  } catch (const wgprim::error& e) {
+    // The library names its C++ way out (context_options::backend); a Python caller needs the binding's.
+    if (e.code() == errc::unsupported && d.ctx.backend() == wgprim::backend_choice::native &&
+        std::string(e.what()).find("native CPU backend") != std::string::npos)
+      throw wgprim::error(errc::unsupported,
+                          std::string(e.what()) + "; in Python: device=wgprim.Device(backend='webgpu')");
+    throw;
+  }
 }
 
 template <class T> wgprim::host_span<const T> host_in(const input& in) {
@@ -349,16 +393,28 @@ nb::object reduce(nb::handle a, const std::string& op_name, nb::handle identity,
   const device_ptr dev = pick_device({&in}, device);
   const wgprim::op o = make_op(op_name, identity);
   const wgprim::run_options opt = options(accuracy, check);
+  // The library's result type: the accumulation type (f16 -> float32, u8 -> uint32, i8 -> int32; the others
+  // themselves). min, max and the bitwise operators of a packed type give a value of the input's type, which
+  // comes back in that type as NumPy's does; sums and products stay in the wider type.
+  const bool same_type = op_name == "min" || op_name == "max" || op_name == "and" || op_name == "or" ||
+                         op_name == "xor";
+  const dtype out_type = same_type ? in.type : wgprim::accumulation_type(in.type);
   std::uint8_t result[16] = {};
   on_device(*dev, [&] {
     visit(in.type, [&](auto tag) {
       using T = typename decltype(tag)::type;
-      const T r = in.dev ? wgprim::reduce(dev->ctx, dev_in<T>(in), o, opt)
+      using A = wgprim::accumulation_t<T>;
+      const A r = in.dev ? wgprim::reduce(dev->ctx, dev_in<T>(in), o, opt)
                          : wgprim::reduce(dev->ctx, host_in<T>(in), o, opt);
-      std::memcpy(result, &r, sizeof(T));
+      if (out_type == in.type && !std::is_same_v<A, T>) {
+        const T narrow(r);  // exact: a min, max or bitwise result of T values (or T's identity) is a T value
+        std::memcpy(result, &narrow, sizeof(T));
+      } else {
+        std::memcpy(result, &r, sizeof(A));
+      }
     });
   });
-  return scalar(in.type, result);
+  return scalar(out_type, result);
 }
 
 /// np.min / np.max: an empty array has no minimum (NumPy raises; wgprim.reduce(op='min') gives the identity).
@@ -375,10 +431,18 @@ std::int64_t arg_reduce(nb::handle a, bool is_max, opt_device device) {
   return on_device(*dev, [&] {
     return visit(in.type, [&](auto tag) -> std::int64_t {
       using T = typename decltype(tag)::type;
-      wgprim::arg_result<T> r{};
-      if (in.dev) r = is_max ? wgprim::argmax(dev->ctx, dev_in<T>(in)) : wgprim::argmin(dev->ctx, dev_in<T>(in));
-      else r = is_max ? wgprim::argmax(dev->ctx, host_in<T>(in)) : wgprim::argmin(dev->ctx, host_in<T>(in));
-      return std::int64_t(r.index);
+      // The library's arg_reduce templates are 32-bit only (they do not compile for other types): the same
+      // refusal its run-time check gives.
+      if constexpr (sizeof(T) != 4) {
+        throw wgprim::error(errc::unsupported, std::string("arg_reduce does not support ") +
+                                                   wgprim::dtype_name(in.type) +
+                                                   " elements yet (it takes f32, i32 and u32)");
+      } else {
+        wgprim::arg_result<T> r{};
+        if (in.dev) r = is_max ? wgprim::argmax(dev->ctx, dev_in<T>(in)) : wgprim::argmin(dev->ctx, dev_in<T>(in));
+        else r = is_max ? wgprim::argmax(dev->ctx, host_in<T>(in)) : wgprim::argmin(dev->ctx, host_in<T>(in));
+        return std::int64_t(r.index);
+      }
     });
   });
 }
@@ -390,12 +454,14 @@ nb::object scan(nb::handle a, bool inclusive, const std::string& op_name, nb::ha
   const wgprim::op o = make_op(op_name, identity);
   const wgprim::run_options opt = options(accuracy, check);
   const wgprim::scan_kind kind = inclusive ? wgprim::scan_kind::inclusive : wgprim::scan_kind::exclusive;
-  result_1d out(in.dev, dev, in.type, in.n);
+  // The output has the accumulation type (f16 -> float32, u8 -> uint32, i8 -> int32; the others themselves).
+  result_1d out(in.dev, dev, wgprim::accumulation_type(in.type), in.n);
   on_device(*dev, [&] {
     visit(in.type, [&](auto tag) {
       using T = typename decltype(tag)::type;
-      if (in.dev) wgprim::scan(dev->ctx, dev_in<T>(in), out.dspan<T>(), kind, o, opt);
-      else wgprim::scan(dev->ctx, host_in<T>(in), out.hspan<T>(), kind, o, opt);
+      using A = wgprim::accumulation_t<T>;
+      if (in.dev) wgprim::scan(dev->ctx, dev_in<T>(in), out.dspan<A>(), kind, o, opt);
+      else wgprim::scan(dev->ctx, host_in<T>(in), out.hspan<A>(), kind, o, opt);
     });
   });
   return out.finish();
@@ -664,7 +730,7 @@ py_array* asarray(nb::handle x, opt_device device) {
   std::unique_ptr<py_array> a(new_array(dev, in.type, in.shape));
   const std::uint64_t bytes = std::uint64_t(in.n) * elem_bytes(in.type);
   on_device(*dev, [&] {
-    if (bytes) dev->ctx.write(a->buf, 0, in.data, bytes);
+    if (bytes) write_words(dev->ctx, a->buf, in.data, bytes);
   });
   return a.release();
 }
@@ -673,7 +739,7 @@ nb::object to_numpy(const py_array& a) {
   host_out out(a.type, a.shape);
   const std::uint64_t bytes = std::uint64_t(a.n) * elem_bytes(a.type);
   on_device(*a.dev, [&] {
-    if (bytes) a.dev->ctx.read(a.buf, 0, out.data, bytes);
+    if (bytes) read_words(a.dev->ctx, a.buf, out.data, bytes);
   });
   return out.numpy();
 }
@@ -742,16 +808,37 @@ NB_MODULE(_wgprim, m) {
   nb::class_<py_device>(m, "Device",
                         "A WebGPU device (one adapter) that runs wgprim's primitives. Calls on one Device from "
                         "several threads are serialised by its lock; the GIL is released while the GPU works.")
-      .def(nb::new_([](const std::string& adapter, double timeout_s) {
+      .def(nb::new_([](const std::string& adapter, double timeout_s, const std::string& backend) {
              wgprim::context_options o;
              o.adapter = adapter;
              o.timeout_s = timeout_s;
+             if (backend == "webgpu") o.backend = wgprim::backend_choice::webgpu;
+             else if (backend == "native") o.backend = wgprim::backend_choice::native;
+             else if (backend != "auto")
+               throw wgprim::error(errc::invalid_argument, "backend='" + wgprim::detail::excerpt(backend) +
+                                                               "': expected 'auto', 'webgpu' or 'native'");
              nb::gil_scoped_release release;
              return std::make_shared<py_device>(o);
            }),
-           "adapter"_a = "", "timeout_s"_a = 120.0,
+           "adapter"_a = "", "timeout_s"_a = 120.0, nb::kw_only(), "backend"_a = "auto",
            "adapter: case-insensitive substring of the adapter name (as the CLI's --adapter; empty: the "
-           "WGPRIM_ADAPTER environment variable, else the best adapter). timeout_s: longest wait for the GPU.")
+           "WGPRIM_ADAPTER environment variable, else the best adapter). timeout_s: longest wait for the GPU. "
+           "backend: 'auto' (the native CPU backend where the best adapter is a CPU, else WebGPU), 'webgpu' (the "
+           "WGSL kernels even on a CPU adapter such as lavapipe: needed there for float64/int64/uint64/float16/"
+           "uint8/int8) or 'native'.")
+      .def("supports", [](py_device& d, nb::handle t) {
+             const std::string name = nb::cast<std::string>(
+                 nb::module_::import_("numpy").attr("dtype")(t).attr("name"));
+             dtype parsed;
+             try {
+               parsed = wgprim::parse_dtype(name);
+             } catch (const wgprim::error&) {
+               return false;  // a NumPy type wgprim has no element type for
+             }
+             return d.ctx.supports(parsed);
+           }, "dtype"_a,
+           "Whether reduce and scan take elements of this NumPy dtype here (float64 needs the adapter feature "
+           "shader-f64, int64/uint64 shader-int64; the native CPU backend takes float32, int32, uint32 only).")
       .def_prop_ro("name", [](py_device& d) { return d.ctx.adapter().name; })
       .def_prop_ro("backend", [](py_device& d) { return d.ctx.adapter().backend; })
       .def_prop_ro("type", [](py_device& d) { return d.ctx.adapter().type; })
@@ -813,12 +900,14 @@ NB_MODULE(_wgprim, m) {
         "check"_a = true, "device"_a = nb::none(),
         (std::string("Reduces all elements (flattened in C order) with op: 'sum', 'prod', 'min', 'max', 'and', "
                      "'or', 'xor', or a WGSL expression in a and b with its identity (e.g. op='max(a, b)', "
-                     "identity='-inf'). The result has the input's dtype (integers wrap). check=False skips the "
-                     "custom operator's monoid check. ") + accuracy_doc).c_str());
+                     "identity='-inf'). The result has the input's dtype (integers wrap; float16/uint8/int8 sums "
+                     "and custom operators: float32/uint32/int32, the library's accumulation types). check=False "
+                     "skips the custom operator's monoid check. ") + accuracy_doc).c_str());
   m.def("sum", [](nb::handle a, const std::string& accuracy, opt_device device) {
     return reduce(a, "sum", nb::none(), accuracy, true, device, "sum");
   }, "a"_a, nb::kw_only(), "accuracy"_a = "fast", "device"_a = nb::none(),
-        (std::string("The sum of all elements, in the input's dtype (np.sum(a, dtype=a.dtype)). ") + accuracy_doc).c_str());
+        (std::string("The sum of all elements, in the input's dtype (np.sum(a, dtype=a.dtype)); float16/uint8/int8: in "
+                    "float32/uint32/int32. ") + accuracy_doc).c_str());
   m.def("prod", [](nb::handle a, opt_device device) { return reduce(a, "prod", nb::none(), "fast", true, device, "prod"); },
         "a"_a, nb::kw_only(), "device"_a = nb::none(), "The product of all elements, in the input's dtype.");
   m.def("min", [](nb::handle a, opt_device device) { return extreme(a, "min", device); }, "a"_a, nb::kw_only(),
@@ -834,15 +923,18 @@ NB_MODULE(_wgprim, m) {
                              bool check, opt_device device) { return scan(a, true, op, identity, accuracy, check, device); },
         "a"_a, "op"_a = "sum", "identity"_a = nb::none(), nb::kw_only(), "accuracy"_a = "fast", "check"_a = true,
         "device"_a = nb::none(),
-        "out[i] = a[0] op ... op a[i] over the flattened array (np.cumsum(a) for op='sum').");
+        "out[i] = a[0] op ... op a[i] over the flattened array (np.cumsum(a) for op='sum'), in the input's dtype "
+        "(float16/uint8/int8: float32/uint32/int32).");
   m.def("exclusive_scan", [](nb::handle a, const std::string& op, nb::handle identity, const std::string& accuracy,
                              bool check, opt_device device) { return scan(a, false, op, identity, accuracy, check, device); },
         "a"_a, "op"_a = "sum", "identity"_a = nb::none(), nb::kw_only(), "accuracy"_a = "fast", "check"_a = true,
         "device"_a = nb::none(), "out[i] = identity op a[0] op ... op a[i-1] over the flattened array.");
   m.def("cumsum", [](nb::handle a, opt_device device) { return scan(a, true, "sum", nb::none(), "fast", true, device); },
-        "a"_a, nb::kw_only(), "device"_a = nb::none(), "np.cumsum(a) in the input's dtype (flattened).");
+        "a"_a, nb::kw_only(), "device"_a = nb::none(),
+        "np.cumsum(a) in the input's dtype (flattened; float16/uint8/int8: float32/uint32/int32).");
   m.def("sort", &sort, "a"_a, nb::kw_only(), "descending"_a = false, "device"_a = nb::none(),
-        "A sorted copy of a 1-D array (stable radix sort; float32: -inf < ... < -0.0 < +0.0 < ... < inf < NaN).");
+        "A sorted copy of a 1-D array (stable radix sort; floats: -inf < ... < -0.0 < +0.0 < ... < inf < NaN). "
+        "float32/int32/uint32 keys, and float64/int64/uint64 on a WebGPU device.");
   m.def("argsort", &argsort, "a"_a, nb::kw_only(), "descending"_a = false, "device"_a = nb::none(),
         "The indices that sort a 1-D array, stably (np.argsort(a, kind='stable'), except that -0.0 sorts before "
         "+0.0). int64 for NumPy input, uint32 DeviceArray for DeviceArray input.");

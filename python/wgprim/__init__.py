@@ -2,9 +2,12 @@
 
 Functions take any C-contiguous array on the CPU (NumPy, the buffer protocol or DLPack; not copied on the way in)
 or a DeviceArray (``wgprim.asarray(x)``: the data stays on the GPU between calls) and return NumPy arrays and
-scalars, or DeviceArray when the input was one. Element types: float32, int32, uint32; any other dtype raises
-wgprim.Error naming it (convert explicitly: ``a.astype(np.float32)``). N-D arrays are flattened in C order for
-reductions and scans (as ``np.sum(a)`` / ``np.cumsum(a)`` with ``axis=None``).
+scalars, or DeviceArray when the input was one. Element types: float32, int32, uint32 everywhere; float64, int64,
+uint64 (reduce, scan, sort, argsort) and float16, uint8, int8 (reduce and scan, which return float32, uint32, int32
+except min/max/bitwise) on a WebGPU device (``Device(backend="webgpu")``; 64-bit reduce and scan need its
+shader-f64 / shader-int64: ``Device.supports``), where the library refuses a type wgprim.Error says so; any
+other dtype raises wgprim.Error naming it (convert explicitly: ``a.astype(np.float32)``). N-D arrays are flattened
+in C order for reductions and scans (as ``np.sum(a)`` / ``np.cumsum(a)`` with ``axis=None``).
 
     >>> import numpy as np, wgprim
     >>> wgprim.sum(np.arange(10, dtype=np.float32))

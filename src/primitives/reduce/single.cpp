@@ -27,7 +27,9 @@ void record_reduce_single(recorder& rec, const reduce_args& a) {
   const monoid& m = *a.m;
   const std::uint64_t n = a.in.count;
   const reduce_policy pol = reduce_policy_for(ctx, a.opt->tune);
-  if (a.pairs() || a.exact() || n <= pol.small_n || n > elements_per_binding(ctx)) return record_reduce_fast(rec, a);
+  // The published partials are 32-bit words (single.wgsl): 64-bit monoids take the fast reduce's two passes.
+  if (a.pairs() || a.exact() || is_wide(m.type()) || n <= pol.small_n || n > elements_per_binding(ctx))
+    return record_reduce_fast(rec, a);
   const std::string lanes = pol.subgroups ? "shared/lanes_subgroup.wgsl" : "shared/lanes_workgroup.wgsl";
   const std::string& source = compose_wgsl(reduce_single_spec.file, m,
                                            {{"WG_SIZE", std::to_string(pol.wg_size) + "u"},
