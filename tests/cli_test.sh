@@ -196,7 +196,7 @@ import struct
 h=b\"{'descr': '<f4', 'fortran_order': False, 'shape': (100,), }\"
 h+=b' '*(64-(10+len(h)+1)%64)+b'\n'
 open('$T/trunc.npy','wb').write(b'\x93NUMPY\x01\x00'+struct.pack('<H',len(h))+h+b'\0'*40)
-h8=h.replace(b'<f4',b'<f8')
+h8=h.replace(b'<f4',b'<c8')  # complex64: not an element type
 open('$T/f8.npy','wb').write(b'\x93NUMPY\x01\x00'+struct.pack('<H',len(h8))+h8+b'\0'*800)"
 expect_error "truncated npy" reduce --input "$T/trunc.npy"
 expect_error "unsupported dtype" reduce --input "$T/f8.npy"

@@ -379,7 +379,7 @@ std::string format_npy_header(dtype t, std::uint64_t n, const std::vector<std::u
   std::string shape;
   if (!dims.empty() && product == n) {
     for (std::uint64_t d : dims) shape += std::to_string(d) + ", ";
-    if (dims.size() > 1) shape.resize(shape.size() - 2);
+    shape.resize(shape.size() - (dims.size() > 1 ? 2 : 1));  // (a, b) and (a,), as NumPy writes them
   } else {
     shape = std::to_string(n) + ",";
   }
