@@ -200,6 +200,21 @@ h8=h.replace(b'<f4',b'<c8')  # complex64: not an element type
 open('$T/f8.npy','wb').write(b'\x93NUMPY\x01\x00'+struct.pack('<H',len(h8))+h8+b'\0'*800)"
 expect_error "truncated npy" reduce --input "$T/trunc.npy"
 expect_error "unsupported dtype" reduce --input "$T/f8.npy"
+# Commands that run on 32-bit words refuse other element types in one line (f64 is valid for reduce and scan).
+python3 -c "
+import struct
+h=b\"{'descr': '<f8', 'fortran_order': False, 'shape': (100,), }\"
+h+=b' '*(64-(10+len(h)+1)%64)+b'\n'
+open('$T/f8ok.npy','wb').write(b'\x93NUMPY\x01\x00'+struct.pack('<H',len(h))+h+struct.pack('<100d',*range(100)))"
+"$W" reduce --input "$T/f8ok.npy" --json >/dev/null && ok || bad "reduce of a valid f64 .npy"
+expect_error "unique of f64" unique --input "$T/f8ok.npy"
+expect_error "select of f64" select --input "$T/f8ok.npy" --predicate 'a > 1'
+expect_error "histogram of f64" histogram --input "$T/f8ok.npy" --bins 4 --range 0:100
+expect_error "rle of f64" rle --input "$T/f8ok.npy"
+expect_error "argmax of f64" reduce --input "$T/f8ok.npy" --op argmax
+expect_error "transform of f64" reduce --input "$T/f8ok.npy" --transform 'a * a'
+expect_error "segments offsets of f64" reduce --generate uniform:100 --segments "$T/f8ok.npy"
+expect_error "f64 across adapters" reduce --generate uniform:1000 --type f64 --adapters '#0,#0'
 printf '1\n2\nthree\n' >"$T/bad.csv"
 expect_error "malformed csv" scan --input "$T/bad.csv"
 expect_error "sort values length" sort --input "$T/k.csv" --values "$T/v2.csv"

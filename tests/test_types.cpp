@@ -464,4 +464,29 @@ TEST(Types, NativeBackendRefusesOtherWidthsClearly) {
   EXPECT_THROW(inclusive_scan(n, v, out), error);
 }
 
+TEST(Types, PackedSubspansAndWidthChecks) {
+  context& c = ctx();
+  std::vector<std::uint8_t> h(1000);
+  for (std::size_t i = 0; i < h.size(); ++i) h[i] = static_cast<std::uint8_t>(i * 7 + 3);
+  device_vector<std::uint8_t> d(c, h);
+  // A subspan at byte 4 (not at the 256-byte binding alignment) is copied with the rest of its last word.
+  for (std::size_t count : {1, 3, 301}) {
+    std::uint32_t want = 0;
+    for (std::size_t i = 4; i < 4 + count; ++i) want += h[i];
+    EXPECT_EQ(reduce(c, d.span().subspan(4, count)), want) << count;
+  }
+  // One that starts inside a word cannot be bound or copied by WebGPU: a clear refusal, not a validation error.
+  try {
+    reduce(c, d.span().subspan(1, 8));
+    FAIL() << "an unaligned packed subspan ran";
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), errc::invalid_argument) << e.what();
+    EXPECT_NE(std::string(e.what()).find("32-bit word"), std::string::npos) << e.what();
+  }
+  // The 32-bit runtime-typed entry points refuse a 64-bit operator instead of reading half the data.
+  buffer b = c.create_buffer(64), o = c.create_buffer(64);
+  EXPECT_THROW(reduce_bits(c, b, 4, monoid(op::sum(), dtype::f64)), error);
+  EXPECT_THROW(scan(c, b, o, 4, monoid(op::sum(), dtype::i64), scan_kind::inclusive), error);
+}
+
 }  // namespace wgprim::test

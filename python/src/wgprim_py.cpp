@@ -16,6 +16,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -407,7 +408,13 @@ nb::object reduce(nb::handle a, const std::string& op_name, nb::handle identity,
       const A r = in.dev ? wgprim::reduce(dev->ctx, dev_in<T>(in), o, opt)
                          : wgprim::reduce(dev->ctx, host_in<T>(in), o, opt);
       if (out_type == in.type && !std::is_same_v<A, T>) {
-        const T narrow(r);  // exact: a min, max or bitwise result of T values (or T's identity) is a T value
+        // Exact for a min, max or bitwise result of T values; an empty array's result is the wider type's
+        // identity, which the clamp turns into T's own (min of no int8: 127, max: -128, and of no uint8: 255).
+        T narrow(r);
+        if constexpr (std::is_integral_v<T>) {
+          if (r > static_cast<A>(std::numeric_limits<T>::max())) narrow = std::numeric_limits<T>::max();
+          if (r < static_cast<A>(std::numeric_limits<T>::lowest())) narrow = std::numeric_limits<T>::lowest();
+        }
         std::memcpy(result, &narrow, sizeof(T));
       } else {
         std::memcpy(result, &r, sizeof(A));

@@ -89,6 +89,17 @@ def test_min_max_bitwise_prod(wg, dtype, n):
         assert r == np.prod(x, dtype=ACC[dtype]) and type(r) is ACC[dtype]  # wraps modulo 2^32
 
 
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8])
+def test_empty_narrow_reduce_gives_the_types_identity(wg, dtype):
+    # The GPU reduces in 32 bits; an empty array's identity must still be the narrow type's own.
+    x = np.zeros(0, dtype=dtype)
+    info = np.iinfo(dtype)
+    for op, want in (("min", info.max), ("max", info.min), ("and", -1 if info.min < 0 else info.max),
+                     ("or", 0), ("xor", 0)):
+        r = wgprim.reduce(x, op, device=wg)
+        assert r == want and type(r) is dtype, (op, r)
+
+
 @pytest.mark.parametrize("dtype", [np.float64, np.float16])
 def test_nan_rules(wg, dtype):
     x = np.array([1.0, np.nan, -3.0, np.inf, np.nan], dtype)

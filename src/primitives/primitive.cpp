@@ -16,7 +16,10 @@ void check_view(const context& ctx, const device_view& v, const char* what) {
     throw error(errc::invalid_argument, std::string(what) +
                                             ": a buffer of another wgprim::context (buffers work only with the "
                                             "context that made them)");
-  if (v.offset % 4 || v.offset > v.capacity || v.count > (v.capacity - v.offset) / v.elem_bytes)
+  if (v.offset % 4)  // WebGPU binds and copies whole 32-bit words
+    throw error(errc::invalid_argument, std::string(what) + ": starts at byte " + std::to_string(v.offset) +
+                                            ", not on a 32-bit word (subspans of 1- and 2-byte elements must)");
+  if (v.offset > v.capacity || v.count > (v.capacity - v.offset) / v.elem_bytes)
     throw error(errc::invalid_argument, std::string(what) + ": " + std::to_string(v.count) +
                                             " elements exceed the buffer's " + std::to_string(v.capacity) + " bytes");
 }
@@ -50,9 +53,16 @@ device_view bindable_input(recorder& rec, const device_view& in, std::vector<buf
   // dispatch, whether or not the ranges overlap).
   const bool alias = in_place_with && in_place_with->buf == in.buf && in.count;
   if (aligned(rec.ctx(), in) && !alias) return in;
-  temps.push_back(rec.ctx().create_buffer(std::max<std::uint64_t>(in.bytes(), 4)));
+  // Buffer copies move whole 32-bit words: a packed (1- or 2-byte) range is copied with the rest of its last word,
+  // and must start on a word.
+  const std::uint64_t bytes = (in.bytes() + 3) / 4 * 4;
+  if (in.elem_bytes < 4 && (in.offset % 4 != 0 || in.offset + bytes > in.capacity))
+    throw error(errc::unsupported, "a device range of " + std::to_string(in.elem_bytes) +
+                                       "-byte elements must start at a multiple of 4 bytes and end inside its "
+                                       "buffer's last word (offset " + std::to_string(in.offset) + " bytes)");
+  temps.push_back(rec.ctx().create_buffer(std::max<std::uint64_t>(bytes, 4)));
   device_view t = view_of(temps.back(), in.count, in.elem_bytes);
-  rec.copy_raw(in.buf, in.offset, t.buf, 0, in.bytes());
+  rec.copy_raw(in.buf, in.offset, t.buf, 0, bytes);
   return t;
 }
 

@@ -15,6 +15,7 @@
 
 #include "cmd_hist.hpp"
 #include "wgprim/io.hpp"
+#include "word_elements.hpp"
 
 using json = nlohmann::json;
 using namespace wgprim;
@@ -41,6 +42,7 @@ int run_histogram(const histogram_cli& c) {
   if (c.input.empty() == c.generate.empty())
     throw error(errc::invalid_argument, "give one of --input FILE or --generate KIND:N[:SEED]");
   io::array a = c.input.empty() ? io::generate(c.generate, t) : io::read_array(c.input, t);
+  require_word_elements(a, "the input");
   const std::size_t n = a.bits.size();
   double lo = 0, hi = 1;
   io::array lv;
@@ -48,6 +50,7 @@ int run_histogram(const histogram_cli& c) {
   if (!c.levels.empty()) {
     if (!c.range.empty()) throw error(errc::invalid_argument, "give --range or --levels, not both");
     lv = io::read_array(c.levels);
+    require_word_elements(lv, "--levels");
     if (lv.type != a.type)
       throw error(errc::invalid_argument, std::string("the levels are ") + dtype_name(lv.type) + ", the input " +
                                               dtype_name(a.type) + " (give them in the input's type)");

@@ -347,6 +347,9 @@ plan make_plan(const dist_cli& o, int p, const std::vector<double>* weights) {
     pl.n = o.per_rank ? g.n * static_cast<std::uint64_t>(p) : g.n;
     if (want) pl.type = *want;
     else pl.type = io::generate(g.kind + ":0", std::nullopt).type;  // the kind's own type
+    if (dtype_bytes(pl.type) != 4)
+      throw error(errc::unsupported, std::string("across ranks the elements are f32, i32 or u32, not ") +
+                                         dtype_name(pl.type));
   } else {
     throw error(errc::invalid_argument, "no data: give --input FILE.npy or --generate KIND:N[:SEED]");
   }
@@ -400,7 +403,7 @@ CLI::App* make_app(CLI::App& app, dist_cli& o) {
     s->add_option("--input", o.input, ".npy input (every rank reads its slice)");
     s->add_option("--generate", o.generate, "KIND:N[:SEED]: every rank draws its part (seed SEED + rank)");
     s->add_flag("--per-rank", o.per_rank, "with --generate: N elements per rank (weak scaling)");
-    s->add_option("--type", o.type, "element type f32|i32|u32");
+    s->add_option("--type", o.type, "element type f32|i32|u32 (across ranks: 32-bit only)");
     s->add_option("--output", o.output, ".npy output (scan, sort), written by every rank at its offset");
     s->add_option("--algorithm", o.algorithm, "the local algorithm");
     s->add_option("--adapter", o.adapter, "adapter name substring or #K (default: WGPRIM_ADAPTER, else the best)");

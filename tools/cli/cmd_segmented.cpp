@@ -18,6 +18,7 @@
 
 #include "cmd_hist.hpp"
 #include "wgprim/io.hpp"
+#include "word_elements.hpp"
 
 using json = nlohmann::json;
 using namespace wgprim;
@@ -40,12 +41,15 @@ io::array load_input(const segmented_cli& c) {
   if (!c.shared.type->empty()) t = parse_dtype(*c.shared.type);
   if (c.shared.input->empty() == c.shared.generate->empty())
     throw error(errc::invalid_argument, "give one of --input FILE or --generate KIND:N[:SEED]");
-  return c.shared.input->empty() ? io::generate(*c.shared.generate, t) : io::read_array(*c.shared.input, t);
+  io::array a = c.shared.input->empty() ? io::generate(*c.shared.generate, t) : io::read_array(*c.shared.input, t);
+  require_word_elements(a, "the input");
+  return a;
 }
 
 // Offsets and counts files may be i32 or u32 (non-negative); they are used as u32.
 std::vector<std::uint32_t> load_u32(const std::string& path, const char* what) {
   io::array a = io::read_array(path);
+  require_word_elements(a, what);
   if (a.type == dtype::f32) throw error(errc::invalid_argument, std::string(what) + " must hold integers, not f32");
   if (a.type == dtype::i32)
     for (std::size_t i = 0; i < a.bits.size(); ++i)
@@ -190,6 +194,7 @@ int run_by_key(const segmented_cli& c) {
   const op o = op::parse(*c.shared.op, *c.shared.identity);
   const monoid m(o, v.type);
   io::array k = io::read_array(c.keys);
+  require_word_elements(k, "--keys");
   if (k.bits.size() != v.bits.size())
     throw error(errc::invalid_argument, fmt::format("{} keys but {} values", k.bits.size(), v.bits.size()));
   if (!c.reduce_output.empty()) io::check_writable(c.reduce_output);
@@ -250,6 +255,7 @@ int run_rle(const rle_cli& c) {
   if (c.input.empty() == c.generate.empty())
     throw error(errc::invalid_argument, "give one of --input FILE or --generate KIND:N[:SEED]");
   io::array a = c.input.empty() ? io::generate(c.generate, t) : io::read_array(c.input, t);
+  require_word_elements(a, "the input");
   if (!c.output.empty()) io::check_writable(c.output);
   if (!c.counts_output.empty()) io::check_writable(c.counts_output);
   const std::size_t n = a.bits.size();

@@ -14,6 +14,7 @@
 
 #include "wgprim/io.hpp"
 #include "wgprim/wgprim.hpp"
+#include "word_elements.hpp"
 
 using json = nlohmann::json;
 using namespace wgprim;
@@ -50,6 +51,7 @@ int run(kind k, const select_cli& c) {
   if (c.input.empty() && c.generate.empty())
     throw error(errc::invalid_argument, "no data: give --input FILE or --generate KIND:N[:SEED]");
   const io::array a = c.input.empty() ? io::generate(c.generate, t) : io::read_array(c.input, t);
+  require_word_elements(a, "the input");
   const std::size_t n = a.bits.size();
   const bool flagged = !c.flags.empty();
   std::string op = k == kind::unique ? "unique" : k == kind::partition ? "partition" : flagged ? "select_flagged" : "select_if";
@@ -61,6 +63,7 @@ int run(kind k, const select_cli& c) {
   io::array f;
   if (flagged) {
     f = io::read_array(c.flags);
+    require_word_elements(f, "--flags");
     if (f.type == dtype::f32) throw error(errc::invalid_argument, "--flags: flags must be u32 or i32 (nonzero keeps)");
     if (f.bits.size() != n)
       throw error(errc::invalid_argument, "--flags holds " + std::to_string(f.bits.size()) + " values, the input " +

@@ -26,6 +26,7 @@
 #include "plot.hpp"
 #include "wgprim/io.hpp"
 #include "wgprim/wgprim.hpp"
+#include "word_elements.hpp"
 
 using json = nlohmann::json;
 using namespace wgprim;
@@ -367,6 +368,8 @@ int cmd_reduce(const common& c) {
   parse_accuracy(c.accuracy);
   if (!c.plot.empty()) check_plot_path(c.plot);
   io::array a = load(c);
+  if (is_arg_reduce_op(c.op) || !c.transform.empty())
+    require_word_elements(a, c.transform.empty() ? "the input of " + c.op : "the input of --transform");
   if (is_arg_reduce_op(c.op) && !c.transform.empty())  // was ignored: the arg-max of a, not of the transform
     throw error(errc::invalid_argument, "--transform does not apply to " + c.op);
   if (is_arg_reduce_op(c.op))

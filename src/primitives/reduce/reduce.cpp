@@ -85,6 +85,9 @@ void check_types(context& ctx, const range_ref& in, const monoid& m, const run_o
                  const bound_transform* tr) {
   const dtype t = is_narrow(in.type) ? in.type : m.type();
   require_type(ctx, t, tr ? "transform_reduce" : "reduce", /*narrow_ok=*/!tr, /*wide_ok=*/!tr);
+  if (!is_narrow(in.type) && !tr && dtype_bytes(in.type) != dtype_bytes(m.type()))
+    throw error(errc::invalid_argument, std::string("reduce: ") + dtype_name(m.type()) + " operator over " +
+                                            dtype_name(in.type) + " elements (the widths differ)");
   if (is_narrow(in.type) && accumulation_type(in.type) != m.type())
     throw error(errc::invalid_argument, std::string("reduce: ") + dtype_name(in.type) + " elements accumulate in " +
                                             dtype_name(accumulation_type(in.type)) + ", not " + dtype_name(m.type()));
@@ -129,6 +132,9 @@ superaccumulator from_words(const std::vector<std::uint32_t>& w) {
 
 std::uint32_t reduce_bits(context& ctx, const range_ref& in, const monoid& m, const std::uint32_t* init,
                           const run_options& opt) {
+  if (dtype_bytes(m.type()) != 4)  // the 32-bit entry point; every width goes through reduce_raw
+    throw error(errc::invalid_argument, std::string("reduce_bits returns 32-bit results, not ") + dtype_name(m.type()) +
+                                            " (use reduce_raw)");
   const std::uint64_t init_raw = init ? *init : 0;
   return static_cast<std::uint32_t>(reduce_run(ctx, in, m, init ? &init_raw : nullptr, opt, nullptr));
 }

@@ -39,6 +39,11 @@ std::string ran(const context& ctx, const scan_args& a) {
 void scan_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref& out, const monoid& m,
               scan_kind kind, const std::uint64_t* init, const run_options& opt) {
   require_type(ctx, is_narrow(in.type) ? in.type : m.type(), "scan", /*narrow_ok=*/true, /*wide_ok=*/true);
+  if ((!is_narrow(in.type) && dtype_bytes(in.type) != dtype_bytes(m.type())) ||
+      dtype_bytes(out.type) != dtype_bytes(m.type()))
+    throw error(errc::invalid_argument, std::string("scan: ") + dtype_name(m.type()) + " operator over " +
+                                            dtype_name(in.type) + " elements into " + dtype_name(out.type) +
+                                            " (the widths differ)");
   if (is_narrow(in.type) && accumulation_type(in.type) != m.type())
     throw error(errc::invalid_argument, std::string("scan: ") + dtype_name(in.type) + " elements accumulate in " +
                                             dtype_name(accumulation_type(in.type)) + ", not " + dtype_name(m.type()));
