@@ -58,6 +58,10 @@ TEST(Io, NpyRejectsMalformedFiles) {
 TEST(Io, TextInfersOrForcesTheType) {
   EXPECT_EQ(io::parse_text("1\n2\n-3\n", std::nullopt).type, dtype::i32);
   EXPECT_EQ(io::parse_text("1\n4294967295\n", std::nullopt).type, dtype::u32);
+  // A negative value and one past i32 need i64 whichever comes first; past i64, u64.
+  EXPECT_EQ(io::parse_text("-1\n4000000000\n", std::nullopt).type, dtype::i64);
+  EXPECT_EQ(io::parse_text("4000000000\n-1\n", std::nullopt).type, dtype::i64);
+  EXPECT_EQ(io::parse_text("1\n18446744073709551615\n", std::nullopt).type, dtype::u64);
   EXPECT_EQ(io::parse_text("1\n2.5\n", std::nullopt).type, dtype::f32);
   auto a = io::parse_text("  7 \r\n\n8,\n", dtype::u32);
   EXPECT_EQ(a.bits, (std::vector<std::uint32_t>{7, 8}));

@@ -306,6 +306,10 @@ array parse_text(const std::string& text, std::optional<dtype> type) {
       if (rank == 1 && !fits(dtype::u32)) rank = 2;
       if (rank == 2 && !fits(dtype::i64)) rank = 3;
     }
+    // A negative value anywhere rules out u32 (-1 then 4000000000 is i64, as 4000000000 then -1 is).
+    if (rank == 1)
+      for (const auto& s : tokens)
+        if (s[0] == '-') rank = 2;
     if (rank >= 0) t = rank == 0 ? dtype::i32 : rank == 1 ? dtype::u32 : rank == 2 ? dtype::i64 : dtype::u64;
   }
   array a = array::zeros(t, tokens.size());
