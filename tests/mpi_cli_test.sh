@@ -88,6 +88,18 @@ for np in 3; do
 done
 extra="--adapters #0,#0" check_all "adapters #0,#0" "$cli"
 
+# An N-D input: the scan's output keeps the shape across ranks, as in one process (the file byte for byte).
+python3 - "$tmp/m.npy" <<'EOF'
+import struct, sys
+h = "{'descr': '<i4', 'fortran_order': False, 'shape': (7, 13), }"
+h += ' ' * ((64 - (10 + len(h) + 1) % 64) % 64) + '\n'
+open(sys.argv[1], 'wb').write(b'\x93NUMPY\x01\x00' + struct.pack('<H', len(h)) + h.encode() +
+                              struct.pack('<91i', *[(i * 37) % 101 - 50 for i in range(91)]))
+EOF
+"$cli" scan --input "$tmp/m.npy" --output "$tmp/ref_m.npy" > /dev/null || fail "one-process 2-D scan"
+run_np 3 scan --input "$tmp/m.npy" --output "$tmp/m_out.npy" > /dev/null || fail "np=3 2-D scan"
+cmp -s "$tmp/m_out.npy" "$tmp/ref_m.npy" || fail "np=3 2-D scan output differs (shape?)"
+
 # The JSON names the ranks and has one entry per rank.
 j=$(run_np 2 reduce --input "$tmp/u.npy" --json) || fail "np=2 reduce json"
 [ "$(echo "$j" | json_get ranks)" = 2 ] || fail "ranks is not 2: $j"

@@ -44,6 +44,7 @@ struct plan {
   dtype type = dtype::f32;
   std::uint64_t n = 0;
   std::uint64_t data_offset = 0;      // --input: where the values start in the file
+  std::vector<std::uint64_t> shape;   // --input: the array's shape (a scan's output keeps it, as one process does)
   std::vector<std::uint64_t> first;   // size p + 1
 };
 
@@ -117,9 +118,9 @@ void write_slice(const std::string& path, std::uint64_t offset, const void* data
 // it into place at the end (a failed run leaves no partial OUTPUT).
 std::string part_path(const std::string& out) { return out + ".wgprim-part"; }
 
-void create_output(const std::string& out, dtype t, std::uint64_t n) {
+void create_output(const std::string& out, dtype t, std::uint64_t n, const std::vector<std::uint64_t>& dims = {}) {
   const std::string tmp = part_path(out);
-  const std::string header = io::format_npy_header(t, n);
+  const std::string header = io::format_npy_header(t, n, dims);
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   if (fd < 0) throw error(errc::io, "cannot create '" + detail::excerpt(tmp, 200) + "': " + std::strerror(errno));
   const bool ok = ::write(fd, header.data(), header.size()) == static_cast<ssize_t>(header.size()) &&
@@ -257,11 +258,12 @@ void rank_body(context& ctx, communicator& comm, const dist_cli& o, const plan& 
       out_first = 0;
       for (int r = 0; r < me; ++r) out_first += counts[r];
     }
-    const std::uint64_t header = io::format_npy_header(t, pl.n).size();
+    const std::vector<std::uint64_t> dims = o.cmd == "scan" ? pl.shape : std::vector<std::uint64_t>{};
+    const std::uint64_t header = io::format_npy_header(t, pl.n, dims).size();
     const std::uint64_t vheader = io::format_npy_header(dtype::u32, pl.n).size();
     try {
       if (me == 0) {
-        create_output(o.output, t, pl.n);
+        create_output(o.output, t, pl.n, dims);
         if (!o.values_output.empty()) create_output(o.values_output, dtype::u32, pl.n);
       }
     } catch (...) {
@@ -341,7 +343,7 @@ plan make_plan(const dist_cli& o, int p, const std::vector<double>* weights) {
     if (want && *want != l.type)
       throw error(errc::invalid_argument, std::string("--type ") + dtype_name(*want) + " but '" +
                                               detail::excerpt(o.input, 200) + "' holds " + dtype_name(l.type));
-    pl.type = l.type, pl.n = l.n, pl.data_offset = l.data_offset;
+    pl.type = l.type, pl.n = l.n, pl.data_offset = l.data_offset, pl.shape = l.shape;
   } else if (!o.generate.empty()) {
     const io::generate_spec g = io::parse_generate_spec(o.generate);
     pl.n = o.per_rank ? g.n * static_cast<std::uint64_t>(p) : g.n;
