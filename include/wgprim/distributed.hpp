@@ -83,9 +83,30 @@ superaccumulator dist_combine_exact(communicator& c, const superaccumulator& loc
 bool dist_commutes(const monoid& m);
 /// The last element of an output range (read back from the device for device ranges).
 std::uint32_t dist_last_bits(context& ctx, const range_ref& r);
+/// Where the sort puts this rank's part: words(m) sizes the output for m 32-bit words and returns where they go, so
+/// that the last local sort writes straight into the caller's vector (no copy of the result).
+struct dist_sink {
+  virtual ~dist_sink() = default;
+  virtual std::uint32_t* words(std::size_t m) = 0;
+};
+template <class T>
+class vector_sink final : public dist_sink {
+ public:
+  explicit vector_sink(std::vector<T>& v) : v_(v) {}
+  std::uint32_t* words(std::size_t m) override {
+    static_assert(sizeof(T) == 4, "wgprim elements are 32-bit");
+    v_.resize(m);
+    return reinterpret_cast<std::uint32_t*>(v_.data());
+  }
+
+ private:
+  std::vector<T>& v_;
+};
+/// keys / vals: this rank's n input elements (vals null for keys only, or when n is 0). The inputs are read before
+/// the sinks are sized, so an output may be the input's own vector.
 void dist_sort_run(context& ctx, communicator& c, dtype key_type, const std::uint32_t* keys,
-                   const std::uint32_t* vals, std::size_t n, std::vector<std::uint32_t>& keys_out,
-                   std::vector<std::uint32_t>* vals_out, order o, const run_options& opt, dist_stats* st);
+                   const std::uint32_t* vals, std::size_t n, dist_sink& keys_out, dist_sink* vals_out, order o,
+                   const run_options& opt, dist_stats* st);
 inline double ms_between(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
 }
@@ -207,12 +228,11 @@ void exclusive_scan(context& ctx, communicator& comm, const In& local, Out&& out
 template <class T>
 std::vector<T> sort(context& ctx, communicator& comm, const std::vector<T>& local, order o = order::ascending,
                     const run_options& opt = {}, dist_stats* st = nullptr) {
-  std::vector<std::uint32_t> out;
   static_assert(sizeof(T) == 4, "wgprim: the distributed primitives take 32-bit elements (f32, i32, u32)");
+  std::vector<T> r;
+  detail::vector_sink<T> out(r);
   detail::dist_sort_run(ctx, comm, dtype_of<T>::value, detail::bits_of(local), nullptr, local.size(), out, nullptr, o,
                         opt, st);
-  std::vector<T> r(out.size());
-  if (!out.empty()) std::memcpy(r.data(), out.data(), out.size() * 4);
   return r;
 }
 /// Ascending (the signature before `order` was added).
@@ -230,14 +250,11 @@ void sort_pairs(context& ctx, communicator& comm, const std::vector<K>& keys, co
   if (keys.size() != values.size())
     throw error(errc::invalid_argument, "sort_pairs: " + std::to_string(keys.size()) + " keys but " +
                                             std::to_string(values.size()) + " values");
-  std::vector<std::uint32_t> ko, vo;
   static_assert(sizeof(K) == 4, "wgprim: the distributed primitives take 32-bit elements (f32, i32, u32)");
+  detail::vector_sink<K> ko(keys_out);
+  detail::vector_sink<V> vo(values_out);
   detail::dist_sort_run(ctx, comm, dtype_of<K>::value, detail::bits_of(keys), detail::bits_of(values), keys.size(),
                         ko, &vo, o, opt, st);
-  keys_out.resize(ko.size());
-  values_out.resize(vo.size());
-  if (!ko.empty()) std::memcpy(keys_out.data(), ko.data(), ko.size() * 4);
-  if (!vo.empty()) std::memcpy(values_out.data(), vo.data(), vo.size() * 4);
 }
 /// Ascending (the signature before `order` was added).
 template <class K, class V>
