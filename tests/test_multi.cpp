@@ -180,7 +180,8 @@ TEST(Multi, SortPairsIntoTheInputVectors) {
         std::iota(want_v.begin(), want_v.end(), 0u);
         if (alias == 2) want_v = data;
         cpu::stable_sort(want_k.data(), n, dtype::u32, /*descending=*/false, want_v.data());
-        const std::string what = "k=" + std::to_string(k) + " n=" + std::to_string(n) + " alias " + std::to_string(alias);
+        const std::string what =
+            "k=" + std::to_string(k) + " n=" + std::to_string(n) + " alias " + std::to_string(alias);
         EXPECT_EQ(got_k, want_k) << what;
         EXPECT_EQ(got_v, want_v) << what;
       }

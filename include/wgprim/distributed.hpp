@@ -5,6 +5,7 @@
 //   reduce:  local reduce -> the rank totals combined (allreduce with the monoid's combine)
 //   scans:   local reduce -> exclusive scan of the rank totals in rank order -> local scan seeded with that carry
 //   sort:    sample sort: local GPU sort -> regular samples -> p-1 splitters -> all-to-all -> local GPU sort
+//            (one rank: the local GPU sort alone)
 //
 // The collectives come from a `communicator`: wgprim::mpi::communicator (wgprim/mpi.hpp, the wgprim::mpi library,
 // over an MPI_Comm) or the in-process one behind wgprim/multi.hpp. Failures are agreed on: when one rank fails
@@ -65,7 +66,7 @@ class communicator {
 
 /// What one rank measured in a distributed call (wall time: ranks may share one GPU).
 struct dist_stats {
-  double local_ms = 0;  ///< this rank's GPU work: local reduce + scan, or both local sorts (uploads included)
+  double local_ms = 0;  ///< this rank's GPU work: local reduce + scan, or the local sorts (one at P = 1; uploads in)
   double comm_ms = 0;   ///< the collectives, waiting for the other ranks included
   double total_ms = 0;  ///< the whole call
   std::uint64_t count = 0;            ///< elements this rank holds after the call (sort: its part of the output)
