@@ -100,12 +100,12 @@ std::vector<std::uint32_t> descending_keys(dtype t, std::size_t n, int shape, st
 }
 
 TEST(Multi, DescendingSortMatchesTheCpuTwin) {
-  const int ks[] = {3, 7, 2, 4};
+  const int ks[] = {3, 7, 2, 4, 1};
   int round = 0;
   for (dtype t : {dtype::u32, dtype::i32, dtype::f32})
     for (int shape : {0, 1, 2})
       for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(2), std::size_t(3001)}) {
-        const int k = ks[round % 4];
+        const int k = ks[round % 5];
         const auto data = descending_keys(t, n, shape, static_cast<std::uint32_t>(n * 5 + shape));
         const auto b = random_bounds(n, k, 40 + round++);
         std::vector<std::vector<std::uint32_t>> ko(k), vo(k), keys_only(k);
@@ -145,6 +145,45 @@ TEST(Multi, DescendingSortMatchesTheCpuTwin) {
         EXPECT_EQ(got_k, want_k) << what;
         EXPECT_EQ(got_v, want_v) << what;
         if (with_keys_only) EXPECT_EQ(got_only, want_k) << what;
+      }
+}
+
+// One participant takes the short cut (one local sort, no exchange) and several do not; both write straight into the
+// caller's vectors, which may be the inputs' own (in place), each other's inputs (swapped) or one vector passed as
+// both keys and values.
+TEST(Multi, SortPairsIntoTheInputVectors) {
+  for (int k : {1, 2})
+    for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(2049)})
+      for (int alias = 0; alias < 3; ++alias) {
+        const auto data = descending_keys(dtype::u32, n, 1, static_cast<std::uint32_t>(n + 9));
+        const auto b = random_bounds(n, k, static_cast<std::uint32_t>(n) + 5);
+        std::vector<std::vector<std::uint32_t>> ko(k), vo(k);
+        multi::run(k, [&](int r, communicator& c) {
+          std::vector<std::uint32_t> keys(data.begin() + b[r], data.begin() + b[r + 1]), index(keys.size());
+          std::iota(index.begin(), index.end(), static_cast<std::uint32_t>(b[r]));
+          if (alias == 0) {  // in place
+            dist::sort_pairs(pool()[r], c, keys, index, keys, index);
+            ko[r] = keys, vo[r] = index;
+          } else if (alias == 1) {  // swapped: the keys into the index's vector and back
+            dist::sort_pairs(pool()[r], c, keys, index, index, keys);
+            ko[r] = index, vo[r] = keys;
+          } else {  // the keys as their own values
+            dist::sort_pairs(pool()[r], c, keys, keys, ko[r], vo[r]);
+          }
+        });
+        std::vector<std::uint32_t> got_k, got_v;
+        for (int r = 0; r < k; ++r) {
+          got_k.insert(got_k.end(), ko[r].begin(), ko[r].end());
+          got_v.insert(got_v.end(), vo[r].begin(), vo[r].end());
+        }
+        std::vector<std::uint32_t> want_k(data), want_v(n);
+        std::iota(want_v.begin(), want_v.end(), 0u);
+        if (alias == 2) want_v = data;
+        cpu::stable_sort(want_k.data(), n, dtype::u32, /*descending=*/false, want_v.data());
+        const std::string what =
+            "k=" + std::to_string(k) + " n=" + std::to_string(n) + " alias " + std::to_string(alias);
+        EXPECT_EQ(got_k, want_k) << what;
+        EXPECT_EQ(got_v, want_v) << what;
       }
 }
 

@@ -5,6 +5,7 @@
 //   reduce:  local reduce -> the rank totals combined (allreduce with the monoid's combine)
 //   scans:   local reduce -> exclusive scan of the rank totals in rank order -> local scan seeded with that carry
 //   sort:    sample sort: local GPU sort -> regular samples -> p-1 splitters -> all-to-all -> local GPU sort
+//            (one rank: the local GPU sort alone)
 //
 // The collectives come from a `communicator`: wgprim::mpi::communicator (wgprim/mpi.hpp, the wgprim::mpi library,
 // over an MPI_Comm) or the in-process one behind wgprim/multi.hpp. Failures are agreed on: when one rank fails
@@ -65,7 +66,7 @@ class communicator {
 
 /// What one rank measured in a distributed call (wall time: ranks may share one GPU).
 struct dist_stats {
-  double local_ms = 0;  ///< this rank's GPU work: local reduce + scan, or both local sorts (uploads included)
+  double local_ms = 0;  ///< this rank's GPU work: local reduce + scan, or the local sorts (one at P = 1; uploads in)
   double comm_ms = 0;   ///< the collectives, waiting for the other ranks included
   double total_ms = 0;  ///< the whole call
   std::uint64_t count = 0;            ///< elements this rank holds after the call (sort: its part of the output)
@@ -83,9 +84,30 @@ superaccumulator dist_combine_exact(communicator& c, const superaccumulator& loc
 bool dist_commutes(const monoid& m);
 /// The last element of an output range (read back from the device for device ranges).
 std::uint32_t dist_last_bits(context& ctx, const range_ref& r);
+/// Where the sort puts this rank's part: words(m) sizes the output for m 32-bit words and returns where they go, so
+/// that the last local sort writes straight into the caller's vector (no copy of the result).
+struct dist_sink {
+  virtual ~dist_sink() = default;
+  virtual std::uint32_t* words(std::size_t m) = 0;
+};
+template <class T>
+class vector_sink final : public dist_sink {
+ public:
+  explicit vector_sink(std::vector<T>& v) : v_(v) {}
+  std::uint32_t* words(std::size_t m) override {
+    static_assert(sizeof(T) == 4, "wgprim elements are 32-bit");
+    v_.resize(m);
+    return reinterpret_cast<std::uint32_t*>(v_.data());
+  }
+
+ private:
+  std::vector<T>& v_;
+};
+/// keys / vals: this rank's n input elements (vals null for keys only, or when n is 0). The inputs are read before
+/// the sinks are sized, so an output may be the input's own vector.
 void dist_sort_run(context& ctx, communicator& c, dtype key_type, const std::uint32_t* keys,
-                   const std::uint32_t* vals, std::size_t n, std::vector<std::uint32_t>& keys_out,
-                   std::vector<std::uint32_t>* vals_out, order o, const run_options& opt, dist_stats* st);
+                   const std::uint32_t* vals, std::size_t n, dist_sink& keys_out, dist_sink* vals_out, order o,
+                   const run_options& opt, dist_stats* st);
 inline double ms_between(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
 }
@@ -207,12 +229,11 @@ void exclusive_scan(context& ctx, communicator& comm, const In& local, Out&& out
 template <class T>
 std::vector<T> sort(context& ctx, communicator& comm, const std::vector<T>& local, order o = order::ascending,
                     const run_options& opt = {}, dist_stats* st = nullptr) {
-  std::vector<std::uint32_t> out;
   static_assert(sizeof(T) == 4, "wgprim: the distributed primitives take 32-bit elements (f32, i32, u32)");
+  std::vector<T> r;
+  detail::vector_sink<T> out(r);
   detail::dist_sort_run(ctx, comm, dtype_of<T>::value, detail::bits_of(local), nullptr, local.size(), out, nullptr, o,
                         opt, st);
-  std::vector<T> r(out.size());
-  if (!out.empty()) std::memcpy(r.data(), out.data(), out.size() * 4);
   return r;
 }
 /// Ascending (the signature before `order` was added).
@@ -230,14 +251,11 @@ void sort_pairs(context& ctx, communicator& comm, const std::vector<K>& keys, co
   if (keys.size() != values.size())
     throw error(errc::invalid_argument, "sort_pairs: " + std::to_string(keys.size()) + " keys but " +
                                             std::to_string(values.size()) + " values");
-  std::vector<std::uint32_t> ko, vo;
   static_assert(sizeof(K) == 4, "wgprim: the distributed primitives take 32-bit elements (f32, i32, u32)");
+  detail::vector_sink<K> ko(keys_out);
+  detail::vector_sink<V> vo(values_out);
   detail::dist_sort_run(ctx, comm, dtype_of<K>::value, detail::bits_of(keys), detail::bits_of(values), keys.size(),
                         ko, &vo, o, opt, st);
-  keys_out.resize(ko.size());
-  values_out.resize(vo.size());
-  if (!ko.empty()) std::memcpy(keys_out.data(), ko.data(), ko.size() * 4);
-  if (!vo.empty()) std::memcpy(values_out.data(), vo.data(), vo.size() * 4);
 }
 /// Ascending (the signature before `order` was added).
 template <class K, class V>

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <new>
 
 #include "gpu/gpu.hpp"
@@ -181,42 +182,91 @@ std::uint32_t dist_last_bits(context& ctx, const range_ref& r) {
 }
 
 void dist_sort_run(context& ctx, communicator& c, dtype key_type, const std::uint32_t* keys,
-                   const std::uint32_t* vals, std::size_t n, std::vector<std::uint32_t>& keys_out,
-                   std::vector<std::uint32_t>* vals_out, order o, const run_options& opt, dist_stats* st) {
+                   const std::uint32_t* vals, std::size_t n, dist_sink& keys_out, dist_sink* vals_out, order o,
+                   const run_options& opt, dist_stats* st) {
   const auto t0 = clock_type::now();
   double local_ms = 0;
   const int p = c.size(), me = c.rank();
   const bool pairs = vals_out != nullptr;  // (vals may be null for an empty part of pairs)
+  const bool descending = o == order::descending;
   std::exception_ptr failure;
 
-  // Stable local sort of this rank's part (on the GPU; host ranges are uploaded and read back).
-  auto gpu_sort = [&](std::vector<std::uint32_t>& k, std::vector<std::uint32_t>* v) {
+  // Stable sort of m host elements (on the GPU: uploaded and read back), from ki / vi into ko / vo.
+  auto gpu_sort = [&](const std::uint32_t* ki, const std::uint32_t* vi, std::uint32_t* ko, std::uint32_t* vo,
+                      std::size_t m) {
     const auto a = clock_type::now();
-    if (!k.empty()) {
-      range_ref kr;
-      kr.host = kr.host_out = k.data();
-      kr.count = k.size();
-      if (v) {
-        range_ref vr;
-        vr.host = vr.host_out = v->data();
-        vr.count = v->size();
-        sort_run(ctx, nullptr, kr, kr, &vr, &vr, key_type, o, opt);
+    if (m) {
+      range_ref kin, kout;
+      kin.host = ki;
+      kout.host_out = ko;
+      kin.count = kout.count = m;
+      if (pairs) {
+        range_ref vin, vout;
+        vin.host = vi;
+        vout.host_out = vo;
+        vin.count = vout.count = m;
+        sort_run(ctx, nullptr, kin, kout, &vin, &vout, key_type, o, opt);
       } else {
-        sort_run(ctx, nullptr, kr, kr, nullptr, nullptr, key_type, o, opt);
+        sort_run(ctx, nullptr, kin, kout, nullptr, nullptr, key_type, o, opt);
       }
     }
     local_ms += ms_between(a, clock_type::now());
   };
+  auto finish_stats = [&](std::uint64_t count, std::vector<std::uint64_t> counts, double comm_ms) {
+    if (!st) return;
+    st->local_ms = local_ms;
+    st->comm_ms = comm_ms;
+    st->total_ms = ms_between(t0, clock_type::now());
+    st->count = count;
+    st->counts = std::move(counts);
+  };
 
-  std::vector<std::uint32_t> k, v;
+  // Whether two ranges of n words share memory: the local sort needs keys and values in different places, so
+  // values that are the keys' own vector (or outputs that are another input's vector) are sorted from a copy.
+  auto overlaps = [n](const void* a, const void* b) {
+    const char* x = static_cast<const char*>(a);
+    const char* y = static_cast<const char*>(b);
+    return n && x && y && x < y + n * 4 && y < x + n * 4;
+  };
+  std::vector<std::uint32_t> copied_vals;
+  auto copy_vals = [&] {
+    copied_vals.assign(vals, vals + n);
+    vals = copied_vals.data();
+  };
+
+  if (p == 1) {
+    // One rank: its part is the whole array, sorted once, straight into the caller's vectors (the sample, the
+    // exchange and the second sort would move every element for nothing). Sorting in place is fine.
+    try {
+      std::uint32_t* ko = keys_out.words(n);
+      std::uint32_t* vo = pairs ? vals_out->words(n) : nullptr;
+      std::vector<std::uint32_t> copied_keys;
+      if (pairs && (overlaps(vals, keys) || overlaps(ko, vals) || overlaps(vo, keys))) {
+        copied_keys.assign(keys, keys + n);
+        keys = copied_keys.data();
+        copy_vals();
+      }
+      gpu_sort(keys, vals, ko, vo, n);
+    } catch (...) {
+      failure = dist_failure(std::current_exception());
+    }
+    c.agree(failure, 0);  // one rank: rethrows its failure
+    finish_stats(n, {n}, 0);
+    return;
+  }
+
+  // 1. Stable local sort of this rank's part into k (v).
+  std::unique_ptr<std::uint32_t[]> k, v;
   try {
-    k.assign(keys, keys + n);
-    if (pairs && n) v.assign(vals, vals + n);
-    gpu_sort(k, pairs ? &v : nullptr);
+    if (n) {
+      k.reset(new std::uint32_t[n]);
+      if (pairs) v.reset(new std::uint32_t[n]);
+    }
+    if (pairs && overlaps(vals, keys)) copy_vals();
+    gpu_sort(keys, vals, k.get(), v.get(), n);
   } catch (...) {
     failure = dist_failure(std::current_exception());
   }
-  const bool descending = o == order::descending;
   c.agree(failure,
           0x5047u + static_cast<std::uint64_t>(key_type) * 2 + (pairs ? 1 : 0) + (descending ? 0x10000u : 0));
   // The sampling and the partition work on keys mapped so that the local sort's order is ascending: descending is
@@ -224,7 +274,7 @@ void dist_sort_run(context& ctx, communicator& c, dtype key_type, const std::uin
   // ascending order of ~ordered(key) with the same ties; the (rank, position) tie-break is then unchanged.
   auto key_of = [&](std::uint32_t b) { return descending ? ~ordered(key_type, b) : ordered(key_type, b); };
 
-  // Regular samples of every rank's sorted part, weighted by the elements each stands for, so that unequal parts
+  // 2. Regular samples of every rank's sorted part, weighted by the elements each stands for, so that unequal parts
   // (an empty rank, an uneven split) still give parts of about n/p.
   const std::size_t s = 64;
   std::vector<sample> mine(s);
@@ -248,6 +298,7 @@ void dist_sort_run(context& ctx, communicator& c, dtype key_type, const std::uin
   // Splitter d (1..p-1): the first sample at which the running weight reaches d / p of the total; rank d - 1 takes
   // the elements before it.
   std::vector<sample> splitters;
+  splitters.reserve(p - 1);
   {
     std::uint64_t run = 0;
     std::size_t i = 0;
@@ -258,56 +309,54 @@ void dist_sort_run(context& ctx, communicator& c, dtype key_type, const std::uin
       splitters.push_back(i < all.size() ? all[i] : sample{0xffffffffu, 0xfffffffeu, ~0ull, 0});
     }
   }
-  // Where each splitter falls in this rank's sorted part (elements strictly before it in the (key, rank, position)
-  // order).
-  std::vector<std::uint32_t> ord(k.size());
-  for (std::size_t i = 0; i < k.size(); ++i) ord[i] = key_of(k[i]);
+  // 3. Where each splitter falls in this rank's sorted part (elements strictly before it in the (key, rank,
+  // position) order): binary searches of the sorted keys, mapped on the fly.
+  const std::uint32_t* kb = k.get();
+  const std::uint32_t* ke = kb + n;
   std::vector<std::uint64_t> bound(p + 1, 0);
   bound[p] = n;
   for (int d = 1; d < p; ++d) {
     const sample& sp = splitters[d - 1];
-    const std::uint64_t lo = std::lower_bound(ord.begin(), ord.end(), sp.key) - ord.begin();
-    const std::uint64_t hi = std::upper_bound(ord.begin(), ord.end(), sp.key) - ord.begin();
+    const std::uint64_t lo =
+        std::lower_bound(kb, ke, sp.key, [&](std::uint32_t e, std::uint32_t x) { return key_of(e) < x; }) - kb;
+    const std::uint64_t hi =
+        std::upper_bound(kb, ke, sp.key, [&](std::uint32_t x, std::uint32_t e) { return x < key_of(e); }) - kb;
     std::uint64_t b;
     if (static_cast<std::uint32_t>(me) < sp.rank) b = hi;
     else if (static_cast<std::uint32_t>(me) > sp.rank) b = lo;
     else b = std::min(std::max<std::uint64_t>(sp.pos, lo), hi);
     bound[d] = std::max(b, bound[d - 1]);
   }
-  ord = {};
+  // 4. The exchange.
   std::vector<std::uint64_t> send_counts(p), recv_counts;
   for (int d = 0; d < p; ++d) send_counts[d] = bound[d + 1] - bound[d];
   std::vector<std::uint32_t> rk, rv;
-  c.alltoallv(k.data(), send_counts, rk, recv_counts);
-  if (pairs) c.alltoallv(v.data(), send_counts, rv, recv_counts);
-  k = {};
-  v = {};
+  c.alltoallv(kb, send_counts, rk, recv_counts);
+  if (pairs) c.alltoallv(v.get(), send_counts, rv, recv_counts);
+  k.reset();
+  v.reset();
   const auto t2 = clock_type::now();
 
-  // The received runs, each sorted, in source-rank order: a stable sort keeps equal keys in global input order.
+  // 5. The received runs, each sorted, in source-rank order: a stable sort keeps equal keys in global input order.
+  // It writes straight into the caller's vectors.
+  const std::uint64_t count = rk.size();
   try {
-    gpu_sort(rk, pairs ? &rv : nullptr);
+    std::uint32_t* ko = keys_out.words(count);
+    std::uint32_t* vo = pairs ? vals_out->words(count) : nullptr;
+    gpu_sort(rk.data(), pairs ? rv.data() : nullptr, ko, vo, count);
   } catch (...) {
     failure = dist_failure(std::current_exception());
   }
+  rk = {};
+  rv = {};
   const auto t3 = clock_type::now();
   c.agree(failure, 0);
-  const std::uint64_t count = rk.size();
   std::vector<std::uint64_t> counts(p);
   {
     const std::vector<std::uint8_t> cs = c.allgather(&count, sizeof count);
     std::memcpy(counts.data(), cs.data(), cs.size());
   }
-  keys_out = std::move(rk);
-  if (vals_out) *vals_out = std::move(rv);
-  if (st) {
-    const auto t4 = clock_type::now();
-    st->local_ms = local_ms;
-    st->comm_ms = ms_between(t1, t2) + ms_between(t3, t4);
-    st->total_ms = ms_between(t0, t4);
-    st->count = count;
-    st->counts = std::move(counts);
-  }
+  finish_stats(count, std::move(counts), ms_between(t1, t2) + ms_between(t3, clock_type::now()));
 }
 
 }  // namespace detail
