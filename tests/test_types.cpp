@@ -287,9 +287,10 @@ TEST(Types, ScanMatchesTwin) {
     std::vector<std::int64_t> v(300001);
     for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<std::int64_t>(i * 2654435761u) - (1ll << 40);
     const std::vector<std::int64_t> got = inclusive_scan(small_binding_ctx(), v);
-    std::int64_t acc = 0;
+    std::uint64_t acc = 0;  // the sum wraps modulo 2^64 (in unsigned arithmetic: signed overflow is undefined)
     std::size_t bad = 0;
-    for (std::size_t i = 0; i < v.size(); ++i) bad += got[i] != (acc += v[i]);
+    for (std::size_t i = 0; i < v.size(); ++i)
+      bad += static_cast<std::uint64_t>(got[i]) != (acc += static_cast<std::uint64_t>(v[i]));
     EXPECT_EQ(bad, 0u);
   }
   // The typed API: half in, float out; uint8_t in, uint32_t out with init.
