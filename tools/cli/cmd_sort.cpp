@@ -15,6 +15,7 @@
 #include "bench.hpp"
 #include "wgprim/io.hpp"
 #include "wgprim/wgprim.hpp"
+#include "word_elements.hpp"
 
 using json = nlohmann::json;
 using namespace wgprim;
@@ -61,17 +62,13 @@ CLI::App* add_sort_command(CLI::App& app) {
 int run_sort_command() {
   const sort_cli& o = opts();
   io::array keys = io::read_array(o.input);
-  if (dtype_bytes(keys.type) != 4)
-    throw error(errc::unsupported, std::string("sort: the command sorts f32, i32 and u32 keys, '") +
-                                       detail::excerpt(o.input, 200) + "' holds " + dtype_name(keys.type) +
-                                       " (64-bit keys: wgprim::sort in C++ or wgprim.sort in Python)");
+  require_word_elements(keys, "sort: '" + detail::excerpt(o.input, 200) + "'",
+                        " (64-bit keys: wgprim::sort in C++ or wgprim.sort in Python)");
   io::array vals;
   const bool pairs = !o.values.empty();
   if (pairs) {
     vals = io::read_array(o.values);
-    if (dtype_bytes(vals.type) != 4)
-      throw error(errc::unsupported, std::string("sort: values are 32-bit, '") + detail::excerpt(o.values, 200) +
-                                         "' holds " + dtype_name(vals.type));
+    require_word_elements(vals, "sort: --values '" + detail::excerpt(o.values, 200) + "'");
     if (vals.bits.size() != keys.bits.size())
       throw error(errc::invalid_argument, "--values has " + std::to_string(vals.bits.size()) + " elements, --input " +
                                               std::to_string(keys.bits.size()));

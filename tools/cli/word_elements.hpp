@@ -7,8 +7,10 @@
 #include "wgprim/error.hpp"
 #include "wgprim/io.hpp"
 
-inline void require_word_elements(const wgprim::io::array& a, const std::string& what) {
+/// `hint` (may be empty) is appended: where the other types are handled.
+inline void require_word_elements(const wgprim::io::array& a, const std::string& what, const std::string& hint = "") {
   using namespace wgprim;
   if (dtype_bytes(a.type) != 4)
-    throw error(errc::unsupported, what + " holds " + dtype_name(a.type) + " elements; this command takes f32, i32 or u32");
+    throw error(errc::unsupported, what + " holds " + dtype_name(a.type) +
+                                       " elements; this command takes f32, i32 or u32" + hint);
 }
