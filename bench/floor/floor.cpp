@@ -482,6 +482,48 @@ int main(int argc, char** argv) {
     check_counter(got);
   }));
 
+  // Batches (what a recorded batch pays per call on the GPU side): 20 one-workgroup dispatches in one submission,
+  // each in its own compute pass, all in one pass, or each after a small clearBuffer (a transfer between passes).
+  // The figures are per batch of 20.
+  constexpr int batch = 20;
+  results.push_back(measure("batch20_passes_spin", warmup, calls, [&] {
+    WGPUCommandEncoder enc = encoder(g);
+    for (int i = 0; i < batch; ++i) dispatch(enc, {{bump, bump_bg}}, {1});
+    wait_work_done(g, wait_mode::spin, submit(g, enc));
+    expected += batch;
+  }));
+  results.push_back(measure("batch20_one_pass_spin", warmup, calls, [&] {
+    WGPUCommandEncoder enc = encoder(g);
+    WGPUComputePassEncoder pass = wgpuCommandEncoderBeginComputePass(enc, nullptr);
+    for (int i = 0; i < batch; ++i) {
+      wgpuComputePassEncoderSetPipeline(pass, bump);
+      wgpuComputePassEncoderSetBindGroup(pass, 0, bump_bg, 0, nullptr);
+      wgpuComputePassEncoderDispatchWorkgroups(pass, 1, 1, 1);
+    }
+    wgpuComputePassEncoderEnd(pass);
+    wgpuComputePassEncoderRelease(pass);
+    wait_work_done(g, wait_mode::spin, submit(g, enc));
+    expected += batch;
+  }));
+  results.push_back(measure("batch20_clear_passes_spin", warmup, calls, [&] {
+    WGPUCommandEncoder enc = encoder(g);
+    for (int i = 0; i < batch; ++i) {
+      wgpuCommandEncoderClearBuffer(enc, partials, 0, 256);
+      dispatch(enc, {{bump, bump_bg}}, {1});
+    }
+    wait_work_done(g, wait_mode::spin, submit(g, enc));
+    expected += batch;
+  }));
+  {  // one read-back checks the batches' bumps
+    WGPUCommandEncoder enc = encoder(g);
+    dispatch(enc, {{bump, bump_bg}}, {1});
+    wgpuCommandEncoderCopyBufferToBuffer(enc, counter, 0, readback, 0, 4);
+    WGPUSubmissionIndex index = submit(g, enc);
+    std::uint32_t got = 0;
+    map_read(g, readback, &got, 4, wait_mode::spin, index);
+    check_counter(got);
+  }
+
   // The shader writes into a mappable buffer itself: no copy, one buffer.
   if (g.mappable_primary) {
     WGPUBuffer mapped_counter = make_buffer(g, WGPUBufferUsage_Storage | WGPUBufferUsage_MapRead, 256);

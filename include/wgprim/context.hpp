@@ -49,6 +49,7 @@ struct device_features {
   bool subgroups = false;
   bool shader_f64 = false;    // wgpu-native's shader-f64: f64 elements
   bool shader_int64 = false;  // wgpu-native's shader-int64: i64/u64 elements
+  bool immediates = false;    // wgpu-native's immediates (push constants): kernel parameters without a buffer write
 };
 
 /// Which backend a context runs the primitives on.

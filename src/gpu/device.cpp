@@ -240,6 +240,14 @@ void read_limits(context_impl& s) {
   L.min_uniform_buffer_offset_alignment = got.minUniformBufferOffsetAlignment;
   L.max_storage_buffers_per_shader_stage = got.maxStorageBuffersPerShaderStage;
   s.uniform_align = std::max<std::uint32_t>(256, got.minUniformBufferOffsetAlignment);
+  const char* imm_env = std::getenv("WGPRIM_IMMEDIATES");
+  const bool imm = !(imm_env && std::string(imm_env) == "0") &&
+                   wgpuDeviceHasFeature(s.device, static_cast<WGPUFeatureName>(WGPUNativeFeature_Immediates));
+  s.max_immediate = imm && got.maxImmediateSize != WGPU_LIMIT_U32_UNDEFINED ? std::min<std::uint32_t>(got.maxImmediateSize, 256) : 0;
+  s.features.immediates = s.max_immediate > 0;
+  const char* map_env = std::getenv("WGPRIM_MAPPED_RESULT");
+  s.mappable_primary = !(map_env && std::string(map_env) == "0") &&
+                       wgpuDeviceHasFeature(s.device, static_cast<WGPUFeatureName>(WGPUNativeFeature_MappablePrimaryBuffers));
   s.device_binding_limit = std::min<std::uint64_t>(L.max_storage_buffer_binding_size, L.max_buffer_size);
   apply_binding_limit(s, 0);
 }
@@ -376,6 +384,15 @@ context::context(const context_options& options) : impl_(std::make_unique<detail
   // capabilities).
   s.features.shader_f64 = take(static_cast<WGPUFeatureName>(WGPUNativeFeature_ShaderF64));
   s.features.shader_int64 = take(static_cast<WGPUFeatureName>(WGPUNativeFeature_ShaderInt64));
+  // Immediate data (push constants) for the kernels' parameter blocks; WGPRIM_IMMEDIATES=0 keeps them in a
+  // uniform ring instead (for comparison).
+  const char* imm_env = std::getenv("WGPRIM_IMMEDIATES");
+  if (!(imm_env && std::string(imm_env) == "0")) take(static_cast<WGPUFeatureName>(WGPUNativeFeature_Immediates));
+  // Storage buffers the host can map: a reduce's result is read straight from where its kernel wrote it
+  // (WGPRIM_MAPPED_RESULT=0: copied into a staging buffer as on the web).
+  const char* map_env = std::getenv("WGPRIM_MAPPED_RESULT");
+  if (!(map_env && std::string(map_env) == "0"))
+    take(static_cast<WGPUFeatureName>(WGPUNativeFeature_MappablePrimaryBuffers));
 
   // Limits: ask for everything the adapter allows (a zeroed WGPULimits would mean "0", not "default").
   WGPULimits lim = WGPU_LIMITS_INIT;
@@ -587,7 +604,13 @@ void context::read(const buffer& src, std::uint64_t offset, void* data, std::uin
     std::memcpy(data, static_cast<const char*>(src.host_data()) + offset, bytes);
     return;
   }
-  WGPUBuffer staging = make_raw(s, WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst, bytes);
+  // Small reads go through the context's persistent staging buffer (no allocation per read); large ones get
+  // their own, released at once.
+  const bool small = bytes <= (std::uint64_t(1) << 20);
+  WGPUBuffer staging = small ? s.staging_for(bytes) : make_raw(s, WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst, bytes);
+  auto drop = [&] {
+    if (!small) { wgpuBufferDestroy(staging); wgpuBufferRelease(staging); }
+  };
   try {
     WGPUCommandEncoderDescriptor ed = WGPU_COMMAND_ENCODER_DESCRIPTOR_INIT;
     WGPUCommandEncoder enc = wgpuDeviceCreateCommandEncoder(s.device, &ed);
@@ -602,10 +625,10 @@ void context::read(const buffer& src, std::uint64_t offset, void* data, std::uin
     std::memcpy(data, p, bytes);
     wgpuBufferUnmap(staging);
   } catch (...) {
-    wgpuBufferDestroy(staging); wgpuBufferRelease(staging);
+    drop();
     throw;
   }
-  wgpuBufferDestroy(staging); wgpuBufferRelease(staging);
+  drop();
 }
 
 WGPUDevice context::native_device() const { return impl().device; }
@@ -631,6 +654,23 @@ WGPUBuffer context_impl::staging_for(std::uint64_t bytes) {
   return staging;
 }
 
+WGPUBuffer context_impl::mapped_result_for(std::uint64_t bytes) {
+  if (!mappable_primary) return nullptr;
+  bytes = std::max<std::uint64_t>(256, (bytes + 255) / 256 * 256);
+  if (bytes > mapped_result_bytes) {
+    if (mapped_result) {
+      forget_buffer(mapped_result);
+      wgpuBufferRelease(mapped_result);
+    }
+    mapped_result = nullptr;
+    mapped_result = make_raw(*this, WGPUBufferUsage_Storage | WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst |
+                                        WGPUBufferUsage_CopySrc, bytes);
+    own_buffers.insert(mapped_result);
+    mapped_result_bytes = bytes;
+  }
+  return mapped_result;
+}
+
 const buffer& scratch(context& ctx, const std::string& name, std::uint64_t bytes) {
   auto& s = ctx.impl();
   auto it = s.scratch.find(name);
@@ -639,6 +679,13 @@ const buffer& scratch(context& ctx, const std::string& name, std::uint64_t bytes
   const std::uint64_t want = std::min<std::uint64_t>(bytes + bytes / 2, s.limits.max_buffer_size);
   buffer b = ctx.create_buffer(std::max<std::uint64_t>({bytes, want, 256}));
   return s.scratch[name] = std::move(b);
+}
+
+WGPUBuffer mapped_result(context& ctx, std::uint64_t bytes, std::uint64_t& size) {
+  auto& s = ctx.impl();
+  WGPUBuffer b = s.mapped_result_for(bytes);
+  if (b) size = s.mapped_result_bytes;
+  return b;
 }
 
 bool lookback_stress(context& ctx) { return ctx.impl().lookback_stress; }

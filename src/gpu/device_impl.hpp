@@ -49,6 +49,9 @@ struct kernel {
   WGPUBindGroupLayout layout = nullptr;
   std::size_t slots = 0;
   std::uint32_t uniform_mask = 0;  // bit i: slot i is a uniform block, bound with a dynamic offset
+  // Non-zero: slot 0's parameter block is passed as immediate data (push constants) of this many bytes instead
+  // of a uniform binding: no queue write, no copy before the dispatch (see get_kernel).
+  std::uint32_t immediate_bytes = 0;
 };
 
 // A bind group's identity: the kernel (its layout) and every bound range. Uniform slots are keyed by buffer and
@@ -95,6 +98,7 @@ struct context_impl {
   device_features features;
   std::uint64_t binding_limit = 0;
   std::uint32_t uniform_align = 256;
+  std::uint32_t max_immediate = 0;  // bytes of immediate data a pipeline may take (0: the feature is off)
 
   // Filled by the callbacks; turned into exceptions by check().
   std::mutex mu;
@@ -142,6 +146,13 @@ struct context_impl {
   std::uint64_t ring_cursor = 0, ring_lo = ~0ull, ring_hi = 0, ring_gen = 0;
   int ring_holders = 0;                          // recorders of this generation with unsubmitted slots
   std::vector<WGPUCommandEncoder> ring_encoders;  // callers' encoders with slots, not yet seen submitted
+  // A slot read by the GPU from the ring buffer (a uniform binding, a copy): it must be uploaded at the next flush.
+  // Slots passed as immediates never are.
+  void ring_mark(WGPUBuffer b, std::uint64_t offset, std::uint64_t bytes) {
+    if (b != ring || !ring) return;
+    ring_lo = std::min(ring_lo, offset);
+    ring_hi = std::max(ring_hi, std::min<std::uint64_t>(offset + (bytes + 3) / 4 * 4, ring_bytes));
+  }
   void ring_flush() {
     if (ring && ring_hi > ring_lo) wgpuQueueWriteBuffer(queue, ring, ring_lo, ring_shadow.data() + ring_lo, ring_hi - ring_lo);
     ring_lo = ~0ull;
@@ -152,6 +163,12 @@ struct context_impl {
   WGPUBuffer staging = nullptr;           // MapRead, for results read back with their submission
   std::uint64_t staging_bytes = 0;
   WGPUBuffer staging_for(std::uint64_t bytes);
+  // A storage buffer the host can map (wgpu-native's mappable-primary-buffers): a kernel writes a small result
+  // there and the host maps it after the submission, with no copy into staging first. nullptr without the feature.
+  bool mappable_primary = false;
+  WGPUBuffer mapped_result = nullptr;
+  std::uint64_t mapped_result_bytes = 0;
+  WGPUBuffer mapped_result_for(std::uint64_t bytes);
 
   void record_error(errc code, const std::string& msg) {
     std::lock_guard<std::mutex> g(mu);
@@ -268,6 +285,7 @@ struct context_impl {
     if (ring) wgpuBufferRelease(ring);
     scratch.clear();
     if (staging) wgpuBufferRelease(staging);
+    if (mapped_result) wgpuBufferRelease(mapped_result);
     // Releasing a device while its work still runs aborts inside wgpu-native, so work in flight (after a
     // timeout) gets another bounded wait; if it still runs, the device is leaked rather than the process lost.
     if (device && !destroyed && !drain(std::max(timeout_s, 10.0))) return;
@@ -329,7 +347,7 @@ const void* map_read(context_impl& s, WGPUBuffer b, std::uint64_t bytes);
 WGPUBuffer make_raw(context_impl& s, WGPUBufferUsage usage, std::uint64_t bytes);
 WGPUShaderModule make_module(context_impl& s, const std::string& source, bool trusted, const std::string& what);
 WGPUBindGroupLayout make_layout(context_impl& s, std::vector<WGPUBindGroupLayoutEntry>& entries);
-WGPUPipelineLayout make_pipeline_layout(context_impl& s, WGPUBindGroupLayout* group);
+WGPUPipelineLayout make_pipeline_layout(context_impl& s, WGPUBindGroupLayout* group, std::uint32_t immediate_bytes = 0);
 
 // A cache key: the entry points, a layout tag, and the source.
 template <class Slot>

@@ -72,7 +72,8 @@ const render_kernel& get_render_kernel(context& ctx, const std::string& source, 
 /// `memo_tag` (non-null only when `source` is a memoised composition, which never moves or changes) lets a repeat
 /// call find the kernel by the text's address instead of comparing the whole WGSL text.
 const kernel& get_kernel(context& ctx, const std::string& source, const std::string& entry,
-                         const std::vector<slot>& layout, bool trusted, const void* memo_tag = nullptr);
+                         const std::vector<slot>& layout, bool trusted, const void* memo_tag = nullptr,
+                         std::size_t params_bytes = 0);
 
 struct gpu_time {
   double ms = 0;               // GPU time from timestamps when trustworthy, else wall time of submit..done
@@ -115,6 +116,7 @@ class recorder {
     WGPUBuffer src;
     std::uint64_t offset, bytes;
     void* dst;
+    bool src_mappable = false;  // src is the context's mapped_result_for buffer: mapped directly, no copy
   };
   /// Submits everything recorded and waits for it; with `rb`, also copies a small result to the host in the same
   /// submission (one wait).
@@ -135,6 +137,11 @@ class recorder {
 /// allocation in the hot path). Work recorded in order may reuse it; it grows (the old one is released, and wgpu
 /// keeps it alive for work in flight).
 const buffer& scratch(context& ctx, const std::string& name, std::uint64_t bytes);
+
+/// A small storage buffer of the context that the host maps directly after a submission (recorder::readback with
+/// src_mappable): a kernel's result needs no copy into staging. nullptr (and size untouched) when the device cannot
+/// map storage buffers; else `size` gets its length (at least `bytes`).
+WGPUBuffer mapped_result(context& ctx, std::uint64_t bytes, std::uint64_t& size);
 
 /// The next epoch (1 .. 2^24 - 1) of the context's counter `name`, for kernels that tag what they publish with the
 /// call that published it; `restarted` is set when the count starts again at 1 (the caller clears its state).

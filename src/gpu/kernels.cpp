@@ -27,16 +27,33 @@ WGPUBindGroupLayout make_layout(context_impl& s, std::vector<WGPUBindGroupLayout
   return wgpuDeviceCreateBindGroupLayout(s.device, &bd);
 }
 
-WGPUPipelineLayout make_pipeline_layout(context_impl& s, WGPUBindGroupLayout* group) {
+WGPUPipelineLayout make_pipeline_layout(context_impl& s, WGPUBindGroupLayout* group, std::uint32_t immediate_bytes) {
   WGPUPipelineLayoutDescriptor pd = WGPU_PIPELINE_LAYOUT_DESCRIPTOR_INIT;
   pd.bindGroupLayoutCount = 1;
   pd.bindGroupLayouts = group;
+  pd.immediateSize = immediate_bytes;
   return wgpuDeviceCreatePipelineLayout(s.device, &pd);
 }
 
 
+namespace {
+// Where the device takes immediate data, a kernel's parameter block (slot 0, declared as below) becomes an
+// immediate block: set with the dispatch, so a call writes no uniform buffer and the queue runs no copy first.
+const std::string params_decl = "@group(0) @binding(0) var<uniform> params:";
+std::uint32_t immediate_size(const context_impl& s, const std::string& source, const std::vector<slot>& layout,
+                             std::size_t params_bytes) {
+  if (!s.max_immediate || !params_bytes || layout.empty() || layout[0] != slot::uniform) return 0;
+  if (std::count(layout.begin(), layout.end(), slot::uniform) != 1) return 0;
+  const std::size_t at = source.find(params_decl);
+  if (at == std::string::npos || source.find(params_decl, at + 1) != std::string::npos) return 0;
+  const std::uint32_t bytes = static_cast<std::uint32_t>((params_bytes + 15) / 16 * 16);
+  return bytes <= s.max_immediate ? bytes : 0;
+}
+}  // namespace
+
 const kernel& get_kernel(context& ctx, const std::string& source, const std::string& entry,
-                         const std::vector<slot>& layout, bool trusted, const void* memo_tag) {
+                         const std::vector<slot>& layout, bool trusted, const void* memo_tag,
+                         std::size_t params_bytes) {
   auto& s = ctx.impl();
   s.need_webgpu("compiling WGSL");
   const context_impl::spec_key fast{&source, memo_tag, trusted};
@@ -53,10 +70,16 @@ const kernel& get_kernel(context& ctx, const std::string& source, const std::str
   s.check();
   // Compilation is timed apart (run_stats::compile_ms), so that no GPU time figure includes it.
   const auto t0 = std::chrono::steady_clock::now();
-  WGPUShaderModule mod = make_module(s, source, trusted, "shader '" + entry + "'");
+  const std::uint32_t imm = immediate_size(s, source, layout, params_bytes);
+  std::string rewritten;
+  if (imm) {
+    rewritten = source;
+    rewritten.replace(rewritten.find(params_decl), params_decl.size(), "var<immediate> params:");
+  }
+  WGPUShaderModule mod = make_module(s, imm ? rewritten : source, trusted, "shader '" + entry + "'");
 
-  std::vector<WGPUBindGroupLayoutEntry> entries(layout.size());
-  for (std::size_t i = 0; i < layout.size(); ++i) {
+  std::vector<WGPUBindGroupLayoutEntry> entries;
+  for (std::size_t i = imm ? 1 : 0; i < layout.size(); ++i) {
     WGPUBindGroupLayoutEntry e = WGPU_BIND_GROUP_LAYOUT_ENTRY_INIT;
     e.binding = static_cast<std::uint32_t>(i);
     e.visibility = WGPUShaderStage_Compute;
@@ -65,14 +88,15 @@ const kernel& get_kernel(context& ctx, const std::string& source, const std::str
     e.buffer.type = layout[i] == slot::uniform ? WGPUBufferBindingType_Uniform
                     : layout[i] == slot::storage_read ? WGPUBufferBindingType_ReadOnlyStorage
                                                       : WGPUBufferBindingType_Storage;
-    entries[i] = e;
+    entries.push_back(e);
   }
   auto k = std::make_unique<kernel>();
   k->slots = layout.size();
-  for (std::size_t i = 0; i < layout.size() && i < 32; ++i)
+  k->immediate_bytes = imm;
+  for (std::size_t i = imm ? 1 : 0; i < layout.size() && i < 32; ++i)
     if (layout[i] == slot::uniform) k->uniform_mask |= 1u << i;
   k->layout = make_layout(s, entries);
-  WGPUPipelineLayout pl = make_pipeline_layout(s, &k->layout);
+  WGPUPipelineLayout pl = make_pipeline_layout(s, &k->layout, imm);
   WGPUComputePipelineDescriptor cd = WGPU_COMPUTE_PIPELINE_DESCRIPTOR_INIT;
   cd.layout = pl;
   cd.compute.module = mod;

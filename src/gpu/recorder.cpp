@@ -83,8 +83,8 @@ binding recorder::params(const void* data, std::size_t bytes) {
   }
   const std::uint64_t at = c.ring_cursor;
   std::memcpy(c.ring_shadow.data() + at, data, bytes);
-  c.ring_lo = std::min(c.ring_lo, at);
-  c.ring_hi = std::max(c.ring_hi, at + (bytes + 3) / 4 * 4);  // queue writes move whole words
+  // Uploaded only if the GPU reads it from the ring (ring_mark in dispatch, draw, copy_raw): a block passed as
+  // immediate data costs no queue write.
   c.ring_cursor += stride;
   return binding{c.ring, at, stride};
 }
@@ -140,7 +140,18 @@ void recorder::dispatch(const kernel& k, std::initializer_list<binding> bindings
   std::uint32_t n_dyn = 0;
   bool cacheable = true;
   std::uint32_t i = 0;
+  const void* immediate = nullptr;
   for (const binding& b : bindings) {
+    if (i == 0 && k.immediate_bytes) {
+      // The parameter block goes in as immediate data: read from the ring's host shadow, never uploaded.
+      if (b.buf != c.ring || b.offset + k.immediate_bytes > context_impl::ring_bytes)
+        throw error(errc::gpu, "internal: an immediate parameter block must come from recorder::params");
+      immediate = c.ring_shadow.data() + b.offset;
+      key.ranges[i] = {nullptr, 0, 0};
+      ++i;
+      continue;
+    }
+    c.ring_mark(b.buf, b.offset, b.size);
     if (k.uniform_mask >> i & 1) {
       if (b.offset > 0xffffffffull) throw error(errc::gpu, "internal: uniform offset past 4 GiB");
       dyn[n_dyn++] = static_cast<std::uint32_t>(b.offset);
@@ -157,16 +168,18 @@ void recorder::dispatch(const kernel& k, std::initializer_list<binding> bindings
     g = hit->second;
   } else {
     WGPUBindGroupEntry es[group_key::max_slots];
-    for (std::uint32_t j = 0; j < key.count; ++j) {
-      es[j] = WGPU_BIND_GROUP_ENTRY_INIT;
-      es[j].binding = j;
-      es[j].buffer = key.ranges[j].buf;
-      es[j].offset = key.ranges[j].offset;
-      es[j].size = key.ranges[j].size;
+    std::uint32_t n_es = 0;
+    for (std::uint32_t j = k.immediate_bytes ? 1 : 0; j < key.count; ++j) {
+      WGPUBindGroupEntry& e = es[n_es++];
+      e = WGPU_BIND_GROUP_ENTRY_INIT;
+      e.binding = j;
+      e.buffer = key.ranges[j].buf;
+      e.offset = key.ranges[j].offset;
+      e.size = key.ranges[j].size;
     }
     WGPUBindGroupDescriptor gd = WGPU_BIND_GROUP_DESCRIPTOR_INIT;
     gd.layout = k.layout;
-    gd.entryCount = key.count;
+    gd.entryCount = n_es;
     gd.entries = es;
     g = wgpuDeviceCreateBindGroup(c.device, &gd);
     try {
@@ -178,13 +191,15 @@ void recorder::dispatch(const kernel& k, std::initializer_list<binding> bindings
     if (cacheable) {
       if (c.groups.size() >= context_impl::max_groups) c.drop_groups();
       c.groups.emplace(key, g);
-      for (std::uint32_t j = 0; j < key.count; ++j) ++c.grouped[key.ranges[j].buf];
+      for (std::uint32_t j = 0; j < key.count; ++j)
+        if (key.ranges[j].buf) ++c.grouped[key.ranges[j].buf];
     } else {
       s_->groups.push_back(g);
     }
   }
   wgpuComputePassEncoderSetPipeline(s_->pass, k.pipeline);
   wgpuComputePassEncoderSetBindGroup(s_->pass, 0, g, n_dyn, n_dyn ? dyn : nullptr);
+  if (immediate) wgpuComputePassEncoderSetImmediates(s_->pass, 0, immediate, k.immediate_bytes);
   wgpuComputePassEncoderDispatchWorkgroups(s_->pass, x, y, 1);
 }
 
@@ -194,6 +209,7 @@ void recorder::copy(const buffer& src, std::uint64_t so, const buffer& dst, std:
 
 void recorder::copy_raw(WGPUBuffer src, std::uint64_t so, WGPUBuffer dst, std::uint64_t dof, std::uint64_t bytes) {
   s_->close_pass();
+  ctx_.impl().ring_mark(src, so, bytes);
   if (bytes) wgpuCommandEncoderCopyBufferToBuffer(s_->enc, src, so, dst, dof, bytes);
 }
 
@@ -216,7 +232,11 @@ gpu_time recorder::submit(const readback* rb) {
   // A small result comes back in the same submission: copied into the context's persistent MapRead staging
   // buffer, which is mapped once the work is done (one submit, one wait per call).
   WGPUBuffer staging = nullptr;
-  if (rb && rb->bytes) {
+  std::uint64_t staging_offset = 0;
+  if (rb && rb->bytes && rb->src_mappable) {
+    staging = rb->src;  // the kernel wrote the result into a buffer the host maps: nothing to copy
+    staging_offset = rb->offset;
+  } else if (rb && rb->bytes) {
     staging = c.staging_for(rb->bytes);
     wgpuCommandEncoderCopyBufferToBuffer(s_->enc, rb->src, rb->offset, staging, 0, rb->bytes);
   }
@@ -236,8 +256,8 @@ gpu_time recorder::submit(const readback* rb) {
   wgpuCommandBufferRelease(cmd);
   s_->release_ring(c, nullptr);
   if (staging) {
-    const void* p = map_read(c, staging, (rb->bytes + 3) / 4 * 4);
-    std::memcpy(rb->dst, p, rb->bytes);
+    const void* p = map_read(c, staging, (staging_offset + rb->bytes + 3) / 4 * 4);
+    std::memcpy(rb->dst, static_cast<const std::uint8_t*>(p) + staging_offset, rb->bytes);
     wgpuBufferUnmap(staging);
   } else {
     c.wait_idle();

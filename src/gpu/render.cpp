@@ -132,6 +132,7 @@ void recorder::draw(const render_kernel& k, std::initializer_list<rbinding> bind
     if (b.tex) {
       e.textureView = static_cast<WGPUTextureView>(b.tex->native_view());
     } else {
+      c.ring_mark(b.buf.buf, b.buf.offset, b.buf.size);  // a parameter block from the ring is read there
       e.buffer = b.buf.buf;
       e.offset = b.buf.offset;
       e.size = b.buf.size;

@@ -166,7 +166,8 @@ const algorithm_entry& pick_algorithm(const context& ctx, const char* primitive,
 }
 
 const kernel& get_kernel(context& ctx, const kernel_spec& spec, const std::string& source, bool trusted) {
-  return get_kernel(ctx, source, spec.entry, spec.layout, trusted, is_memoised(source) ? &spec : nullptr);
+  return get_kernel(ctx, source, spec.entry, spec.layout, trusted, is_memoised(source) ? &spec : nullptr,
+                    spec.params_bytes);
 }
 
 }  // namespace wgprim::detail

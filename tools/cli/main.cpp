@@ -159,7 +159,7 @@ int cmd_info(const common& c) {
                         {"max_storage_buffers_per_shader_stage", l.max_storage_buffers_per_shader_stage}}},
             {"features", {{"timestamp_query", f.timestamp_query}, {"shader_f16", f.shader_f16},
                           {"subgroups", f.subgroups}, {"shader_f64", f.shader_f64},
-                          {"shader_int64", f.shader_int64}}},
+                          {"shader_int64", f.shader_int64}, {"immediates", f.immediates}}},
             {"backend", backend_choice_name(ctx.backend())},
             {"timestamps_trustworthy", ctx.timestamps_trustworthy()},
             {"reduce_algorithms", reduce_algorithms()},
@@ -183,8 +183,8 @@ int cmd_info(const common& c) {
              l.max_storage_buffer_binding_size, l.max_buffer_size, l.max_compute_workgroup_storage_size);
   fmt::print("              {} invocations/workgroup, {} workgroups/dimension\n",
              l.max_compute_invocations_per_workgroup, l.max_compute_workgroups_per_dimension);
-  fmt::print("features      timestamp-query={} shader-f16={} subgroups={} shader-f64={} shader-int64={} (timestamps {})\n",
-             f.timestamp_query, f.shader_f16, f.subgroups, f.shader_f64, f.shader_int64,
+  fmt::print("features      timestamp-query={} shader-f16={} subgroups={} shader-f64={} shader-int64={} immediates={} (timestamps {})\n",
+             f.timestamp_query, f.shader_f16, f.subgroups, f.shader_f64, f.shader_int64, f.immediates,
              ctx.timestamps_trustworthy() ? "used" : "not trusted");
   // Every registered algorithm, by primitive (the library's registry); * marks the default on this adapter kind.
   {

@@ -107,16 +107,22 @@ std::vector<std::uint32_t> reduce_words(context& ctx, const range_ref& in, const
     a.in = upload_host(ctx, in, uploaded, &upload_ms);
   }
   std::vector<std::uint32_t> words(a.exact() ? sizeof(superaccumulator::words) / 4 : a.pairs() ? 2 : 1);
-  const buffer& result = scratch(ctx, "reduce.result", sizeof(superaccumulator::words));
-  a.result = result.native();
-  a.result_bytes = result.size_bytes();
+  // The result lands where the host maps it when the device allows (no copy into staging); else in scratch.
+  WGPUBuffer mapped = mapped_result(ctx, sizeof(superaccumulator::words), a.result_bytes);
+  if (mapped) {
+    a.result = mapped;
+  } else {
+    const buffer& result = scratch(ctx, "reduce.result", sizeof(superaccumulator::words));
+    a.result = result.native();
+    a.result_bytes = result.size_bytes();
+  }
   if (is_wide(m.type())) words.resize(2);
   recorder rec(ctx, opt.timestamps || opt.stats);
   std::vector<buffer> temps;
   a.in = bindable_input(rec, a.in, temps);
   a.in = widened(rec, a.in, in.type, temps);
   record_reduce(rec, a);
-  const recorder::readback rb{result.native(), 0, words.size() * 4, words.data()};
+  const recorder::readback rb{a.result, 0, words.size() * 4, words.data(), mapped != nullptr};
   gpu_time t = rec.submit(&rb);
   fill_stats(opt, t, name);
   if (opt.stats) opt.stats->upload_ms = upload_ms;

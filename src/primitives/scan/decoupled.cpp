@@ -68,9 +68,12 @@ void record_scan_decoupled(recorder& rec, const scan_args& a) {
   const buffer& carry = scratch(ctx, "scan.carry", (parts.size() + 1) * eb);
   const buffer& dummy_in = scratch(ctx, "scan.dummy_in", 32);
   const buffer& dummy_out = scratch(ctx, "scan.dummy_out", 32);
-  const std::uint64_t first_carry = a.init ? *a.init : m.identity_raw();
-  const binding init_block = rec.params(&first_carry, eb);
-  rec.copy_raw(init_block.buf, init_block.offset, carry.native(), 0, eb);
+  // carry[0] is read only with an initial value (use_carry on the first chunk): without one, no copy.
+  if (a.init) {
+    const std::uint64_t first_carry = *a.init;
+    const binding init_block = rec.params(&first_carry, eb);
+    rec.copy_raw(init_block.buf, init_block.offset, carry.native(), 0, eb);
+  }
   for (std::size_t c = 0; c < parts.size(); ++c) {
     const chunk& ch = parts[c];
     std::uint64_t tiles = (ch.count + tile - 1) / tile;
