@@ -124,6 +124,9 @@ class context {
   /// A command encoder on this context's device, for recording several primitives into one submission with
   /// their encoder overloads (no webgpu.h needed): `auto enc = ctx.begin_commands(); wgprim::reduce(ctx, enc, ...);
   /// ...; ctx.submit(enc); ctx.finish();`. submit() finishes, submits and releases the encoder; it does not wait.
+  /// The calls recorded into such an encoder share one compute pass, left open between calls (a pass boundary
+  /// costs more than a small dispatch): record only wgprim calls into it and hand it to submit(). To mix in your
+  /// own commands, create the encoder yourself on native_device(): then every call closes its pass.
   WGPUCommandEncoder begin_commands();
   void submit(WGPUCommandEncoder encoder);
 

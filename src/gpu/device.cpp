@@ -713,6 +713,7 @@ WGPUCommandEncoder context::begin_commands() {
   WGPUCommandEncoderDescriptor ed = WGPU_COMMAND_ENCODER_DESCRIPTOR_INIT;
   WGPUCommandEncoder enc = wgpuDeviceCreateCommandEncoder(s.device, &ed);
   s.check(errc::gpu, "creating a command encoder");
+  s.own_encoders.insert(enc);
   return enc;
 }
 
@@ -720,6 +721,8 @@ void context::submit(WGPUCommandEncoder encoder) {
   auto& s = impl();
   s.need_webgpu("submitting a command encoder");
   if (!encoder) throw error(errc::invalid_argument, "submit: null command encoder");
+  if (s.kept_enc == encoder) s.end_kept_pass();
+  s.own_encoders.erase(encoder);
   WGPUCommandBufferDescriptor cd = WGPU_COMMAND_BUFFER_DESCRIPTOR_INIT;
   WGPUCommandBuffer cmd = wgpuCommandEncoderFinish(encoder, &cd);
   wgpuCommandEncoderRelease(encoder);

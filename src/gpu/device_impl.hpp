@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -159,6 +160,17 @@ struct context_impl {
     ring_hi = 0;
   }
   void ring_next();
+  // Encoders from context::begin_commands: wgprim calls recorded into one share one compute pass (kept open
+  // between calls, closed by a copy, a clear, a draw or context::submit). Every pass boundary costs ~9 us on the
+  // H200 (bench/floor batch20_passes vs batch20_one_pass), more than a small dispatch itself.
+  std::set<WGPUCommandEncoder> own_encoders;
+  WGPUCommandEncoder kept_enc = nullptr;
+  WGPUComputePassEncoder kept_pass = nullptr;
+  void end_kept_pass() {
+    if (kept_pass) { wgpuComputePassEncoderEnd(kept_pass); wgpuComputePassEncoderRelease(kept_pass); }
+    kept_pass = nullptr;
+    kept_enc = nullptr;
+  }
   std::map<std::string, buffer> scratch;  // detail::scratch
   WGPUBuffer staging = nullptr;           // MapRead, for results read back with their submission
   std::uint64_t staging_bytes = 0;
@@ -286,6 +298,7 @@ struct context_impl {
     scratch.clear();
     if (staging) wgpuBufferRelease(staging);
     if (mapped_result) wgpuBufferRelease(mapped_result);
+    if (kept_pass) wgpuComputePassEncoderRelease(kept_pass);  // its encoder was never submitted
     // Releasing a device while its work still runs aborts inside wgpu-native, so work in flight (after a
     // timeout) gets another bounded wait; if it still runs, the device is leaked rather than the process lost.
     if (device && !destroyed && !drain(std::max(timeout_s, 10.0))) return;
@@ -306,8 +319,10 @@ struct context_impl {
 
 
 struct recorder::state {
+  context_impl* c = nullptr;
   WGPUCommandEncoder enc = nullptr;
   WGPUComputePassEncoder pass = nullptr;
+  bool keep_pass = false;  // an encoder of begin_commands: end() leaves the pass open for the next call
   std::vector<WGPUBindGroup> groups;  // not cached (a caller's buffer is bound): released with the recorder
   std::uint64_t ring_gen = 0;
   bool holds_ring = false;  // has parameter slots in generation ring_gen not yet submitted
@@ -325,7 +340,14 @@ struct recorder::state {
       c.ring_encoders.push_back(external_enc);
   }
   void close_pass() {
-    if (pass) { wgpuComputePassEncoderEnd(pass); wgpuComputePassEncoderRelease(pass); pass = nullptr; }
+    if (!pass) return;
+    if (c && c->kept_pass == pass) {
+      c->end_kept_pass();
+    } else {
+      wgpuComputePassEncoderEnd(pass);
+      wgpuComputePassEncoderRelease(pass);
+    }
+    pass = nullptr;
   }
 
   // A bind group kept alive until the recorder goes; an invalid binding becomes an error naming `what`.

@@ -7,6 +7,7 @@ namespace wgprim::detail {
 
 recorder::recorder(context& ctx, bool timestamps) : ctx_(ctx), s_(std::make_unique<state>()) {
   auto& c = ctx.impl();
+  s_->c = &c;
   c.need_webgpu("recording GPU work");
   c.check();
   WGPUCommandEncoderDescriptor ed = WGPU_COMMAND_ENCODER_DESCRIPTOR_INIT;
@@ -28,11 +29,25 @@ recorder::recorder(context& ctx, WGPUCommandEncoder external) : ctx_(ctx), s_(st
   if (!external) throw error(errc::invalid_argument, "null command encoder");
   s_->enc = external;
   s_->external = true;
+  auto& c = ctx.impl();
+  s_->c = &c;
+  s_->keep_pass = c.own_encoders.count(external) > 0;
+  if (c.kept_pass && c.kept_enc == external) {
+    s_->pass = c.kept_pass;  // the previous call's pass on this encoder: this call's dispatches join it
+  } else if (c.kept_pass) {
+    c.end_kept_pass();  // one kept pass at a time (another encoder's ends; its next call opens a new one)
+  }
 }
 
 void recorder::end() {
   auto& c = ctx_.impl();
-  s_->close_pass();
+  if (s_->keep_pass && s_->pass) {
+    c.kept_enc = s_->enc;  // left open for the next call into this encoder (context::submit closes it)
+    c.kept_pass = s_->pass;
+    s_->pass = nullptr;
+  } else {
+    s_->close_pass();
+  }
   c.ring_flush();
   s_->release_ring(c, s_->enc);
   c.check(errc::gpu, "recording GPU work");
