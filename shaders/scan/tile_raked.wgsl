@@ -53,7 +53,8 @@ fn raked_has_prefix(k: u32, li: lane_info) -> bool {
 }
 
 // Loads the full tile `tile` into vals and scans it: fills raked_prefix, returns the tile's aggregate (the same
-// in every invocation). Call from uniform control flow.
+// in every invocation). Call from uniform control flow, once per workgroup, before any other use of
+// wg_subgroup_totals.
 fn raked_load_scan(tile: u32, li: lane_info) -> T {
   for (var k = 0u; k < ITEMS; k += 1u) {  // every load first: ITEMS in flight
     let v = src_vec[raked_index(tile, k, li)];
@@ -69,7 +70,7 @@ fn raked_load_scan(tile: u32, li: lane_info) -> T {
     raked_prefix[k] = s.lane_before;
     run = s.run;
   }
-  workgroupBarrier();  // earlier readers of wg_subgroup_totals are done
+  // No barrier before: a workgroup scans one tile, and nothing has read wg_subgroup_totals yet.
   let sp = across_subgroups(run, li);
   if (li.id > 0u) {
     for (var k = 0u; k < ITEMS; k += 1u) {
