@@ -258,6 +258,12 @@ TEST(Scan, DecoupledRakedLayout) {
   run_all(sum_f32, floats, raked(8));        // long tiles
   run_all(affine_m, words, raked(4, 0));     // subgroups off: the direct layout
   run_all(sum_u32, words, raked(4, 0));
+  // Across storage-binding chunks (1 MiB bindings: three dispatches, the carry between them), in order.
+  auto many = make_data(dtype::u32, 2 * 262144 + 4097, 49);
+  for (scan_kind k : {scan_kind::inclusive, scan_kind::exclusive}) {
+    check_scan(small_binding_ctx(), "decoupled", affine_m, k, many, many.size(), raked(4));
+    check_scan_init(small_binding_ctx(), affine_m, k, many, many.size(), 0x30007u, raked(4));
+  }
 
   struct stress_on {
     stress_on() { testing::set_lookback_stress(ctx(), true); }
