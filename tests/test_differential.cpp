@@ -65,6 +65,7 @@ struct diff_case {
   op o = op::sum();
   std::string algorithm;
   accuracy acc = accuracy::fast;
+  int staged = -1;          // decoupled scans: tuning::staged (-1 the policy's direct tile, 2 the raked tile)
   bool descending = false;  // sorts
   std::vector<std::uint32_t> x;
   bool sorts() const { return p == prim::sort_keys || p == prim::sort_pairs; }
@@ -83,6 +84,7 @@ struct diff_case {
     std::string d = std::string(prim_name(p)) + " " + dtype_name(t) + " " +
                     (o.is_custom() ? "'" + o.expression() + "'" : o.name()) + " alg=" + algorithm +
                     " accuracy=" + accuracy_name(acc) + " n=" + std::to_string(x.size());
+    if (staged != -1) d += " staged=" + std::to_string(staged);
     if (!expr.empty()) d += " expr='" + expr + "'";
     if (p >= prim::select_if) d += " second=" + std::to_string(y.size()) + " " + dtype_name(y_type);
     if (p == prim::segmented_scan) d += exclusive ? " exclusive" : " inclusive";
@@ -230,6 +232,10 @@ diff_case make_case(std::uint64_t seed, std::uint64_t index) {
     auto algs = c.p == prim::reduce ? reduce_algorithms() : c.sorts() ? algorithms("sort") : scan_algorithms();
     c.algorithm = algs[rng() % algs.size()];
   }
+  // Half the decoupled scans take the raked tile layout; drawn from a stream of its own, so that the other draws
+  // (and every earlier seed's cases) stay as they were.
+  if ((c.p == prim::inclusive || c.p == prim::exclusive) && c.algorithm == "decoupled")
+    c.staged = std::mt19937_64(seed * 0xD1B54A32D192ED03ull + index)() % 2 ? 2 : -1;
   if (c.sorts()) c.descending = rng() % 2;
   const bool f32_sum = c.t == dtype::f32 && c.o.name() == "sum";
   if (f32_sum && !c.sorts() && rng() % 50 == 0) c.acc = rng() % 2 ? accuracy::compensated : accuracy::reproducible;
@@ -566,6 +572,7 @@ std::size_t run_batch(context& ctx, std::uint64_t seed, std::uint64_t first, std
     run_options o;
     o.algorithm = c.algorithm;
     o.accuracy = c.acc;
+    o.tune.staged = c.staged;
     const std::size_t n = c.x.size();
     if (c.acc != accuracy::fast) {  // the host path (accuracy modes are not recorded into a caller's encoder)
       std::vector<std::uint32_t> got(std::max<std::size_t>(n, 1));

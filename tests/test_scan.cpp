@@ -7,7 +7,8 @@ namespace wgprim::test {
 namespace {
 
 std::size_t count_mismatches(context& c, const monoid& m, scan_kind kind, const std::vector<std::uint32_t>& x,
-                             const std::vector<std::uint32_t>& got, std::size_t n, std::string* first) {
+                             const std::vector<std::uint32_t>& got, std::size_t n, std::string* first,
+                             double tile = 4096) {
   std::vector<std::uint32_t> want(n);
   if (kind == scan_kind::inclusive) cpu::inclusive_scan(x.data(), n, want.data(), m);
   else cpu::exclusive_scan(x.data(), n, want.data(), m);
@@ -17,8 +18,10 @@ std::size_t count_mismatches(context& c, const monoid& m, scan_kind kind, const 
     // plus one carry per storage-binding chunk: h = 64 + chunks bounds it.
     double chunks = std::ceil(static_cast<double>(n) * 4 / static_cast<double>(c.binding_limit())) + 1;
     // Decoupled: per-invocation serial fold of 16, 8 Hillis-Steele steps, then one combine per preceding tile
-    // in the look-back chain (at most n / 4,096).
-    double h = 64 + chunks + std::ceil(static_cast<double>(n) / 4096.0);
+    // in the look-back chain (at most n / tile: 4,096 elements unless the tuning sets items). The raked tile's chain is shorter: 3 in the vec4 fold and 3 in
+    // its scan, log2(subgroup size) Hillis-Steele steps, ITEMS - 1 <= 7 carries between vec4, 2 around the lane
+    // prefix and one per lower subgroup (31 on lavapipe's subgroups of 8: 49 in all).
+    double h = 64 + chunks + std::ceil(static_cast<double>(n) / tile);
     long double exact = 0, abs_sum = 0;
     for (std::size_t i = 0; i < n; ++i) {
       double xi = from_bits<float>(x[i]);
@@ -56,7 +59,7 @@ void check_scan(context& c, const std::string& alg, const monoid& m, scan_kind k
     c.read(out, 0, got.data(), n * 4);
   }
   std::string first;
-  EXPECT_EQ(count_mismatches(c, m, kind, x, got, n, &first), 0u)
+  EXPECT_EQ(count_mismatches(c, m, kind, x, got, n, &first, 1024.0 * (tune.items ? tune.items : 4)), 0u)
       << describe(m, n) << (kind == scan_kind::inclusive ? " inclusive" : " exclusive") << " alg=" << alg << ": "
       << first;
 }
@@ -128,6 +131,8 @@ TEST(Scan, DecoupledPolicyVariants) {
   // scans, staged through workgroup memory or direct, short and long tiles, a spin limit of one poll.
   std::vector<tuning> variants;
   struct v { int subgroups, staged; std::uint32_t items, spin; };
+  // staged: 0 direct, 1 staged; 2 (raked) has its own sweep, Scan.DecoupledRakedLayout (a variant here would add
+  // ~20 s on lavapipe).
   for (const v& x : {v{0, 0, 4, 0}, v{1, 0, 2, 1}, v{0, 1, 1, 0}, v{1, 1, 8, 0}, v{1, 0, 4, 0}}) {
     tuning t;
     t.subgroups = x.subgroups;
@@ -176,6 +181,120 @@ TEST(Scan, DecoupledFallbackPathRunsAndStaysExact) {
   EXPECT_GT(st.lookback_fallbacks, 0u);
   std::cout << "[          ] look-back fallbacks taken under stress: " << total_fallbacks + st.lookback_fallbacks
             << "\n";
+}
+
+// check_scan with an initial value: the result must be the twin's scan of the same kind over [init, x...], from
+// position 1 on (inclusive: init op x[0] op ... op x[i]; exclusive: init op x[0] op ... op x[i-1]).
+void check_scan_init(context& c, const monoid& m, scan_kind kind, const std::vector<std::uint32_t>& x, std::size_t n,
+                     std::uint32_t init, const tuning& tune, run_stats* stats = nullptr) {
+  run_options o;
+  o.algorithm = "decoupled";
+  o.tune = tune;
+  o.stats = stats;
+  std::vector<std::uint32_t> y(n + 1), got(n + 1);
+  y[0] = init;
+  std::copy(x.begin(), x.begin() + n, y.begin() + 1);
+  got[0] = kind == scan_kind::inclusive ? init : m.identity_bits();  // position 0 is not an output
+  if (n) {
+    buffer in = c.create_buffer(n * 4), out = c.create_buffer(n * 4);
+    c.write(in, 0, x.data(), n * 4);
+    const std::uint64_t init64 = init;
+    detail::scan_run(c, nullptr, detail::in_ref(device_span<const std::uint32_t>(in, 0, n)),
+                     detail::out_ref(device_span<std::uint32_t>(out, 0, n)), m, kind, &init64, o);
+    c.read(out, 0, got.data() + 1, n * 4);
+  }
+  std::string first;
+  EXPECT_EQ(count_mismatches(c, m, kind, y, got, n + 1, &first, 1024.0 * (tune.items ? tune.items : 4)), 0u)
+      << describe(m, n) << (kind == scan_kind::inclusive ? " inclusive" : " exclusive") << " init "
+      << format_bits(m.type(), init) << " staged=" << tune.staged << " items=" << tune.items << ": " << first;
+}
+
+TEST(Scan, DecoupledRakedLayout) {
+  // The subgroup-raked tile (tuning::staged = 2): u32 / i32 / f32 at the tile's edges, with and without init;
+  // short and long tiles; the look-back fallback under stress (it must rebuild a tile's aggregate in the raked
+  // order: the non-commutative operator below would show any other order); and with subgroups forced off, where
+  // the policy falls back to the direct layout.
+  // An associative, non-commutative operator: x -> m x + c maps mod 2^16 packed (m << 16) | c, composed left to
+  // right; identity the map x -> x.
+  const op affine = op::custom(
+      "((((a >> 16u) * (b >> 16u)) & 0xffffu) << 16u) | (((a & 0xffffu) * (b >> 16u) + (b & 0xffffu)) & 0xffffu)",
+      "65536");
+  auto sizes_for = [](std::uint32_t items) {
+    const std::size_t tile = 256 * 4 * items;
+    return std::vector<std::size_t>{0,        1,        5,        tile - 1,     tile,         tile + 1,
+                                    2 * tile, 3 * tile + 7, (1u << 15) - 1, (1u << 15) + 1, 5 * tile + 3};
+  };
+  auto raked = [](std::uint32_t items, int subgroups = 1, std::uint32_t spin = 0) {
+    tuning t;
+    t.staged = 2;
+    t.items = items;
+    t.subgroups = subgroups;
+    t.spin_limit = spin;
+    return t;
+  };
+  auto run_all = [&](const monoid& m, const std::vector<std::uint32_t>& data, const tuning& t) {
+    const std::uint32_t init = m.type() == dtype::f32 ? to_bits(2.5f) : !m.is_builtin() ? 0x30007u : 12345u;
+    auto sizes = sizes_for(t.items);
+    for (std::size_t i = 0; i < sizes.size(); ++i)
+      for (scan_kind k : {scan_kind::inclusive, scan_kind::exclusive}) {
+        if (i % 2 == 0) check_scan(ctx(), "decoupled", m, k, data, sizes[i], t);
+        else check_scan_init(ctx(), m, k, data, sizes[i], init, t);
+      }
+  };
+  const std::size_t max_n = 5 * 8192 + 3;
+  // A few operators per type, as each pipeline costs ~2 s to compile on a cold lavapipe: the layout moves and
+  // combines values the same way whatever the operator, and `affine` shows any change of order. ops_for's
+  // bitwise and expression operators go through the raked tile in the differential test.
+  auto words = make_data(dtype::u32, max_n, 47), ints = make_data(dtype::i32, max_n, 41);
+  auto floats = make_data(dtype::f32, max_n, 48);
+  const monoid affine_m(affine, dtype::u32), sum_u32(op::sum(), dtype::u32), sum_f32(op::sum(), dtype::f32);
+  const monoid max_i32(op::max(), dtype::i32);
+  run_all(sum_u32, words, raked(4));
+  run_all(max_i32, ints, raked(4));
+  run_all(sum_f32, floats, raked(4));
+  run_all(monoid(op::min(), dtype::f32), floats, raked(4));
+  run_all(affine_m, words, raked(4));
+  run_all(affine_m, words, raked(1, 1, 1));  // short tiles, one poll before the fallback
+  run_all(sum_f32, floats, raked(8));        // long tiles
+  run_all(affine_m, words, raked(4, 0));     // subgroups off: the direct layout
+  run_all(sum_u32, words, raked(4, 0));
+  // Across storage-binding chunks (1 MiB bindings: three dispatches, the carry between them), in order.
+  auto many = make_data(dtype::u32, 2 * 262144 + 4097, 49);
+  for (scan_kind k : {scan_kind::inclusive, scan_kind::exclusive}) {
+    check_scan(small_binding_ctx(), "decoupled", affine_m, k, many, many.size(), raked(4));
+    check_scan_init(small_binding_ctx(), affine_m, k, many, many.size(), 0x30007u, raked(4));
+  }
+
+  struct stress_on {
+    stress_on() { testing::set_lookback_stress(ctx(), true); }
+    ~stress_on() { testing::set_lookback_stress(ctx(), false); }
+  } on;
+  std::uint64_t fallbacks = 0;
+  for (const monoid& m : {affine_m, sum_u32, sum_f32, max_i32})
+    for (std::uint32_t items : {1u, 4u}) {
+      if (items == 1 && m.is_builtin()) continue;  // only affine's short-tile pipeline is compiled above
+      const tuning t = raked(items);
+      const auto& x = m.type() == dtype::f32 ? floats : m.type() == dtype::i32 ? ints : words;
+      for (scan_kind k : {scan_kind::inclusive, scan_kind::exclusive}) {
+        run_stats st;
+        check_scan(ctx(), "decoupled", m, k, x, max_n, t, &st);
+        fallbacks += st.lookback_fallbacks;
+        check_scan_init(ctx(), m, k, x, 3 * 256 * 4 * items + 1, m.type() == dtype::f32 ? to_bits(-1.5f) : 7u, t, &st);
+        fallbacks += st.lookback_fallbacks;
+      }
+    }
+  EXPECT_GT(fallbacks, 0u);
+  std::cout << "[          ] raked look-back fallbacks taken under stress: " << fallbacks << "\n";
+  // A layout the policy does not know is refused, not ignored.
+  run_options bad;
+  bad.algorithm = "decoupled";
+  bad.tune.staged = 3;
+  try {
+    inclusive_scan(ctx(), std::vector<std::uint32_t>{1, 2, 3}, op::sum(), bad);
+    ADD_FAILURE() << "staged = 3 was accepted";
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), errc::invalid_argument) << e.what();
+  }
 }
 
 TEST(Scan, PastTheRealBindingLimit) {

@@ -5,6 +5,12 @@
 // spin_limit polls is not waited for: the workgroup reduces that tile's input itself (same folding order, so the
 // same bits) and moves on.
 //
+// Three layouts of a full tile (the policy picks one; a partial last tile always takes the direct, bounds-checked
+// path, and is nobody's predecessor): direct (invocation l scans vec4 l * ITEMS .. l * ITEMS + ITEMS - 1, loaded
+// straight from memory), STAGED (the same assignment, loads and stores coalesced through workgroup memory) and
+// RAKED (one contiguous chunk per subgroup, lanes interleaved vec4 by vec4, scanned with subgroup operations:
+// the raked import, scan/tile_raked.wgsl, or placeholders in scan/tile_raked_off.wgsl otherwise).
+//
 // state[0] is the tile counter, state[1] counts fallbacks (for tests), then two u32 per tile (see the import).
 // The workgroup scan (workgroup_scan, lane_info) comes from the lanes import the dispatch layer picks:
 // subgroups when the adapter has them, workgroup memory otherwise.
@@ -66,8 +72,12 @@ fn fold_tile_from_memory(tile: u32, l: u32) -> T {
   return acc;
 }
 
-// The look-back's fallback: a predecessor's aggregate, folded and combined exactly as its own workgroup does.
+// The look-back's fallback: a predecessor's aggregate, folded and combined exactly as its own workgroup does
+// (predecessors are full tiles, so in the layout the policy picked).
 fn lookback_fallback(tile: u32, l: u32, li: lane_info) -> T {
+  if (RAKED) {
+    return raked_tile_aggregate(tile, li);
+  }
   return workgroup_scan(l, fold_tile_from_memory(tile, l), li).aggregate;
 }
 
@@ -80,7 +90,10 @@ fn scan(@builtin(local_invocation_index) l: u32, li: lane_info) {
   }
   let full = (tile + 1u) * TILE <= params.n;
   let first = tile * TILE + l * ITEMS4;
-  if (full && STAGED) {
+  let raked = full && RAKED;
+  if (raked) {
+    // loaded and scanned below
+  } else if (full && STAGED) {
     let tile_vec = tile * TILE / 4u;
     for (var k = 0u; k < ITEMS; k += 1u) {
       let g = k * WG_SIZE + l;             // coalesced global vec4 index within the tile
@@ -111,9 +124,15 @@ fn scan(@builtin(local_invocation_index) l: u32, li: lane_info) {
       }
     }
   }
-  let parts = workgroup_scan(l, fold_vals(), li);
-  let aggregate = parts.aggregate;
-  let thread_prefix = parts.exclusive;
+  var aggregate: T;
+  var thread_prefix: T;
+  if (raked) {
+    aggregate = raked_load_scan(tile, li);
+  } else {
+    let parts = workgroup_scan(l, fold_vals(), li);
+    aggregate = parts.aggregate;
+    thread_prefix = parts.exclusive;
+  }
 
   var carry_in = identity();
   if (params.use_carry != 0u) {
@@ -133,27 +152,56 @@ fn scan(@builtin(local_invocation_index) l: u32, li: lane_info) {
     }
   }
 
-  var running = prefix;
-  if (l > 0u) {
-    running = combine(prefix, thread_prefix);
-  }
-  if (params.exclusive != 0u) {
-    for (var k = 0u; k < ITEMS4; k += 1u) {
-      let x = vals[k];
-      vals[k] = running;
-      running = combine(running, x);
+  if (raked) {
+    // Each vec4 is scanned behind its own prefix: this invocation's vec4 j and j + 1 are not neighbours in the
+    // array (the other lanes' vec4 lie between them).
+    for (var j = 0u; j < ITEMS; j += 1u) {
+      let has_prefix = raked_has_prefix(j, li);
+      var running = prefix;
+      if (has_prefix) {
+        running = combine(prefix, raked_prefix[j]);
+      }
+      for (var c = 0u; c < 4u; c += 1u) {
+        let k = 4u * j + c;
+        if (params.exclusive != 0u) {
+          let x = vals[k];
+          vals[k] = running;
+          running = combine(running, x);
+        } else {
+          if (tile == 0u && !has_prefix && c == 0u && params.use_carry == 0u) {
+            running = vals[k];  // keep the first element's bits (no combine with the identity)
+          } else {
+            running = combine(running, vals[k]);
+          }
+          vals[k] = running;
+        }
+      }
     }
   } else {
-    for (var k = 0u; k < ITEMS4; k += 1u) {
-      if (tile == 0u && l == 0u && k == 0u && params.use_carry == 0u) {
-        running = vals[0];  // keep the first element's bits (no combine with the identity)
-      } else {
-        running = combine(running, vals[k]);
+    var running = prefix;
+    if (l > 0u) {
+      running = combine(prefix, thread_prefix);
+    }
+    if (params.exclusive != 0u) {
+      for (var k = 0u; k < ITEMS4; k += 1u) {
+        let x = vals[k];
+        vals[k] = running;
+        running = combine(running, x);
       }
-      vals[k] = running;
+    } else {
+      for (var k = 0u; k < ITEMS4; k += 1u) {
+        if (tile == 0u && l == 0u && k == 0u && params.use_carry == 0u) {
+          running = vals[0];  // keep the first element's bits (no combine with the identity)
+        } else {
+          running = combine(running, vals[k]);
+        }
+        vals[k] = running;
+      }
     }
   }
-  if (full && STAGED) {
+  if (raked) {
+    raked_store(tile, li);
+  } else if (full && STAGED) {
     workgroupBarrier();  // every invocation has read its staged input
     for (var j = 0u; j < ITEMS; j += 1u) {
       wg_stage[stage_index(l, j)] = vec4<T>(vals[4u * j], vals[4u * j + 1u], vals[4u * j + 2u], vals[4u * j + 3u]);

@@ -53,14 +53,18 @@ struct scan_parts {
   aggregate: T,  // combine of all values, the same bits in every invocation
 }
 
-// Workgroup scan: subgroup scans, then each invocation folds the totals of the subgroups before its own.
-// Two barriers instead of the 2 log2(WG_SIZE) of the workgroup-memory scan.
-fn workgroup_scan(l: u32, x: T, li: lane_info) -> scan_parts {
-  workgroupBarrier();  // earlier readers of wg_subgroup_totals are done
-  let inclusive = subgroup_scan_inclusive(x, li);
-  let lower = subgroupShuffleUp(inclusive, 1u);
+// Subgroup totals meet in workgroup memory: `before` = combine of the totals of the lower subgroups (identity
+// for subgroup 0), `total` = combine of all of them, folded left to right in subgroup order by every invocation
+// (the same bits everywhere). `sub_total` counts in lane size - 1. The caller orders earlier readers of
+// wg_subgroup_totals before the call (a barrier).
+struct subgroup_prefix {
+  before: T,
+  total: T,
+}
+
+fn across_subgroups(sub_total: T, li: lane_info) -> subgroup_prefix {
   if (li.lane == li.size - 1u) {
-    wg_subgroup_totals[li.id] = inclusive;
+    wg_subgroup_totals[li.id] = sub_total;
   }
   workgroupBarrier();
   var total = wg_subgroup_totals[0];
@@ -74,12 +78,22 @@ fn workgroup_scan(l: u32, x: T, li: lane_info) -> scan_parts {
       before = total;
     }
   }
-  var exclusive = before;
+  return subgroup_prefix(before, total);
+}
+
+// Workgroup scan: subgroup scans, then each invocation folds the totals of the subgroups before its own.
+// Two barriers instead of the 2 log2(WG_SIZE) of the workgroup-memory scan.
+fn workgroup_scan(l: u32, x: T, li: lane_info) -> scan_parts {
+  workgroupBarrier();  // earlier readers of wg_subgroup_totals are done
+  let inclusive = subgroup_scan_inclusive(x, li);
+  let lower = subgroupShuffleUp(inclusive, 1u);
+  let sp = across_subgroups(inclusive, li);
+  var exclusive = sp.before;
   if (li.lane > 0u) {
     exclusive = lower;
     if (li.id > 0u) {
-      exclusive = combine(before, lower);
+      exclusive = combine(sp.before, lower);
     }
   }
-  return scan_parts(exclusive, total);
+  return scan_parts(exclusive, sp.total);
 }

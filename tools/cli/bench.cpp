@@ -49,6 +49,31 @@ context_options bench_options(const std::string& adapter) {
   return o;
 }
 
+// Extra decoupled-scan rows from WGPRIM_SCAN_TUNES="layout:items,..." (layout direct | staged | raked, items
+// 1..8), named decoupled/<layout>i<items>, so that one bench run compares tile layouts (as WGPRIM_SORT_TUNES).
+std::vector<std::pair<std::string, tuning>> scan_tunes() {
+  std::vector<std::pair<std::string, tuning>> v;
+  const char* env = std::getenv("WGPRIM_SCAN_TUNES");
+  if (!env) return v;
+  const std::string text = env;
+  for (std::size_t start = 0; start <= text.size();) {
+    const std::size_t end = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, end - start);
+    const std::size_t colon = item.find(':');
+    const std::string layout = item.substr(0, colon), items = colon == std::string::npos ? "" : item.substr(colon + 1);
+    const int staged = layout == "direct" ? 0 : layout == "staged" ? 1 : layout == "raked" ? 2 : -1;
+    if (staged < 0 || items.size() != 1 || items[0] < '1' || items[0] > '8')
+      throw error(errc::invalid_argument,
+                  "WGPRIM_SCAN_TUNES: '" + item + "' is not layout:items (layout direct|staged|raked, items 1..8)");
+    tuning t;
+    t.staged = staged;
+    t.items = static_cast<std::uint32_t>(items[0] - '0');
+    v.push_back({"decoupled/" + layout + "i" + items, t});
+    start = end + 1;
+  }
+  return v;
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   std::size_t m = v.size() / 2;
@@ -175,6 +200,25 @@ int cmd_bench(const bench_args& a) {
         });
       };
       cases.push_back(std::move(c));
+      if (alg == "decoupled")  // WGPRIM_SCAN_TUNES rows: GPU time and call time under each tuning
+        for (const auto& [name, tune] : scan_tunes()) {
+          run_options tuned = plain;
+          tuned.tune = tune;
+          bench_case r{x.prim, name, x.type, "sum", 8, nullptr, nullptr, nullptr};
+          r.run = [&, m, k, tuned](std::size_t n) {
+            run_stats st;
+            run_options ro = tuned;
+            ro.stats = &st;
+            scan(ctx, in, out, n, *m, k, ro);
+            return st.gpu_ms;
+          };
+          r.call = [&, m, k, tuned](std::size_t n) {
+            scan(ctx, in, out, n, *m, k, tuned);
+            std::uint32_t last;
+            ctx.read(out, (n - 1) * 4, &last, 4);
+          };
+          cases.push_back(std::move(r));
+        }
     }
   }
   add_select_bench_cases(ctx, n_max, wants, cases);

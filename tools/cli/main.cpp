@@ -688,7 +688,9 @@ int main(int argc, char** argv) {
     s->add_option("--items", c.tune.items, "policy override: vec4 loads per invocation per tile (0: the policy)");
     s->add_option("--subgroups", c.tune.subgroups, "policy override: 1 use subgroups, 0 workgroup memory only (-1: the policy)");
     s->add_option("--vec-loads", c.tune.vec_loads, "policy override (reduce): 1 vec4 loads, 0 scalar loads (-1: the policy)");
-    s->add_option("--staged", c.tune.staged, "policy override (decoupled scan): 1 stage tiles in workgroup memory (-1: the policy)");
+    s->add_option("--staged", c.tune.staged,
+                  "policy override (decoupled scan): tile layout 0 direct, 1 staged in workgroup memory, 2 raked "
+                  "(subgroup chunks; needs subgroups) (-1: the policy, direct)");
     s->add_option("--spin-limit", c.tune.spin_limit, "policy override (decoupled scan): polls before fallback (0: the policy)");
     s->add_option("--exact-window", c.tune.exact_window, "policy override (exact sums): 1 register window, 0 columns (-1: the policy)");
     s->add_option("--repeat", c.repeat, "run the GPU algorithm this many times and report the median time")

@@ -33,10 +33,16 @@ scan_policy scan_policy_for(const context& ctx, const tuning& t, bool stress) {
   if (t.spin_limit) p.spin = t.spin_limit;
   if (stress) p.spin = 1;
   if (t.subgroups == 0) p.subgroups = false;
+  if (t.staged < -1 || t.staged > 2)
+    throw error(errc::invalid_argument, "tuning: staged must be -1 (the policy), 0 direct, 1 staged or 2 raked");
   // H200, 2026-11-29, u32 sum at 2^28: direct 0.90 ms vs staged 1.46 ms (staging costs occupancy and barriers);
   // off by default, kept as a policy for GPUs whose direct loads coalesce badly. Needs WG_SIZE * ITEMS * 16 bytes.
   const std::uint64_t stage_bytes = std::uint64_t(p.wg_size) * p.items * 16;
-  if (t.staged == 1) p.staged = stage_bytes + 2048 <= ctx.limits().max_compute_workgroup_storage_size;
+  if (t.staged == 1 && stage_bytes + 2048 <= ctx.limits().max_compute_workgroup_storage_size)
+    p.layout = tile_layout::staged;
+  // Raked (subgroup chunks, issue #11): not yet measured on the H200; needs subgroups and a 32-bit T (checked
+  // where the type is known, record_scan_decoupled), direct otherwise.
+  if (t.staged == 2) p.layout = tile_layout::raked;
   return p;
 }
 
@@ -49,14 +55,17 @@ void record_scan_decoupled(recorder& rec, const scan_args& a) {
   // request: 64-bit scans meet in workgroup memory.
   const std::uint32_t eb = dtype_bytes(m.type());
   if (eb == 8) pol.subgroups = false;
+  if (pol.layout == tile_layout::raked && !pol.subgroups) pol.layout = tile_layout::direct;
+  const bool staged = pol.layout == tile_layout::staged, raked = pol.layout == tile_layout::raked;
   const std::uint32_t words = eb / 4;  // T_WORDS: a tile's state is 2 * words u32
   const std::string lanes = pol.subgroups ? "shared/lanes_subgroup.wgsl" : "shared/lanes_workgroup.wgsl";
   const std::string& src = compose_wgsl(
       scan_decoupled_spec.file, m,
       {{"WG_SIZE", std::to_string(pol.wg_size) + "u"}, {"ITEMS", std::to_string(pol.items) + "u"},
-       {"STAGED", pol.staged ? "true" : "false"}, {"WINDOW", std::to_string(pol.window) + "u"},
-       {"STAGE_SIZE", pol.staged ? std::to_string(pol.wg_size * pol.items) + "u" : "1u"}},
-      {lanes});
+       {"STAGED", staged ? "true" : "false"}, {"RAKED", raked ? "true" : "false"},
+       {"WINDOW", std::to_string(pol.window) + "u"},
+       {"STAGE_SIZE", staged ? std::to_string(pol.wg_size * pol.items) + "u" : "1u"}},
+      {lanes, raked ? "scan/tile_raked.wgsl" : "scan/tile_raked_off.wgsl"});
   const auto& k = get_kernel(ctx, scan_decoupled_spec, src, /*trusted=*/m.is_builtin());
   const std::uint64_t tile = std::uint64_t(pol.wg_size) * pol.items * 4;
   const auto parts = chunks_of(a.in.count, elements_per_binding(ctx, eb, tile));  // whole tiles per chunk
