@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -49,8 +50,8 @@ context_options bench_options(const std::string& adapter) {
   return o;
 }
 
-// Extra decoupled-scan rows from WGPRIM_SCAN_TUNES="layout:items,..." (layout direct | staged | raked, items
-// 1..8), named decoupled/<layout>i<items>, so that one bench run compares tile layouts (as WGPRIM_SORT_TUNES).
+// Extra decoupled-scan rows from WGPRIM_SCAN_TUNES="layout:items[:window[:spin]],..." (layout direct | staged |
+// raked, items 1..8, look-back window 1..256, spin limit), named decoupled/<layout>i<items>[w<window>][s<spin>], so that one bench run compares tile layouts (as WGPRIM_SORT_TUNES).
 std::vector<std::pair<std::string, tuning>> scan_tunes() {
   std::vector<std::pair<std::string, tuning>> v;
   const char* env = std::getenv("WGPRIM_SCAN_TUNES");
@@ -59,16 +60,23 @@ std::vector<std::pair<std::string, tuning>> scan_tunes() {
   for (std::size_t start = 0; start <= text.size();) {
     const std::size_t end = std::min(text.find(',', start), text.size());
     const std::string item = text.substr(start, end - start);
-    const std::size_t colon = item.find(':');
-    const std::string layout = item.substr(0, colon), items = colon == std::string::npos ? "" : item.substr(colon + 1);
-    const int staged = layout == "direct" ? 0 : layout == "staged" ? 1 : layout == "raked" ? 2 : -1;
-    if (staged < 0 || items.size() != 1 || items[0] < '1' || items[0] > '8')
-      throw error(errc::invalid_argument,
-                  "WGPRIM_SCAN_TUNES: '" + item + "' is not layout:items (layout direct|staged|raked, items 1..8)");
+    char layout[16] = {0};
+    unsigned items = 0, window = 0, spin = 0;
+    const int got = std::sscanf(item.c_str(), "%15[a-z]:%u:%u:%u", layout, &items, &window, &spin);
+    const std::string l = layout;
+    const int staged = l == "direct" ? 0 : l == "staged" ? 1 : l == "raked" ? 2 : -1;
+    if (got < 2 || staged < 0 || items < 1 || items > 8 || (got >= 3 && (window < 1 || window > 256)))
+      throw error(errc::invalid_argument, "WGPRIM_SCAN_TUNES: '" + item +
+                                              "' is not layout:items[:window[:spin]] (layout direct|staged|raked, "
+                                              "items 1..8, window 1..256)");
     tuning t;
     t.staged = staged;
-    t.items = static_cast<std::uint32_t>(items[0] - '0');
-    v.push_back({"decoupled/" + layout + "i" + items, t});
+    t.items = items;
+    t.lookback_window = got >= 3 ? window : 0;
+    t.spin_limit = got >= 4 ? spin : 0;
+    v.push_back({"decoupled/" + l + "i" + std::to_string(items) + (got >= 3 ? "w" + std::to_string(window) : "") +
+                     (got >= 4 ? "s" + std::to_string(spin) : ""),
+                 t});
     start = end + 1;
   }
   return v;

@@ -18,6 +18,28 @@ extern const kernel_spec copy_spec;
 const kernel_spec copy_spec{"copy/copy.wgsl", "copy", {slot::uniform, slot::storage_read, slot::storage_rw},
                             sizeof(copy_params)};
 
+struct fill_params {
+  std::uint32_t n, value, pad0, pad1;
+};
+static_assert(sizeof(fill_params) == 16);
+extern const kernel_spec fill_spec;
+const kernel_spec fill_spec{"copy/fill.wgsl", "fill", {slot::uniform, slot::storage_rw}, sizeof(fill_params)};
+
+void record_zero(recorder& rec, const buffer& b, std::uint64_t offset, std::uint64_t bytes) {
+  context& ctx = rec.ctx();
+  const std::uint64_t align = ctx.limits().min_storage_buffer_offset_alignment;
+  const std::uint64_t words = bytes / 4;
+  // Too large for one binding or one u32 count, or not bindable at this offset: the transfer command.
+  if (bytes % 4 || words == 0 || (align && offset % align) || bytes > elements_per_binding(ctx, 4, 4) * 4 ||
+      words > 0xffffffffull)
+    return rec.clear(b, offset, bytes);
+  static const monoid m(op::sum(), dtype::u32);
+  const auto& k = get_kernel(ctx, fill_spec, compose_wgsl(fill_spec.file, m, {}), true);
+  const std::uint32_t groups = static_cast<std::uint32_t>(std::min<std::uint64_t>(1024, (words + 255) / 256));
+  const fill_params p{static_cast<std::uint32_t>(words), 0, 0, 0};
+  rec.dispatch(k, {rec.params(p), bind(b, offset, bytes)}, groups);
+}
+
 void copy_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref& out,
               const run_options& opt) {
   if (cpu_backend::native(ctx)) {

@@ -9,4 +9,10 @@ namespace wgprim::detail {
 void record_widen(recorder& rec, const device_view& in, dtype t, const device_view& out);
 extern const kernel_spec widen_spec;
 
+/// Zeroes bytes [offset, offset + bytes) of `b` with a dispatch inside the current compute pass (the scan's tile
+/// states before every call): recorder::clear is a transfer command and ends the pass. Falls back to it where
+/// the range cannot be bound as storage.
+void record_zero(recorder& rec, const buffer& b, std::uint64_t offset, std::uint64_t bytes);
+extern const kernel_spec fill_spec;
+
 }  // namespace wgprim::detail

@@ -40,6 +40,19 @@ bool reduce_args::exact() const {
 }
 
 namespace {
+// The default, when no algorithm is named, on a GPU: the single-dispatch reduce up to 2^22 elements, the fast
+// two-pass reduce above. H200, 2026-11-30 (bench/results/2026-11-30-h200-wave5): single wins below by its one
+// dispatch (batched 2^20: 13.5 vs 17.2 us per call); above, its GPU time is longer (2^24: 30.6 vs 25.2 us;
+// batched 2^28: 0.309 vs 0.259 ms).
+constexpr std::uint64_t single_default_max_n = std::uint64_t(1) << 22;
+const algorithm_entry& effective(const context& ctx, const algorithm_entry& alg, const run_options& opt,
+                                 std::uint64_t n) {
+  if (opt.algorithm.empty() && std::string(alg.name) == "single" && n > single_default_max_n &&
+      ctx.adapter().kind != adapter_kind::cpu)
+    return pick_algorithm(ctx, "reduce", "fast");
+  return alg;
+}
+
 // The name reported for what ran: accuracy modes other than fast choose their own algorithm.
 std::string ran(const reduce_args& a, const algorithm_entry& alg) {
   if (a.exact()) return "exact";
@@ -49,7 +62,8 @@ std::string ran(const reduce_args& a, const algorithm_entry& alg) {
 }  // namespace
 
 void record_reduce(recorder& rec, const reduce_args& a) {
-  const algorithm_entry& alg = pick_algorithm(rec.ctx(), "reduce", a.opt->algorithm);
+  const algorithm_entry& alg =
+      effective(rec.ctx(), pick_algorithm(rec.ctx(), "reduce", a.opt->algorithm), *a.opt, a.in.count);
   if (a.transform) {
     // The transform is fused into the fast reduce's load (its prelude's lift); the others read elements as they are.
     if (a.pairs() || a.exact())
@@ -164,7 +178,7 @@ std::uint64_t reduce_run(context& ctx, const range_ref& in, const monoid& m, con
     const std::uint32_t init32 = init ? static_cast<std::uint32_t>(*init) : 0;
     return cpu_backend::reduce(ctx, in, m, init ? &init32 : nullptr, opt, tr);
   }
-  const algorithm_entry& alg = pick_algorithm(ctx, "reduce", opt.algorithm);
+  const algorithm_entry& alg = effective(ctx, pick_algorithm(ctx, "reduce", opt.algorithm), opt, in.count);
   const reduce_args a{in.view, &m, nullptr, 0, 0, &opt, tr};
   if (tr && (a.pairs() || a.exact())) throw error(errc::unsupported, "transform_reduce supports accuracy::fast only");
   const std::string name = ran(a, alg);

@@ -3,6 +3,7 @@
 // shaders/scan/decoupled.wgsl). carry[c] holds the total of the chunks before chunk c (carry[0]: init).
 #include "core/wgsl_compose.hpp"
 #include "gpu/gpu.hpp"
+#include "primitives/copy/widen.hpp"
 #include "primitives/scan/policy.hpp"
 #include "primitives/scan/scan.hpp"
 #include "wgprim/error.hpp"
@@ -40,9 +41,14 @@ scan_policy scan_policy_for(const context& ctx, const tuning& t, bool stress) {
   const std::uint64_t stage_bytes = std::uint64_t(p.wg_size) * p.items * 16;
   if (t.staged == 1 && stage_bytes + 2048 <= ctx.limits().max_compute_workgroup_storage_size)
     p.layout = tile_layout::staged;
-  // Raked (subgroup chunks, issue #11): not yet measured on the H200; needs subgroups and a 32-bit T (checked
-  // where the type is known, record_scan_decoupled), direct otherwise.
+  // Raked (subgroup chunks, issue #11): slower than direct on the H200 (2026-11-30, u32 inclusive at 2^28, GPU
+  // time: direct 0.864 ms, raked items 2/4/8 0.994/1.188/1.473 ms), so not the default; needs subgroups and a
+  // 32-bit T (checked where the type is known, record_scan_decoupled), direct otherwise.
   if (t.staged == 2) p.layout = tile_layout::raked;
+  // Tile states the look-back reads at once (tuning::lookback_window), at most one per invocation.
+  if (t.lookback_window > p.wg_size)
+    throw error(errc::invalid_argument, "tuning: the look-back window must be 1.." + std::to_string(p.wg_size));
+  if (t.lookback_window) p.window = t.lookback_window;
   return p;
 }
 
@@ -91,7 +97,7 @@ void record_scan_decoupled(recorder& rec, const scan_args& a) {
     decoupled_params p{static_cast<std::uint32_t>(ch.count), static_cast<std::uint32_t>(tiles), gx,
                        a.kind == scan_kind::exclusive ? 1u : 0u, (c > 0 || a.init) ? 1u : 0u,
                        static_cast<std::uint32_t>(c), pol.spin, stress ? 1u : 0u};
-    rec.clear(state, 0, (2 + 2 * words * tiles) * 4);
+    record_zero(rec, state, 0, (2 + 2 * words * tiles) * 4);  // a dispatch: the pass stays open
     // Fewer than 4 elements: no whole vec4 to bind, so the vector views bind (unused) placeholders.
     auto vec = [&](const device_view& v, const buffer& placeholder) {
       return ch.count / 4 ? binding{v.buf, v.offset + ch.first * eb, ch.count / 4 * 4 * eb} : bind(view_of(placeholder));
