@@ -1,4 +1,5 @@
 // The context: adapter choice, limits, and every device-side failure turned into a wgprim::error.
+#include <cstdlib>
 #include <thread>
 
 #include "common.hpp"
@@ -245,6 +246,65 @@ TEST(Context, MisuseIsAClearError) {
   std::vector<std::uint32_t> out(v.size());
   EXPECT_EQ(code_of([&] { inclusive_scan(a, v, out, op::sum(), big_items); }), errc::invalid_argument);
   EXPECT_EQ(code_of([&] { testing::set_binding_limit(a, 1024); }), errc::invalid_argument);
+}
+
+// Calls recorded into encoders of begin_commands share a kept compute pass; interleaving two such encoders, and
+// mixing in scans with an initial value (a parameter block copied from the ring), must still give every result.
+// Run once with the adapter's features and once with immediates and mapped results off (the uniform-ring and
+// staging paths a device without them takes).
+void check_interleaved_encoders(context& c) {
+  ASSERT_EQ(c.backend(), backend_choice::webgpu);
+  std::vector<std::uint32_t> x(70001);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<std::uint32_t>((i * 2654435761u) >> 7);
+  device_vector<std::uint32_t> d(c, host_span<const std::uint32_t>(x.data(), x.size()));
+  buffer sums = c.create_buffer(8 * 4);
+  buffer scanned = c.create_buffer(x.size() * 4);
+  const monoid sum(op::sum(), dtype::u32), mx(op::max(), dtype::u32);
+  const std::size_t sizes[4] = {1, 4095, 4097, 70001};
+  WGPUCommandEncoder a = c.begin_commands();
+  WGPUCommandEncoder b = c.begin_commands();
+  for (int i = 0; i < 4; ++i) {
+    WGPUCommandEncoder e = i % 2 ? b : a;
+    reduce(c, e, device_span<const std::uint32_t>(d.raw(), 0, sizes[i]), device_span<std::uint32_t>(sums, i, 1),
+           op::sum());
+    reduce(c, e, device_span<const std::uint32_t>(d.raw(), 0, sizes[i]), device_span<std::uint32_t>(sums, 4 + i, 1),
+           op::max());
+  }
+  exclusive_scan(c, a, device_span<const std::uint32_t>(d.raw(), 0, x.size()),
+                 device_span<std::uint32_t>(scanned, 0, x.size()));
+  c.submit(b);
+  c.submit(a);
+  std::vector<std::uint32_t> got(8), got_scan(x.size()), want_scan(x.size());
+  c.read(sums, 0, got.data(), 32);
+  c.read(scanned, 0, got_scan.data(), x.size() * 4);
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(got[i], cpu::reduce(x.data(), sizes[i], sum)) << "sum, n = " << sizes[i];
+    EXPECT_EQ(got[4 + i], cpu::reduce(x.data(), sizes[i], mx)) << "max, n = " << sizes[i];
+  }
+  cpu::exclusive_scan(x.data(), x.size(), want_scan.data(), sum);
+  EXPECT_EQ(got_scan, want_scan);
+  // Host-returning calls (the mapped result or staging), and a scan with an initial value.
+  for (std::size_t n : sizes) EXPECT_EQ(reduce_bits(c, d.raw(), n, sum), cpu::reduce(x.data(), n, sum)) << n;
+  device_vector<std::uint32_t> out(c, x.size());
+  inclusive_scan(c, d, out, op::sum(), 12345u);
+  std::vector<std::uint32_t> host = out.to_host();
+  std::uint32_t run = 12345u;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    run += x[i];
+    ASSERT_EQ(host[i], run) << "inclusive scan with init, element " << i;
+  }
+}
+
+TEST(Context, InterleavedEncodersShareKeptPassesCorrectly) { check_interleaved_encoders(ctx()); }
+
+TEST(Context, WithoutImmediatesOrMappedResultsTheRingAndStagingServe) {
+  ::setenv("WGPRIM_IMMEDIATES", "0", 1);
+  ::setenv("WGPRIM_MAPPED_RESULT", "0", 1);
+  context c(webgpu_options());
+  ::unsetenv("WGPRIM_IMMEDIATES");
+  ::unsetenv("WGPRIM_MAPPED_RESULT");
+  EXPECT_FALSE(c.features().immediates);
+  check_interleaved_encoders(c);
 }
 
 }  // namespace
