@@ -40,11 +40,11 @@ bool reduce_args::exact() const {
 }
 
 namespace {
-// The default, when no algorithm is named, on a GPU: the single-dispatch reduce up to 2^22 elements, the fast
+// The default, when no algorithm is named, on a GPU: the single-dispatch reduce up to 2^21 elements, the fast
 // two-pass reduce above. H200, 2026-11-30 (bench/results/2026-11-30-h200-wave5): single wins below by its one
-// dispatch (batched 2^20: 13.5 vs 17.2 us per call); above, its GPU time is longer (2^24: 30.6 vs 25.2 us;
-// batched 2^28: 0.309 vs 0.259 ms).
-constexpr std::uint64_t single_default_max_n = std::uint64_t(1) << 22;
+// dispatch (batched f32 at 2^16 / 2^20: 8.9 / 9.5 vs 14.1 / 11.8 us per call); from 2^22 its GPU time is longer
+// (2^22: 15.6 vs 12.2 us; 2^24: 30.4 vs 25.2 us).
+constexpr std::uint64_t single_default_max_n = std::uint64_t(1) << 21;
 const algorithm_entry& effective(const context& ctx, const algorithm_entry& alg, const run_options& opt,
                                  std::uint64_t n) {
   if (opt.algorithm.empty() && std::string(alg.name) == "single" && n > single_default_max_n &&
