@@ -92,8 +92,9 @@ TEST(Context, EveryComposedVariantCompiles) {
         EXPECT_NO_THROW(detail::get_kernel(
             ctx(), r, "reduce", {slot::uniform, slot::storage_read, slot::storage_read, slot::storage_rw}, false))
             << lane << " " << describe(m, 0);
-        // The decoupled scan's layouts: direct, staged, and raked (subgroups only; for the custom operators:
-        // Scan.DecoupledRakedLayout compiles it with built-in ones, and each costs ~2 s on a cold lavapipe).
+        // The decoupled scan's layouts: direct, staged, and raked (subgroups only, custom operators only:
+        // Scan.DecoupledRakedLayout compiles it with built-in ones, and each costs ~2 s on a cold lavapipe); with
+        // subgroups the look-back is walked by subgroup 0 (the default), else by the workgroup.
         const bool sub = lane == "shared/lanes_subgroup.wgsl";
         for (const char* layout : {"direct", "staged", "raked"}) {
           const std::string name = layout;
@@ -101,8 +102,10 @@ TEST(Context, EveryComposedVariantCompiles) {
           auto sc = detail::compose_wgsl(
               "scan/decoupled.wgsl", m,
               {{"WG_SIZE", "256u"}, {"ITEMS", "4u"}, {"STAGED", name == "staged" ? "true" : "false"},
-               {"RAKED", name == "raked" ? "true" : "false"}, {"WINDOW", "32u"}, {"STAGE_SIZE", "1024u"}},
-              {lane, name == "raked" ? "scan/tile_raked.wgsl" : "scan/tile_raked_off.wgsl"});
+               {"RAKED", name == "raked" ? "true" : "false"}, {"WINDOW", "32u"}, {"STAGE_SIZE", "1024u"},
+               {"SUBGROUP_LOOKBACK", sub ? "true" : "false"}},
+              {lane, name == "raked" ? "scan/tile_raked.wgsl" : "scan/tile_raked_off.wgsl",
+               sub ? "shared/lookback_subgroup.wgsl" : "shared/lookback_subgroup_off.wgsl"});
           EXPECT_NO_THROW(detail::get_kernel(ctx(), sc, "scan",
                                              {slot::uniform, slot::storage_read, slot::storage_read,
                                               slot::storage_rw, slot::storage_rw, slot::storage_rw, slot::storage_rw},

@@ -209,6 +209,57 @@ void check_scan_init(context& c, const monoid& m, scan_kind kind, const std::vec
       << format_bits(m.type(), init) << " staged=" << tune.staged << " items=" << tune.items << ": " << first;
 }
 
+TEST(Scan, DecoupledSubgroupLookback) {
+  // The look-back walked by subgroup 0 alone (tuning::lookback_subgroup = 1, shared/lookback_subgroup.wgsl): a
+  // non-commutative operator shows any change in the order the window folds in; short tiles make walks longer
+  // than a subgroup (lavapipe: 8 lanes); under stress every third tile's predecessor reads NOT_READY, so the
+  // fallback (a workgroup-wide verdict between subgroup-only walks) runs; subgroups off take the window walk.
+  const op affine = op::custom(
+      "((((a >> 16u) * (b >> 16u)) & 0xffffu) << 16u) | (((a & 0xffffu) * (b >> 16u) + (b & 0xffffu)) & 0xffffu)",
+      "65536");
+  const monoid affine_m(affine, dtype::u32), sum_u32(op::sum(), dtype::u32), sum_f32(op::sum(), dtype::f32);
+  auto sg = [](std::uint32_t items, int subgroups = 1, std::uint32_t spin = 0) {
+    tuning t;
+    t.lookback_subgroup = 1;
+    t.items = items;
+    t.subgroups = subgroups;
+    t.spin_limit = spin;
+    return t;
+  };
+  const std::size_t max_n = 40 * 1024 + 3;
+  auto words = make_data(dtype::u32, max_n, 51);
+  auto floats = make_data(dtype::f32, max_n, 52);
+  for (std::uint32_t items : {1u, 4u}) {
+    const std::size_t tile = 256 * 4 * items;
+    for (std::size_t n : {std::size_t(0), std::size_t(1), tile - 1, tile, tile + 1, 9 * tile + 5, max_n})
+      for (scan_kind k : {scan_kind::inclusive, scan_kind::exclusive}) {
+        check_scan(ctx(), "decoupled", affine_m, k, words, n, sg(items));
+        check_scan_init(ctx(), sum_u32, k, words, n, 12345u, sg(items));
+        if (items == 4) check_scan(ctx(), "decoupled", sum_f32, k, floats, n, sg(items));
+      }
+  }
+  check_scan(ctx(), "decoupled", affine_m, scan_kind::inclusive, words, max_n, sg(1, 0));  // the window walk
+  struct stress_on {
+    stress_on() { testing::set_lookback_stress(ctx(), true); }
+    ~stress_on() { testing::set_lookback_stress(ctx(), false); }
+  } on;
+  std::uint64_t fallbacks = 0;
+  for (const monoid* m : {&affine_m, &sum_u32})
+    for (scan_kind k : {scan_kind::inclusive, scan_kind::exclusive}) {
+      run_stats st;
+      check_scan(ctx(), "decoupled", *m, k, words, max_n, sg(1), &st);
+      fallbacks += st.lookback_fallbacks;
+      check_scan_init(ctx(), *m, k, words, 17 * 1024 + 1, 0x30007u, sg(1), &st);
+      fallbacks += st.lookback_fallbacks;
+    }
+  EXPECT_GT(fallbacks, 0u);
+  std::cout << "[          ] subgroup look-back fallbacks taken under stress: " << fallbacks << "\n";
+  run_options bad;
+  bad.algorithm = "decoupled";
+  bad.tune.lookback_subgroup = 2;
+  EXPECT_THROW(inclusive_scan(ctx(), std::vector<std::uint32_t>{1, 2, 3, 4}, op::sum(), bad), error);
+}
+
 TEST(Scan, DecoupledRakedLayout) {
   // The subgroup-raked tile (tuning::staged = 2): u32 / i32 / f32 at the tile's edges, with and without init;
   // short and long tiles; the look-back fallback under stress (it must rebuild a tile's aggregate in the raked

@@ -139,7 +139,12 @@ fn scan(@builtin(local_invocation_index) l: u32, li: lane_info) {
     carry_in = carry[params.carry_index];
   }
   publish_aggregate(tile, l, aggregate, params.stress != 0u);
-  let walked = look_back(tile, l, li, params.spin_limit, params.stress != 0u);
+  var walked: lookback_result;
+  if (SUBGROUP_LOOKBACK) {
+    walked = look_back_subgroup(tile, l, li, params.spin_limit, params.stress != 0u);
+  } else {
+    walked = look_back(tile, l, li, params.spin_limit, params.stress != 0u);
+  }
   var prefix = walked.prefix;
   if (!walked.inclusive && params.use_carry != 0u) {
     prefix = combine(carry_in, prefix);  // the walk reached past tile 0 (or this is tile 0): add earlier chunks

@@ -165,7 +165,10 @@ fn look_back(tile: u32, l: u32, li: lane_info, spin_limit: u32, stress: bool) ->
       break;
     }
     if (verdict == VERDICT_WALK) {
-      j -= WINDOW;  // the whole window was AGGREGATE (and tile 0 not in it)
+      if (j < WINDOW) {
+        break;  // the window ended at tile 0 (AGGREGATE after a fallback): everything is folded, past tile 0
+      }
+      j -= WINDOW;  // the whole window was AGGREGATE
       spins = 0u;
       continue;
     }

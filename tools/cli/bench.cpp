@@ -61,21 +61,24 @@ std::vector<std::pair<std::string, tuning>> scan_tunes() {
     const std::size_t end = std::min(text.find(',', start), text.size());
     const std::string item = text.substr(start, end - start);
     char layout[16] = {0};
-    unsigned items = 0, window = 0, spin = 0;
-    const int got = std::sscanf(item.c_str(), "%15[a-z]:%u:%u:%u", layout, &items, &window, &spin);
+    unsigned items = 0, window = 0, spin = 0, sg = 0;
+    const int got = std::sscanf(item.c_str(), "%15[a-z]:%u:%u:%u:%u", layout, &items, &window, &spin, &sg);
     const std::string l = layout;
     const int staged = l == "direct" ? 0 : l == "staged" ? 1 : l == "raked" ? 2 : -1;
-    if (got < 2 || staged < 0 || items < 1 || items > 8 || (got >= 3 && (window < 1 || window > 256)))
+    if (got < 2 || staged < 0 || items < 1 || items > 8 || (got >= 3 && (window < 1 || window > 256)) ||
+        (got >= 5 && sg > 1))
       throw error(errc::invalid_argument, "WGPRIM_SCAN_TUNES: '" + item +
-                                              "' is not layout:items[:window[:spin]] (layout direct|staged|raked, "
-                                              "items 1..8, window 1..256)");
+                                              "' is not layout:items[:window[:spin[:sg]]] (layout "
+                                              "direct|staged|raked, items 1..8, window 1..256, sg 0|1: subgroup "
+                                              "look-back)");
     tuning t;
     t.staged = staged;
     t.items = items;
     t.lookback_window = got >= 3 ? window : 0;
     t.spin_limit = got >= 4 ? spin : 0;
+    t.lookback_subgroup = got >= 5 ? static_cast<int>(sg) : -1;
     v.push_back({"decoupled/" + l + "i" + std::to_string(items) + (got >= 3 ? "w" + std::to_string(window) : "") +
-                     (got >= 4 ? "s" + std::to_string(spin) : ""),
+                     (got >= 4 ? "s" + std::to_string(spin) : "") + (got >= 5 && sg ? "sg" : ""),
                  t});
     start = end + 1;
   }

@@ -49,6 +49,11 @@ scan_policy scan_policy_for(const context& ctx, const tuning& t, bool stress) {
   if (t.lookback_window > p.wg_size)
     throw error(errc::invalid_argument, "tuning: the look-back window must be 1.." + std::to_string(p.wg_size));
   if (t.lookback_window) p.window = t.lookback_window;
+  if (t.lookback_subgroup < -1 || t.lookback_subgroup > 1)
+    throw error(errc::invalid_argument, "tuning: lookback_subgroup must be -1 (the policy), 0 or 1");
+  // H200, 2026-11-30, u32 inclusive GPU time, subgroup walk vs workgroup window walk: 0.0315 vs 0.0327 ms at
+  // 2^22, 0.0709 vs 0.0723 at 2^24, 0.8195 vs 0.8616 at 2^28 (bench/results/2026-11-30-h200-wave5/sg_lookback.json).
+  if (t.lookback_subgroup >= 0) p.subgroup_lookback = t.lookback_subgroup == 1;
   return p;
 }
 
@@ -62,6 +67,7 @@ void record_scan_decoupled(recorder& rec, const scan_args& a) {
   const std::uint32_t eb = dtype_bytes(m.type());
   if (eb == 8) pol.subgroups = false;
   if (pol.layout == tile_layout::raked && !pol.subgroups) pol.layout = tile_layout::direct;
+  if (!pol.subgroups) pol.subgroup_lookback = false;
   const bool staged = pol.layout == tile_layout::staged, raked = pol.layout == tile_layout::raked;
   const std::uint32_t words = eb / 4;  // T_WORDS: a tile's state is 2 * words u32
   const std::string lanes = pol.subgroups ? "shared/lanes_subgroup.wgsl" : "shared/lanes_workgroup.wgsl";
@@ -70,8 +76,10 @@ void record_scan_decoupled(recorder& rec, const scan_args& a) {
       {{"WG_SIZE", std::to_string(pol.wg_size) + "u"}, {"ITEMS", std::to_string(pol.items) + "u"},
        {"STAGED", staged ? "true" : "false"}, {"RAKED", raked ? "true" : "false"},
        {"WINDOW", std::to_string(pol.window) + "u"},
-       {"STAGE_SIZE", staged ? std::to_string(pol.wg_size * pol.items) + "u" : "1u"}},
-      {lanes, raked ? "scan/tile_raked.wgsl" : "scan/tile_raked_off.wgsl"});
+       {"STAGE_SIZE", staged ? std::to_string(pol.wg_size * pol.items) + "u" : "1u"},
+       {"SUBGROUP_LOOKBACK", pol.subgroup_lookback ? "true" : "false"}},
+      {lanes, raked ? "scan/tile_raked.wgsl" : "scan/tile_raked_off.wgsl",
+       pol.subgroup_lookback ? "shared/lookback_subgroup.wgsl" : "shared/lookback_subgroup_off.wgsl"});
   const auto& k = get_kernel(ctx, scan_decoupled_spec, src, /*trusted=*/m.is_builtin());
   const std::uint64_t tile = std::uint64_t(pol.wg_size) * pol.items * 4;
   const auto parts = chunks_of(a.in.count, elements_per_binding(ctx, eb, tile));  // whole tiles per chunk
