@@ -226,6 +226,11 @@ void apply_binding_limit(context_impl& s, std::uint64_t override_bytes) {
   s.binding_limit = bl / granule * granule;
   if (s.binding_limit < 1024) throw error(errc::unsupported, "the adapter's storage binding limit is too small");
 }
+// A feature switch turned off by NAME=0 in the environment (for comparisons and for testing the fallback paths).
+bool env_off(const char* name) {
+  const char* v = std::getenv(name);
+  return v && std::string(v) == "0";
+}
 void read_limits(context_impl& s) {
   WGPULimits got = WGPU_LIMITS_INIT;
   wgpuDeviceGetLimits(s.device, &got);
@@ -240,13 +245,11 @@ void read_limits(context_impl& s) {
   L.min_uniform_buffer_offset_alignment = got.minUniformBufferOffsetAlignment;
   L.max_storage_buffers_per_shader_stage = got.maxStorageBuffersPerShaderStage;
   s.uniform_align = std::max<std::uint32_t>(256, got.minUniformBufferOffsetAlignment);
-  const char* imm_env = std::getenv("WGPRIM_IMMEDIATES");
-  const bool imm = !(imm_env && std::string(imm_env) == "0") &&
+  const bool imm = !env_off("WGPRIM_IMMEDIATES") &&
                    wgpuDeviceHasFeature(s.device, static_cast<WGPUFeatureName>(WGPUNativeFeature_Immediates));
   s.max_immediate = imm && got.maxImmediateSize != WGPU_LIMIT_U32_UNDEFINED ? std::min<std::uint32_t>(got.maxImmediateSize, 256) : 0;
   s.features.immediates = s.max_immediate > 0;
-  const char* map_env = std::getenv("WGPRIM_MAPPED_RESULT");
-  s.mappable_primary = !(map_env && std::string(map_env) == "0") &&
+  s.mappable_primary = !env_off("WGPRIM_MAPPED_RESULT") &&
                        wgpuDeviceHasFeature(s.device, static_cast<WGPUFeatureName>(WGPUNativeFeature_MappablePrimaryBuffers));
   s.device_binding_limit = std::min<std::uint64_t>(L.max_storage_buffer_binding_size, L.max_buffer_size);
   apply_binding_limit(s, 0);
@@ -386,13 +389,10 @@ context::context(const context_options& options) : impl_(std::make_unique<detail
   s.features.shader_int64 = take(static_cast<WGPUFeatureName>(WGPUNativeFeature_ShaderInt64));
   // Immediate data (push constants) for the kernels' parameter blocks; WGPRIM_IMMEDIATES=0 keeps them in a
   // uniform ring instead (for comparison).
-  const char* imm_env = std::getenv("WGPRIM_IMMEDIATES");
-  if (!(imm_env && std::string(imm_env) == "0")) take(static_cast<WGPUFeatureName>(WGPUNativeFeature_Immediates));
+  if (!detail::env_off("WGPRIM_IMMEDIATES")) take(static_cast<WGPUFeatureName>(WGPUNativeFeature_Immediates));
   // Storage buffers the host can map: a reduce's result is read straight from where its kernel wrote it
   // (WGPRIM_MAPPED_RESULT=0: copied into a staging buffer as on the web).
-  const char* map_env = std::getenv("WGPRIM_MAPPED_RESULT");
-  if (!(map_env && std::string(map_env) == "0"))
-    take(static_cast<WGPUFeatureName>(WGPUNativeFeature_MappablePrimaryBuffers));
+  if (!detail::env_off("WGPRIM_MAPPED_RESULT")) take(static_cast<WGPUFeatureName>(WGPUNativeFeature_MappablePrimaryBuffers));
 
   // Limits: ask for everything the adapter allows (a zeroed WGPULimits would mean "0", not "default").
   WGPULimits lim = WGPU_LIMITS_INIT;
