@@ -11,6 +11,10 @@
 // RAKED (one contiguous chunk per subgroup, lanes interleaved vec4 by vec4, scanned with subgroup operations:
 // the raked import, scan/tile_raked.wgsl, or placeholders in scan/tile_raked_off.wgsl otherwise).
 //
+// The walk back over predecessors: shared/lookback.wgsl's window read by the workgroup, or (SUBGROUP_LOOKBACK,
+// the default with subgroups) shared/lookback_subgroup.wgsl's walk by subgroup 0 alone (a placeholder,
+// shared/lookback_subgroup_off.wgsl, otherwise).
+//
 // state[0] is the tile counter, state[1] counts fallbacks (for tests), then two u32 per tile (see the import).
 // The workgroup scan (workgroup_scan, lane_info) comes from the lanes import the dispatch layer picks:
 // subgroups when the adapter has them, workgroup memory otherwise.

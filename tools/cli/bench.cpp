@@ -50,8 +50,10 @@ context_options bench_options(const std::string& adapter) {
   return o;
 }
 
-// Extra decoupled-scan rows from WGPRIM_SCAN_TUNES="layout:items[:window[:spin]],..." (layout direct | staged |
-// raked, items 1..8, look-back window 1..256, spin limit), named decoupled/<layout>i<items>[w<window>][s<spin>], so that one bench run compares tile layouts (as WGPRIM_SORT_TUNES).
+// Extra decoupled-scan rows from WGPRIM_SCAN_TUNES="layout:items[:window[:spin[:sg]]],..." (layout direct |
+// staged | raked, items 1..8, look-back window 1..256, spin limit, sg 1: the look-back walked by one subgroup, 0:
+// by the workgroup), named decoupled/<layout>i<items>[w<window>][s<spin>][sg], so that one bench run compares
+// tunings (as WGPRIM_SORT_TUNES).
 std::vector<std::pair<std::string, tuning>> scan_tunes() {
   std::vector<std::pair<std::string, tuning>> v;
   const char* env = std::getenv("WGPRIM_SCAN_TUNES");
