@@ -3,6 +3,11 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 BUILD_TYPE ?= RelWithDebInfo
 CMAKE_FLAGS ?=
+# ccache (installed by setup) serves the repeated compilations of one `make test`: the Python wheel and the
+# FetchContent consumer build the library again; paths are made relative to the checkout so that hits survive a move.
+CCACHE := $(shell command -v ccache 2>/dev/null)
+LAUNCHER := $(if $(CCACHE),-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+export CCACHE_BASEDIR := $(CURDIR)
 
 .PHONY: all setup build demo test check python-check gpu-check soak sanitize fuzz bench clean
 FUZZ_SECONDS ?= 60
@@ -22,19 +27,25 @@ setup:
 	@./scripts/setup.sh
 
 $(BUILD)/CMakeCache.txt: | setup
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CMAKE_FLAGS)
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(LAUNCHER) $(CMAKE_FLAGS)
 
 build: setup $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
-demo: build
+# The demo needs the command line tool alone: the tests, examples and benchmarks build under `make test`/`make build`.
+demo: setup $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS) --target wgprim_cli
 	$(BUILD)/wgprim demo --plot-dir $(BUILD)
 
 # The whole suite: GoogleTest suites, CLI, examples, package (check), then the same under ASan + UBSan
 # (sanitize), then a short libFuzzer run of every harness (fuzz).
-test: check
-	$(MAKE) sanitize
-	$(MAKE) fuzz FUZZ_SECONDS=15
+# Each stage's wall time is printed at the end (scripts/stages.sh), also when one fails.
+test: setup
+	@scripts/stages.sh build '$(MAKE) --no-print-directory build' \
+	  ctest 'cd $(BUILD) && ctest --output-on-failure --timeout 1200 -j 1' \
+	  python '$(MAKE) --no-print-directory python-check' \
+	  sanitize '$(MAKE) --no-print-directory sanitize' \
+	  fuzz '$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=15'
 
 # The suite alone, without the sanitizer build and the fuzzers (the quick loop while developing).
 check: build
@@ -78,7 +89,7 @@ soak: build
 # are left out: OpenMPI keeps allocations for the life of the process and its launcher is not built with ASan;
 # the distributed algorithms run under ASan through the in-process communicator (the Multi suite).
 sanitize: setup
-	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS="$(SAN_FLAGS)" \
+	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS="$(SAN_FLAGS)" $(LAUNCHER) \
 	  -DCMAKE_EXE_LINKER_FLAGS="$(SAN_FLAGS)"
 	cmake --build build-asan -j $(JOBS)
 	cd build-asan && $(SAN_ENV) WGPRIM_DIFF_CASES=$${WGPRIM_DIFF_CASES:-3000} \

@@ -655,7 +655,7 @@ int run_distributed_command(int argc, char** argv);  // cmd_mpi.cpp: under mpiru
 int main(int argc, char** argv) {
   if (int rc = run_distributed_command(argc, argv); rc >= 0) return rc;
   io::install_interrupt_cleanup();
-  CLI::App app{"wgprim: device-wide reduce and scan on WebGPU"};
+  CLI::App app{"wgprim: GPU parallel primitives (reduce, scan, select, histogram, segmented ops, sort) on WebGPU"};
   app.require_subcommand(1);
   app.option_defaults()->always_capture_default();  // --help shows every default
   app.set_version_flag("--version", [] {
