@@ -539,7 +539,8 @@ std::vector<bench_case> make_cases(const buffers& b) {
       const std::uint32_t* ids;
       int which;  // 0: segments of 1000, 1: of 4, 2: one segment
     };
-    for (const seg_scan& ss : {seg_scan{"sum, segments of 1000", b.ids1000, 0}, seg_scan{"sum, segments of 4", b.ids4, 1},
+    for (const seg_scan& ss : {seg_scan{"sum, segments of 1000", b.ids1000, 0},
+                               seg_scan{"sum, segments of 4", b.ids4, 1},
                                seg_scan{"sum, one segment", b.ids_one, 2}}) {
       const std::uint32_t* ids = ss.ids;
       const int which = ss.which;
@@ -625,7 +626,9 @@ std::vector<bench_case> make_cases(const buffers& b) {
                  return cub::DeviceMergeSort::SortKeysCopy(t, tb, u, out, std::int64_t(n), greater_u32{}, s);
                },
                last_of(out), [](const twin& w) { return 8.0 * w.n; },
-               [=](const byte* h, const twin& w) { return expect_eq("last key (min)", load<std::uint32_t>(h), w.u_min); }});
+               [=](const byte* h, const twin& w) {
+                 return expect_eq("last key (min)", load<std::uint32_t>(h), w.u_min);
+               }});
   {
     // Issue 27's chain: select the even values of the fused view x & 0xffff (a transform iterator over the u32
     // data), sort them on bits 0:16, unique, count. CUB needs the select's count on the host to size the sort and
@@ -641,7 +644,8 @@ std::vector<bench_case> make_cases(const buffers& b) {
                                                            is_even{}, s);
                      if (e == cudaSuccess)
                        e = cub::DeviceRadixSort::SortKeys(nullptr, t2, out, out2, std::int64_t(n), 0, 16, s);
-                     if (e == cudaSuccess) e = cub::DeviceSelect::Unique(nullptr, t3, out2, out, count, std::int64_t(n), s);
+                     if (e == cudaSuccess)
+                       e = cub::DeviceSelect::Unique(nullptr, t3, out2, out, count, std::int64_t(n), s);
                      tb = std::max({t1, t2, t3});
                      return e;
                    }
