@@ -10,11 +10,16 @@
 // integers and counts; a stated relative bound for float sums), so a record cannot be a timing of wrong work.
 // GB/s = bytes moved (the least traffic the primitive needs, "bytes" in the record) / batched_ms; gpu_gbps uses
 // gpu_ms.
+// The anchors of issues 24, 25 and 27 (sort on bits 0:16, segmented reduce/scan/sort of other lengths, 4096-bin
+// histogram, merge sort with a comparator, and the select -> sort -> unique -> count chain) are cases like the others;
+// the chain's call contains its own host round trip (CUB needs the select's count to size the next steps), so its
+// batched_ms and gpu_ms include that wait too.
 //
 // Build: nvcc -arch=sm_90 -O3 -std=c++17 -o build/cub_bench bench/cub/cub_bench.cu   (or: make -C bench/cub)
 // Run:   build/cub_bench --json > cub.jsonl      (--help for the options)
 #include <cub/cub.cuh>
 #include <cuda/std/functional>
+#include <thrust/iterator/transform_iterator.h>
 
 #include <algorithm>
 #include <chrono>
@@ -44,6 +49,7 @@ namespace {
 constexpr int run_length = 20;         // runs of equal keys for unique, reduce-by-key, run-length encode
 constexpr int segment_length = 1000;   // segmented reduce: segments of 1000 (the last one may be shorter)
 constexpr int histogram_bins = 256;
+constexpr int histogram_bins_many = 4096;  // the second histogram case: bin width 1000/4096 = 0.244140625, exact
 constexpr float histogram_lo = -500.f, histogram_hi = 500.f;
 
 __host__ __device__ inline std::uint32_t mix(std::uint32_t x) {  // an integer hash with good avalanche
@@ -91,10 +97,17 @@ __global__ void fill64_kernel(double* d, std::int64_t* q, std::size_t n) {
     q[i] = gen_i64(i);
   }
 }
-__global__ void offsets_kernel(int* offsets, std::size_t n_segments, std::size_t n) {
+// CSR offsets of segments of `length` (the last one may be shorter): offsets[s] = min(s * length, n).
+__global__ void offsets_kernel(int* offsets, std::size_t n_segments, std::size_t n, std::size_t length) {
   for (std::size_t s = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; s <= n_segments;
        s += std::size_t(gridDim.x) * blockDim.x)
-    offsets[s] = int(s * segment_length < n ? s * segment_length : n);
+    offsets[s] = int(s * length < n ? s * length : n);
+}
+// Segment ids (the keys of a scan by key): ids[i] = i / length; length 0 means one segment (all ids 0).
+__global__ void segment_ids_kernel(std::uint32_t* ids, std::size_t n, std::size_t length) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::size_t(gridDim.x) * blockDim.x)
+    ids[i] = length ? std::uint32_t(i / length) : 0u;
 }
 
 // The trivial copy kernel: one 16-byte vector per thread, the tail (n not a multiple of 4) by the first thread.
@@ -112,6 +125,20 @@ struct is_positive {
 struct square {
   __host__ __device__ float operator()(float x) const { return x * x; }
 };
+struct greater_u32 {  // merge sort's comparator: a > b (descending)
+  __host__ __device__ bool operator()(std::uint32_t a, std::uint32_t b) const { return a > b; }
+};
+struct low16 {  // the chain's fused input transform: x & 0xffff
+  __host__ __device__ std::uint32_t operator()(std::uint32_t x) const { return x & 0xffffu; }
+};
+struct is_even {
+  __host__ __device__ bool operator()(std::uint32_t x) const { return (x & 1u) == 0u; }
+};
+
+// Start of the last segment when n items are cut into segments of `length`.
+inline std::size_t last_segment_start(std::size_t n, std::size_t length) {
+  return n ? (n - 1) / length * length : 0;
+}
 
 // ---- the CPU twin: everything the checks need, in one pass over the generator ---------------------------------------
 
@@ -122,15 +149,39 @@ struct twin {
   float f_max = 0;
   std::int64_t f_argmax = 0, positives = 0, flagged = 0, key_runs = 0, segments = 0;
   std::uint64_t q_sum = 0;  // the i64 data's sum, wrapped modulo 2^64
-  std::vector<std::int64_t> bins;
+  std::vector<std::int64_t> bins, bins_many;
+  // sort by bits 0:16: the largest low half, and the last key (index order) that has it, which a stable sort puts
+  // last; merge sort a > b: the smallest key.
+  std::uint32_t u_min = 0, lo16_max = 0, lo16_max_last = 0;
+  // Last segments: f32 sum over segments of 4; u32 wrapped sums over segments of 1000 and of 4 (scan by key);
+  // u32 max and wrapped sum over segments of 16 and of 1000 (segmented sort).
+  double last_segment4_sum = 0, last_segment4_abs = 0;
+  std::uint32_t u_last_segment_sum = 0, u_last_segment4_sum = 0;
+  std::uint32_t seg16_max = 0, seg16_sum = 0, seg1000_max = 0;
+  // The chain: kept = even values of (x & 0xffff), distinct = how many different ones.
+  std::int64_t chain_kept = 0, chain_distinct = 0;
 
-  explicit twin(std::size_t n_) : n(n_), bins(histogram_bins, 0) {
+  explicit twin(std::size_t n_) : n(n_), bins(histogram_bins, 0), bins_many(histogram_bins_many, 0) {
     segments = std::int64_t((n + segment_length - 1) / segment_length);
-    const std::size_t last_segment_start = n ? std::size_t(segments - 1) * segment_length : 0;
+    const std::size_t last_start = last_segment_start(n, segment_length), last_start4 = last_segment_start(n, 4),
+                      last_start16 = last_segment_start(n, 16);
+    std::vector<bool> seen(1u << 16, false);
     f_max = -INFINITY;
+    u_min = ~0u;
     for (std::size_t i = 0; i < n; ++i) {
       const std::uint32_t u = gen_u32(i);
       const float f = gen_f32(i);
+      u_min = std::min(u_min, u);
+      if ((u & 0xffffu) >= lo16_max) { lo16_max = u & 0xffffu; lo16_max_last = u; }
+      if (i >= last_start4) { last_segment4_sum += f; last_segment4_abs += std::fabs(f); u_last_segment4_sum += u; }
+      if (i >= last_start16) { seg16_max = std::max(seg16_max, u); seg16_sum += u; }
+      if (i >= last_start) { u_last_segment_sum += u; seg1000_max = std::max(seg1000_max, u); }
+      if ((u & 1u) == 0) {
+        ++chain_kept;
+        if (!seen[u & 0xffffu]) { seen[u & 0xffffu] = true; ++chain_distinct; }
+      }
+      // f = k / 2^14 with k + 500 * 2^14 = m in [0, 1000 * 2^14); the 4096-bin width is 4000 / 2^14: bin m / 4000.
+      ++bins_many[std::int64_t(double(f) * 16384.0 + 500.0 * 16384.0) / 4000];
       if (i + 1 < n) u_sum_but_last += u;
       u_sum += u;
       q_sum += std::uint64_t(gen_i64(i));
@@ -142,7 +193,7 @@ struct twin {
       positives += f > 0.f;
       flagged += gen_flag(i) != 0;
       key_runs += i == 0 || gen_key(i) != gen_key(i - 1);
-      if (i >= last_segment_start) { last_segment_sum += f; last_segment_abs += std::fabs(f); }
+      if (i >= last_start) { last_segment_sum += f; last_segment_abs += std::fabs(f); }
       // Bin width 1000/256 = 3.90625 is exact; samples on a bin edge may be binned either way by a float formula,
       // which is why the histogram check allows a small difference per bin.
       const int b = int(std::floor((double(f) - histogram_lo) / 3.90625));
@@ -162,10 +213,15 @@ struct buffers {
   double* d;         // n_max doubles (gen_f64)
   std::int64_t* q;   // n_max 64-bit integers (gen_i64)
   unsigned char* out64;  // n_max 8-byte outputs
-  int* offsets;
-  unsigned char* small;  // results: scalar at 0, int64 count at 0, arg-max index at 8, histogram at 1024
-  unsigned char* host;   // pinned host memory the read-backs land in
+  int* offsets;               // segments of 1000
+  int *offsets4, *offsets16;  // segments of 4 and of 16
+  int* offsets_one;           // one segment: {0, n}
+  std::uint32_t *ids1000, *ids4, *ids_one;  // segment ids i / 1000, i / 4, and all 0 (scan by key)
+  unsigned char* small;  // results: scalar at 0, int64 count at 0, arg-max index at 8, the chain's first count at
+                         // 16, 256-bin histogram at 1024, 4096-bin histogram at 4096 (small_bytes in all)
+  unsigned char* host;   // pinned host memory the read-backs land in (small_bytes)
 };
+constexpr std::size_t small_bytes = 4096 + histogram_bins_many * 4;
 
 struct bench_case {
   const char *primitive, *type, *op, *readback;
@@ -427,6 +483,191 @@ std::vector<bench_case> make_cases(const buffers& b) {
                },
                last_of(out), [](const twin& w) { return 16.0 * w.n; },
                [=](const byte* h, const twin& w) { return expect_eq("last key", load<std::uint32_t>(h), w.u_max); }});
+  // ---- anchors for issues 24, 25 and 27 ----
+  c.push_back({"sort_keys", "u32", "ascending, bits 0:16", "last key (4 B)",
+               [=](void* t, std::size_t& tb, std::size_t n, cudaStream_t s) {
+                 return cub::DeviceRadixSort::SortKeys(t, tb, u, out, std::int64_t(n), 0, 16, s);
+               },
+               last_of(out), [](const twin& w) { return 8.0 * w.n; },
+               [=](const byte* h, const twin& w) {
+                 // Keys are distinct, so the key names its index: the last input key with the largest low half.
+                 return expect_eq("last key (stable: the last input key with the largest bits 0:16)",
+                                  load<std::uint32_t>(h), w.lo16_max_last);
+               }});
+  c.push_back({"sort_pairs", "u32", "ascending, bits 0:16, u32 values", "last key (4 B)",
+               [=](void* t, std::size_t& tb, std::size_t n, cudaStream_t s) {
+                 return cub::DeviceRadixSort::SortPairs(t, tb, u, out, iota, out2, std::int64_t(n), 0, 16, s);
+               },
+               last_of(out), [](const twin& w) { return 16.0 * w.n; },
+               [=](const byte* h, const twin& w) {
+                 return expect_eq("last key (stable: the last input key with the largest bits 0:16)",
+                                  load<std::uint32_t>(h), w.lo16_max_last);
+               }});
+  {
+    // Segmented reduce with segments of 4 and with one segment of n: the same as segments of 1000 above, with
+    // their own offsets (filled per n).
+    struct seg_reduce {
+      const char* op;
+      int* offsets;
+      std::size_t length;  // 0: one segment
+    };
+    for (const seg_reduce& sr : {seg_reduce{"sum, segments of 4", b.offsets4, 4},
+                                 seg_reduce{"sum, one segment", b.offsets_one, 0}}) {
+      int* offs = sr.offsets;
+      const std::size_t len = sr.length;
+      auto segments_of = [len](std::size_t n) -> std::size_t { return len ? (n + len - 1) / len : 1; };
+      c.push_back({"segmented_reduce", "f32", sr.op, "last segment's sum (4 B)",
+                   [=](void* t, std::size_t& tb, std::size_t n, cudaStream_t s) {
+                     return cub::DeviceSegmentedReduce::Sum(t, tb, f, fout, std::int64_t(segments_of(n)), offs,
+                                                            offs + 1, s);
+                   },
+                   [out, segments_of](std::size_t n) {
+                     return std::make_pair(static_cast<const void*>(out + (segments_of(n) - 1)), std::size_t(4));
+                   },
+                   [segments_of](const twin& w) { return 4.0 * w.n + 8.0 * segments_of(w.n) + 4.0; },
+                   [=](const byte* h, const twin& w) {
+                     const double want = len ? w.last_segment4_sum : w.f_sum;
+                     const double abs = len ? w.last_segment4_abs : w.f_abs_sum;
+                     return expect_near("last segment", load<float>(h), want, sum_bound * abs + 1e-3);
+                   }});
+    }
+  }
+  {
+    // Segmented scan: CUB has none by offsets; an inclusive sum by key over u32 segment ids (i / L) is the anchor.
+    struct seg_scan {
+      const char* op;
+      const std::uint32_t* ids;
+      int which;  // 0: segments of 1000, 1: of 4, 2: one segment
+    };
+    for (const seg_scan& ss : {seg_scan{"sum, segments of 1000", b.ids1000, 0},
+                               seg_scan{"sum, segments of 4", b.ids4, 1},
+                               seg_scan{"sum, one segment", b.ids_one, 2}}) {
+      const std::uint32_t* ids = ss.ids;
+      const int which = ss.which;
+      c.push_back({"segmented_scan", "u32", ss.op, "last element (4 B)",
+                   [=](void* t, std::size_t& tb, std::size_t n, cudaStream_t s) {
+                     return cub::DeviceScan::InclusiveSumByKey(t, tb, ids, u, out, std::int64_t(n),
+                                                               ::cuda::std::equal_to<>{}, s);
+                   },
+                   last_of(out), [](const twin& w) { return 12.0 * w.n; },
+                   [=](const byte* h, const twin& w) {
+                     const std::uint32_t want =
+                         which == 0 ? w.u_last_segment_sum : which == 1 ? w.u_last_segment4_sum : w.u_sum;
+                     return expect_eq("last element (the last segment's sum)", load<std::uint32_t>(h), want);
+                   }});
+    }
+  }
+  {
+    auto* histogram_many = reinterpret_cast<std::uint32_t*>(small + 4096);
+    c.push_back({"histogram_even", "f32", "4096 bins [-500,500)", "4096 counts (16 KiB)",
+                 [=](void* t, std::size_t& tb, std::size_t n, cudaStream_t s) {
+                   return cub::DeviceHistogram::HistogramEven(t, tb, f, histogram_many, histogram_bins_many + 1,
+                                                              histogram_lo, histogram_hi, int(n), s);
+                 },
+                 [histogram_many](std::size_t) {
+                   return std::make_pair(static_cast<const void*>(histogram_many),
+                                         std::size_t(histogram_bins_many * 4));
+                 },
+                 [](const twin& w) { return 4.0 * w.n; },
+                 [=](const byte* h, const twin& w) {
+                   std::int64_t total = 0;
+                   for (int i = 0; i < histogram_bins_many; ++i) {
+                     const std::int64_t got = load<std::uint32_t>(h + 4096 + 4 * i);
+                     total += got;
+                     // 1 sample in 4000 lies on a bin edge (the twin bins it exactly; CUB's float formula may not).
+                     const std::int64_t want = w.bins_many[i];
+                     if (std::llabs(got - want) > want / 100 + 4)
+                       return expect_eq(("bin " + std::to_string(i)).c_str(), got, want);
+                   }
+                   return expect_eq("samples counted", total, std::int64_t(w.n));
+                 }});
+  }
+  {
+    // Segmented sort: the read-back is the last key; the check also copies the whole last segment (outside the
+    // timed calls) and wants it sorted, ending in the segment's max, with the segment's wrapped sum.
+    struct seg_sort {
+      const char* op;
+      int* offsets;
+      std::size_t length;
+    };
+    for (const seg_sort& ss : {seg_sort{"ascending, segments of 16", b.offsets16, 16},
+                               seg_sort{"ascending, segments of 1000", b.offsets, std::size_t(segment_length)}}) {
+      int* offs = ss.offsets;
+      const std::size_t len = ss.length;
+      c.push_back({"segmented_sort", "u32", ss.op, "last key (4 B)",
+                   [=](void* t, std::size_t& tb, std::size_t n, cudaStream_t s) {
+                     return cub::DeviceSegmentedSort::SortKeys(t, tb, u, out, std::int64_t(n),
+                                                               std::int64_t((n + len - 1) / len), offs, offs + 1, s);
+                   },
+                   last_of(out), [len](const twin& w) { return 8.0 * w.n + 4.0 * ((w.n + len - 1) / len) + 4.0; },
+                   [=](const byte* h, const twin& w) {
+                     const std::uint32_t want_max = len == 16 ? w.seg16_max : w.seg1000_max;
+                     const std::uint32_t want_sum = len == 16 ? w.seg16_sum : w.u_last_segment_sum;
+                     std::string e = expect_eq("last key (the last segment's max)", load<std::uint32_t>(h), want_max);
+                     if (!e.empty() || w.n == 0) return e;
+                     const std::size_t start = last_segment_start(w.n, len);
+                     std::vector<std::uint32_t> seg(w.n - start);
+                     CHECK(cudaMemcpy(seg.data(), out + start, seg.size() * 4, cudaMemcpyDeviceToHost));
+                     std::uint32_t sum = 0;
+                     for (std::size_t i = 0; i < seg.size(); ++i) {
+                       sum += seg[i];
+                       if (i && seg[i - 1] > seg[i])
+                         return "last segment not sorted at " + std::to_string(start + i);
+                     }
+                     e = expect_eq("last segment's wrapped sum", sum, want_sum);
+                     return e.empty() ? expect_eq("last segment's last key", seg.back(), want_max) : e;
+                   }});
+    }
+  }
+  c.push_back({"merge_sort", "u32", "a > b", "last key (4 B)",
+               [=](void* t, std::size_t& tb, std::size_t n, cudaStream_t s) {
+                 // SortKeysCopy: input untouched, the sorted copy in `out` (the in-place SortKeys would need a
+                 // copy of the keys first).
+                 return cub::DeviceMergeSort::SortKeysCopy(t, tb, u, out, std::int64_t(n), greater_u32{}, s);
+               },
+               last_of(out), [](const twin& w) { return 8.0 * w.n; },
+               [=](const byte* h, const twin& w) {
+                 return expect_eq("last key (min)", load<std::uint32_t>(h), w.u_min);
+               }});
+  {
+    // Issue 27's chain: select the even values of the fused view x & 0xffff (a transform iterator over the u32
+    // data), sort them on bits 0:16, unique, count. CUB needs the select's count on the host to size the sort and
+    // the unique: one round trip inside the call (pinned host slot at 16), then the final count read back.
+    auto view = thrust::make_transform_iterator(static_cast<const std::uint32_t*>(u), low16{});
+    auto* kept_count = reinterpret_cast<std::int64_t*>(small + 16);
+    byte* host = b.host;
+    c.push_back({"chain", "u32", "select even of x & 0xffff -> sort 0:16 -> unique -> count", "count (8 B)",
+                 [=](void* t, std::size_t& tb, std::size_t n, cudaStream_t s) -> cudaError_t {
+                   std::size_t t1 = 0, t2 = 0, t3 = 0;
+                   if (!t) {
+                     cudaError_t e = cub::DeviceSelect::If(nullptr, t1, view, out, kept_count, std::int64_t(n),
+                                                           is_even{}, s);
+                     if (e == cudaSuccess)
+                       e = cub::DeviceRadixSort::SortKeys(nullptr, t2, out, out2, std::int64_t(n), 0, 16, s);
+                     if (e == cudaSuccess)
+                       e = cub::DeviceSelect::Unique(nullptr, t3, out2, out, count, std::int64_t(n), s);
+                     tb = std::max({t1, t2, t3});
+                     return e;
+                   }
+                   t1 = tb;
+                   cudaError_t e = cub::DeviceSelect::If(t, t1, view, out, kept_count, std::int64_t(n), is_even{}, s);
+                   if (e != cudaSuccess) return e;
+                   if ((e = cudaMemcpyAsync(host + 16, kept_count, 8, cudaMemcpyDeviceToHost, s)) != cudaSuccess ||
+                       (e = cudaStreamSynchronize(s)) != cudaSuccess)
+                     return e;
+                   const std::int64_t kept = load<std::int64_t>(host + 16);
+                   t2 = tb;
+                   if ((e = cub::DeviceRadixSort::SortKeys(t, t2, out, out2, kept, 0, 16, s)) != cudaSuccess) return e;
+                   t3 = tb;
+                   return cub::DeviceSelect::Unique(t, t3, out2, out, count, kept, s);
+                 },
+                 count8,
+                 // Select reads n and writes the kept k, the sort reads and writes k, unique reads k and writes u.
+                 [](const twin& w) { return 4.0 * w.n + 16.0 * w.chain_kept + 4.0 * w.chain_distinct; },
+                 [=](const byte* h, const twin& w) {
+                   return expect_eq("distinct kept values", load<std::int64_t>(h), w.chain_distinct);
+                 }});
+  }
   return c;
 }
 
@@ -455,7 +696,8 @@ void usage() {
       "  --sizes       log2 of n (0..30), comma-separated\n"
       "  --primitives  primitive names, or substrings of them (reduce, transform_reduce, arg_max, inclusive_scan,\n"
       "                exclusive_scan, copy, memcpy, select_if, select_flagged, partition_if, unique,\n"
-      "                histogram_even, reduce_by_key, run_length_encode, segmented_reduce, sort_keys, sort_pairs)\n"
+      "                histogram_even, reduce_by_key, run_length_encode, segmented_reduce, sort_keys, sort_pairs,\n"
+      "                segmented_scan, segmented_sort, merge_sort, chain)\n"
       "  --json        JSON lines: one header record, then one record per primitive/type/n\n");
 }
 
@@ -532,12 +774,21 @@ int main(int argc, char** argv) {
   CHECK(cudaMalloc(&b.out, n_max * 4));
   CHECK(cudaMalloc(&b.out2, n_max * 4));
   CHECK(cudaMalloc(&b.offsets, (n_max / segment_length + 2) * sizeof(int)));
-  CHECK(cudaMalloc(&b.small, 4096));
+  CHECK(cudaMalloc(&b.offsets4, (n_max / 4 + 2) * sizeof(int)));
+  CHECK(cudaMalloc(&b.offsets16, (n_max / 16 + 2) * sizeof(int)));
+  CHECK(cudaMalloc(&b.offsets_one, 2 * sizeof(int)));
+  CHECK(cudaMalloc(&b.ids1000, n_max * 4));
+  CHECK(cudaMalloc(&b.ids4, n_max * 4));
+  CHECK(cudaMalloc(&b.ids_one, n_max * 4));
+  CHECK(cudaMalloc(&b.small, small_bytes));
   CHECK(cudaMalloc(&b.d, n_max * 8));
   CHECK(cudaMalloc(&b.q, n_max * 8));
   CHECK(cudaMalloc(&b.out64, n_max * 8));
-  CHECK(cudaMallocHost(&b.host, 4096));
+  CHECK(cudaMallocHost(&b.host, small_bytes));
   fill_kernel<<<4096, 256>>>(b.u, b.f, b.keys, b.flags, b.iota, n_max);
+  segment_ids_kernel<<<4096, 256>>>(b.ids1000, n_max, segment_length);
+  segment_ids_kernel<<<4096, 256>>>(b.ids4, n_max, 4);
+  segment_ids_kernel<<<4096, 256>>>(b.ids_one, n_max, 0);
   fill64_kernel<<<4096, 256>>>(b.d, b.q, n_max);
   CHECK(cudaGetLastError());
   CHECK(cudaDeviceSynchronize());
@@ -581,7 +832,14 @@ int main(int argc, char** argv) {
   for (int lg : o.log2s) {
     const std::size_t n = std::size_t(1) << lg;
     const std::size_t n_segments = (n + segment_length - 1) / segment_length;
-    offsets_kernel<<<unsigned(std::min<std::size_t>(4096, n_segments / 256 + 1)), 256>>>(b.offsets, n_segments, n);
+    offsets_kernel<<<unsigned(std::min<std::size_t>(4096, n_segments / 256 + 1)), 256>>>(b.offsets, n_segments, n,
+                                                                                         segment_length);
+    for (std::size_t len : {std::size_t(4), std::size_t(16)}) {
+      const std::size_t segs = (n + len - 1) / len;
+      offsets_kernel<<<unsigned(std::min<std::size_t>(4096, segs / 256 + 1)), 256>>>(
+          len == 4 ? b.offsets4 : b.offsets16, segs, n, len);
+    }
+    offsets_kernel<<<1, 32>>>(b.offsets_one, 1, n, n ? n : 1);
     CHECK(cudaGetLastError());
     CHECK(cudaDeviceSynchronize());
     const twin w(o.check ? n : 0);  // checks off: an empty twin, no CPU pass
@@ -592,10 +850,10 @@ int main(int argc, char** argv) {
       CHECK(cudaMalloc(&temp, std::max<std::size_t>(temp_bytes, 16)));
       const auto res = c.result(n);
       // The host copy lands at the result's offset within `small` when it lives there (arg-max index at 8,
-      // histogram at 1024), else at 0: the checks read one layout.
+      // histograms at 1024 and 4096), else at 0: the checks read one layout.
       std::size_t at = 0;
       const auto* res_p = static_cast<const unsigned char*>(res.first);
-      if (res_p >= b.small && res_p < b.small + 4096) at = std::size_t(res_p - b.small);
+      if (res_p >= b.small && res_p < b.small + small_bytes) at = std::size_t(res_p - b.small);
       auto one_call_read_back = [&] {
         CHECK(c.call(temp, temp_bytes, n, s));
         CHECK(cudaMemcpyAsync(b.host + at, res.first, res.second, cudaMemcpyDeviceToHost, s));
@@ -604,7 +862,7 @@ int main(int argc, char** argv) {
       // Outputs poisoned first: a case that wrote nothing cannot pass on the previous case's results.
       CHECK(cudaMemsetAsync(b.out, 0xab, n * 4, s));
       CHECK(cudaMemsetAsync(b.out2, 0xab, n * 4, s));
-      CHECK(cudaMemsetAsync(b.small, 0xab, 4096, s));
+      CHECK(cudaMemsetAsync(b.small, 0xab, small_bytes, s));
       for (int i = 0; i < std::max(o.warmup, 1); ++i) one_call_read_back();
 
       std::vector<double> call, batched, gpu;
@@ -640,6 +898,8 @@ int main(int argc, char** argv) {
       est.positives = est.flagged = std::int64_t(n / 2);
       est.key_runs = std::int64_t((n + run_length - 1) / run_length);
       est.segments = std::int64_t(n_segments);
+      est.chain_kept = std::int64_t(n / 2);  // about half the values are even; 2^15 even values of 16 bits
+      est.chain_distinct = std::int64_t(32768.0 * (1.0 - std::exp(-double(n / 2) / 32768.0)));
       const double bytes = c.bytes_moved(o.check ? w : est);
       const double gbps = bytes / (batched_ms * 1e-3) / 1e9, gpu_gbps = bytes / (gpu_ms * 1e-3) / 1e9;
       if (!bad.empty()) {
@@ -669,6 +929,9 @@ int main(int argc, char** argv) {
   for (void* p : {static_cast<void*>(b.u), static_cast<void*>(b.f), static_cast<void*>(b.keys),
                   static_cast<void*>(b.flags), static_cast<void*>(b.iota), static_cast<void*>(b.out),
                   static_cast<void*>(b.out2), static_cast<void*>(b.offsets), static_cast<void*>(b.small)})
+    CHECK(cudaFree(p));
+  for (void* p : {static_cast<void*>(b.offsets4), static_cast<void*>(b.offsets16), static_cast<void*>(b.offsets_one),
+                  static_cast<void*>(b.ids1000), static_cast<void*>(b.ids4), static_cast<void*>(b.ids_one)})
     CHECK(cudaFree(p));
   if (failures) std::fprintf(stderr, "cub_bench: %d wrong result(s)\n", failures);
   return failures ? 1 : 0;
