@@ -735,7 +735,7 @@ template <class T> T host_identity(row_op o) {
   }
 }
 
-template <class T> T host_combine(row_op o, T a, T b) {
+template <row_op o, class T> T host_combine(T a, T b) {
   if constexpr (std::is_floating_point_v<T>) {
     switch (o) {
       case row_op::sum: return a + b;
@@ -780,12 +780,36 @@ template <class T> T pairwise_sum(const T* x, std::size_t n) {
   return pairwise_sum(x, half) + pairwise_sum(x + half, n - half);
 }
 
-template <class T> T host_reduce(row_op o, const T* x, std::size_t n) {
-  if constexpr (std::is_floating_point_v<T>)
-    if (o == row_op::sum) return pairwise_sum(x, n);
-  T r = host_identity<T>(o);
-  for (std::size_t i = 0; i < n; ++i) r = host_combine(o, r, x[i]);
-  return r;
+/// Calls f(std::integral_constant<row_op, o>{}) for o: the loops below are instantiated per operator.
+template <class F> void with_row_op(row_op o, F&& f) {
+  switch (o) {
+    case row_op::sum: return f(std::integral_constant<row_op, row_op::sum>{});
+    case row_op::prod: return f(std::integral_constant<row_op, row_op::prod>{});
+    case row_op::min: return f(std::integral_constant<row_op, row_op::min>{});
+    case row_op::max: return f(std::integral_constant<row_op, row_op::max>{});
+    case row_op::bit_and: return f(std::integral_constant<row_op, row_op::bit_and>{});
+    case row_op::bit_or: return f(std::integral_constant<row_op, row_op::bit_or>{});
+    case row_op::bit_xor: return f(std::integral_constant<row_op, row_op::bit_xor>{});
+  }
+}
+
+template <row_op o, class T> T host_reduce(const T* x, std::size_t n) {
+  if constexpr (std::is_floating_point_v<T> && o == row_op::sum) {
+    return pairwise_sum(x, n);
+  } else if constexpr (std::is_floating_point_v<T> && (o == row_op::min || o == row_op::max)) {
+    // NaN apart (a flag the compiler vectorises with the comparisons): NumPy's result is NaN if any element is.
+    T r = host_identity<T>(o);
+    bool nan = false;
+    for (std::size_t i = 0; i < n; ++i) {
+      nan |= x[i] != x[i];
+      r = o == row_op::min ? (x[i] < r ? x[i] : r) : (r < x[i] ? x[i] : r);
+    }
+    return nan ? std::numeric_limits<T>::quiet_NaN() : r;
+  } else {
+    T r = host_identity<T>(o);
+    for (std::size_t i = 0; i < n; ++i) r = host_combine<o>(r, x[i]);
+    return r;
+  }
 }
 
 /// Row offsets 0, cols, 2 cols, ... for the segmented primitives (u32: refused past 2^32 - 1 elements).
@@ -844,7 +868,9 @@ nb::object reduce_rows(nb::handle a, std::size_t rows, const std::string& op_nam
       if constexpr (std::is_arithmetic_v<T>) {
         const T* x = static_cast<const T*>(in.data);
         T* r = static_cast<T*>(out.data);
-        for (std::size_t i = 0; i < rows; ++i) r[i] = host_reduce(ro, x + i * cols, cols);
+        with_row_op(ro, [&](auto op) {
+          for (std::size_t i = 0; i < rows; ++i) r[i] = host_reduce<decltype(op)::value>(x + i * cols, cols);
+        });
       } else {
         throw wgprim::error(errc::unsupported, op_name + ": " + numpy_name(in.type) + " rows on the host");
       }
@@ -895,8 +921,10 @@ nb::object scan_rows(nb::handle a, std::size_t rows, const std::string& op_name,
         const T* x = static_cast<const T*>(in.data);
         T* r = static_cast<T*>(out.data);
         for (std::size_t i = 0; i < rows; ++i) {
-          T acc = host_identity<T>(ro);
-          for (std::size_t j = i * cols; j < (i + 1) * cols; ++j) r[j] = acc = host_combine(ro, acc, x[j]);
+          with_row_op(ro, [&](auto op) {
+            T acc = host_identity<T>(ro);
+            for (std::size_t j = i * cols; j < (i + 1) * cols; ++j) r[j] = acc = host_combine<decltype(op)::value>(acc, x[j]);
+          });
         }
       } else {
         throw wgprim::error(errc::unsupported, op_name + ": " + numpy_name(in.type) + " rows on the host");
