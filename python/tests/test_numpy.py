@@ -225,6 +225,23 @@ def test_unique_nan_2d_lists():
         wgprim.unique(m, axis=0)
 
 
+# ---- histogram of every dtype ----
+
+@pytest.mark.parametrize("dtype", ALL)
+def test_histogram_every_dtype(dtype):
+    x = data(dtype, 3000)
+    if dtype == np.float64:
+        x[::97] = np.nan
+    for bins, rng in ((10, (-5, 5)), (7, None), (np.array([-3, 0, 0.5, 2, 900]), None)):
+        if dtype == np.float64 and rng is None and np.ndim(bins) == 0:
+            continue  # NaN: NumPy's autodetected range is not finite (both raise ValueError, test_wgprim)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # NumPy: "Converting input from bool"
+            c0, e0 = np.histogram(x, bins, rng)
+        c, e = wgprim.histogram(x, bins, rng)
+        assert np.array_equal(c, c0) and c.dtype == c0.dtype and np.array_equal(e, e0) and e.dtype == e0.dtype
+
+
 # ---- array-likes ----
 
 def test_lists_tuples_scalars_strided_fortran():

@@ -271,8 +271,10 @@ def test_histogram_numpy_rules():
             wgprim.histogram(x, bad, (0, 1))
     with pytest.raises(wgprim.Error):
         wgprim.histogram(x, 3, (2, 1))
+    e01 = np.array([0.0, 0.1, 1.0])  # 0.1 is not a float32: counted as NumPy does (from a sort), not refused
+    assert np.array_equal(wgprim.histogram(x, e01)[0], np.histogram(x, e01)[0])
     with pytest.raises(wgprim.Error):
-        wgprim.histogram(x, np.array([0.0, 0.1]))  # 0.1 is not a float32
+        wgprim.histogram(wgprim.asarray(x), e01)  # on the device: the edges must be the data's values
     with pytest.raises(wgprim.Error):
         wgprim.histogram(x, np.array([1.0, 0.0], np.float32))  # decreasing
 

@@ -121,6 +121,16 @@ def _outer_edges(a, range, device):
     return first, last
 
 
+def _counts_by_sorting(a, edges, device):
+    """numpy.histogram's counts (half-open bins, the last closed; NaN and values outside not counted) from wgprim's
+    sort and a binary search per edge, as NumPy's own non-uniform path: for the dtypes the device does not count
+    (the native backend's float64 / int64, bool, int16, ...)."""
+    s = sort(a.reshape(-1), device=device)
+    s = s.astype(_np.result_type(s.dtype, edges.dtype), copy=False)
+    left = _np.searchsorted(s, edges[:-1], "left")
+    return _np.diff(_np.append(left, _np.searchsorted(s, edges[-1], "right")))
+
+
 def histogram(a, bins=10, range=None, *, device=None):
     """numpy.histogram's signature and rules (``density`` and ``weights`` are not offered): ``bins`` an int (even
     bins over ``range``, by default ``(a.min(), a.max())``) or the bin edges (non-decreasing, exactly
@@ -128,7 +138,18 @@ def histogram(a, bins=10, range=None, *, device=None):
     outside and NaN are not counted. Returns ``(counts, edges)``: counts as np.intp, edges as NumPy computes
     them. The counting runs on the GPU (a DeviceArray input stays there)."""
     a = _host_view(a)
+    if not isinstance(a, DeviceArray) and a.dtype == _np.bool_:
+        a = a.astype(_np.uint8)  # as NumPy (which warns that it does)
     dt = _np.dtype(a.dtype)
+
+    # The library counts float32 / int32 / uint32; the other dtypes by NumPy's rule from a sort.
+    by_sorting = not isinstance(a, DeviceArray) and dt not in (_np.float32, _np.int32, _np.uint32)
+
+    def count(*args):
+        if by_sorting:
+            return _counts_by_sorting(a, edges, device)
+        return _wgprim._histogram_counts(a, *args, device=device)
+
     if isinstance(bins, str):
         raise ValueError(f"histogram: bin estimators such as '{bins}' are not supported; give a number or the edges")
     if _np.ndim(bins) == 0:
@@ -143,10 +164,10 @@ def histogram(a, bins=10, range=None, *, device=None):
         edges = _np.linspace(first, last, n + 1, endpoint=True, dtype=bin_type)
         if dt == _np.float32 and not all(type(x) in (int, float) for x in (first, last)):
             # NumPy computed these float32 edges in float32 arithmetic: count against them as they are.
-            counts = _wgprim._histogram_counts(a, 0, 0.0, 0.0, _np.ascontiguousarray(edges), device=device)
+            counts = count(0, 0.0, 0.0, _np.ascontiguousarray(edges))
         else:
             # Python numbers (or integer input): the library's edges are NumPy's (linspace in double).
-            counts = _wgprim._histogram_counts(a, n, float(first), float(last), device=device)
+            counts = count(n, float(first), float(last))
     else:
         edges = _np.asarray(bins)
         if edges.ndim != 1:
@@ -154,7 +175,9 @@ def histogram(a, bins=10, range=None, *, device=None):
         if _np.any(edges[:-1] > edges[1:]):
             raise ValueError("histogram: `bins` must increase monotonically, when an array")
         levels = edges.astype(dt)
-        if not _np.array_equal(levels.astype(edges.dtype), edges):
+        if not by_sorting and not _np.array_equal(levels.astype(edges.dtype), edges):
+            if not isinstance(a, DeviceArray):  # edges between the data's values: NumPy's rule from a sort
+                return _counts_by_sorting(a, edges, device).astype(_np.intp), edges
             raise ValueError(f"histogram: the edges ({edges.dtype}) are not all exactly {dt} values, the data's dtype")
-        counts = _wgprim._histogram_counts(a, 0, 0.0, 0.0, _np.ascontiguousarray(levels), device=device)
+        counts = count(0, 0.0, 0.0, _np.ascontiguousarray(levels))
     return counts.astype(_np.intp), edges
