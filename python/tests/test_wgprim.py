@@ -338,13 +338,16 @@ def test_errors():
         with pytest.raises(wgprim.TypeError) as e:
             wgprim.reduce(bad)
         assert str(bad.dtype) in str(e.value) and e.value.code == "unsupported"
+    with pytest.raises(wgprim.TypeError, match=r"a.astype\(np.int32\)"):
+        wgprim.inclusive_scan(np.zeros(3, np.int16))  # the library's own functions: the conversion to ask for
     with pytest.raises(wgprim.TypeError, match="complex64"):
         wgprim.sum(np.zeros(3, np.complex64))
     x = np.arange(10, dtype=np.float32)
     assert wgprim.sum(x[::2]) == np.sum(x[::2])  # copied, not refused
     assert np.array_equal(wgprim.asarray(x.reshape(2, 5).T).numpy(), x.reshape(2, 5).T)
+    assert wgprim.reduce(x[::2]) == np.sum(x[::2])  # the library's own functions copy too
     with pytest.raises(wgprim.Error, match="C-contiguous"):
-        wgprim.reduce(x[::2])  # the library's own functions borrow, never copy
+        wgprim._wgprim.reduce(x[::2])  # the extension itself borrows, never copies
     with pytest.raises(wgprim.Error, match="identity"):
         wgprim.reduce(x, "max(a, b)")
     with pytest.raises(wgprim.Error, match="unknown operator"):
@@ -361,8 +364,10 @@ def test_errors():
     with pytest.raises(wgprim.Error, match="1-D"):
         wgprim.sort(x.reshape(2, 5))
     with pytest.raises(wgprim.Error, match="expected an array"):
-        wgprim.reduce([1, 2, 3])
-    assert wgprim.sum([1, 2, 3]) == 6
+        wgprim._wgprim.reduce([1, 2, 3])
+    assert wgprim.sum([1, 2, 3]) == 6 and wgprim.reduce(np.int32(7)) == 7
+    f32 = (np.float32(1.5), np.float32(2.5))  # a tuple of float32 (a list of Python floats is float64)
+    assert np.array_equal(wgprim.inclusive_scan(f32, "max(a, b)", identity="-inf"), [1.5, 2.5])
     assert isinstance(wgprim.Error("m"), Exception)
 
 

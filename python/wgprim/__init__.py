@@ -88,10 +88,27 @@ def _short_errors(f, name):
     return call
 
 
-for _name in ("reduce", "inclusive_scan", "exclusive_scan", "segment_reduce", "select"):
-    globals()[_name] = _short_errors(getattr(_wgprim, _name), _name)
-
 from . import _numpy  # noqa: E402
+
+
+def _array_like_first(f, name):
+    """f with its array argument (the first, or a=) copied from any array-like as the NumPy-named functions do
+    (lists, scalars, strided and Fortran-order arrays; C-contiguous arrays and DeviceArray pass as they are)."""
+
+    @_functools.wraps(f)
+    def call(*args, **kwargs):
+        if args:
+            args = (_numpy._host(args[0], name),) + args[1:]
+        elif "a" in kwargs:
+            kwargs["a"] = _numpy._host(kwargs["a"], name)
+        return f(*args, **kwargs)
+
+    return call
+
+
+for _name in ("reduce", "inclusive_scan", "exclusive_scan", "segment_reduce", "select"):
+    globals()[_name] = _array_like_first(_short_errors(getattr(_wgprim, _name), _name), _name)
+
 from ._numpy import (argmax, argmin, argsort, asarray, count_nonzero, cumprod, cumsum, max, mean, min, prod,  # noqa: E402
                      sort, sum, unique)
 
