@@ -934,6 +934,44 @@ nb::object scan_rows(nb::handle a, std::size_t rows, const std::string& op_name,
   return out.numpy();
 }
 
+/// np.argmin / np.argmax along rows (rows of in.n / rows > 0 elements): the int64 index in each row of its first
+/// NaN, else of its first extreme. The binding's host loop (the library's arg_reduce has no segmented form).
+nb::object arg_rows(nb::handle a, std::size_t rows, bool is_max) {
+  const char* what = is_max ? "argmax" : "argmin";
+  const input in = as_input(a, what);
+  if (in.dev) throw wgprim::error(errc::invalid_argument, std::string(what) + ": axis= takes host arrays");
+  if (rows == 0 || in.n % rows != 0 || in.n == 0)
+    throw wgprim::error(errc::invalid_argument, std::string(what) + ": rows do not divide the array");
+  const std::size_t cols = in.n / rows;
+  host_out out(nb::dlpack::dtype{std::uint8_t(nb::dlpack::dtype_code::Int), 64, 1}, {rows});
+  auto* r = static_cast<std::int64_t*>(out.data);
+  {
+    nb::gil_scoped_release release;  // until the result is made (that needs the GIL)
+    visit(in.type, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if constexpr (std::is_arithmetic_v<T>) {
+        for (std::size_t row = 0; row < rows; ++row) {
+          const T* x = static_cast<const T*>(in.data) + row * cols;
+          std::size_t best = 0;
+          for (std::size_t i = 0; i < cols; ++i) {
+            if constexpr (std::is_floating_point_v<T>) {
+              if (x[i] != x[i]) {
+                best = i;
+                break;
+              }
+            }
+            if (is_max ? x[best] < x[i] : x[i] < x[best]) best = i;
+          }
+          r[row] = std::int64_t(best);
+        }
+      } else {
+        throw wgprim::error(errc::unsupported, std::string(what) + ": " + numpy_name(in.type) + " rows on the host");
+      }
+    });
+  }
+  return out.numpy();
+}
+
 /// The float order of the library's sort: -inf < ... < -0.0 < +0.0 < ... < inf < NaN.
 template <class T> bool sort_less(T a, T b) {
   if constexpr (std::is_floating_point_v<T>) {
@@ -1264,6 +1302,8 @@ NB_MODULE(_wgprim, m) {
         "op over each of `rows` rows of a C-contiguous host array, in its dtype (the NumPy layer's axis=).");
   m.def("_scan_rows", &scan_rows, "a"_a, "rows"_a, "op"_a, "device"_a = nb::none(),
         "The inclusive scan of each of `rows` rows, in the input's dtype, flattened (cumsum / cumprod's axis=).");
+  m.def("_arg_rows", &arg_rows, "a"_a, "rows"_a, "is_max"_a,
+        "np.argmin / np.argmax of each of `rows` rows of a C-contiguous host array (int64).");
   m.def("_sort_perm", &sort_perm, "a"_a, "device"_a = nb::none(),
         "(sorted copy, stable int64 permutation) of a 1-D host array: unique's building block.");
   m.def("_histogram_counts", &histogram_counts, "a"_a, "bins"_a, "lo"_a, "hi"_a, "levels"_a = nb::none(),

@@ -198,6 +198,24 @@ def test_nan_and_signed_zero():
     assert np.array_equal(wgprim.max(m, axis=1), np.max(m, axis=1), equal_nan=True)
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.uint8, np.bool_])
+def test_argmin_argmax_axis(dtype):
+    x = data(dtype, (7, 33, 5))
+    if dtype == np.float64:
+        x[2, 5, 1] = x[4, 0, 3] = np.nan
+    for f, ref in ((wgprim.argmin, np.argmin), (wgprim.argmax, np.argmax)):
+        assert f(x) == ref(x)
+        for axis in (0, 1, 2, -1):
+            for keepdims in (False, True):
+                r, r0 = f(x, axis=axis, keepdims=keepdims), ref(x, axis=axis, keepdims=keepdims)
+                assert r.dtype == r0.dtype and np.array_equal(r, r0)
+        assert np.array_equal(f(x, keepdims=True), ref(x, keepdims=True))
+        out = np.empty((7, 5), np.intp)
+        assert f(x, axis=1, out=out) is out and np.array_equal(out, ref(x, axis=1))
+        with pytest.raises(ValueError):
+            f(np.zeros((3, 0)), axis=1)
+
+
 # ---- unique ----
 
 @pytest.mark.parametrize("dtype", ALL)

@@ -226,22 +226,40 @@ def cumprod(a, axis=None, dtype=None, out=None, *, device=None):
 
 def _arg(name, is_max, a, axis, out, keepdims, device):
     x = _host(a, name)
-    if axis is not None or out is not None or keepdims:
-        raise ValueError(f"{name}: axis=, out= and keepdims= are not offered yet (the flat index only)")
-    if not isinstance(x, DeviceArray):
-        if x.size == 0:
-            raise ValueError(f"attempt to get {name} of an empty sequence")
-        x = x.astype(_compute_type(x.dtype), copy=False)
-    return getattr(_wgprim, name)(x, device=device)
+    if isinstance(x, DeviceArray):
+        if axis is not None or out is not None or keepdims:
+            raise ValueError(f"{name}: axis=, out= and keepdims= take host arrays (call .numpy() first)")
+        return getattr(_wgprim, name)(x, device=device)
+    if x.size == 0 and axis is None:
+        raise ValueError(f"attempt to get {name} of an empty sequence")
+    x = x.astype(_compute_type(x.dtype), copy=False)
+    if axis is None:
+        r = getattr(_wgprim, name)(x, device=device)  # the library's arg_reduce (flat index)
+        if out is None and not keepdims:
+            return r
+        r = _np.asarray(r, _np.intp).reshape((1,) * x.ndim if keepdims else ())
+        return _finish(r, out, name)
+    if isinstance(axis, tuple):
+        raise TypeError(f"{name}: axis must be an integer or None")
+    (ax,) = _axes(axis, x.ndim, name)
+    y, kept, cols = _rows(x, (ax,))
+    if cols == 0:
+        raise ValueError(f"attempt to get {name} of an empty sequence")
+    r = _wgprim._arg_rows(y, y.shape[0], is_max).astype(_np.intp, copy=False).reshape(kept)
+    if keepdims:
+        r = _np.expand_dims(r, ax)
+    return _finish(r, out, name)
 
 
 def argmin(a, axis=None, out=None, *, keepdims=False, device=None):
-    """np.argmin over the flattened array (a NaN wins, ties to the first), as a Python int."""
+    """np.argmin (a NaN wins, ties to the first): over the flattened array a Python int (the library's
+    arg_reduce), along an axis an int64 array (the binding's host loop)."""
     return _arg("argmin", False, a, axis, out, keepdims, device)
 
 
 def argmax(a, axis=None, out=None, *, keepdims=False, device=None):
-    """np.argmax over the flattened array (a NaN wins, ties to the first), as a Python int."""
+    """np.argmax (a NaN wins, ties to the first): over the flattened array a Python int (the library's
+    arg_reduce), along an axis an int64 array (the binding's host loop)."""
     return _arg("argmax", True, a, axis, out, keepdims, device)
 
 
