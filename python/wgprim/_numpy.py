@@ -11,7 +11,7 @@ import operator as _operator
 
 import numpy as _np
 
-from . import Error, TypeError, ValueError, _short_errors, _wgprim
+from . import TypeError, ValueError, _short_errors, _wgprim
 from ._wgprim import DeviceArray
 
 _INT = _np.dtype(_np.int_)  # NumPy's default integer: what small integer sums accumulate in
@@ -335,6 +335,5 @@ def asarray(a, device=None):
     return _short_errors(_wgprim.asarray, "asarray")(x, device=device)
 
 
-# Error is re-exported for the type checkers of this module's users.
-__all__ = ["Error", "argmax", "argmin", "argsort", "asarray", "count_nonzero", "cumprod", "cumsum", "max", "mean",
+__all__ = ["argmax", "argmin", "argsort", "asarray", "count_nonzero", "cumprod", "cumsum", "max", "mean",
            "min", "prod", "sort", "sum", "unique"]
