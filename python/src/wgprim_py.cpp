@@ -13,7 +13,9 @@
 #include <nanobind/stl/vector.h>
 #include <wgprim/wgprim.hpp>
 
+#include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -118,7 +120,7 @@ dtype dtype_from(nb::dlpack::dtype d, const char* what) {
   const char* to = code == nb::dlpack::dtype_code::Float || code == nb::dlpack::dtype_code::Complex ? "np.float32"
                    : code == nb::dlpack::dtype_code::UInt                                          ? "np.uint32"
                                                                                                    : "np.int32";
-  throw wgprim::error(errc::invalid_argument, std::string(what) + ": dtype " + dlpack_name(d) +
+  throw wgprim::error(errc::unsupported, std::string(what) + ": dtype " + dlpack_name(d) +
                                                   " is not supported (wgprim takes " + taken +
                                                   "); convert explicitly, e.g. a.astype(" + to + ")");
 }
@@ -441,9 +443,22 @@ std::int64_t arg_reduce(nb::handle a, bool is_max, opt_device device) {
       // The library's arg_reduce templates are 32-bit only (they do not compile for other types): the same
       // refusal its run-time check gives.
       if constexpr (sizeof(T) != 4) {
-        throw wgprim::error(errc::unsupported, std::string("arg_reduce does not support ") +
-                                                   wgprim::dtype_name(in.type) +
-                                                   " elements yet (it takes f32, i32 and u32)");
+        if (in.dev || !std::is_arithmetic_v<T>)
+          throw wgprim::error(errc::unsupported, std::string("arg_reduce does not support ") +
+                                                     wgprim::dtype_name(in.type) +
+                                                     " elements yet (it takes f32, i32 and u32)");
+        // A host array of another type: NumPy's rule on the host (the first NaN, else the first extreme).
+        std::size_t best = 0;
+        if constexpr (std::is_arithmetic_v<T>) {
+          const T* x = static_cast<const T*>(in.data);
+          for (std::size_t i = 0; i < in.n; ++i) {
+            if constexpr (std::is_floating_point_v<T>) {
+              if (x[i] != x[i]) return std::int64_t(i);
+            }
+            if (is_max ? x[best] < x[i] : x[i] < x[best]) best = i;
+          }
+        }
+        return std::int64_t(best);
       } else {
         wgprim::arg_result<T> r{};
         if (in.dev) r = is_max ? wgprim::argmax(dev->ctx, dev_in<T>(in)) : wgprim::argmin(dev->ctx, dev_in<T>(in));
@@ -685,6 +700,336 @@ nb::object segment_reduce(nb::handle a, nb::handle offsets, const std::string& o
   return out.finish();
 }
 
+// ---- Rows: the NumPy layer's reductions and scans along an axis ----
+// python/wgprim/__init__.py moves the reduced axis last and copies to C order, so every call here sees `rows`
+// rows of in.n / rows elements, already in the result's dtype (NumPy accumulates in it: int32 -> int64 sums).
+// They run on the device when it takes the type (one row: reduce / scan with every accuracy mode; several: the
+// segmented primitives); where the library refuses (errc::unsupported: the native backend's 64-bit types, custom
+// operators over 64-bit types), the host loops below compute them with NumPy's semantics: pairwise float sums
+// (NumPy's blocking of 8 lanes and 128 elements), wrapping integers, NaN-propagating min / max, sequential scans.
+// Those loops are the binding's, serial, and named as the fallback in the package's docstring.
+
+enum class row_op { sum, prod, min, max, bit_and, bit_or, bit_xor };
+
+row_op parse_row_op(const std::string& name) {
+  if (name == "sum") return row_op::sum;
+  if (name == "prod") return row_op::prod;
+  if (name == "min") return row_op::min;
+  if (name == "max") return row_op::max;
+  if (name == "and") return row_op::bit_and;
+  if (name == "or") return row_op::bit_or;
+  if (name == "xor") return row_op::bit_xor;
+  throw wgprim::error(errc::invalid_argument, "unknown operator '" + wgprim::detail::excerpt(name) + "'");
+}
+
+template <class T> T host_identity(row_op o) {
+  switch (o) {
+    case row_op::sum: if constexpr (std::is_floating_point_v<T>) return T(-0.0); else return T(0);
+    case row_op::prod: return T(1);
+    case row_op::min: return std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity()
+                                                                  : std::numeric_limits<T>::max();
+    case row_op::max: return std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
+                                                                  : std::numeric_limits<T>::lowest();
+    case row_op::bit_and: if constexpr (std::is_integral_v<T>) return T(~T(0)); else return T(0);
+    default: return T(0);
+  }
+}
+
+template <row_op o, class T> T host_combine(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    switch (o) {
+      case row_op::sum: return a + b;
+      case row_op::prod: return a * b;
+      case row_op::min: return a != a ? a : b != b ? b : (b < a ? b : a);
+      case row_op::max: return a != a ? a : b != b ? b : (a < b ? b : a);
+      default: throw wgprim::error(errc::unsupported, "bitwise operators take integer types");
+    }
+  } else {
+    using U = std::make_unsigned_t<T>;  // two's complement wrap-around, as NumPy's integer loops
+    switch (o) {
+      case row_op::sum: return T(U(a) + U(b));
+      case row_op::prod: return T(U(a) * U(b));
+      case row_op::min: return b < a ? b : a;
+      case row_op::max: return a < b ? b : a;
+      case row_op::bit_and: return T(a & b);
+      case row_op::bit_or: return T(a | b);
+      default: return T(a ^ b);
+    }
+  }
+}
+
+/// NumPy's pairwise summation (numpy/_core/src/umath/loops_utils.h.src): 8 lanes below 128 elements, halves above.
+template <class T> T pairwise_sum(const T* x, std::size_t n) {
+  if (n < 8) {
+    T r = T(-0.0);
+    for (std::size_t i = 0; i < n; ++i) r += x[i];
+    return r;
+  }
+  if (n <= 128) {
+    T r[8];
+    for (int j = 0; j < 8; ++j) r[j] = x[j];
+    std::size_t i = 8;
+    for (; i + 8 <= n; i += 8)
+      for (int j = 0; j < 8; ++j) r[j] += x[i + j];
+    T s = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+    for (; i < n; ++i) s += x[i];
+    return s;
+  }
+  std::size_t half = n / 2;
+  half -= half % 8;
+  return pairwise_sum(x, half) + pairwise_sum(x + half, n - half);
+}
+
+/// Calls f(std::integral_constant<row_op, o>{}) for o: the loops below are instantiated per operator.
+template <class F> void with_row_op(row_op o, F&& f) {
+  switch (o) {
+    case row_op::sum: return f(std::integral_constant<row_op, row_op::sum>{});
+    case row_op::prod: return f(std::integral_constant<row_op, row_op::prod>{});
+    case row_op::min: return f(std::integral_constant<row_op, row_op::min>{});
+    case row_op::max: return f(std::integral_constant<row_op, row_op::max>{});
+    case row_op::bit_and: return f(std::integral_constant<row_op, row_op::bit_and>{});
+    case row_op::bit_or: return f(std::integral_constant<row_op, row_op::bit_or>{});
+    case row_op::bit_xor: return f(std::integral_constant<row_op, row_op::bit_xor>{});
+  }
+}
+
+template <row_op o, class T> T host_reduce(const T* x, std::size_t n) {
+  if constexpr (std::is_floating_point_v<T> && o == row_op::sum) {
+    return pairwise_sum(x, n);
+  } else if constexpr (std::is_floating_point_v<T> && (o == row_op::min || o == row_op::max)) {
+    // NaN apart (a flag the compiler vectorises with the comparisons): NumPy's result is NaN if any element is.
+    T r = host_identity<T>(o);
+    bool nan = false;
+    for (std::size_t i = 0; i < n; ++i) {
+      nan |= x[i] != x[i];
+      r = o == row_op::min ? (x[i] < r ? x[i] : r) : (r < x[i] ? x[i] : r);
+    }
+    return nan ? std::numeric_limits<T>::quiet_NaN() : r;
+  } else {
+    T r = host_identity<T>(o);
+    for (std::size_t i = 0; i < n; ++i) r = host_combine<o>(r, x[i]);
+    return r;
+  }
+}
+
+/// Row offsets 0, cols, 2 cols, ... for the segmented primitives (u32: refused past 2^32 - 1 elements).
+std::vector<std::uint32_t> row_offsets(std::size_t rows, std::size_t cols) {
+  if (rows * cols > 0xffffffffull) throw wgprim::error(errc::limit, "axis=: more than 2^32 - 1 elements");
+  std::vector<std::uint32_t> off(rows + 1);
+  for (std::size_t r = 0; r <= rows; ++r) off[r] = std::uint32_t(r * cols);
+  return off;
+}
+
+/// Whether a type runs on the device for rows of the NumPy layer: the 32- and 64-bit types the device takes.
+bool rows_on_device(const device_ptr& dev, dtype t) { return elem_bytes(t) >= 4 && dev->ctx.supports(t); }
+
+/// out[r] = op over row r (rows of in.n / rows elements), in the input's dtype; a 1-D NumPy array.
+nb::object reduce_rows(nb::handle a, std::size_t rows, const std::string& op_name, const std::string& accuracy,
+                       opt_device device) {
+  const input in = as_input(a, op_name.c_str());
+  if (in.dev) throw wgprim::error(errc::invalid_argument, op_name + ": axis= takes host arrays (not a DeviceArray)");
+  if (rows == 0 ? in.n != 0 : in.n % rows != 0)
+    throw wgprim::error(errc::invalid_argument, op_name + ": rows do not divide the array");
+  const std::size_t cols = rows ? in.n / rows : 0;
+  const device_ptr dev = pick_device({&in}, device);
+  const row_op ro = parse_row_op(op_name);
+  const wgprim::op o = make_op(op_name, nb::none());
+  const wgprim::run_options opt = options(accuracy, true);
+  host_out out(in.type, {rows});
+  bool done = rows == 0;
+  if (!done && rows_on_device(dev, in.type)) {
+    try {
+      on_device(*dev, [&] {
+        visit(in.type, [&](auto tag) {
+          using T = typename decltype(tag)::type;
+          if constexpr (std::is_same_v<wgprim::accumulation_t<T>, T>) {
+            T* r = static_cast<T*>(out.data);
+            if (rows == 1) {
+              r[0] = wgprim::reduce(dev->ctx, host_in<T>(in), o, opt);
+            } else {
+              const std::vector<std::uint32_t> off = row_offsets(rows, cols);
+              wgprim::segmented_reduce(dev->ctx, host_in<T>(in), wgprim::host_span<const std::uint32_t>(off.data(), off.size()),
+                                       wgprim::host_span<T>(r, rows), o, opt);
+            }
+          }
+        });
+      });
+      done = true;
+    } catch (const wgprim::error& e) {
+      if (e.code() != errc::unsupported) throw;
+    }
+  }
+  if (!done) {
+    if (accuracy != "fast" && accuracy != "compensated" && accuracy != "reproducible" && accuracy != "exact")
+      (void)wgprim::parse_accuracy(accuracy);  // the library's message for a bad name
+    nb::gil_scoped_release release;
+    visit(in.type, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if constexpr (std::is_arithmetic_v<T>) {
+        const T* x = static_cast<const T*>(in.data);
+        T* r = static_cast<T*>(out.data);
+        with_row_op(ro, [&](auto op) {
+          for (std::size_t i = 0; i < rows; ++i) r[i] = host_reduce<decltype(op)::value>(x + i * cols, cols);
+        });
+      } else {
+        throw wgprim::error(errc::unsupported, op_name + ": " + numpy_name(in.type) + " rows on the host");
+      }
+    });
+  }
+  return out.numpy();
+}
+
+/// The inclusive scan of each row (rows of in.n / rows elements), in the input's dtype and shape (flattened).
+nb::object scan_rows(nb::handle a, std::size_t rows, const std::string& op_name, opt_device device) {
+  const input in = as_input(a, op_name.c_str());
+  if (in.dev) throw wgprim::error(errc::invalid_argument, op_name + ": axis= takes host arrays (not a DeviceArray)");
+  if (rows == 0 ? in.n != 0 : in.n % rows != 0)
+    throw wgprim::error(errc::invalid_argument, op_name + ": rows do not divide the array");
+  const std::size_t cols = rows ? in.n / rows : 0;
+  const device_ptr dev = pick_device({&in}, device);
+  const row_op ro = parse_row_op(op_name);
+  const wgprim::op o = make_op(op_name, nb::none());
+  host_out out(in.type, {in.n});
+  bool done = in.n == 0;
+  if (!done && rows_on_device(dev, in.type)) {
+    try {
+      on_device(*dev, [&] {
+        visit(in.type, [&](auto tag) {
+          using T = typename decltype(tag)::type;
+          if constexpr (std::is_same_v<wgprim::accumulation_t<T>, T>) {
+            wgprim::host_span<T> r(static_cast<T*>(out.data), in.n);
+            if (rows == 1) {
+              wgprim::scan(dev->ctx, host_in<T>(in), r, wgprim::scan_kind::inclusive, o);
+            } else {
+              const std::vector<std::uint32_t> off = row_offsets(rows, cols);
+              wgprim::segmented_inclusive_scan(dev->ctx, host_in<T>(in),
+                                               wgprim::host_span<const std::uint32_t>(off.data(), off.size()), r, o);
+            }
+          }
+        });
+      });
+      done = true;
+    } catch (const wgprim::error& e) {
+      if (e.code() != errc::unsupported) throw;
+    }
+  }
+  if (!done) {
+    nb::gil_scoped_release release;
+    visit(in.type, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if constexpr (std::is_arithmetic_v<T>) {
+        const T* x = static_cast<const T*>(in.data);
+        T* r = static_cast<T*>(out.data);
+        for (std::size_t i = 0; i < rows; ++i) {
+          with_row_op(ro, [&](auto op) {
+            T acc = host_identity<T>(ro);
+            for (std::size_t j = i * cols; j < (i + 1) * cols; ++j) r[j] = acc = host_combine<decltype(op)::value>(acc, x[j]);
+          });
+        }
+      } else {
+        throw wgprim::error(errc::unsupported, op_name + ": " + numpy_name(in.type) + " rows on the host");
+      }
+    });
+  }
+  return out.numpy();
+}
+
+/// np.argmin / np.argmax along rows (rows of in.n / rows > 0 elements): the int64 index in each row of its first
+/// NaN, else of its first extreme. The binding's host loop (the library's arg_reduce has no segmented form).
+nb::object arg_rows(nb::handle a, std::size_t rows, bool is_max) {
+  const char* what = is_max ? "argmax" : "argmin";
+  const input in = as_input(a, what);
+  if (in.dev) throw wgprim::error(errc::invalid_argument, std::string(what) + ": axis= takes host arrays");
+  if (rows == 0 || in.n % rows != 0 || in.n == 0)
+    throw wgprim::error(errc::invalid_argument, std::string(what) + ": rows do not divide the array");
+  const std::size_t cols = in.n / rows;
+  host_out out(nb::dlpack::dtype{std::uint8_t(nb::dlpack::dtype_code::Int), 64, 1}, {rows});
+  auto* r = static_cast<std::int64_t*>(out.data);
+  {
+    nb::gil_scoped_release release;  // until the result is made (that needs the GIL)
+    visit(in.type, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if constexpr (std::is_arithmetic_v<T>) {
+        for (std::size_t row = 0; row < rows; ++row) {
+          const T* x = static_cast<const T*>(in.data) + row * cols;
+          std::size_t best = 0;
+          for (std::size_t i = 0; i < cols; ++i) {
+            if constexpr (std::is_floating_point_v<T>) {
+              if (x[i] != x[i]) {
+                best = i;
+                break;
+              }
+            }
+            if (is_max ? x[best] < x[i] : x[i] < x[best]) best = i;
+          }
+          r[row] = std::int64_t(best);
+        }
+      } else {
+        throw wgprim::error(errc::unsupported, std::string(what) + ": " + numpy_name(in.type) + " rows on the host");
+      }
+    });
+  }
+  return out.numpy();
+}
+
+/// The float order of the library's sort: -inf < ... < -0.0 < +0.0 < ... < inf < NaN.
+template <class T> bool sort_less(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (a != a) return false;
+    if (b != b) return true;
+    if (a == b) return std::signbit(a) && !std::signbit(b);
+  }
+  return a < b;
+}
+
+/// (sorted copy, int64 stable permutation) of a 1-D host array: wgprim's sort_pairs where the device takes the
+/// type, else std::stable_sort on the host (unique's building block; sort / argsort stay the library's).
+nb::tuple sort_perm(nb::handle a, opt_device device) {
+  const input in = as_input(a, "unique");
+  if (in.dev) throw wgprim::error(errc::invalid_argument, "unique: takes host arrays (not a DeviceArray)");
+  if (in.n > 0xffffffffull) throw wgprim::error(errc::limit, "unique: more than 2^32 - 1 elements");
+  const device_ptr dev = pick_device({&in}, device);
+  host_out keys(in.type, {in.n});
+  host_out perm(nb::dlpack::dtype{std::uint8_t(nb::dlpack::dtype_code::Int), 64, 1}, {in.n});
+  std::vector<std::uint32_t> idx(in.n);
+  for (std::size_t i = 0; i < in.n; ++i) idx[i] = std::uint32_t(i);
+  bool done = in.n == 0;
+  if (!done && rows_on_device(dev, in.type)) {
+    try {
+      on_device(*dev, [&] {
+        visit(in.type, [&](auto tag) {
+          using T = typename decltype(tag)::type;
+          if constexpr (std::is_arithmetic_v<T>) {
+            const std::vector<std::uint32_t> seq(idx);
+            wgprim::sort_pairs(dev->ctx, host_in<T>(in), wgprim::host_span<const std::uint32_t>(seq.data(), in.n),
+                               wgprim::host_span<T>(static_cast<T*>(keys.data), in.n), idx);
+          }
+        });
+      });
+      done = true;
+    } catch (const wgprim::error& e) {
+      if (e.code() != errc::unsupported) throw;
+    }
+  }
+  if (!done) {
+    nb::gil_scoped_release release;
+    visit(in.type, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if constexpr (std::is_arithmetic_v<T>) {
+        const T* x = static_cast<const T*>(in.data);
+        std::stable_sort(idx.begin(), idx.end(), [&](std::uint32_t i, std::uint32_t j) { return sort_less(x[i], x[j]); });
+        T* k = static_cast<T*>(keys.data);
+        for (std::size_t i = 0; i < in.n; ++i) k[i] = x[idx[i]];
+      } else {
+        throw wgprim::error(errc::unsupported, std::string("unique: ") + numpy_name(in.type) + " on the host");
+      }
+    });
+  }
+  auto* p = static_cast<std::int64_t*>(perm.data);
+  for (std::size_t i = 0; i < in.n; ++i) p[i] = idx[i];
+  return nb::make_tuple(keys.numpy(), perm.numpy());
+}
+
 /// Counts (uint32, on the host) of `bins` even bins over [lo, hi], or of the bins between `levels` (an array of
 /// the input's dtype). NumPy's rules; the Python layer (wgprim.histogram) picks the range and the edges.
 nb::object histogram_counts(nb::handle a, std::size_t bins, double lo, double hi, nb::handle levels,
@@ -801,8 +1146,9 @@ NB_MODULE(_wgprim, m) {
         PyErr_SetString(PyExc_RuntimeError, e.what());
         return;
       }
+      // error_class is the package's _make_error: it picks wgprim.ValueError / TypeError / Error by the code.
       nb::object inst = nb::borrow(error_class)(e.what(), errc_name(e.code()), int(e.code()));
-      PyErr_SetObject(error_class, inst.ptr());
+      PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(inst.ptr())), inst.ptr());
     }
   });
   m.def("_gil_counts", [] { return std::make_tuple(gpu_entries.load(), gpu_entries_without_gil.load()); },
@@ -952,6 +1298,14 @@ NB_MODULE(_wgprim, m) {
         nb::kw_only(), "check"_a = true, "device"_a = nb::none(),
         "out[s] = reduce(a[offsets[s]:offsets[s+1]], op) for each of len(offsets) - 1 segments (the identity for an "
         "empty one).");
+  m.def("_reduce_rows", &reduce_rows, "a"_a, "rows"_a, "op"_a, "accuracy"_a = "fast", "device"_a = nb::none(),
+        "op over each of `rows` rows of a C-contiguous host array, in its dtype (the NumPy layer's axis=).");
+  m.def("_scan_rows", &scan_rows, "a"_a, "rows"_a, "op"_a, "device"_a = nb::none(),
+        "The inclusive scan of each of `rows` rows, in the input's dtype, flattened (cumsum / cumprod's axis=).");
+  m.def("_arg_rows", &arg_rows, "a"_a, "rows"_a, "is_max"_a,
+        "np.argmin / np.argmax of each of `rows` rows of a C-contiguous host array (int64).");
+  m.def("_sort_perm", &sort_perm, "a"_a, "device"_a = nb::none(),
+        "(sorted copy, stable int64 permutation) of a 1-D host array: unique's building block.");
   m.def("_histogram_counts", &histogram_counts, "a"_a, "bins"_a, "lo"_a, "hi"_a, "levels"_a = nb::none(),
         "device"_a = nb::none());
 }

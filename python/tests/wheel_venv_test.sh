@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The built wheel in a throw-away venv that has nothing but NumPy (from the wheelhouse: no download), used from
 # outside the checkout: it installs, imports, loads the libwgpu_native.so it bundles (not one from the build tree),
-# computes, ships its stubs, and `python -m wgprim bench` runs.
+# computes, ships its stubs, `python -m wgprim bench` runs, and the NumPy-comparison tests (test_numpy.py, copied out
+# of the checkout) pass there.
 # Usage: wheel_venv_test.sh <wheel> <wheelhouse with numpy> <work folder>
 set -euo pipefail
-wheel=$(realpath "$1") wheelhouse=$(realpath "$2") work=$3
+wheel=$(realpath "$1") wheelhouse=$(realpath "$2") work=$3 tests=$(realpath "$(dirname "$0")")
 rm -rf "$work" && mkdir -p "$work" && work=$(realpath "$work")
 python3 -m venv "$work/venv"
 "$work/venv/bin/pip" install -q --no-index --find-links "$wheelhouse" numpy "$wheel"
@@ -24,4 +25,8 @@ PY
 "$work/venv/bin/python" -m wgprim bench --sizes 1000 --reps 1 --only sum >"$work/bench.md" 2>"$work/bench.err" ||
   { cat "$work/bench.err" >&2; exit 1; }
 grep -q "^| sum f32 | 1,000 |" "$work/bench.md"
-echo "wheel_venv_test: 1 passed, 0 failed"
+"$work/venv/bin/pip" install -q --no-index --find-links "$wheelhouse" pytest
+mkdir "$work/tests" && cp "$tests/test_numpy.py" "$work/tests/"
+(cd "$work/tests" && env -u LD_LIBRARY_PATH -u PYTHONPATH "$work/venv/bin/python" -m pytest -q -p no:cacheprovider \
+  test_numpy.py | tail -1)
+echo "wheel_venv_test: 2 passed, 0 failed"

@@ -1,29 +1,40 @@
-"""wgprim: GPU parallel primitives on WebGPU (wgpu-native), shaped like NumPy.
+"""wgprim: GPU parallel primitives on WebGPU (wgpu-native) and a native CPU backend, shaped like NumPy.
 
-Functions take any C-contiguous array on the CPU (NumPy, the buffer protocol or DLPack; not copied on the way in)
-or a DeviceArray (``wgprim.asarray(x)``: the data stays on the GPU between calls) and return NumPy arrays and
-scalars, or DeviceArray when the input was one. Element types: float32, int32, uint32 everywhere; float64, int64,
-uint64 (reduce, scan, sort, argsort) and float16, uint8, int8 (reduce and scan, which return float32, uint32, int32
-except min/max/bitwise) on a WebGPU device (``Device(backend="webgpu")``; 64-bit reduce and scan need its
-shader-f64 / shader-int64: ``Device.supports``), where the library refuses a type wgprim.Error says so; any
-other dtype raises wgprim.Error naming it (convert explicitly: ``a.astype(np.float32)``). N-D arrays are flattened
-in C order for reductions and scans (as ``np.sum(a)`` / ``np.cumsum(a)`` with ``axis=None``).
+The NumPy-named functions (``sum``, ``prod``, ``min``, ``max``, ``mean``, ``count_nonzero``, ``cumsum``,
+``cumprod``, ``argmin``, ``argmax``, ``unique``, ``sort``, ``argsort``, ``histogram``) follow NumPy: its
+arguments (``axis``, ``dtype``, ``out``, ``keepdims``), its result dtypes (sums and products of bool and small
+integers accumulate in int64 / uint64, means of integers in float64) and its errors (``wgprim.ValueError`` and
+``wgprim.TypeError``, subclasses of the built-ins and of ``wgprim.Error``). Any array-like is taken: NumPy arrays
+(C-contiguous ones without a copy), lists, tuples, scalars, the buffer protocol, DLPack; Fortran-order and strided
+arrays are copied to C order. Every dtype of kinds bool, int, uint and float runs on every device: what the device
+does not take natively (bool, int16, float16, ... are widened exactly to its 32-bit types; the native CPU
+backend's float64 / int64 / uint64) is computed by the binding's host loops with NumPy's semantics (pairwise
+float sums, wrapping integers). ``axis`` moves the reduced axes last (a C-order copy when they are not) and runs
+the segmented primitives, one segment a row.
+
+The library's own functions (``reduce``, ``inclusive_scan``, ``exclusive_scan``, ``segment_reduce``, ``select``)
+keep its semantics: results in the input's dtype (integers wrap), ``accuracy=`` modes, custom WGSL operators.
+A DeviceArray (``wgprim.asarray(x)``: the data stays on the GPU between calls) is taken by every function
+without ``axis``; functions then return DeviceArray too.
 
     >>> import numpy as np, wgprim
-    >>> wgprim.sum(np.arange(10, dtype=np.float32))
-    np.float32(45.0)
+    >>> wgprim.sum(np.arange(10))
+    np.int64(45)
 """
+import builtins as _builtins
+import functools as _functools
+import re as _re
+
 import numpy as _np
 
 from . import _wgprim
-from ._wgprim import (Device, DeviceArray, adapters, argmax, argmin, argsort, asarray, cumsum, default_device,
-                      exclusive_scan, inclusive_scan, max, min, prod, reduce, segment_reduce, select, sort, sum,
-                      wgpu_version)
+from ._wgprim import Device, DeviceArray, adapters, default_device, wgpu_version
 
 __version__ = "0.1.0"
-__all__ = ["Device", "DeviceArray", "Error", "adapters", "argmax", "argmin", "argsort", "asarray", "cumsum",
-           "default_device", "exclusive_scan", "histogram", "inclusive_scan", "max", "min", "prod", "reduce",
-           "segment_reduce", "select", "sort", "sum", "wgpu_version"]
+__all__ = ["Device", "DeviceArray", "Error", "TypeError", "ValueError", "adapters", "argmax", "argmin", "argsort",
+           "asarray", "count_nonzero", "cumprod", "cumsum", "default_device", "exclusive_scan", "histogram",
+           "inclusive_scan", "max", "mean", "min", "prod", "reduce", "segment_reduce", "select", "sort", "sum",
+           "unique", "wgpu_version"]
 
 
 class Error(Exception):
@@ -37,16 +48,74 @@ class Error(Exception):
         self.number = number
 
 
-_wgprim._set_error_class(Error)
+class ValueError(Error, _builtins.ValueError):  # noqa: A001 - NumPy's exception, under wgprim's name
+    """An argument's value is wrong (errc invalid_argument, limit): also a built-in ValueError."""
+
+
+class TypeError(Error, _builtins.TypeError):  # noqa: A001
+    """A dtype or an operation a function does not take (errc unsupported), or a wrong keyword: also a built-in
+    TypeError."""
+
+
+def _make_error(message, code="invalid_argument", number=2):
+    """The exception of a library error, by its code (called by the extension's exception translator)."""
+    cls = ValueError if code in ("invalid_argument", "limit") else TypeError if code == "unsupported" else Error
+    return cls(message, code, number)
+
+
+_wgprim._set_error_class(_make_error)
+
+
+def _short_errors(f, name):
+    """f (a nanobind function) with nanobind's signature dump for wrong arguments turned into one short
+    wgprim.TypeError, Python's own wording where a keyword is unknown."""
+
+    @_functools.wraps(f)
+    def call(*args, **kwargs):
+        try:
+            return f(*args, **kwargs)
+        except _builtins.TypeError as e:
+            text = str(e)
+            if isinstance(e, Error) or "incompatible function arguments" not in text:
+                raise
+            lines = [l for l in text.splitlines() if _re.match(r"\s*\d+\. ", l)]
+            known = set(_re.findall(r"(\w+):", lines[0])) if lines else set()
+            unknown = [k for k in kwargs if k not in known]
+            msg = (f"{name}() got an unexpected keyword argument '{unknown[0]}'" if unknown else
+                   f"{name}(): invalid arguments; see help(wgprim.{name})")
+            raise TypeError(msg, "invalid_argument", 2) from None
+
+    return call
+
+
+from . import _numpy  # noqa: E402
+
+
+def _array_like_first(f, name):
+    """f with its array argument (the first, or a=) copied from any array-like as the NumPy-named functions do
+    (lists, scalars, strided and Fortran-order arrays; C-contiguous arrays and DeviceArray pass as they are)."""
+
+    @_functools.wraps(f)
+    def call(*args, **kwargs):
+        if args:
+            args = (_numpy._host(args[0], name),) + args[1:]
+        elif "a" in kwargs:
+            kwargs["a"] = _numpy._host(kwargs["a"], name)
+        return f(*args, **kwargs)
+
+    return call
+
+
+for _name in ("reduce", "inclusive_scan", "exclusive_scan", "segment_reduce", "select"):
+    globals()[_name] = _array_like_first(_short_errors(getattr(_wgprim, _name), _name), _name)
+
+from ._numpy import (argmax, argmin, argsort, asarray, count_nonzero, cumprod, cumsum, max, mean, min, prod,  # noqa: E402
+                     sort, sum, unique)
 
 
 def _host_view(a):
     """A NumPy view of a host array (no copy), or the DeviceArray itself."""
-    if isinstance(a, (DeviceArray, _np.ndarray)):
-        return a
-    if hasattr(a, "__dlpack__"):
-        return _np.from_dlpack(a)
-    return _np.asarray(a)
+    return _numpy._host(a, "histogram")
 
 
 def _outer_edges(a, range, device):
@@ -54,19 +123,29 @@ def _outer_edges(a, range, device):
     if range is not None:
         first, last = range
         if first > last:
-            raise Error("histogram: max must be larger than min in range parameter")
+            raise ValueError("histogram: max must be larger than min in range parameter")
         if not (_np.isfinite(first) and _np.isfinite(last)):
-            raise Error(f"histogram: supplied range of [{first}, {last}] is not finite")
+            raise ValueError(f"histogram: supplied range of [{first}, {last}] is not finite")
     elif a.size == 0:
         first, last = 0, 1
     else:
         first, last = min(a, device=device), max(a, device=device)
         if not (_np.isfinite(first) and _np.isfinite(last)):
-            raise Error(f"histogram: autodetected range of [{first}, {last}] is not finite")
+            raise ValueError(f"histogram: autodetected range of [{first}, {last}] is not finite")
     if first == last:
         first = first - 0.5
         last = last + 0.5
     return first, last
+
+
+def _counts_by_sorting(a, edges, device):
+    """numpy.histogram's counts (half-open bins, the last closed; NaN and values outside not counted) from wgprim's
+    sort and a binary search per edge, as NumPy's own non-uniform path: for the dtypes the device does not count
+    (the native backend's float64 / int64, bool, int16, ...)."""
+    s = sort(a.reshape(-1), device=device)
+    s = s.astype(_np.result_type(s.dtype, edges.dtype), copy=False)
+    left = _np.searchsorted(s, edges[:-1], "left")
+    return _np.diff(_np.append(left, _np.searchsorted(s, edges[-1], "right")))
 
 
 def histogram(a, bins=10, range=None, *, device=None):
@@ -76,14 +155,25 @@ def histogram(a, bins=10, range=None, *, device=None):
     outside and NaN are not counted. Returns ``(counts, edges)``: counts as np.intp, edges as NumPy computes
     them. The counting runs on the GPU (a DeviceArray input stays there)."""
     a = _host_view(a)
+    if not isinstance(a, DeviceArray) and a.dtype == _np.bool_:
+        a = a.astype(_np.uint8)  # as NumPy (which warns that it does)
     dt = _np.dtype(a.dtype)
+
+    # The library counts float32 / int32 / uint32; the other dtypes by NumPy's rule from a sort.
+    by_sorting = not isinstance(a, DeviceArray) and dt not in (_np.float32, _np.int32, _np.uint32)
+
+    def count(*args):
+        if by_sorting:
+            return _counts_by_sorting(a, edges, device)
+        return _wgprim._histogram_counts(a, *args, device=device)
+
     if isinstance(bins, str):
-        raise Error(f"histogram: bin estimators such as '{bins}' are not supported; give a number or the edges")
+        raise ValueError(f"histogram: bin estimators such as '{bins}' are not supported; give a number or the edges")
     if _np.ndim(bins) == 0:
         import operator
         n = operator.index(bins)
         if n < 1:
-            raise Error("histogram: `bins` must be positive, when an integer")
+            raise ValueError("histogram: `bins` must be positive, when an integer")
         first, last = _outer_edges(a, range, device)
         bin_type = _np.result_type(first, last, dt)
         if _np.issubdtype(bin_type, _np.integer):
@@ -91,18 +181,20 @@ def histogram(a, bins=10, range=None, *, device=None):
         edges = _np.linspace(first, last, n + 1, endpoint=True, dtype=bin_type)
         if dt == _np.float32 and not all(type(x) in (int, float) for x in (first, last)):
             # NumPy computed these float32 edges in float32 arithmetic: count against them as they are.
-            counts = _wgprim._histogram_counts(a, 0, 0.0, 0.0, _np.ascontiguousarray(edges), device=device)
+            counts = count(0, 0.0, 0.0, _np.ascontiguousarray(edges))
         else:
             # Python numbers (or integer input): the library's edges are NumPy's (linspace in double).
-            counts = _wgprim._histogram_counts(a, n, float(first), float(last), device=device)
+            counts = count(n, float(first), float(last))
     else:
         edges = _np.asarray(bins)
         if edges.ndim != 1:
-            raise Error("histogram: `bins` must be 1d, when an array")
+            raise ValueError("histogram: `bins` must be 1d, when an array")
         if _np.any(edges[:-1] > edges[1:]):
-            raise Error("histogram: `bins` must increase monotonically, when an array")
+            raise ValueError("histogram: `bins` must increase monotonically, when an array")
         levels = edges.astype(dt)
-        if not _np.array_equal(levels.astype(edges.dtype), edges):
-            raise Error(f"histogram: the edges ({edges.dtype}) are not all exactly {dt} values, the data's dtype")
-        counts = _wgprim._histogram_counts(a, 0, 0.0, 0.0, _np.ascontiguousarray(levels), device=device)
+        if not by_sorting and not _np.array_equal(levels.astype(edges.dtype), edges):
+            if not isinstance(a, DeviceArray):  # edges between the data's values: NumPy's rule from a sort
+                return _counts_by_sorting(a, edges, device).astype(_np.intp), edges
+            raise ValueError(f"histogram: the edges ({edges.dtype}) are not all exactly {dt} values, the data's dtype")
+        counts = count(0, 0.0, 0.0, _np.ascontiguousarray(levels))
     return counts.astype(_np.intp), edges
