@@ -85,15 +85,16 @@ gpu-check: build
 soak: build
 	WGPRIM_DIFF_CASES=$(SOAK_CASES) WGPRIM_DIFF_SEED=$$(date +%s) $(BUILD)/wgprim_tests --gtest_filter='Differential.*'
 
-# ASan + UBSan build of the library, CLI, tests and examples, and the whole suite under it. The MPI tests (mpi_*)
+# ASan + UBSan build of the library, the CLI and the GoogleTest suites, and those suites and the CLI script under it
+# (the examples and README snippets are small programs over the same paths: the plain build runs them). The MPI tests (mpi_*)
 # are left out: OpenMPI keeps allocations for the life of the process and its launcher is not built with ASan;
 # the distributed algorithms run under ASan through the in-process communicator (the Multi suite).
 sanitize: setup
 	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS="$(SAN_FLAGS)" $(LAUNCHER) \
 	  -DCMAKE_EXE_LINKER_FLAGS="$(SAN_FLAGS)"
-	cmake --build build-asan -j $(JOBS)
+	cmake --build build-asan -j $(JOBS) --target wgprim_tests wgprim_cli
 	cd build-asan && $(SAN_ENV) WGPRIM_DIFF_CASES=$${WGPRIM_DIFF_CASES:-3000} \
-	  ctest --output-on-failure --timeout 1800 -j 1 -E 'package|cli|mpi_'
+	  ctest --output-on-failure --timeout 1800 -j 1 -E 'package|cli|mpi_|example_|readme_snippet_|consumer_'
 	# the CLI script also runs bash and python: leak checking (and the preload) for our binaries only there
 	cd build-asan && ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --output-on-failure --timeout 1800 -R cli -E mpi_
