@@ -2,9 +2,11 @@
 /// Device-wide arg-min / arg-max, like numpy.argmin / numpy.argmax and cub::DeviceReduce::ArgMin / ArgMax:
 /// the extreme value and the FIRST index at which it occurs.
 ///
+/// @code
 ///   wgprim::arg_result<float> r = wgprim::argmax(ctx, v);   // v: device_vector<float>, device_span, std::vector...
 ///   // r.value == v[r.index]; r.index is the smallest index holding the maximum
 ///   wgprim::argmin(ctx, encoder, d_in, d_result);           // recorded: d_result[0..2] = {value bits, index lo, hi}
+/// @endcode
 ///
 /// Semantics (NumPy's): ties go to the smallest index; -0.0 and +0.0 compare equal (the first one wins and its
 /// own bits are returned); a NaN wins over every number for both argmin and argmax, and among NaNs the first wins;

@@ -3,21 +3,25 @@
 /// several adapters in one process). Rank r holds a consecutive part of the array on its own context; the parts in
 /// rank order are the array. Every rank calls the same functions in the same order with the same operator.
 ///
+/// @code
 ///   reduce:  local reduce -> the rank totals combined (allreduce with the monoid's combine)
 ///   scans:   local reduce -> exclusive scan of the rank totals in rank order -> local scan seeded with that carry
 ///   sort:    sample sort: local GPU sort -> regular samples -> p-1 splitters -> all-to-all -> local GPU sort
 ///            (one rank: the local GPU sort alone)
+/// @endcode
 ///
 /// The collectives come from a `communicator`: wgprim::mpi::communicator (wgprim/mpi.hpp, the wgprim::mpi library,
 /// over an MPI_Comm) or the in-process one behind wgprim/multi.hpp. Failures are agreed on: when one rank fails
 /// (bad input, device lost, out of memory), every rank throws the same wgprim::error, "rank R: <what failed>", the
 /// failure of the lowest failing rank, instead of leaving the others waiting.
 ///
+/// @code
 ///   wgprim::mpi::communicator comm(MPI_COMM_WORLD);
 ///   float s = wgprim::dist::reduce(ctx, comm, my_part);                        // the same on every rank
 ///   wgprim::dist::inclusive_scan(ctx, comm, my_part, my_out);                  // my_out: my part of the scan
 ///   std::vector<float> mine = wgprim::dist::sort(ctx, comm, my_keys);          // my part of the sorted array
 ///   auto down = wgprim::dist::sort(ctx, comm, my_keys, wgprim::order::descending);
+/// @endcode
 /// @namespace wgprim::dist
 /// The distributed algorithms over any wgprim::communicator.
 #pragma once

@@ -7,14 +7,18 @@
 /// integer addition: associative and commutative, so the result does not depend on the order, the partition or
 /// the machine that did the additions. The value is rounded once, on request (round to nearest, ties to even).
 ///
+/// @code
 ///   wgprim::superaccumulator a;                // the identity: an exact zero
 ///   for (float x : xs) a.add(x);
 ///   a.combine(b);                              // b: another accumulator (another thread, rank, GPU...)
 ///   float f = a.round_to_float();              // correctly rounded; +-inf when the exact sum is beyond f32
 ///   std::string s = a.to_decimal();            // the exact value, e.g. "0.100000001490116119384765625"
 ///   auto w = a.serialize();                    // 56 bytes, the same form the GPU writes: send it over MPI
+/// @endcode
 ///
+/// @code
 ///   wgprim::exact_sum_result r = wgprim::exact_sum(ctx, v);   // on the GPU (v: any f32 range)
+/// @endcode
 ///
 /// NaN and infinities follow IEEE summation: any NaN gives NaN, +inf and -inf together give NaN, one kind of
 /// infinity gives it. The exact value is kept for up to 2^41 additions of any finite values (far more for

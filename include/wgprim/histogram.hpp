@@ -1,5 +1,6 @@
 /// @file
 /// Histograms with numpy.histogram's rules, like cub::DeviceHistogram::HistogramEven / HistogramRange.
+/// @code
 ///   histogram_even(ctx, in, counts, bins, lo, hi): `bins` equal bins over [lo, hi]. The edges are NumPy's
 ///     (np.linspace(lo, hi, bins + 1) in double, rounded to float for f32 input, as np.histogram does); a value
 ///     x is counted in the bin i < bins with edge[i] <= x < edge[i + 1], the last bin also taking x == edge[bins].
@@ -7,14 +8,17 @@
 ///     (NumPy does too); lo > hi or a non-finite bound is an error.
 ///   histogram_range(ctx, in, counts, levels): bins between consecutive levels (np.histogram with bins=array):
 ///     levels.size() - 1 bins, same rule; levels must be non-decreasing, not NaN, of the input's type.
+/// @endcode
 /// Counts are u32 (cleared and written: counts[i] = the count of bin i), counts.size() == the number of bins,
 /// 1 <= bins <= 2^24. Input of float, std::int32_t or std::uint32_t; device ranges (data stays on the GPU) or host
 /// ranges (uploaded; counts downloaded).
 ///
+/// @code
 ///   std::vector<std::uint32_t> c(256);
 ///   wgprim::histogram_even(ctx, d_values, c, 256, -500.0, 500.0);
 ///   wgprim::histogram_range(ctx, d_values, d_counts, d_levels);
 ///   wgprim::histogram_even(ctx, encoder, d_values, d_counts, 256, 0.0, 1.0);   // recorded, not submitted
+/// @endcode
 #pragma once
 #include <cstddef>
 #include <cstdint>

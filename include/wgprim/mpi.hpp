@@ -3,6 +3,7 @@
 /// find_package(MPI) finds it; the core library does not depend on MPI). Each rank holds a consecutive part of the
 /// array on its own context (ranks may share one GPU); the parts in rank order are the array.
 ///
+/// @code
 ///   wgprim::mpi::environment env(argc, argv);          // MPI_Init_thread .. MPI_Finalize (unless already done)
 ///   wgprim::context ctx;                               // e.g. context_options{"#" + local rank} for a GPU per rank
 ///   float s = wgprim::mpi::reduce(ctx, MPI_COMM_WORLD, my_part);                   // the same on every rank
@@ -10,6 +11,7 @@
 ///                                                                                 // the totals -> seeded local scan
 ///   std::vector<float> mine = wgprim::mpi::sort(ctx, MPI_COMM_WORLD, my_keys);     // sample sort, MPI_Alltoallv
 ///   auto down = wgprim::mpi::sort(ctx, MPI_COMM_WORLD, my_keys, wgprim::order::descending);  // largest first
+/// @endcode
 ///
 /// The operator's combine runs as a user-defined MPI_Op (commutative when the monoid is); a custom operator is
 /// built by every rank from the same text, and the ranks check that they agree. accuracy::reproducible f32 sums

@@ -3,11 +3,13 @@
 /// adapter), each part run by its own thread, combined as the MPI ranks combine theirs (wgprim/distributed.hpp,
 /// through an in-process communicator). The split is proportional to each context's measured speed.
 ///
+/// @code
 ///   auto set = wgprim::multi::open("all");           // every GPU adapter ("all"), or "NAME,NAME,#2,..."
 ///   wgprim::multi::measure(set);                      // relative speeds -> the split
 ///   float s = wgprim::multi::reduce(set, values);     // values: a host vector
 ///   std::vector<float> run = wgprim::multi::inclusive_scan(set, values);
 ///   std::vector<float> sorted = wgprim::multi::sort(set, values);
+/// @endcode
 /// @namespace wgprim::multi
 /// The distributed algorithms over several adapters of one process.
 #pragma once

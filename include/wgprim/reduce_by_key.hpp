@@ -1,15 +1,19 @@
 /// @file
 /// Reduce-by-key and run-length encoding, like thrust::reduce_by_key and cub::DeviceRunLengthEncode::Encode.
 /// A run is a maximal stretch of equal consecutive keys (floats: NaN equals nothing, -0 equals +0).
+/// @code
 ///   reduce_by_key(ctx, keys, values, unique_keys_out, sums_out, op) -> runs: unique_keys_out[r] = the first key
 ///     of run r, sums_out[r] = the reduction of its values (order kept: op need not commute). The outputs need
 ///     room for every run (keys.size() always suffices); fewer gives errc::invalid_argument after the run.
 ///   run_length_encode(ctx, in, values_out, counts_out) -> runs: the first value of each run and its length (u32).
+/// @endcode
 /// Keys/values of float, std::int32_t or std::uint32_t; device ranges or host ranges (only `runs` elements of
 /// host outputs are written).
 ///
+/// @code
 ///   std::size_t runs = wgprim::reduce_by_key(ctx, d_keys, d_values, d_unique, d_sums);
 ///   std::size_t runs = wgprim::run_length_encode(ctx, host_vec, values, counts);
+/// @endcode
 #pragma once
 #include <cstdint>
 #include <type_traits>

@@ -1,15 +1,19 @@
 /// @file
 /// Device-wide prefix scans, like std::inclusive_scan / std::exclusive_scan and cub::DeviceScan.
 /// The operator must be associative (it need not commute: the order of the input is kept).
+/// @code
 ///   inclusive: out[i] = init op x[0] op ... op x[i]        (init: none unless given, as std::inclusive_scan)
 ///   exclusive: out[i] = init op x[0] op ... op x[i-1]      (init: the identity unless given)
+/// @endcode
 /// Ranges are device_vector / device_span (data stays on the GPU) or host containers / host_span (uploaded,
 /// scanned, downloaded); input and output on the same side, of the same length; in == out (in place) is allowed.
 ///
+/// @code
 ///   wgprim::inclusive_scan(ctx, d_in, d_out);                          // sums
 ///   wgprim::exclusive_scan(ctx, d_in, d_out, 10u, wgprim::op::sum());  // init 10, as std::exclusive_scan
 ///   auto v = wgprim::inclusive_scan(ctx, host_vector, wgprim::op::max());
 ///   wgprim::exclusive_scan(ctx, encoder, d_in, d_out);                 // recorded into the caller's encoder
+/// @endcode
 #pragma once
 #include <cstddef>
 #include <type_traits>

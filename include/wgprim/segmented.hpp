@@ -1,18 +1,22 @@
 /// @file
 /// Segmented reduce and scan over CSR offsets, like cub::DeviceSegmentedReduce: n_segments + 1 non-decreasing
 /// u32 offsets; segment s is [offsets[s], offsets[s+1]) (empty segments allowed); offsets[n_segments] <= n.
+/// @code
 ///   segmented_reduce(ctx, in, offsets, out, op): out[s] = the reduction of segment s, identity() when empty;
 ///     out.size() == offsets.size() - 1.
 ///   segmented_inclusive_scan / segmented_exclusive_scan(ctx, in, offsets, out, op): the scan restarts at every
 ///     segment start (exclusive: identity() there); elements before offsets[0] and from offsets[n_segments] on
 ///     are scanned as groups of their own. out.size() == in.size().
+/// @endcode
 /// Any op and type the unsegmented reduce/scan take (associative; commutativity is not needed: order is kept).
 /// Offsets that decrease or pass n give errc::invalid_argument (checked on the host for host ranges, on the GPU
 /// and reported after the run for device ranges; not checked when recorded into the caller's encoder: bad
 /// offsets then give unspecified results, never accesses out of range).
 ///
+/// @code
 ///   wgprim::segmented_reduce(ctx, d_values, d_offsets, d_sums);                 // sums per segment
 ///   wgprim::segmented_inclusive_scan(ctx, values, offsets, out, wgprim::op::max());
+/// @endcode
 #pragma once
 #include <cstdint>
 #include <type_traits>

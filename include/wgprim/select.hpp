@@ -1,6 +1,7 @@
 /// @file
 /// Stable compaction, like std::copy_if / std::stable_partition / std::unique and cub::DeviceSelect /
 /// cub::DevicePartition: the kept elements keep their input order.
+/// @code
 ///   select_if(in, out, p)         out = the elements x with p(x), in order; returns how many
 ///   select_flagged(in, f, out)    out = the elements x[i] with f[i] != 0 (f: u32 flags, one per element)
 ///   partition(in, out, p)         out = the kept elements, then the rejected ones, BOTH in input order (as
@@ -9,14 +10,17 @@
 ///   unique(in, out)               out = in without consecutive duplicates (the first of each run stays), as
 ///                                 std::unique with operator==: integers by value; f32 by IEEE ==, so every NaN
 ///                                 is kept (a NaN equals nothing) and -0.0 after +0.0 is a duplicate (0.0 == -0.0)
+/// @endcode
 /// The output must hold at least as many elements as the input; past the returned count its contents are
 /// unspecified (partition writes all of it). in == out (in place) is allowed: the input is copied first.
 /// Predicates are checked WGSL expressions in `a` (predicate.hpp), evaluated with WGSL's semantics.
 ///
+/// @code
 ///   std::size_t k = wgprim::select_if(ctx, d_in, d_out, wgprim::predicate::expr("a > 100"));  // reads k back
 ///   wgprim::select_if(ctx, d_in, d_out, d_count, pred);            // the count stays on the device (d_count[0])
 ///   wgprim::unique(ctx, encoder, d_in, d_out, d_count);            // recorded into the caller's encoder
 ///   std::vector<float> kept = wgprim::select_if(ctx, host_vector, pred);
+/// @endcode
 #pragma once
 #include <cstddef>
 #include <cstdint>

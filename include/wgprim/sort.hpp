@@ -9,10 +9,12 @@
 /// more: errc::limit). The encoder overloads (device ranges) record the whole sort into the caller's encoder with no
 /// host wait: passes whose digit is the same for every key are skipped on the GPU.
 ///
+/// @code
 ///   wgprim::sort(ctx, d_keys);                                   // in place, ascending
 ///   wgprim::sort(ctx, d_in, d_out, wgprim::order::descending);   // out of place
 ///   wgprim::sort_pairs(ctx, d_keys, d_indices);                  // values (any 32-bit payload) follow their keys
 ///   wgprim::sort(ctx, encoder, d_keys);                          // recorded; the caller submits
+/// @endcode
 #pragma once
 #include <cstddef>
 #include <type_traits>

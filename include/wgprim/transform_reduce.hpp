@@ -3,9 +3,11 @@
 /// expression in `a`, is applied to every element inside the reduction's load (no extra pass, nothing written),
 /// then the values are combined with the operator.
 ///
+/// @code
 ///   float ss = wgprim::transform_reduce(ctx, v, wgprim::transform::expr("a * a"), wgprim::op::sum());  // sum of squares
 ///   auto  n  = wgprim::transform_reduce<std::uint32_t>(ctx, v, wgprim::transform::expr("select(0u, 1u, a > 10)"));
 ///   auto  m  = wgprim::transform_reduce(ctx, ints, wgprim::transform::expr("abs(a)"), 0, wgprim::op::max());  // init
+/// @endcode
 ///
 /// The transform may change the type: its result type is inferred by the expression front end (see
 /// transform::result_type) and must be the type asked for (the template argument, or the init's type; by default
