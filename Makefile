@@ -43,7 +43,7 @@ demo: setup $(BUILD)/CMakeCache.txt
 docs:
 	@command -v doxygen >/dev/null || { echo "docs: doxygen is missing (make setup installs it)"; exit 1; }
 	@mkdir -p $(BUILD)/docs
-	WGPRIM_DOCS_OUT=$(abspath $(BUILD))/docs doxygen docs/Doxyfile
+	{ cat docs/Doxyfile; echo 'OUTPUT_DIRECTORY = $(BUILD)/docs'; } | doxygen -
 	@echo "docs: $(BUILD)/docs/html/index.html"
 
 # The whole suite: docs (first: it takes seconds), GoogleTest suites, CLI, examples, package (check), then the same under ASan + UBSan
@@ -79,6 +79,7 @@ python-check: setup
 	  $(PY_DIR)/venv/bin/pip wheel -q --no-build-isolation --no-deps -w $(PY_DIR)/dist . -Cbuild-dir=$(PY_DIR)/build
 	$(PY_DIR)/venv/bin/pip install -q --force-reinstall --no-deps $(PY_DIR)/dist/wgprim-*.whl
 	cd python/tests && $(PY_DIR)/venv/bin/python -m pytest -q -p no:cacheprovider
+	WGPRIM_PYTHON=$(PY_DIR)/venv/bin/python python3 tests/doc_blocks.py $(BUILD) . python
 	python/tests/wheel_venv_test.sh $(PY_DIR)/dist/wgprim-*.whl $(PY_DIR)/wheelhouse $(PY_DIR)/fresh
 
 # The whole suite on every non-CPU adapter present (CI has none: run it on a GPU machine before GPU changes land,
