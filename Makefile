@@ -9,7 +9,7 @@ CCACHE := $(shell command -v ccache 2>/dev/null)
 LAUNCHER := $(if $(CCACHE),-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 export CCACHE_BASEDIR := $(CURDIR)
 
-.PHONY: all setup build demo test check python-check gpu-check soak sanitize fuzz bench clean
+.PHONY: all setup build demo docs test check python-check gpu-check soak sanitize fuzz bench clean
 FUZZ_SECONDS ?= 60
 SOAK_CASES ?= 2000000
 SAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
@@ -37,11 +37,21 @@ demo: setup $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS) --target wgprim_cli
 	$(BUILD)/wgprim demo --plot-dir $(BUILD)
 
-# The whole suite: GoogleTest suites, CLI, examples, package (check), then the same under ASan + UBSan
+# The documentation site (docs/Doxyfile): the reference from include/wgprim/*.hpp and the guides in docs/*.md, into
+# $(BUILD)/docs/html/index.html. Any Doxygen warning fails it (an undocumented public declaration, a broken
+# reference), so that CI keeps the reference complete.
+docs:
+	@command -v doxygen >/dev/null || { echo "docs: doxygen is missing (make setup installs it)"; exit 1; }
+	@mkdir -p $(BUILD)/docs
+	{ cat docs/Doxyfile; echo 'OUTPUT_DIRECTORY = $(BUILD)/docs'; } | doxygen -
+	@echo "docs: $(BUILD)/docs/html/index.html"
+
+# The whole suite: docs (first: it takes seconds), GoogleTest suites, CLI, examples, package (check), then the same under ASan + UBSan
 # (sanitize), then a short libFuzzer run of every harness (fuzz).
 # Each stage's wall time is printed at the end (scripts/stages.sh), also when one fails.
 test: setup
-	@scripts/stages.sh build '$(MAKE) --no-print-directory build' \
+	@scripts/stages.sh docs '$(MAKE) --no-print-directory docs' \
+	  build '$(MAKE) --no-print-directory build' \
 	  ctest 'cd $(BUILD) && ctest --output-on-failure --timeout 1200 -j 1' \
 	  python '$(MAKE) --no-print-directory python-check' \
 	  sanitize '$(MAKE) --no-print-directory sanitize' \
@@ -69,6 +79,7 @@ python-check: setup
 	  $(PY_DIR)/venv/bin/pip wheel -q --no-build-isolation --no-deps -w $(PY_DIR)/dist . -Cbuild-dir=$(PY_DIR)/build
 	$(PY_DIR)/venv/bin/pip install -q --force-reinstall --no-deps $(PY_DIR)/dist/wgprim-*.whl
 	cd python/tests && $(PY_DIR)/venv/bin/python -m pytest -q -p no:cacheprovider
+	WGPRIM_PYTHON=$(PY_DIR)/venv/bin/python python3 tests/doc_blocks.py $(BUILD) . python
 	python/tests/wheel_venv_test.sh $(PY_DIR)/dist/wgprim-*.whl $(PY_DIR)/wheelhouse $(PY_DIR)/fresh
 
 # The whole suite on every non-CPU adapter present (CI has none: run it on a GPU machine before GPU changes land,

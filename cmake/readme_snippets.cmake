@@ -1,5 +1,6 @@
-# wgprim_readme_snippets(README OUT_DIR RESULT): pulls the C++ blocks of README.md that are marked for compiling
-# into OUT_DIR/readme_snippet_<k>.cpp, so that the README's code is built and run by the tests as written.
+# wgprim_readme_snippets(README OUT_DIR RESULT): pulls the C++ blocks of a Markdown file (README.md, a page of docs/)
+# that are marked for compiling into OUT_DIR/readme_snippet_<k>.cpp, so that the page's code is built and run by the
+# tests as written (tests/CMakeLists.txt calls it once per page, each with its own OUT_DIR).
 #
 # A block is marked by an HTML comment (invisible on the rendered page) on the line(s) right before its fence:
 #   <!-- compile -->                          the block is a whole program (it has main) and is run;

@@ -1,4 +1,5 @@
-// Options and statistics shared by the device-wide algorithms.
+/// @file
+/// Options and statistics shared by the device-wide algorithms.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -9,27 +10,27 @@ namespace wgprim {
 
 /// What one call measured.
 struct run_stats {
-  double gpu_ms = 0;          // GPU time of the algorithm's dispatches (timestamps, or wall time on CPU adapters)
-  bool gpu_timestamps = false;  // whether gpu_ms came from GPU timestamps
-  double upload_ms = 0;       // host-to-device copy (host-span overloads only)
-  double download_ms = 0;     // device-to-host copy (host-span overloads only)
-  std::string algorithm;      // the algorithm that ran
-  std::uint64_t lookback_fallbacks = 0;  // decoupled scan / select: predecessor tiles reduced by a waiting workgroup
-  double compile_ms = 0;      // pipelines created (WGSL compiled) by this call; never part of gpu_ms
+  double gpu_ms = 0;          ///< GPU time of the algorithm's dispatches (timestamps, or wall time on CPU adapters)
+  bool gpu_timestamps = false;  ///< whether gpu_ms came from GPU timestamps
+  double upload_ms = 0;       ///< host-to-device copy (host-span overloads only)
+  double download_ms = 0;     ///< device-to-host copy (host-span overloads only)
+  std::string algorithm;      ///< the algorithm that ran
+  std::uint64_t lookback_fallbacks = 0;  ///< decoupled scan / select: predecessor tiles reduced by a waiting workgroup
+  double compile_ms = 0;      ///< pipelines created (WGSL compiled) by this call; never part of gpu_ms
 };
 
 /// Tuning knobs; zero / negative means "the default policy for this adapter".
 struct tuning {
-  std::uint32_t workgroups = 0;  // reduce: workgroups of the first pass
-  std::uint32_t items = 0;       // vec4 loads per invocation per tile
-  int subgroups = -1;            // 0: force the workgroup-memory path, 1: subgroups (when the adapter has them)
-  int vec_loads = -1;            // reduce: 0 scalar loads consecutive across invocations, 1 vec4 loads
-  int staged = -1;               // scan tile: 0 direct, 1 staged (workgroup memory), 2 raked (subgroups); select 1/0
-  std::uint32_t small_n = 0;     // reduce: at or below this n, one dispatch of one workgroup
-  std::uint32_t spin_limit = 0;  // decoupled scan: polls of a predecessor before computing its tile itself
-  int exact_window = -1;         // exact f32 sums: 1 a per-invocation register window of limbs, 0 columns only
-  std::uint32_t lookback_window = 0;  // onesweep sort, decoupled scan: predecessor states read at once (0: the policy)
-  int lookback_subgroup = -1;  // decoupled scan: 1 subgroup 0 walks the look-back alone, 0 the workgroup (-1: policy)
+  std::uint32_t workgroups = 0;  ///< reduce: workgroups of the first pass
+  std::uint32_t items = 0;       ///< vec4 loads per invocation per tile
+  int subgroups = -1;            ///< 0: force the workgroup-memory path, 1: subgroups (when the adapter has them)
+  int vec_loads = -1;            ///< reduce: 0 scalar loads consecutive across invocations, 1 vec4 loads
+  int staged = -1;               ///< scan tile: 0 direct, 1 staged (workgroup memory), 2 raked (subgroups); select 1/0
+  std::uint32_t small_n = 0;     ///< reduce: at or below this n, one dispatch of one workgroup
+  std::uint32_t spin_limit = 0;  ///< decoupled scan: polls of a predecessor before computing its tile itself
+  int exact_window = -1;         ///< exact f32 sums: 1 a per-invocation register window of limbs, 0 columns only
+  std::uint32_t lookback_window = 0;  ///< onesweep sort, decoupled scan: predecessor states read at once (0: the policy)
+  int lookback_subgroup = -1;  ///< decoupled scan: 1 subgroup 0 walks the look-back alone, 0 the workgroup (-1: policy)
 };
 
 /// Accuracy of f32 sums (other operators are exact or order-independent and ignore it).
@@ -42,10 +43,12 @@ enum class accuracy {
                  ///< shape with double-word accumulation (the same bits everywhere, not correctly rounded).
   exact = reproducible,  ///< the same mode under the name of what it computes
 };
+/// The accuracy mode's name as the CLI spells it ("fast", "compensated", "reproducible", "exact").
 const char* accuracy_name(accuracy a);
 /// Parses "fast" | "compensated" | "reproducible" | "exact"; throws wgprim::error otherwise.
 accuracy parse_accuracy(const std::string& name);
 
+/// Per-call options of every algorithm: the algorithm by name, the f32 accuracy mode, tuning overrides, and where to put what the call measured.
 struct run_options {
   /// Algorithm name; empty picks the default for the adapter. See reduce_algorithms() / scan_algorithms().
   std::string algorithm;
@@ -58,19 +61,28 @@ struct run_options {
   /// Custom operators are checked on the CPU twin before they run (identity neutral, associative, and commutative
   /// for reduce; see monoid::check). false skips the check, for operators known better than a random test.
   bool check_operator = true;
+  /// Overrides of the adapter's policy for this call (zero or -1 fields keep the policy's value).
   tuning tune;
 };
 
 /// One registered algorithm (`wgprim info` lists them; run_options::algorithm takes the name).
 struct algorithm_description {
+  /// The primitive ("reduce", "scan", ...), the algorithm's name and a one-line description.
+  ///@{
   std::string primitive, name, about;
+  ///@}
+  /// Whether the algorithm is the primitive's default on GPU adapters and on CPU adapters.
+  ///@{
   bool default_on_gpu = false, default_on_cpu = false;
+  ///@}
 };
 /// Every algorithm of every primitive, from the library's registry.
 std::vector<algorithm_description> algorithm_list();
 /// The names of one primitive's algorithms ("reduce", "scan", ...).
 std::vector<std::string> algorithms(const std::string& primitive);
+/// The names of the reduce algorithms, in registry order.
 std::vector<std::string> reduce_algorithms();
+/// The names of the scan algorithms, in registry order.
 std::vector<std::string> scan_algorithms();
 
 }  // namespace wgprim

@@ -1,14 +1,17 @@
-// Device-wide arg-min / arg-max, like numpy.argmin / numpy.argmax and cub::DeviceReduce::ArgMin / ArgMax:
-// the extreme value and the FIRST index at which it occurs.
-//
-//   wgprim::arg_result<float> r = wgprim::argmax(ctx, v);   // v: device_vector<float>, device_span, std::vector...
-//   // r.value == v[r.index]; r.index is the smallest index holding the maximum
-//   wgprim::argmin(ctx, encoder, d_in, d_result);           // recorded: d_result[0..2] = {value bits, index lo, hi}
-//
-// Semantics (NumPy's): ties go to the smallest index; -0.0 and +0.0 compare equal (the first one wins and its
-// own bits are returned); a NaN wins over every number for both argmin and argmax, and among NaNs the first wins;
-// an empty range is an error (errc::invalid_argument), as NumPy raises ValueError. Indices are 64-bit, correct
-// for arrays larger than one storage binding.
+/// @file
+/// Device-wide arg-min / arg-max, like numpy.argmin / numpy.argmax and cub::DeviceReduce::ArgMin / ArgMax:
+/// the extreme value and the FIRST index at which it occurs.
+///
+/// @code
+///   wgprim::arg_result<float> r = wgprim::argmax(ctx, v);   // v: device_vector<float>, device_span, std::vector...
+///   // r.value == v[r.index]; r.index is the smallest index holding the maximum
+///   wgprim::argmin(ctx, encoder, d_in, d_result);           // recorded: d_result[0..2] = {value bits, index lo, hi}
+/// @endcode
+///
+/// Semantics (NumPy's): ties go to the smallest index; -0.0 and +0.0 compare equal (the first one wins and its
+/// own bits are returned); a NaN wins over every number for both argmin and argmax, and among NaNs the first wins;
+/// an empty range is an error (errc::invalid_argument), as NumPy raises ValueError. Indices are 64-bit, correct
+/// for arrays larger than one storage binding.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -22,12 +25,16 @@ typedef struct WGPUCommandEncoderImpl* WGPUCommandEncoder;
 
 namespace wgprim {
 
+/// An arg reduction's result: the extreme value and the first index holding it.
 template <class T>
 struct arg_result {
+  /// The minimum or maximum (for f32: the first NaN, its bits kept, when there is one).
   T value;
+  /// The smallest index at which value occurs (64-bit, correct past one storage binding).
   std::uint64_t index;
 };
 
+/// Which extreme an arg reduction looks for.
 enum class arg_op { min, max };
 
 /// Words a recorded arg reduction writes into the caller's result span: value bits, index low, index high.
@@ -64,6 +71,7 @@ template <class T>
 arg_result<std::remove_cv_t<T>> argmin(context& ctx, const T* data, std::size_t n, const run_options& options = {}) {
   return argmin(ctx, host_span<const T>(data, n), options);
 }
+/// Host pointer + count.
 template <class T>
 arg_result<std::remove_cv_t<T>> argmax(context& ctx, const T* data, std::size_t n, const run_options& options = {}) {
   return argmax(ctx, host_span<const T>(data, n), options);
@@ -88,6 +96,7 @@ void argmin(context& ctx, WGPUCommandEncoder encoder, const In& in, device_span<
   detail::arg_reduce_record(ctx, encoder, detail::in_ref(in), detail::out_ref(result),
                             dtype_of<detail::range_value_t<In>>::value, arg_op::min, options);
 }
+/// As the argmin overload above, for the maximum: recorded into the caller's encoder, nothing read back.
 template <class In, class = std::enable_if_t<detail::is_device_range_v<In>>>
 void argmax(context& ctx, WGPUCommandEncoder encoder, const In& in, device_span<std::uint32_t> result,
             const run_options& options = {}) {

@@ -1,8 +1,9 @@
-// A device buffer: move-only owner of one WGPUBuffer, sized in bytes. Create it with context::create_buffer, or
-// use the typed wgprim::device_vector<T> (device_vector.hpp), which the algorithms take as spans.
-// On a context of the native CPU backend (context::backend() == backend_choice::native) there is no WebGPU
-// device: the same handle owns host memory instead (host_data() non-null, native() null), so every container
-// and span works unchanged on either backend.
+/// @file
+/// A device buffer: move-only owner of one WGPUBuffer, sized in bytes. Create it with context::create_buffer, or
+/// use the typed wgprim::device_vector<T> (device_vector.hpp), which the algorithms take as spans.
+/// On a context of the native CPU backend (context::backend() == backend_choice::native) there is no WebGPU
+/// device: the same handle owns host memory instead (host_data() non-null, native() null), so every container
+/// and span works unchanged on either backend.
 #pragma once
 #include <cstdint>
 
@@ -10,18 +11,23 @@ typedef struct WGPUBufferImpl* WGPUBuffer;
 
 namespace wgprim {
 
+/// A device buffer: move-only owner of one WGPUBuffer (or of host memory on a native context), sized in bytes.
 class buffer {
  public:
   buffer() = default;
   ~buffer();
+  /// Takes o's buffer; o is left empty.
   buffer(buffer&& o) noexcept : handle_(o.handle_), host_(o.host_), size_(o.size_), owner_(o.owner_) {
     o.handle_ = nullptr; o.host_ = nullptr; o.size_ = 0; o.owner_ = 0;
   }
+  /// Releases this buffer and takes o's; o is left empty.
   buffer& operator=(buffer&& o) noexcept;
   buffer(const buffer&) = delete;
   buffer& operator=(const buffer&) = delete;
 
+  /// The size in bytes.
   std::uint64_t size_bytes() const { return size_; }
+  /// Whether the handle owns a buffer (device or host memory).
   explicit operator bool() const { return handle_ != nullptr || host_ != nullptr; }
   /// The underlying WebGPU handle, for interop; ownership stays here. Null on a native-backend context.
   WGPUBuffer native() const { return handle_; }

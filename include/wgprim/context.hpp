@@ -1,7 +1,8 @@
-// A context owns one WebGPU device: the instance, the chosen adapter, the device with its limits raised to what
-// the adapter allows, the queue, and a cache of compiled pipelines. It is move-only and not thread-safe: use one
-// context per thread (several contexts in several threads work; tests check it), or guard a shared one with a
-// mutex. Every failure is a wgprim::error; after errc::device_lost or errc::timeout make a new context.
+/// @file
+/// A context owns one WebGPU device: the instance, the chosen adapter, the device with its limits raised to what
+/// the adapter allows, the queue, and a cache of compiled pipelines. It is move-only and not thread-safe: use one
+/// context per thread (several contexts in several threads work; tests check it), or guard a shared one with a
+/// mutex. Every failure is a wgprim::error; after errc::device_lost or errc::timeout make a new context.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -20,36 +21,59 @@ namespace wgprim {
 
 /// What kind of adapter runs the work: policies are keyed on it.
 enum class adapter_kind { discrete_gpu, integrated_gpu, virtual_gpu, cpu, unknown };
+/// The adapter kind's name as adapter_info::type spells it ("discrete-gpu", "cpu", ...).
 const char* adapter_kind_name(adapter_kind k);
 
+/// What the WebGPU implementation says about an adapter (or, on a native context, about the CPU).
 struct adapter_info {
-  std::string name;          // e.g. "NVIDIA H200", "llvmpipe (LLVM 15.0.6, 256 bits)"
+  std::string name;          ///< e.g. "NVIDIA H200", "llvmpipe (LLVM 15.0.6, 256 bits)"
+  /// Vendor name, architecture and driver description as the adapter reports them (may be empty).
+  ///@{
   std::string vendor, architecture, driver;
-  std::string backend;       // "vulkan", "gl", ...
-  std::string type;          // "discrete-gpu", "integrated-gpu", "cpu", ... (adapter_kind_name(kind))
+  ///@}
+  std::string backend;       ///< "vulkan", "gl", ...
+  std::string type;          ///< "discrete-gpu", "integrated-gpu", "cpu", ... (adapter_kind_name(kind))
+  /// The kind, on which policies are keyed.
   adapter_kind kind = adapter_kind::unknown;
+  /// PCI vendor and device ids (0 when unknown).
+  ///@{
   std::uint32_t vendor_id = 0, device_id = 0;
+  ///@}
 };
 
+/// The device limits wgprim requested (the adapter's own maxima), in bytes or counts as WebGPU defines them.
 struct device_limits {
+  /// Largest storage buffer binding, in bytes: arrays past it are processed in chunks.
   std::uint64_t max_storage_buffer_binding_size = 0;
+  /// Largest buffer, in bytes: larger arrays fail with errc::limit.
   std::uint64_t max_buffer_size = 0;
+  /// Workgroup memory per workgroup, in bytes.
   std::uint32_t max_compute_workgroup_storage_size = 0;
+  /// Invocations per workgroup.
   std::uint32_t max_compute_invocations_per_workgroup = 0;
+  /// Workgroup size in x.
   std::uint32_t max_compute_workgroup_size_x = 0;
+  /// Workgroups per dispatch dimension.
   std::uint32_t max_compute_workgroups_per_dimension = 0;
+  /// Alignment of storage binding offsets, in bytes.
   std::uint32_t min_storage_buffer_offset_alignment = 0;
+  /// Alignment of uniform binding offsets, in bytes.
   std::uint32_t min_uniform_buffer_offset_alignment = 0;
+  /// Storage buffers per shader stage.
   std::uint32_t max_storage_buffers_per_shader_stage = 0;
 };
 
+/// The optional device features wgprim requested where the adapter has them.
 struct device_features {
+  /// Timestamp queries (GPU times).
   bool timestamp_query = false;
+  /// WGSL f16 (shader-f16).
   bool shader_f16 = false;
+  /// WGSL subgroup operations.
   bool subgroups = false;
-  bool shader_f64 = false;    // wgpu-native's shader-f64: f64 elements
-  bool shader_int64 = false;  // wgpu-native's shader-int64: i64/u64 elements
-  bool immediates = false;    // wgpu-native's immediates (push constants): kernel parameters without a buffer write
+  bool shader_f64 = false;    ///< wgpu-native's shader-f64: f64 elements
+  bool shader_int64 = false;  ///< wgpu-native's shader-int64: i64/u64 elements
+  bool immediates = false;    ///< wgpu-native's immediates (push constants): kernel parameters without a buffer write
 };
 
 /// Which backend a context runs the primitives on.
@@ -59,8 +83,10 @@ struct device_features {
 ///              WebGPU adapter is a CPU adapter such as lavapipe (or there is none); webgpu otherwise. A named
 ///              adapter such as "llvmpipe" still runs the WGSL.
 enum class backend_choice { automatic, webgpu, native };
+/// The backend choice's name ("automatic", "webgpu", "native").
 const char* backend_choice_name(backend_choice b);
 
+/// How a context chooses its adapter and backend.
 struct context_options {
   /// Case-insensitive substring of the adapter name, or "#K" for the K-th adapter of enumerate_adapters() (0 =
   /// the best; for several identical GPUs). Empty: the WGPRIM_ADAPTER environment variable, else the best adapter
@@ -75,8 +101,10 @@ struct context_options {
 
 namespace detail { struct context_impl; }
 
+/// Owns one WebGPU device (or the native CPU backend): adapter, device, queue and compiled pipelines. Move-only, not thread-safe; see the file's description.
 class context {
  public:
+  /// Opens the adapter and backend that `options` select; throws wgprim::error (errc::no_adapter) when there is none.
   explicit context(const context_options& options = {});
   /// Interop: a context on the caller's own device and queue (e.g. a renderer's or an ML runtime's). wgprim does
   /// not own them and does not destroy them; the caller keeps them alive longer than the context. The caller's
@@ -86,7 +114,9 @@ class context {
   static context from_device(WGPUDevice device, WGPUQueue queue, WGPUAdapter adapter = nullptr,
                              double timeout_s = 120);
   ~context();
+  /// Takes other's device; other is left empty.
   context(context&&) noexcept;
+  /// Releases this context and takes other's device.
   context& operator=(context&&) noexcept;
   context(const context&) = delete;
   context& operator=(const context&) = delete;
@@ -101,8 +131,11 @@ class context {
   backend_choice backend() const;
   /// A number unique to this context in the process: buffers and spans carry it, and every call checks it.
   std::uint64_t id() const;
+  /// The adapter this context runs on.
   const adapter_info& adapter() const;
+  /// The limits the device was created with.
   const device_limits& limits() const;
+  /// The features the device was created with.
   const device_features& features() const;
   /// Whether the algorithms take elements of type t here: f64 needs shader-f64, i64/u64 shader-int64 (requested
   /// at device creation when the adapter has them); the others always (f16, u8, i8 are unpacked from u32 words).
@@ -128,15 +161,19 @@ class context {
   /// costs more than a small dispatch): record only wgprim calls into it and hand it to submit(). To mix in your
   /// own commands, create the encoder yourself on native_device(): then every call closes its pass.
   WGPUCommandEncoder begin_commands();
+  /// Finishes, submits and releases an encoder from begin_commands(); does not wait (see finish()).
   void submit(WGPUCommandEncoder encoder);
 
   /// The underlying WebGPU device and queue, for interop (e.g. to create a command encoder that wgprim records
   /// into and the caller submits). Ownership stays with the context. Both are null on a native context (and
   /// recording into a command encoder there is an errc::unsupported error).
   WGPUDevice native_device() const;
+  /// The queue of native_device(); null on a native context.
   WGPUQueue native_queue() const;
 
+  /// The implementation (library internals).
   detail::context_impl& impl();
+  /// The implementation (library internals).
   const detail::context_impl& impl() const;
 
  private:

@@ -1,5 +1,6 @@
-// Device copy with a compute shader: the same bytes a scan reads and writes, so benchmarks can show the
-// adapter's copy speed as the ceiling of a scan.
+/// @file
+/// Device copy with a compute shader: the same bytes a scan reads and writes, so benchmarks can show the
+/// adapter's copy speed as the ceiling of a scan.
 #pragma once
 #include "wgprim/algorithm.hpp"
 #include "wgprim/device_vector.hpp"

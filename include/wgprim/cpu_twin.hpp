@@ -1,5 +1,8 @@
-// The CPU twins of the device algorithms: plain sequential loops over the same monoid, used by the tests as the
-// reference and by the CLI for the CPU timing. They work on raw 32-bit patterns.
+/// @file
+/// The CPU twins of the device algorithms: plain sequential loops over the same monoid, used by the tests as the
+/// reference and by the CLI for the CPU timing. They work on raw 32-bit patterns.
+/// @namespace wgprim::cpu
+/// The CPU twins: sequential reference loops for every device algorithm, on raw 32-bit patterns.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -12,8 +15,11 @@
 
 namespace wgprim::cpu {
 
+/// The reduction of x[0..n) in index order (the twin of wgprim::reduce, 32-bit types).
 std::uint32_t reduce(const std::uint32_t* x, std::size_t n, const monoid& m);
+/// out[i] = x[0] op ... op x[i] (the twin of wgprim::inclusive_scan).
 void inclusive_scan(const std::uint32_t* x, std::size_t n, std::uint32_t* out, const monoid& m);
+/// out[i] = identity op x[0] op ... op x[i-1] (the twin of wgprim::exclusive_scan).
 void exclusive_scan(const std::uint32_t* x, std::size_t n, std::uint32_t* out, const monoid& m);
 
 /// Exact sum of f32 values (wgprim::superaccumulator), rounded once to the nearest double.
@@ -67,20 +73,26 @@ bool keys_equal(dtype t, std::uint32_t a, std::uint32_t b);
 /// Runs of equal consecutive keys: their key and the reduction of their values; returns the number of runs.
 std::size_t reduce_by_key(const std::uint32_t* keys, dtype key_type, const std::uint32_t* values, std::size_t n,
                           std::uint32_t* unique_keys, std::uint32_t* sums, const monoid& m);
+/// Run-length encoding: the first value of each run of equal elements and its length; returns the number of runs.
 std::size_t run_length_encode(const std::uint32_t* x, dtype t, std::size_t n, std::uint32_t* values,
                               std::uint32_t* counts);
 /// std::copy_if / std::stable_partition / std::unique on raw bits (cpu_twin_select.cpp); each returns the number
 /// kept. partition writes the kept then the rejected elements, both in input order. unique compares f32 with ==.
 std::size_t select_if(const std::uint32_t* x, std::size_t n, const bound_predicate& p, std::uint32_t* out);
+/// The elements with a nonzero flag, in order; returns how many.
 std::size_t select_flagged(const std::uint32_t* x, const std::uint32_t* flags, std::size_t n, std::uint32_t* out);
+/// The kept elements, then the rejected ones, both in input order; returns how many were kept.
 std::size_t partition(const std::uint32_t* x, std::size_t n, const bound_predicate& p, std::uint32_t* out);
+/// x without consecutive duplicates (f32: compared with ==); returns how many stay.
 std::size_t unique(const std::uint32_t* x, std::size_t n, dtype t, std::uint32_t* out);
 
 /// Every element type (cpu_twin_types.cpp): x holds n elements of type t (packed for f16/u8/i8); they are
 /// widened to the monoid's type (accumulation_type(t)) and combined in it, in index order. Results and outputs are
 /// in the monoid's type (to_raw's layout; out holds n elements of dtype_bytes(m.type())).
 std::uint64_t widen_raw(dtype t, std::uint64_t raw);
+/// The reduction of n elements of any type t, the result in to_raw's layout.
 std::uint64_t reduce_raw(const void* x, dtype t, std::size_t n, const monoid& m);
+/// The inclusive or exclusive scan of n elements of any type t.
 void scan_raw(const void* x, dtype t, std::size_t n, void* out, const monoid& m, bool exclusive);
 /// Sum of f64 values compensated (Neumaier), and the sum of their magnitudes, for error bounds.
 double compensated_sum_f64(const double* x, std::size_t n, double* abs_sum = nullptr);

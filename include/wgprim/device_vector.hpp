@@ -1,7 +1,8 @@
-// Typed device memory, sized in elements: device_vector<T> owns a buffer (like thrust::device_vector),
-// device_span<T> views a range of one (like std::span) — a wgprim buffer, or a WGPUBuffer of the caller's own
-// WebGPU code at an element offset. Every algorithm takes spans; host_span<T> is the host-side twin (pointer +
-// count, or any contiguous container).
+/// @file
+/// Typed device memory, sized in elements: device_vector<T> owns a buffer (like thrust::device_vector),
+/// device_span<T> views a range of one (like std::span) — a wgprim buffer, or a WGPUBuffer of the caller's own
+/// WebGPU code at an element offset. Every algorithm takes spans; host_span<T> is the host-side twin (pointer +
+/// count, or any contiguous container).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -39,8 +40,11 @@ using data_t = std::remove_pointer_t<decltype(std::declval<C&>().data())>;
 template <class T>
 class device_span {
  public:
+  /// The element type, const-qualified for read-only views.
   using element_type = T;
+  /// The element type without const.
   using value_type = std::remove_cv_t<T>;
+  /// The element type as a runtime dtype.
   static constexpr dtype type = dtype_of<value_type>::value;
 
   device_span() = default;
@@ -58,12 +62,17 @@ class device_span {
     s.init(b, ctx.id(), detail::native_buffer_size(b), offset, count);
     return s;
   }
+  /// A read-only view of a writable span (T -> const T).
   template <class U, class = std::enable_if_t<std::is_same_v<const U, T> && !std::is_same_v<U, T>>>
   device_span(const device_span<U>& o) : v_(o.view()) {}  // NOLINT: T -> const T
 
+  /// The number of elements.
   std::size_t size() const { return static_cast<std::size_t>(v_.count); }
+  /// Whether the span has no elements.
   bool empty() const { return v_.count == 0; }
+  /// The view's offset in its buffer, in bytes.
   std::uint64_t offset_bytes() const { return v_.offset; }
+  /// The WGPUBuffer viewed (null on a native context).
   WGPUBuffer native() const { return v_.buf; }
   /// Elements [offset, offset + count) of this view (count clipped to the end).
   device_span subspan(std::size_t offset, std::size_t count = std::numeric_limits<std::size_t>::max()) const {
@@ -73,7 +82,9 @@ class device_span {
     s.v_.count = std::min<std::uint64_t>(count, v_.count - offset);
     return s;
   }
+  /// The first `count` elements.
   device_span first(std::size_t count) const { return subspan(0, count); }
+  /// The view (library internals).
   const detail::device_view& view() const { return v_; }
 
  private:
@@ -99,15 +110,23 @@ template <class T>
 class host_span {
  public:
   host_span() = default;
+  /// count elements from a host pointer.
   host_span(T* data, std::size_t n) : p_(data), n_(n) {}
+  /// A view of a contiguous container (anything with data() and size()).
   template <class C, class = std::enable_if_t<std::is_convertible_v<detail::data_t<C> (*)[], T (*)[]>>>
   host_span(C& c) : p_(c.data()), n_(c.size()) {}  // NOLINT: implicit, like std::span
+  /// A read-only view of a writable span.
   template <class U, class = std::enable_if_t<std::is_same_v<const U, T> && !std::is_same_v<U, T>>>
   host_span(const host_span<U>& o) : p_(o.data()), n_(o.size()) {}  // NOLINT
+  /// The first element.
   T* data() const { return p_; }
+  /// The number of elements.
   std::size_t size() const { return n_; }
+  /// Whether the span has no elements.
   bool empty() const { return n_ == 0; }
+  /// Iterator to the first element.
   T* begin() const { return p_; }
+  /// Iterator past the last element.
   T* end() const { return p_ + n_; }
 
  private:
@@ -123,6 +142,7 @@ class device_vector {
                 "wgprim: unsupported element type; the algorithms take float, double, std::int32_t, std::uint32_t, "
                 "std::int64_t, std::uint64_t, wgprim::half, std::int8_t or std::uint8_t");
   device_vector() = default;
+  /// n elements, uninitialised, on ctx's device.
   device_vector(context& ctx, std::size_t n) : ctx_(&ctx), n_(n) {
     if (n > (std::numeric_limits<std::uint64_t>::max() / sizeof(T)))
       throw error(errc::limit, "device_vector: " + std::to_string(n) + " elements is too many");
@@ -132,11 +152,17 @@ class device_vector {
   /// Uploads host data.
   device_vector(context& ctx, host_span<const T> data) : device_vector(ctx, data.size()) { assign(data); }
 
+  /// The number of elements.
   std::size_t size() const { return n_; }
+  /// Whether the vector has no elements.
   bool empty() const { return n_ == 0; }
+  /// A span of all elements.
   device_span<T> span() { return device_span<T>(buf_, 0, n_); }
+  /// A read-only span of all elements.
   device_span<const T> span() const { return device_span<const T>(buf_, 0, n_); }
+  /// A span of all elements.
   operator device_span<T>() { return span(); }              // NOLINT
+  /// A read-only span of all elements.
   operator device_span<const T>() const { return span(); }  // NOLINT
 
   /// Copies data.size() elements (at most size()) from the host.
@@ -164,7 +190,9 @@ class device_vector {
     }
     return out;
   }
+  /// The underlying buffer.
   buffer& raw() { return buf_; }
+  /// The underlying buffer.
   const buffer& raw() const { return buf_; }
 
  private:

@@ -1,22 +1,29 @@
-// Reduce, scan and sort of one array split across several participants ("ranks": MPI processes, or contexts on
-// several adapters in one process). Rank r holds a consecutive part of the array on its own context; the parts in
-// rank order are the array. Every rank calls the same functions in the same order with the same operator.
-//
-//   reduce:  local reduce -> the rank totals combined (allreduce with the monoid's combine)
-//   scans:   local reduce -> exclusive scan of the rank totals in rank order -> local scan seeded with that carry
-//   sort:    sample sort: local GPU sort -> regular samples -> p-1 splitters -> all-to-all -> local GPU sort
-//            (one rank: the local GPU sort alone)
-//
-// The collectives come from a `communicator`: wgprim::mpi::communicator (wgprim/mpi.hpp, the wgprim::mpi library,
-// over an MPI_Comm) or the in-process one behind wgprim/multi.hpp. Failures are agreed on: when one rank fails
-// (bad input, device lost, out of memory), every rank throws the same wgprim::error, "rank R: <what failed>", the
-// failure of the lowest failing rank, instead of leaving the others waiting.
-//
-//   wgprim::mpi::communicator comm(MPI_COMM_WORLD);
-//   float s = wgprim::dist::reduce(ctx, comm, my_part);                        // the same on every rank
-//   wgprim::dist::inclusive_scan(ctx, comm, my_part, my_out);                  // my_out: my part of the scan
-//   std::vector<float> mine = wgprim::dist::sort(ctx, comm, my_keys);          // my part of the sorted array
-//   auto down = wgprim::dist::sort(ctx, comm, my_keys, wgprim::order::descending);
+/// @file
+/// Reduce, scan and sort of one array split across several participants ("ranks": MPI processes, or contexts on
+/// several adapters in one process). Rank r holds a consecutive part of the array on its own context; the parts in
+/// rank order are the array. Every rank calls the same functions in the same order with the same operator.
+///
+/// @code
+///   reduce:  local reduce -> the rank totals combined (allreduce with the monoid's combine)
+///   scans:   local reduce -> exclusive scan of the rank totals in rank order -> local scan seeded with that carry
+///   sort:    sample sort: local GPU sort -> regular samples -> p-1 splitters -> all-to-all -> local GPU sort
+///            (one rank: the local GPU sort alone)
+/// @endcode
+///
+/// The collectives come from a `communicator`: wgprim::mpi::communicator (wgprim/mpi.hpp, the wgprim::mpi library,
+/// over an MPI_Comm) or the in-process one behind wgprim/multi.hpp. Failures are agreed on: when one rank fails
+/// (bad input, device lost, out of memory), every rank throws the same wgprim::error, "rank R: <what failed>", the
+/// failure of the lowest failing rank, instead of leaving the others waiting.
+///
+/// @code
+///   wgprim::mpi::communicator comm(MPI_COMM_WORLD);
+///   float s = wgprim::dist::reduce(ctx, comm, my_part);                        // the same on every rank
+///   wgprim::dist::inclusive_scan(ctx, comm, my_part, my_out);                  // my_out: my part of the scan
+///   std::vector<float> mine = wgprim::dist::sort(ctx, comm, my_keys);          // my part of the sorted array
+///   auto down = wgprim::dist::sort(ctx, comm, my_keys, wgprim::order::descending);
+/// @endcode
+/// @namespace wgprim::dist
+/// The distributed algorithms over any wgprim::communicator.
 #pragma once
 #include <chrono>
 #include <cstdint>
@@ -42,7 +49,9 @@ class communicator {
   /// inout = lower (op) inout, on records of the size the collective was given; `lower` comes from lower ranks.
   using combine_fn = std::function<void(const void* lower, void* inout)>;
   virtual ~communicator() = default;
+  /// This participant's rank, 0 .. size() - 1.
   virtual int rank() const = 0;
+  /// The number of participants.
   virtual int size() const = 0;
   /// Every rank's `bytes` bytes (the same size on all ranks), in rank order.
   virtual std::vector<std::uint8_t> allgather(const void* mine, std::size_t bytes) = 0;
@@ -210,11 +219,13 @@ void scan(context& ctx, communicator& comm, const In& local, Out&& out, scan_kin
     st->count = detail::in_ref(local).count;
   }
 }
+/// The inclusive scan of the concatenation of every rank's part: each rank gets its part's prefixes.
 template <class In, class Out, class = detail::if_ranges<In, Out>>
 void inclusive_scan(context& ctx, communicator& comm, const In& local, Out&& out, const op& o = op::sum(),
                     const run_options& opt = {}, dist_stats* st = nullptr) {
   scan(ctx, comm, local, std::forward<Out>(out), scan_kind::inclusive, o, opt, st);
 }
+/// The exclusive scan of the concatenation of every rank's part (see inclusive_scan).
 template <class In, class Out, class = detail::if_ranges<In, Out>>
 void exclusive_scan(context& ctx, communicator& comm, const In& local, Out&& out, const op& o = op::sum(),
                     const run_options& opt = {}, dist_stats* st = nullptr) {

@@ -1,27 +1,32 @@
-// Errors wgprim reports. Every failure surfaces as a wgprim::error with a one-line message and a category
-// that the CLI maps to its exit code; nothing in the library aborts the process.
+/// @file
+/// Errors wgprim reports. Every failure surfaces as a wgprim::error with a one-line message and a category
+/// that the CLI maps to its exit code; nothing in the library aborts the process.
 #pragma once
 #include <stdexcept>
 #include <string>
 
 namespace wgprim {
 
+/// The category of a wgprim::error; the CLI exits with its number (see docs/cli.md).
 enum class errc : int {
-  invalid_argument = 2,  // bad operator, type, size, option
-  io = 3,                // unreadable/malformed/unwritable file
-  unsupported = 4,       // the adapter lacks a feature the call needs
-  limit = 5,             // a size exceeds a device limit
-  shader = 6,            // a shader (usually a custom expression) failed to compile
-  no_adapter = 7,        // no WebGPU adapter found / requested one missing
-  device_lost = 8,       // the device was lost or destroyed
-  out_of_memory = 9,     // the device ran out of memory
-  gpu = 10,              // any other error reported by the WebGPU implementation
-  timeout = 11,          // a wait on the GPU exceeded its deadline
+  invalid_argument = 2,  ///< bad operator, type, size, option
+  io = 3,                ///< unreadable/malformed/unwritable file
+  unsupported = 4,       ///< the adapter lacks a feature the call needs
+  limit = 5,             ///< a size exceeds a device limit
+  shader = 6,            ///< a shader (usually a custom expression) failed to compile
+  no_adapter = 7,        ///< no WebGPU adapter found / requested one missing
+  device_lost = 8,       ///< the device was lost or destroyed
+  out_of_memory = 9,     ///< the device ran out of memory
+  gpu = 10,              ///< any other error reported by the WebGPU implementation
+  timeout = 11,          ///< a wait on the GPU exceeded its deadline
 };
 
+/// Every failure in wgprim: a one-line message and a category (code()).
 class error : public std::runtime_error {
  public:
+  /// An error of category `code` with a one-line message.
   error(errc code, const std::string& message) : std::runtime_error(message), code_(code) {}
+  /// The category.
   errc code() const noexcept { return code_; }
 
  private:

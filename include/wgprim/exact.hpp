@@ -1,23 +1,28 @@
-// Exact f32 sums: an integer superaccumulator (the monoid behind accuracy::reproducible / accuracy::exact).
-//
-// Every finite f32 is an integer multiple of 2^-149, so a sum of f32 values is an integer multiple of it too; the
-// superaccumulator holds that integer exactly (in units of 2^-150, one bit finer, so that the midpoint of two
-// adjacent floats is an integer as well) in fixed-size integer limbs. Adding values and combining accumulators is
-// integer addition: associative and commutative, so the result does not depend on the order, the partition or
-// the machine that did the additions. The value is rounded once, on request (round to nearest, ties to even).
-//
-//   wgprim::superaccumulator a;                // the identity: an exact zero
-//   for (float x : xs) a.add(x);
-//   a.combine(b);                              // b: another accumulator (another thread, rank, GPU...)
-//   float f = a.round_to_float();              // correctly rounded; +-inf when the exact sum is beyond f32
-//   std::string s = a.to_decimal();            // the exact value, e.g. "0.100000001490116119384765625"
-//   auto w = a.serialize();                    // 56 bytes, the same form the GPU writes: send it over MPI
-//
-//   wgprim::exact_sum_result r = wgprim::exact_sum(ctx, v);   // on the GPU (v: any f32 range)
-//
-// NaN and infinities follow IEEE summation: any NaN gives NaN, +inf and -inf together give NaN, one kind of
-// infinity gives it. The exact value is kept for up to 2^41 additions of any finite values (far more for
-// ordinary data); the limbs wrap past that.
+/// @file
+/// Exact f32 sums: an integer superaccumulator (the monoid behind accuracy::reproducible / accuracy::exact).
+///
+/// Every finite f32 is an integer multiple of 2^-149, so a sum of f32 values is an integer multiple of it too; the
+/// superaccumulator holds that integer exactly (in units of 2^-150, one bit finer, so that the midpoint of two
+/// adjacent floats is an integer as well) in fixed-size integer limbs. Adding values and combining accumulators is
+/// integer addition: associative and commutative, so the result does not depend on the order, the partition or
+/// the machine that did the additions. The value is rounded once, on request (round to nearest, ties to even).
+///
+/// @code
+///   wgprim::superaccumulator a;                // the identity: an exact zero
+///   for (float x : xs) a.add(x);
+///   a.combine(b);                              // b: another accumulator (another thread, rank, GPU...)
+///   float f = a.round_to_float();              // correctly rounded; +-inf when the exact sum is beyond f32
+///   std::string s = a.to_decimal();            // the exact value, e.g. "0.100000001490116119384765625"
+///   auto w = a.serialize();                    // 56 bytes, the same form the GPU writes: send it over MPI
+/// @endcode
+///
+/// @code
+///   wgprim::exact_sum_result r = wgprim::exact_sum(ctx, v);   // on the GPU (v: any f32 range)
+/// @endcode
+///
+/// NaN and infinities follow IEEE summation: any NaN gives NaN, +inf and -inf together give NaN, one kind of
+/// infinity gives it. The exact value is kept for up to 2^41 additions of any finite values (far more for
+/// ordinary data); the limbs wrap past that.
 #pragma once
 #include <array>
 #include <cstddef>
@@ -30,22 +35,28 @@
 
 namespace wgprim {
 
+/// The exact sum of f32 values as an integer in units of 2^-150 (see the file's description).
 class superaccumulator {
  public:
   static constexpr int limbs = 13;        ///< radix 2^24 limbs, limb j weighs 2^(24 j - 150)
+  /// Bits per limb.
   static constexpr int limb_bits = 24;
+  /// The exponent of the least significant limb's unit.
   static constexpr int unit_exponent = -150;
+  /// Non-finite inputs seen (NaN, +inf, -inf), which decide the rounded result.
   enum flag : std::uint32_t { nan = 1, pos_inf = 2, neg_inf = 4 };
 
   /// The fixed-size form: limbs 0..11 in [0, 2^24), limb 12 a two's complement int32 (the sign), then the
   /// NaN/Inf flags. The GPU kernels write exactly this; two of them combine by deserialize + combine.
   struct words {
+    /// The limbs, then the flags.
     std::array<std::uint32_t, limbs + 1> w{};
   };
 
   superaccumulator() = default;
   /// Adds one value exactly.
   void add(float x);
+  /// Adds n values.
   void add(const float* x, std::size_t n);
   /// Adds another accumulator exactly (the monoid's combine; the default-constructed one is the identity).
   superaccumulator& combine(const superaccumulator& other);
@@ -58,15 +69,19 @@ class superaccumulator {
   std::string to_decimal() const;
   /// True when no NaN or infinity was added and the value is zero.
   bool is_zero() const;
+  /// The flags of the non-finite values added.
   std::uint32_t flags() const { return flags_; }
 
+  /// The serialized form: exactly the words the GPU writes.
   words serialize() const;
   /// Reads the fixed-size form; throws wgprim::error (invalid_argument) if a limb is out of its range.
   static superaccumulator deserialize(const words& w);
 
+  /// Whether both hold the same sum and flags.
   friend bool operator==(const superaccumulator& a, const superaccumulator& b) {
     return a.serialize().w == b.serialize().w;
   }
+  /// Whether the sums or flags differ.
   friend bool operator!=(const superaccumulator& a, const superaccumulator& b) { return !(a == b); }
 
  private:
@@ -81,6 +96,7 @@ struct exact_sum_result {
   float value = 0;          ///< correctly rounded to f32
   double as_double = 0;     ///< correctly rounded to f64
   std::string exact_text;   ///< the exact decimal value
+  /// The superaccumulator, for further combining.
   superaccumulator accumulator;
 };
 

@@ -1,19 +1,24 @@
-// Histograms with numpy.histogram's rules, like cub::DeviceHistogram::HistogramEven / HistogramRange.
-//   histogram_even(ctx, in, counts, bins, lo, hi): `bins` equal bins over [lo, hi]. The edges are NumPy's
-//     (np.linspace(lo, hi, bins + 1) in double, rounded to float for f32 input, as np.histogram does); a value
-//     x is counted in the bin i < bins with edge[i] <= x < edge[i + 1], the last bin also taking x == edge[bins].
-//     Values outside [edge[0], edge[bins]] and NaN are not counted. lo == hi widens the range to [lo-0.5, hi+0.5]
-//     (NumPy does too); lo > hi or a non-finite bound is an error.
-//   histogram_range(ctx, in, counts, levels): bins between consecutive levels (np.histogram with bins=array):
-//     levels.size() - 1 bins, same rule; levels must be non-decreasing, not NaN, of the input's type.
-// Counts are u32 (cleared and written: counts[i] = the count of bin i), counts.size() == the number of bins,
-// 1 <= bins <= 2^24. Input of float, std::int32_t or std::uint32_t; device ranges (data stays on the GPU) or host
-// ranges (uploaded; counts downloaded).
-//
-//   std::vector<std::uint32_t> c(256);
-//   wgprim::histogram_even(ctx, d_values, c, 256, -500.0, 500.0);
-//   wgprim::histogram_range(ctx, d_values, d_counts, d_levels);
-//   wgprim::histogram_even(ctx, encoder, d_values, d_counts, 256, 0.0, 1.0);   // recorded, not submitted
+/// @file
+/// Histograms with numpy.histogram's rules, like cub::DeviceHistogram::HistogramEven / HistogramRange.
+/// @code
+///   histogram_even(ctx, in, counts, bins, lo, hi): `bins` equal bins over [lo, hi]. The edges are NumPy's
+///     (np.linspace(lo, hi, bins + 1) in double, rounded to float for f32 input, as np.histogram does); a value
+///     x is counted in the bin i < bins with edge[i] <= x < edge[i + 1], the last bin also taking x == edge[bins].
+///     Values outside [edge[0], edge[bins]] and NaN are not counted. lo == hi widens the range to [lo-0.5, hi+0.5]
+///     (NumPy does too); lo > hi or a non-finite bound is an error.
+///   histogram_range(ctx, in, counts, levels): bins between consecutive levels (np.histogram with bins=array):
+///     levels.size() - 1 bins, same rule; levels must be non-decreasing, not NaN, of the input's type.
+/// @endcode
+/// Counts are u32 (cleared and written: counts[i] = the count of bin i), counts.size() == the number of bins,
+/// 1 <= bins <= 2^24. Input of float, std::int32_t or std::uint32_t; device ranges (data stays on the GPU) or host
+/// ranges (uploaded; counts downloaded).
+///
+/// @code
+///   std::vector<std::uint32_t> c(256);
+///   wgprim::histogram_even(ctx, d_values, c, 256, -500.0, 500.0);
+///   wgprim::histogram_range(ctx, d_values, d_counts, d_levels);
+///   wgprim::histogram_even(ctx, encoder, d_values, d_counts, 256, 0.0, 1.0);   // recorded, not submitted
+/// @endcode
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -42,6 +47,7 @@ using if_histogram = std::enable_if_t<is_range_v<In> && is_range_v<Out> &&
                                       std::is_same_v<range_value_t<Out>, std::uint32_t>>;
 }  // namespace detail
 
+/// histogram_even over device or host ranges: `bins` equal bins over [lo, hi] (see the file's description).
 template <class In, class Out, class = detail::if_histogram<In, Out>>
 void histogram_even(context& ctx, const In& in, Out&& counts, std::size_t bins, double lo, double hi,
                     const run_options& opt = {}) {
@@ -50,6 +56,7 @@ void histogram_even(context& ctx, const In& in, Out&& counts, std::size_t bins, 
                         detail::out_ref(std::forward<Out>(counts)), b, opt);
 }
 
+/// histogram_range over device or host ranges: bins between consecutive `levels`.
 template <class In, class Out, class L, class = detail::if_histogram<In, Out>>
 void histogram_range(context& ctx, const In& in, Out&& counts, const L& levels, const run_options& opt = {}) {
   static_assert(std::is_same_v<detail::range_value_t<In>, detail::range_value_t<L>>,
@@ -92,6 +99,7 @@ inline void histogram_even(context& ctx, const buffer& in, std::size_t n, dtype 
   detail::histogram_run(ctx, nullptr, detail::in_ref(device_span<const std::uint32_t>(in, 0, n)), t,
                         detail::out_ref(device_span<std::uint32_t>(counts, 0, bins)), b, opt);
 }
+/// Runtime-typed histogram_range (for tools): n elements of type t, n_levels levels of type t.
 inline void histogram_range(context& ctx, const buffer& in, std::size_t n, dtype t, buffer& counts,
                             const buffer& levels, std::size_t n_levels, const run_options& opt = {}) {
   const detail::range_ref lv = detail::in_ref(device_span<const std::uint32_t>(levels, 0, n_levels));

@@ -1,5 +1,8 @@
-// Reading and writing 1-D arrays (.npy, raw .bin, .csv/.txt one number per line) and the generated data sets
-// of the source documents. Every failure throws wgprim::error(errc::io or errc::invalid_argument).
+/// @file
+/// Reading and writing 1-D arrays (.npy, raw .bin, .csv/.txt one number per line) and the generated data sets
+/// of the source documents. Every failure throws wgprim::error(errc::io or errc::invalid_argument).
+/// @namespace wgprim::io
+/// Array files (.npy, raw, text) and the generated data sets of the command line.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -11,11 +14,14 @@
 
 namespace wgprim::io {
 
+/// A 1-D (or flattened N-D) array of any dtype, stored as 32-bit words.
 struct array {
   array() = default;
+  /// An array of type t holding `words` (packed types several per word, 64-bit types two), with dims for N-D.
   array(dtype t, std::vector<std::uint32_t> words, std::vector<std::uint64_t> dims = {})
       : type(t), bits(std::move(words)), shape(std::move(dims)), packed_count(bits.size() * 4 / dtype_bytes(t)) {}
 
+  /// The element type.
   dtype type = dtype::f32;
   /// Raw little-endian storage in 32-bit words: one word per 32-bit element, two per 64-bit element (low word
   /// first), two f16 or four u8/i8 elements per word (the last word's unused part zero).
@@ -25,6 +31,7 @@ struct array {
   /// Elements of a packed type (f16, u8, i8); ignored for the others, whose count follows from bits.size().
   std::uint64_t packed_count = 0;
 
+  /// The number of elements.
   std::uint64_t size() const {
     return is_narrow(type) ? packed_count : is_wide(type) ? bits.size() / 2 : bits.size();
   }
@@ -32,6 +39,7 @@ struct array {
   std::uint64_t bytes() const { return size() * dtype_bytes(type); }
   /// Element i in to_raw's layout.
   std::uint64_t get(std::uint64_t i) const;
+  /// Sets element i from its raw bits (to_raw's layout).
   void set(std::uint64_t i, std::uint64_t raw);
   /// n zero elements of type t.
   static array zeros(dtype t, std::uint64_t n);
@@ -47,7 +55,9 @@ constexpr std::uint64_t max_elements = std::uint64_t(1) << 31;
 /// of dimensions in C order, flattened (`shape` keeps the original); Fortran order is refused. "-" reads standard input (.npy by its magic bytes, else text). Only
 /// regular files are read (a directory, device or FIFO is refused), up to max_elements values.
 array read_array(const std::string& path, std::optional<dtype> type = std::nullopt);
+/// Parses the bytes of a .npy file.
 array parse_npy(const std::string& bytes);
+/// Parses text (one number per line); the type is inferred unless given.
 array parse_text(const std::string& text, std::optional<dtype> type);
 
 /// Writes by extension (or `format`: npy, bin, raw, csv, txt) through a temporary file renamed into place, so a
@@ -59,6 +69,7 @@ void write_array(const std::string& path, const array& a, const std::string& for
 void check_writable(const std::string& path, const std::string& format = "");
 /// SIGINT/SIGTERM remove the temporary file being written, then exit(128 + signal). For command-line programs.
 void install_interrupt_cleanup();
+/// The bytes of a .npy file holding a.
 std::string format_npy(const array& a);
 /// The .npy header (magic, version 1.0, the dict, padded to 64 bytes) of n values of type t: the data follows it.
 /// The shape is `dims` when their product is n, else (n,).
@@ -67,13 +78,19 @@ std::string format_npy_header(dtype t, std::uint64_t n, const std::vector<std::u
 /// Where a .npy file's values are, without reading them (for readers of one slice: pread at data_offset +
 /// element bytes * first; N-D arrays as their C-order flattening). The file's length is not checked here.
 struct npy_layout {
+  /// The element type.
   dtype type = dtype::f32;
   std::uint64_t n = 0;  ///< elements (the product of the shape)
+  /// Where the data starts in the file, in bytes.
   std::uint64_t data_offset = 0;
+  /// Whether the file is big-endian (byte-swapped on reading).
   bool big_endian = false;
+  /// The shape (N-D arrays are flattened in C order).
   std::vector<std::uint64_t> shape;
 };
+/// Reads only the header of a .npy file (for reading slices).
 npy_layout read_npy_layout(const std::string& path);
+/// Parses the header of .npy bytes.
 npy_layout parse_npy_layout(const std::string& bytes);
 
 /// KIND:N[:SEED] with KIND = prices (5.00-50.00 in cents; f32 dollars, or integer cents for i32/u32),
@@ -83,9 +100,14 @@ array generate(const std::string& spec, std::optional<dtype> type = std::nullopt
 
 /// The parsed form of a --generate spec; throws wgprim::error(invalid_argument) on a malformed one.
 struct generate_spec {
+  /// The data set: "prices", "orders", "uniform", "mixed" or "cancelling".
   std::string kind;
+  /// The number of elements and the seed.
+  ///@{
   std::uint64_t n = 0, seed = 42;
+  ///@}
 };
+/// Parses KIND:N[:SEED].
 generate_spec parse_generate_spec(const std::string& spec);
 
 }  // namespace wgprim::io

@@ -1,12 +1,17 @@
-// Several adapters in one process: one array split across contexts on several adapters (or several contexts on one
-// adapter), each part run by its own thread, combined as the MPI ranks combine theirs (wgprim/distributed.hpp,
-// through an in-process communicator). The split is proportional to each context's measured speed.
-//
-//   auto set = wgprim::multi::open("all");           // every GPU adapter ("all"), or "NAME,NAME,#2,..."
-//   wgprim::multi::measure(set);                      // relative speeds -> the split
-//   float s = wgprim::multi::reduce(set, values);     // values: a host vector
-//   std::vector<float> run = wgprim::multi::inclusive_scan(set, values);
-//   std::vector<float> sorted = wgprim::multi::sort(set, values);
+/// @file
+/// Several adapters in one process: one array split across contexts on several adapters (or several contexts on one
+/// adapter), each part run by its own thread, combined as the MPI ranks combine theirs (wgprim/distributed.hpp,
+/// through an in-process communicator). The split is proportional to each context's measured speed.
+///
+/// @code
+///   auto set = wgprim::multi::open("all");           // every GPU adapter ("all"), or "NAME,NAME,#2,..."
+///   wgprim::multi::measure(set);                      // relative speeds -> the split
+///   float s = wgprim::multi::reduce(set, values);     // values: a host vector
+///   std::vector<float> run = wgprim::multi::inclusive_scan(set, values);
+///   std::vector<float> sorted = wgprim::multi::sort(set, values);
+/// @endcode
+/// @namespace wgprim::multi
+/// The distributed algorithms over several adapters of one process.
 #pragma once
 #include <functional>
 #include <string>
@@ -24,6 +29,7 @@ void run(int k, const std::function<void(int rank, communicator& comm)>& fn, dou
 
 /// A set of contexts and their relative speeds (the weights of the split).
 struct device_set {
+  /// One context per adapter, in the order opened.
   std::vector<context> contexts;
   std::vector<double> speed;  ///< elements per ms of a u32 sum reduce (measure()); all 1 until measured
 };
@@ -73,11 +79,13 @@ std::vector<T> scan(device_set& set, const std::vector<T>& in, scan_kind kind, c
   });
   return out;
 }
+/// The inclusive scan of `in`, split across the set's adapters.
 template <class T>
 std::vector<T> inclusive_scan(device_set& set, const std::vector<T>& in, const op& o = op::sum(),
                               const run_options& opt = {}, std::vector<dist_stats>* stats = nullptr) {
   return scan(set, in, scan_kind::inclusive, o, opt, stats);
 }
+/// The exclusive scan of `in`, split across the set's adapters.
 template <class T>
 std::vector<T> exclusive_scan(device_set& set, const std::vector<T>& in, const op& o = op::sum(),
                               const run_options& opt = {}, std::vector<dist_stats>* stats = nullptr) {
@@ -101,6 +109,7 @@ std::vector<T> sort(device_set& set, const std::vector<T>& in, order o = order::
   for (auto& p : parts) out.insert(out.end(), p.begin(), p.end());
   return out;
 }
+/// sort with run_options and the default (ascending) order.
 template <class T>
 std::vector<T> sort(device_set& set, const std::vector<T>& in, const run_options& opt,
                     std::vector<dist_stats>* stats = nullptr) {

@@ -1,8 +1,9 @@
-// Operators are monoids: an element type, an identity and an associative combine, written once as a WGSL
-// expression in `a` and `b` and mirrored on the host (the CPU twin) so that every GPU result can be checked.
-//
-// reduce() requires an associative and commutative operator (as std::reduce does: it may regroup and reorder);
-// the scans require associativity only and keep the order of the input (as std::inclusive_scan does).
+/// @file
+/// Operators are monoids: an element type, an identity and an associative combine, written once as a WGSL
+/// expression in `a` and `b` and mirrored on the host (the CPU twin) so that every GPU result can be checked.
+///
+/// reduce() requires an associative and commutative operator (as std::reduce does: it may regroup and reorder);
+/// the scans require associativity only and keep the order of the input (as std::inclusive_scan does).
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -18,11 +19,17 @@ namespace detail { class expr_program; }
 /// It does not know the element type yet; resolve() binds it to one.
 class op {
  public:
+  /// Addition (integers wrap modulo 2^32).
   static op sum() { return op("sum"); }
+  /// Minimum (f32: NaN propagates).
   static op min() { return op("min"); }
+  /// Maximum (f32: NaN propagates).
   static op max() { return op("max"); }
+  /// Bitwise and (integers).
   static op bit_and() { return op("and"); }
+  /// Bitwise or (integers).
   static op bit_or() { return op("or"); }
+  /// Bitwise xor (integers).
   static op bit_xor() { return op("xor"); }
   /// A custom operator: one WGSL expression in `a` and `b` (e.g. "max(a, b)") and the text of its identity
   /// ("-inf", "0", "0xffffffff", ...). The expression language is a checked subset of WGSL (see expr.cpp).
@@ -35,9 +42,13 @@ class op {
   /// The CLI's spelling: a built-in name, or an expression (anything containing `a`/`b` and punctuation).
   static op parse(const std::string& name_or_expression, const std::string& identity = "");
 
+  /// "sum", "min", "max", "and", "or", "xor" or "custom".
   const std::string& name() const { return name_; }
+  /// A custom operator's WGSL expression (empty for built-ins).
   const std::string& expression() const { return expression_; }
+  /// A custom operator's identity as written (empty for built-ins).
   const std::string& identity() const { return identity_; }
+  /// Whether the operator is a custom expression.
   bool is_custom() const { return name_ == "custom"; }
 
  private:
@@ -53,10 +64,13 @@ class monoid {
   /// A storage type (f16, u8, i8) gives the monoid of its accumulation type (f32, u32, i32).
   monoid(const op& o, dtype t);
 
+  /// The element type.
   dtype type() const { return type_; }
+  /// The operator's name.
   const std::string& name() const { return name_; }
   /// The WGSL body of `fn combine(a: T, b: T) -> T`: a single expression.
   const std::string& wgsl_expression() const { return wgsl_; }
+  /// The identity's bits (32-bit types).
   std::uint32_t identity_bits() const { return static_cast<std::uint32_t>(identity_); }
   /// The identity in to_raw's layout (every type; 64-bit types need this one).
   std::uint64_t identity_raw() const { return identity_; }
@@ -76,7 +90,9 @@ class monoid {
   /// is a monoid up to rounding by definition; its error bounds are documented). Throws
   /// wgprim::error(invalid_argument) naming the operator and the values that fail.
   void check(bool need_commutative) const;
+  /// Whether the operator is a built-in.
   bool is_builtin() const { return builtin_ != builtin::none; }
+  /// Whether the operator is the built-in sum.
   bool is_sum() const { return builtin_ == builtin::sum; }
   /// A stable key naming this monoid in caches.
   std::string key() const;

@@ -1,10 +1,13 @@
-// Device-wide reduction: combine all elements with a monoid, like std::reduce / cub::DeviceReduce.
-// The operator must be associative and commutative; an empty range gives the identity (or init).
-//
-//   float s = wgprim::reduce(ctx, v);                        // v: device_vector<float>, device_span, std::vector...
-//   float m = wgprim::reduce(ctx, v, wgprim::op::max());
-//   int   t = wgprim::reduce(ctx, ints, 100, wgprim::op::sum());   // init, as std::reduce: 100 + sum
-//   wgprim::reduce(ctx, encoder, v, result_span);            // recorded into the caller's encoder
+/// @file
+/// Device-wide reduction: combine all elements with a monoid, like std::reduce / cub::DeviceReduce.
+/// The operator must be associative and commutative; an empty range gives the identity (or init).
+///
+/// @code
+///   float s = wgprim::reduce(ctx, v);                        // v: device_vector<float>, device_span, std::vector...
+///   float m = wgprim::reduce(ctx, v, wgprim::op::max());
+///   int   t = wgprim::reduce(ctx, ints, 100, wgprim::op::sum());   // init, as std::reduce: 100 + sum
+///   wgprim::reduce(ctx, encoder, v, result_span);            // recorded into the caller's encoder
+/// @endcode
 #pragma once
 #include <cstddef>
 #include <type_traits>

@@ -1,14 +1,19 @@
-// Reduce-by-key and run-length encoding, like thrust::reduce_by_key and cub::DeviceRunLengthEncode::Encode.
-// A run is a maximal stretch of equal consecutive keys (floats: NaN equals nothing, -0 equals +0).
-//   reduce_by_key(ctx, keys, values, unique_keys_out, sums_out, op) -> runs: unique_keys_out[r] = the first key
-//     of run r, sums_out[r] = the reduction of its values (order kept: op need not commute). The outputs need
-//     room for every run (keys.size() always suffices); fewer gives errc::invalid_argument after the run.
-//   run_length_encode(ctx, in, values_out, counts_out) -> runs: the first value of each run and its length (u32).
-// Keys/values of float, std::int32_t or std::uint32_t; device ranges or host ranges (only `runs` elements of
-// host outputs are written).
-//
-//   std::size_t runs = wgprim::reduce_by_key(ctx, d_keys, d_values, d_unique, d_sums);
-//   std::size_t runs = wgprim::run_length_encode(ctx, host_vec, values, counts);
+/// @file
+/// Reduce-by-key and run-length encoding, like thrust::reduce_by_key and cub::DeviceRunLengthEncode::Encode.
+/// A run is a maximal stretch of equal consecutive keys (floats: NaN equals nothing, -0 equals +0).
+/// @code
+///   reduce_by_key(ctx, keys, values, unique_keys_out, sums_out, op) -> runs: unique_keys_out[r] = the first key
+///     of run r, sums_out[r] = the reduction of its values (order kept: op need not commute). The outputs need
+///     room for every run (keys.size() always suffices); fewer gives errc::invalid_argument after the run.
+///   run_length_encode(ctx, in, values_out, counts_out) -> runs: the first value of each run and its length (u32).
+/// @endcode
+/// Keys/values of float, std::int32_t or std::uint32_t; device ranges or host ranges (only `runs` elements of
+/// host outputs are written).
+///
+/// @code
+///   std::size_t runs = wgprim::reduce_by_key(ctx, d_keys, d_values, d_unique, d_sums);
+///   std::size_t runs = wgprim::run_length_encode(ctx, host_vec, values, counts);
+/// @endcode
 #pragma once
 #include <cstdint>
 #include <type_traits>
@@ -33,6 +38,7 @@ std::uint64_t reduce_by_key_run(context& ctx, WGPUCommandEncoder encoder, const 
 template <class K, class V, class UK, class S,
           class = std::enable_if_t<detail::is_range_v<K> && detail::is_range_v<V> && detail::is_range_v<UK> &&
                                    detail::is_range_v<S>>>
+/// Reduce-by-key over device or host ranges; returns the number of runs (see the file's description).
 std::size_t reduce_by_key(context& ctx, const K& keys, const V& values, UK&& unique_keys_out, S&& sums_out,
                           const op& o = op::sum(), const run_options& opt = {}) {
   using KT = detail::range_value_t<K>;
@@ -48,6 +54,7 @@ std::size_t reduce_by_key(context& ctx, const K& keys, const V& values, UK&& uni
 
 template <class In, class VO, class CO,
           class = std::enable_if_t<detail::is_range_v<In> && detail::is_range_v<VO> && detail::is_range_v<CO>>>
+/// Run-length encoding over device or host ranges; returns the number of runs.
 std::size_t run_length_encode(context& ctx, const In& in, VO&& values_out, CO&& counts_out,
                               const run_options& opt = {}) {
   using T = detail::range_value_t<In>;
@@ -95,6 +102,7 @@ inline std::size_t reduce_by_key(context& ctx, const buffer& keys, dtype key_typ
       detail::out_ref(device_span<std::uint32_t>(unique_keys, 0, n)), detail::out_ref(device_span<std::uint32_t>(sums, 0, n)),
       m, nullptr, opt));
 }
+/// Runtime-typed run_length_encode (for tools): n elements of type t; returns the number of runs.
 inline std::size_t run_length_encode(context& ctx, const buffer& in, dtype t, std::size_t n, buffer& values,
                                      buffer& counts, const run_options& opt = {}) {
   static const monoid m(op::sum(), dtype::u32);

@@ -1,14 +1,19 @@
-// Device-wide prefix scans, like std::inclusive_scan / std::exclusive_scan and cub::DeviceScan.
-// The operator must be associative (it need not commute: the order of the input is kept).
-//   inclusive: out[i] = init op x[0] op ... op x[i]        (init: none unless given, as std::inclusive_scan)
-//   exclusive: out[i] = init op x[0] op ... op x[i-1]      (init: the identity unless given)
-// Ranges are device_vector / device_span (data stays on the GPU) or host containers / host_span (uploaded,
-// scanned, downloaded); input and output on the same side, of the same length; in == out (in place) is allowed.
-//
-//   wgprim::inclusive_scan(ctx, d_in, d_out);                          // sums
-//   wgprim::exclusive_scan(ctx, d_in, d_out, 10u, wgprim::op::sum());  // init 10, as std::exclusive_scan
-//   auto v = wgprim::inclusive_scan(ctx, host_vector, wgprim::op::max());
-//   wgprim::exclusive_scan(ctx, encoder, d_in, d_out);                 // recorded into the caller's encoder
+/// @file
+/// Device-wide prefix scans, like std::inclusive_scan / std::exclusive_scan and cub::DeviceScan.
+/// The operator must be associative (it need not commute: the order of the input is kept).
+/// @code
+///   inclusive: out[i] = init op x[0] op ... op x[i]        (init: none unless given, as std::inclusive_scan)
+///   exclusive: out[i] = init op x[0] op ... op x[i-1]      (init: the identity unless given)
+/// @endcode
+/// Ranges are device_vector / device_span (data stays on the GPU) or host containers / host_span (uploaded,
+/// scanned, downloaded); input and output on the same side, of the same length; in == out (in place) is allowed.
+///
+/// @code
+///   wgprim::inclusive_scan(ctx, d_in, d_out);                          // sums
+///   wgprim::exclusive_scan(ctx, d_in, d_out, 10u, wgprim::op::sum());  // init 10, as std::exclusive_scan
+///   auto v = wgprim::inclusive_scan(ctx, host_vector, wgprim::op::max());
+///   wgprim::exclusive_scan(ctx, encoder, d_in, d_out);                 // recorded into the caller's encoder
+/// @endcode
 #pragma once
 #include <cstddef>
 #include <type_traits>
@@ -23,6 +28,7 @@ typedef struct WGPUCommandEncoderImpl* WGPUCommandEncoder;
 
 namespace wgprim {
 
+/// Inclusive or exclusive scan (for the runtime-typed entry points).
 enum class scan_kind { inclusive, exclusive };
 
 namespace detail {
@@ -45,6 +51,7 @@ using if_ranges = std::enable_if_t<is_range_v<In> && is_range_v<Out>>;
 template <class T> struct same { using type = T; };
 }  // namespace detail
 
+/// Inclusive scan of a range into out (device or host ranges of the same length; in place allowed).
 template <class In, class Out, class = detail::if_ranges<In, Out>>
 void inclusive_scan(context& ctx, const In& in, Out&& out, const op& o = op::sum(), const run_options& opt = {}) {
   detail::scan_typed(ctx, nullptr, in, std::forward<Out>(out), o, scan_kind::inclusive, nullptr, opt);
@@ -77,6 +84,7 @@ std::vector<accumulation_t<T>> inclusive_scan(context& ctx, const std::vector<T>
   inclusive_scan(ctx, in, out, o, opt);
   return out;
 }
+/// Exclusive scan of a host vector, returned as a new vector.
 template <class T>
 std::vector<accumulation_t<T>> exclusive_scan(context& ctx, const std::vector<T>& in, const op& o = op::sum(),
                                               const run_options& opt = {}) {
@@ -91,6 +99,7 @@ void inclusive_scan(context& ctx, WGPUCommandEncoder encoder, const In& in, Out&
                     const run_options& opt = {}) {
   detail::scan_typed(ctx, encoder, in, std::forward<Out>(out), o, scan_kind::inclusive, nullptr, opt);
 }
+/// Records an exclusive scan of device ranges into the caller's encoder (nothing is read back).
 template <class In, class Out, class = std::enable_if_t<detail::is_device_range_v<In> && detail::is_device_range_v<Out>>>
 void exclusive_scan(context& ctx, WGPUCommandEncoder encoder, const In& in, Out&& out, const op& o = op::sum(),
                     const run_options& opt = {}) {

@@ -1,21 +1,26 @@
-// Stable compaction, like std::copy_if / std::stable_partition / std::unique and cub::DeviceSelect /
-// cub::DevicePartition: the kept elements keep their input order.
-//   select_if(in, out, p)         out = the elements x with p(x), in order; returns how many
-//   select_flagged(in, f, out)    out = the elements x[i] with f[i] != 0 (f: u32 flags, one per element)
-//   partition(in, out, p)         out = the kept elements, then the rejected ones, BOTH in input order (as
-//                                 std::stable_partition; cub::DevicePartition writes the rejected part reversed);
-//                                 returns the number kept
-//   unique(in, out)               out = in without consecutive duplicates (the first of each run stays), as
-//                                 std::unique with operator==: integers by value; f32 by IEEE ==, so every NaN
-//                                 is kept (a NaN equals nothing) and -0.0 after +0.0 is a duplicate (0.0 == -0.0)
-// The output must hold at least as many elements as the input; past the returned count its contents are
-// unspecified (partition writes all of it). in == out (in place) is allowed: the input is copied first.
-// Predicates are checked WGSL expressions in `a` (predicate.hpp), evaluated with WGSL's semantics.
-//
-//   std::size_t k = wgprim::select_if(ctx, d_in, d_out, wgprim::predicate::expr("a > 100"));  // reads k back
-//   wgprim::select_if(ctx, d_in, d_out, d_count, pred);            // the count stays on the device (d_count[0])
-//   wgprim::unique(ctx, encoder, d_in, d_out, d_count);            // recorded into the caller's encoder
-//   std::vector<float> kept = wgprim::select_if(ctx, host_vector, pred);
+/// @file
+/// Stable compaction, like std::copy_if / std::stable_partition / std::unique and cub::DeviceSelect /
+/// cub::DevicePartition: the kept elements keep their input order.
+/// @code
+///   select_if(in, out, p)         out = the elements x with p(x), in order; returns how many
+///   select_flagged(in, f, out)    out = the elements x[i] with f[i] != 0 (f: u32 flags, one per element)
+///   partition(in, out, p)         out = the kept elements, then the rejected ones, BOTH in input order (as
+///                                 std::stable_partition; cub::DevicePartition writes the rejected part reversed);
+///                                 returns the number kept
+///   unique(in, out)               out = in without consecutive duplicates (the first of each run stays), as
+///                                 std::unique with operator==: integers by value; f32 by IEEE ==, so every NaN
+///                                 is kept (a NaN equals nothing) and -0.0 after +0.0 is a duplicate (0.0 == -0.0)
+/// @endcode
+/// The output must hold at least as many elements as the input; past the returned count its contents are
+/// unspecified (partition writes all of it). in == out (in place) is allowed: the input is copied first.
+/// Predicates are checked WGSL expressions in `a` (predicate.hpp), evaluated with WGSL's semantics.
+///
+/// @code
+///   std::size_t k = wgprim::select_if(ctx, d_in, d_out, wgprim::predicate::expr("a > 100"));  // reads k back
+///   wgprim::select_if(ctx, d_in, d_out, d_count, pred);            // the count stays on the device (d_count[0])
+///   wgprim::unique(ctx, encoder, d_in, d_out, d_count);            // recorded into the caller's encoder
+///   std::vector<float> kept = wgprim::select_if(ctx, host_vector, pred);
+/// @endcode
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -31,6 +36,7 @@ typedef struct WGPUCommandEncoderImpl* WGPUCommandEncoder;
 
 namespace wgprim {
 
+/// What a compaction keeps (for the runtime-typed entry points).
 enum class select_mode { predicate, flags, unique };
 
 namespace detail {
@@ -93,17 +99,20 @@ std::vector<T> select_if(context& ctx, const std::vector<T>& in, const predicate
 }
 
 // ---- select_flagged ----
+/// Copies the elements whose u32 flag is nonzero, in order; returns how many.
 template <class In, class F, class Out, class = detail::if_select_ranges<In, Out>>
 std::size_t select_flagged(context& ctx, const In& in, const F& flags, Out&& out, const run_options& opt = {}) {
   const detail::range_ref f = detail::flags_ref(flags);
   return detail::select_typed(ctx, nullptr, in, &f, std::forward<Out>(out), nullptr, select_mode::flags, false,
                               nullptr, opt);
 }
+/// select_flagged on device ranges, the count left on the device in count[0].
 template <class In, class F, class Out, class C, class = detail::if_device<In, Out>, class = detail::if_count<C>>
 void select_flagged(context& ctx, const In& in, const F& flags, Out&& out, C&& count, const run_options& opt = {}) {
   const detail::range_ref f = detail::flags_ref(flags), c = detail::out_ref(std::forward<C>(count));
   detail::select_typed(ctx, nullptr, in, &f, std::forward<Out>(out), &c, select_mode::flags, false, nullptr, opt);
 }
+/// select_flagged recorded into the caller's encoder; the count lands in count[0].
 template <class In, class F, class Out, class C, class = detail::if_device<In, Out>, class = detail::if_count<C>>
 void select_flagged(context& ctx, WGPUCommandEncoder encoder, const In& in, const F& flags, Out&& out, C&& count,
                     const run_options& opt = {}) {
@@ -112,16 +121,19 @@ void select_flagged(context& ctx, WGPUCommandEncoder encoder, const In& in, cons
 }
 
 // ---- partition (kept, then rejected; both in input order) ----
+/// Writes the kept elements, then the rejected ones, both in input order; returns the number kept.
 template <class In, class Out, class = detail::if_select_ranges<In, Out>>
 std::size_t partition(context& ctx, const In& in, Out&& out, const predicate& p, const run_options& opt = {}) {
   return detail::select_typed(ctx, nullptr, in, nullptr, std::forward<Out>(out), nullptr, select_mode::predicate,
                               true, &p, opt);
 }
+/// partition on device ranges, the number kept left on the device in count[0].
 template <class In, class Out, class C, class = detail::if_device<In, Out>, class = detail::if_count<C>>
 void partition(context& ctx, const In& in, Out&& out, C&& count, const predicate& p, const run_options& opt = {}) {
   const detail::range_ref c = detail::out_ref(std::forward<C>(count));
   detail::select_typed(ctx, nullptr, in, nullptr, std::forward<Out>(out), &c, select_mode::predicate, true, &p, opt);
 }
+/// partition recorded into the caller's encoder; the number kept lands in count[0].
 template <class In, class Out, class C, class = detail::if_device<In, Out>, class = detail::if_count<C>>
 void partition(context& ctx, WGPUCommandEncoder encoder, const In& in, Out&& out, C&& count, const predicate& p,
                const run_options& opt = {}) {
@@ -130,21 +142,25 @@ void partition(context& ctx, WGPUCommandEncoder encoder, const In& in, Out&& out
 }
 
 // ---- unique (consecutive duplicates removed) ----
+/// Copies the input without consecutive duplicates (the first of each run stays); returns how many.
 template <class In, class Out, class = detail::if_select_ranges<In, Out>>
 std::size_t unique(context& ctx, const In& in, Out&& out, const run_options& opt = {}) {
   return detail::select_typed(ctx, nullptr, in, nullptr, std::forward<Out>(out), nullptr, select_mode::unique, false,
                               nullptr, opt);
 }
+/// unique on device ranges, the count left on the device in count[0].
 template <class In, class Out, class C, class = detail::if_device<In, Out>, class = detail::if_count<C>>
 void unique(context& ctx, const In& in, Out&& out, C&& count, const run_options& opt = {}) {
   const detail::range_ref c = detail::out_ref(std::forward<C>(count));
   detail::select_typed(ctx, nullptr, in, nullptr, std::forward<Out>(out), &c, select_mode::unique, false, nullptr, opt);
 }
+/// unique recorded into the caller's encoder; the count lands in count[0].
 template <class In, class Out, class C, class = detail::if_device<In, Out>, class = detail::if_count<C>>
 void unique(context& ctx, WGPUCommandEncoder encoder, const In& in, Out&& out, C&& count, const run_options& opt = {}) {
   const detail::range_ref c = detail::out_ref(std::forward<C>(count));
   detail::select_typed(ctx, encoder, in, nullptr, std::forward<Out>(out), &c, select_mode::unique, false, nullptr, opt);
 }
+/// unique of a host vector, returned as a new vector.
 template <class T>
 std::vector<T> unique(context& ctx, const std::vector<T>& in, const run_options& opt = {}) {
   std::vector<T> out(in.size());

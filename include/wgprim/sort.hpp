@@ -1,17 +1,20 @@
-// Device-wide radix sort of 32-bit keys, alone or with 32-bit values, like cub::DeviceRadixSort / std::stable_sort.
-// Stable: equal keys keep their input order (and their values travel with them).
-// Key order: u32 and i32 numeric; f32 -inf < ... < -0.0 < +0.0 < ... < +inf < NaN (NaNs last, as NumPy; all NaNs
-// compare equal, so they keep their input order and their bits). order::descending is exactly the reverse order of
-// distinct keys (NaNs first, +0.0 before -0.0), and still stable: equal keys stay in input order.
-// Ranges are device_vector / device_span or host containers / host_span (uploaded, sorted, downloaded); any n whose
-// keys fit the device's largest buffer (past one storage binding: binding-sized chunks radix-sorted, then merged;
-// more: errc::limit). The encoder overloads (device ranges) record the whole sort into the caller's encoder with no
-// host wait: passes whose digit is the same for every key are skipped on the GPU.
-//
-//   wgprim::sort(ctx, d_keys);                                   // in place, ascending
-//   wgprim::sort(ctx, d_in, d_out, wgprim::order::descending);   // out of place
-//   wgprim::sort_pairs(ctx, d_keys, d_indices);                  // values (any 32-bit payload) follow their keys
-//   wgprim::sort(ctx, encoder, d_keys);                          // recorded; the caller submits
+/// @file
+/// Device-wide radix sort of 32-bit keys, alone or with 32-bit values, like cub::DeviceRadixSort / std::stable_sort.
+/// Stable: equal keys keep their input order (and their values travel with them).
+/// Key order: u32 and i32 numeric; f32 -inf < ... < -0.0 < +0.0 < ... < +inf < NaN (NaNs last, as NumPy; all NaNs
+/// compare equal, so they keep their input order and their bits). order::descending is exactly the reverse order of
+/// distinct keys (NaNs first, +0.0 before -0.0), and still stable: equal keys stay in input order.
+/// Ranges are device_vector / device_span or host containers / host_span (uploaded, sorted, downloaded); any n whose
+/// keys fit the device's largest buffer (past one storage binding: binding-sized chunks radix-sorted, then merged;
+/// more: errc::limit). The encoder overloads (device ranges) record the whole sort into the caller's encoder with no
+/// host wait: passes whose digit is the same for every key are skipped on the GPU.
+///
+/// @code
+///   wgprim::sort(ctx, d_keys);                                   // in place, ascending
+///   wgprim::sort(ctx, d_in, d_out, wgprim::order::descending);   // out of place
+///   wgprim::sort_pairs(ctx, d_keys, d_indices);                  // values (any 32-bit payload) follow their keys
+///   wgprim::sort(ctx, encoder, d_keys);                          // recorded; the caller submits
+/// @endcode
 #pragma once
 #include <cstddef>
 #include <type_traits>
@@ -23,6 +26,7 @@
 
 namespace wgprim {
 
+/// Sort order: ascending, or exactly its reverse (still stable).
 enum class order { ascending, descending };
 
 namespace detail {
@@ -89,6 +93,7 @@ void sort(context& ctx, WGPUCommandEncoder encoder, K&& keys, order o = order::a
 }
 template <class In, class Out,
           class = std::enable_if_t<detail::is_device_range_v<In> && detail::is_device_range_v<Out>>>
+/// Records a sort of device ranges into the caller's encoder (no host wait).
 void sort(context& ctx, WGPUCommandEncoder encoder, const In& keys_in, Out&& keys_out, order o = order::ascending,
           const run_options& opt = {}) {
   using T = detail::range_value_t<In>;
@@ -96,6 +101,7 @@ void sort(context& ctx, WGPUCommandEncoder encoder, const In& keys_in, Out&& key
   detail::sort_run(ctx, encoder, detail::in_ref(keys_in), detail::out_ref(std::forward<Out>(keys_out)), nullptr,
                    nullptr, dtype_of<T>::value, o, opt);
 }
+/// Records an in-place pair sort of device ranges into the caller's encoder.
 template <class K, class V, class = std::enable_if_t<detail::is_device_range_v<K> && detail::is_device_range_v<V>>>
 void sort_pairs(context& ctx, WGPUCommandEncoder encoder, K&& keys, V&& values, order o = order::ascending,
                 const run_options& opt = {}) {
@@ -107,6 +113,7 @@ void sort_pairs(context& ctx, WGPUCommandEncoder encoder, K&& keys, V&& values, 
 template <class KI, class VI, class KO, class VO,
           class = std::enable_if_t<detail::is_device_range_v<KI> && detail::is_device_range_v<VI> &&
                                    detail::is_device_range_v<KO> && detail::is_device_range_v<VO>>>
+/// Records a pair sort of device ranges into the caller's encoder, keys and values into separate outputs.
 void sort_pairs(context& ctx, WGPUCommandEncoder encoder, const KI& keys_in, const VI& values_in, KO&& keys_out,
                 VO&& values_out, order o = order::ascending, const run_options& opt = {}) {
   using T = detail::range_value_t<KI>;

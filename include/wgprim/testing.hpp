@@ -1,4 +1,7 @@
-// Hooks for tests of wgprim and of code built on it: they make rare paths happen on demand. Not for production.
+/// @file
+/// Hooks for tests of wgprim and of code built on it: they make rare paths happen on demand. Not for production.
+/// @namespace wgprim::testing
+/// Test hooks that make rare paths happen on demand; not for production.
 #pragma once
 #include <cstdint>
 

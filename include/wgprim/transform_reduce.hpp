@@ -1,14 +1,17 @@
-// Transform-reduce and count-if, like std::transform_reduce / thrust::transform_reduce: a unary transform, an
-// expression in `a`, is applied to every element inside the reduction's load (no extra pass, nothing written),
-// then the values are combined with the operator.
-//
-//   float ss = wgprim::transform_reduce(ctx, v, wgprim::transform::expr("a * a"), wgprim::op::sum());  // sum of squares
-//   auto  n  = wgprim::transform_reduce<std::uint32_t>(ctx, v, wgprim::transform::expr("select(0u, 1u, a > 10)"));
-//   auto  m  = wgprim::transform_reduce(ctx, ints, wgprim::transform::expr("abs(a)"), 0, wgprim::op::max());  // init
-//
-// The transform may change the type: its result type is inferred by the expression front end (see
-// transform::result_type) and must be the type asked for (the template argument, or the init's type; by default
-// the input's), else errc::invalid_argument says which type the expression yields.
+/// @file
+/// Transform-reduce and count-if, like std::transform_reduce / thrust::transform_reduce: a unary transform, an
+/// expression in `a`, is applied to every element inside the reduction's load (no extra pass, nothing written),
+/// then the values are combined with the operator.
+///
+/// @code
+///   float ss = wgprim::transform_reduce(ctx, v, wgprim::transform::expr("a * a"), wgprim::op::sum());  // sum of squares
+///   auto  n  = wgprim::transform_reduce<std::uint32_t>(ctx, v, wgprim::transform::expr("select(0u, 1u, a > 10)"));
+///   auto  m  = wgprim::transform_reduce(ctx, ints, wgprim::transform::expr("abs(a)"), 0, wgprim::op::max());  // init
+/// @endcode
+///
+/// The transform may change the type: its result type is inferred by the expression front end (see
+/// transform::result_type) and must be the type asked for (the template argument, or the init's type; by default
+/// the input's), else errc::invalid_argument says which type the expression yields.
 #pragma once
 #include <cstddef>
 #include <memory>
@@ -30,9 +33,11 @@ namespace wgprim {
 /// the type of the operand it meets (alone: the input's type); 2.5, 1e3, inf and nan are f32.
 class transform {
  public:
+  /// A transform from a WGSL expression in `a`.
   static transform expr(std::string expression) { return transform(std::move(expression)); }
   /// The identity transform "a".
   transform() : expression_("a") {}
+  /// The expression as written.
   const std::string& expression() const { return expression_; }
   /// The type the expression yields for input elements of type `input`; throws wgprim::error(invalid_argument)
   /// with the column for an expression that is not valid.
@@ -47,14 +52,19 @@ class transform {
 /// (the same WGSL semantics on raw bits).
 class bound_transform {
  public:
+  /// Checks and binds t to input elements of type `input`; throws errc::invalid_argument on a bad expression.
   bound_transform(const transform& t, dtype input);
+  /// The input element type.
   dtype input_type() const { return input_; }
+  /// The transform's result type.
   dtype result_type() const;
   /// A WGSL expression in `a`.
   const std::string& wgsl() const;
+  /// Applies the transform to one element's bits (the CPU twin).
   std::uint32_t apply(std::uint32_t a) const;
   /// apply over n elements at once (the same values, at loop speed).
   void apply_many(const std::uint32_t* a, std::size_t n, std::uint32_t* out) const;
+  /// The expression as written.
   const std::string& expression() const { return expression_; }
 
  private:

@@ -1,4 +1,7 @@
-// wgprim: device-wide parallel primitives (reduce, scan, ...) in WGSL on WebGPU. The one include.
+/// @file
+/// wgprim: device-wide parallel primitives (reduce, scan, ...) in WGSL on WebGPU. The one include.
+/// @namespace wgprim
+/// The public API: contexts, device memory, operators and the device-wide primitives.
 #pragma once
 #include "wgprim/algorithm.hpp"
 #include "wgprim/arg_reduce.hpp"

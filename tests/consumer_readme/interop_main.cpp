@@ -1,6 +1,6 @@
-// Runs the README's interop block (struct prefix_sums, included below from the README as written) the way an
+// Runs docs/cpp.md's interop block (struct prefix_sums, included below from the page as written) the way an
 // application would: on a device, queue, buffers and command encoder that are not wgprim's. A plain wgprim context
-// stands in for the application's WebGPU set-up (its native device and buffers); the README's struct adopts that
+// stands in for the application's WebGPU set-up (its native device and buffers); the page's struct adopts that
 // device through context::from_device and sees the buffers only as WGPUBuffers. Checked against the CPU.
 #include WGPRIM_README_SNIPPET
 
