@@ -22,11 +22,11 @@ std::string what(const std::string& alg, dtype t, order o, std::size_t n, bool p
 
 /// Sorts x (and its indices when pairs) on the GPU and compares bit for bit with the CPU twin.
 void check_sort(context& c, const std::string& alg, dtype t, order o, const std::vector<std::uint32_t>& x,
-                bool pairs, run_stats* stats = nullptr) {
+                bool pairs, run_stats* stats = nullptr, unsigned begin_bit = 0, unsigned end_bit = 0) {
   const std::size_t n = x.size();
   std::vector<std::uint32_t> want = x, want_v(n);
   for (std::size_t i = 0; i < n; ++i) want_v[i] = static_cast<std::uint32_t>(i);
-  cpu::stable_sort(want.data(), n, t, o == order::descending, pairs ? want_v.data() : nullptr);
+  cpu::stable_sort_bits(want.data(), n, t, o == order::descending, begin_bit, end_bit, pairs ? want_v.data() : nullptr);
   run_options opt;
   opt.algorithm = alg;
   opt.stats = stats;
@@ -39,8 +39,9 @@ void check_sort(context& c, const std::string& alg, dtype t, order o, const std:
     for (std::size_t i = 0; i < n; ++i) idx[i] = static_cast<std::uint32_t>(i);
     c.write(vin, 0, idx.data(), n * 4);
   }
-  if (pairs) sort_bits(c, in, out, n, t, o, &vin, &vout, opt);
-  else sort_bits(c, in, out, n, t, o, nullptr, nullptr, opt);
+  const sort_order so(o, begin_bit, end_bit);
+  if (pairs) sort_bits(c, in, out, n, t, so, &vin, &vout, opt);
+  else sort_bits(c, in, out, n, t, so, nullptr, nullptr, opt);
   if (n) {
     c.read(out, 0, got.data(), n * 4);
     if (pairs) c.read(vout, 0, got_v.data(), n * 4);
@@ -53,7 +54,7 @@ void check_sort(context& c, const std::string& alg, dtype t, order o, const std:
       first = "i=" + std::to_string(i) + " got " + format_bits(t, got[i]) + (pairs ? "@" + std::to_string(got_v[i]) : "") +
               " want " + format_bits(t, want[i]) + (pairs ? "@" + std::to_string(want_v[i]) : "");
   }
-  EXPECT_EQ(bad, 0u) << what(alg, t, o, n, pairs) << ": " << first;
+  EXPECT_EQ(bad, 0u) << what(alg, t, o, n, pairs) << " bits " << begin_bit << ":" << end_bit << ": " << first;
 }
 
 std::vector<std::size_t> sort_sizes() {
@@ -265,12 +266,13 @@ TEST(Sort, EncoderOverloadsBatchSeveralSorts) {
 
 /// 64-bit keys (two u32 words each) through testing::sort_words against the CPU twin on uint64_t / int64_t / double.
 void check_sort64(context& c, const std::string& alg, int kind, order o, const std::vector<std::uint64_t>& x, bool pairs,
-                  bool in_place, run_stats* stats = nullptr) {
+                  bool in_place, run_stats* stats = nullptr, unsigned begin_bit = 0, unsigned end_bit = 0) {
   const std::size_t n = x.size();
   std::vector<std::uint64_t> want = x;
   std::vector<std::uint32_t> want_v(n), idx(n);
   for (std::size_t i = 0; i < n; ++i) want_v[i] = idx[i] = static_cast<std::uint32_t>(i);
-  cpu::stable_sort64(want.data(), n, kind, o == order::descending, pairs ? want_v.data() : nullptr);
+  cpu::stable_sort64_bits(want.data(), n, kind, o == order::descending, begin_bit, end_bit,
+                          pairs ? want_v.data() : nullptr);
   run_options opt;
   opt.algorithm = alg;
   opt.stats = stats;
@@ -284,7 +286,7 @@ void check_sort64(context& c, const std::string& alg, int kind, order o, const s
   buffer& ko = in_place ? in : out;
   buffer& vo = in_place ? vin : vout;
   testing::sort_words(c, in, ko, n, 2, static_cast<unsigned>(kind), o == order::descending, pairs ? &vin : nullptr,
-                      pairs ? &vo : nullptr, opt);
+                      pairs ? &vo : nullptr, opt, begin_bit, end_bit);
   std::vector<std::uint64_t> got(n);
   std::vector<std::uint32_t> got_v(n);
   if (n) {
@@ -295,7 +297,8 @@ void check_sort64(context& c, const std::string& alg, int kind, order o, const s
   for (std::size_t i = 0; i < n; ++i)
     if ((got[i] != want[i] || (pairs && got_v[i] != want_v[i])) && !bad++)
       ADD_FAILURE() << alg << " 64-bit kind " << kind << (o == order::descending ? " descending" : " ascending")
-                    << (pairs ? " pairs" : " keys") << (in_place ? " in place" : "") << " n=" << n << ": i=" << i
+                    << (pairs ? " pairs" : " keys") << (in_place ? " in place" : "") << " n=" << n << " bits "
+                    << begin_bit << ":" << end_bit << ": i=" << i
                     << " got " << got[i] << "@" << got_v[i] << " want " << want[i] << "@" << want_v[i];
   EXPECT_EQ(bad, 0u);
 }
@@ -479,6 +482,202 @@ TEST(Sort, PastOneBindingSixtyFourBitKeys) {
       check_sort64(c, alg, kind, o, random_keys64(kind, sizes[i], static_cast<std::uint32_t>(i + 3 * kind), i == 1),
                    kind != 1, i % 2 == 0);
     }
+}
+
+/// Bit ranges [begin, end) of the ordered key (CUB's begin_bit / end_bit): digit-aligned, inside one digit, across
+/// digits, single bits at both ends, and the whole key.
+struct bit_range_case {
+  unsigned begin, end;
+};
+constexpr bit_range_case bit_ranges32[] = {{0, 16}, {8, 24}, {16, 32}, {0, 1}, {31, 32}, {4, 12}, {3, 29}, {0, 32}};
+
+std::vector<std::size_t> bit_range_sizes() {
+  // 0, 1, tile -1/0/+1 of both algorithms' tiles on lavapipe (2,048 reduce-then-scan, 6,144 onesweep), 2^k +- 1.
+  return {0, 1, 2047, 2048, 2049, 6143, 6144, 6145, (1u << 12) - 1, (1u << 12) + 1, (1u << 15) + 1};
+}
+
+/// Keys whose bits outside a range differ (so that a sort of the range alone must keep them in input order) and
+/// whose bits inside repeat often (ties): full-range random words with a few values of the range's bits.
+std::vector<std::uint32_t> bit_range_keys(dtype t, std::size_t n, std::uint32_t seed, bool specials) {
+  static constexpr std::uint32_t float_specials[] = {0x7fc00000u, 0xffc00001u, 0x80000000u, 0u, 0x7f800000u, 0xff800000u};
+  auto x = random_keys(t, n, seed, false);
+  std::mt19937 rng(seed + 1);
+  for (auto& k : x) {
+    if (rng() % 2) k = (k & 0xff00ff00u) | (rng() % 3) * 0x00010001u;  // repeats in bytes 0 and 2
+    if (specials && t == dtype::f32 && rng() % 16 == 0)
+      k = float_specials[rng() % std::size(float_specials)];
+  }
+  return x;
+}
+
+TEST(Sort, BitRangesEveryTypeAlgorithmAndSize) {
+  // Ranges, orders and keys/pairs rotate with the size so that each meets small, tile-edge and larger sizes.
+  const auto sizes = bit_range_sizes();
+  for (const auto& alg : algorithms("sort"))
+    for (dtype t : key_types)
+      for (std::size_t r = 0; r < std::size(bit_ranges32); ++r)
+        for (std::size_t i = r % 3; i < sizes.size(); i += 3) {
+          const auto [b, e] = bit_ranges32[r];
+          const std::size_t n = sizes[i];
+          const auto x = bit_range_keys(t, n, static_cast<std::uint32_t>(n + r), true);
+          check_sort(ctx(), alg, t, orders[(i + r) % 2], x, (i + r) % 3 != 0, nullptr, b, e);
+        }
+}
+
+TEST(Sort, BitRangesNative) {
+  const auto sizes = bit_range_sizes();
+  for (dtype t : key_types)
+    for (std::size_t r = 0; r < std::size(bit_ranges32); ++r)
+      for (std::size_t i = 0; i < sizes.size(); ++i) {
+        const auto [b, e] = bit_ranges32[r];
+        const std::size_t n = sizes[i];
+        const auto x = bit_range_keys(t, n, static_cast<std::uint32_t>(n + 3 * r), true);
+        check_sort(native_ctx(), "", t, orders[(i + r) % 2], x, i % 2 == 0, nullptr, b, e);
+      }
+  // In place through the typed API.
+  std::vector<std::int32_t> k(5000), v(5000);
+  std::mt19937 rng(4);
+  for (std::size_t i = 0; i < k.size(); ++i) {
+    k[i] = static_cast<std::int32_t>(rng());
+    v[i] = static_cast<std::int32_t>(i);
+  }
+  std::vector<std::uint32_t> want(k.begin(), k.end()), want_v(v.begin(), v.end());
+  cpu::stable_sort_bits(want.data(), want.size(), dtype::i32, true, 8, 24, want_v.data());
+  sort_pairs(native_ctx(), k, v, key_bits(8, 24, order::descending));
+  EXPECT_EQ(std::vector<std::uint32_t>(k.begin(), k.end()), want);
+  EXPECT_EQ(std::vector<std::uint32_t>(v.begin(), v.end()), want_v);
+}
+
+TEST(Sort, BitRangesSixtyFourBitKeys) {
+  constexpr bit_range_case ranges[] = {{0, 16}, {8, 24}, {16, 32}, {0, 1}, {31, 32}, {32, 64},
+                                       {20, 44}, {63, 64}, {48, 64}, {0, 64}};
+  const std::size_t sizes[] = {0, 1, 3071, 3072, 3073, 6145, (1u << 13) + 1};
+  for (const auto& alg : algorithms("sort"))
+    for (int kind = 0; kind < 3; ++kind)
+      for (std::size_t r = 0; r < std::size(ranges); ++r)
+        for (std::size_t i = (r + kind) % 3; i < std::size(sizes); i += 3) {
+          const auto [b, e] = ranges[r];
+          auto x = random_keys64(kind, sizes[i], static_cast<std::uint32_t>(i + 7 * r + kind), false);
+          std::mt19937_64 rng(r);
+          for (auto& k : x)
+            if (rng() % 2) k = (k & 0xff00ff00ff00ff00ull) | (rng() % 3) * 0x0001000100010001ull;
+          check_sort64(ctx(), alg, kind, orders[(i + r) % 2], x, (i + r) % 2 == 0, i % 3 == 1, nullptr, b, e);
+        }
+}
+
+TEST(Sort, BitRangesPastOneBinding) {
+  context& c = merge_ctx();
+  const std::string alg = algorithms("sort").front();
+  for (dtype t : key_types)
+    for (const auto& [b, e] : {bit_range_case{0, 16}, bit_range_case{8, 24}, bit_range_case{31, 32}}) {
+      const std::size_t n = 3 * 4096 + 5;
+      check_sort(c, alg, t, order::ascending, bit_range_keys(t, n, b + e, true), true, nullptr, b, e);
+      check_sort(c, alg, t, order::descending, bit_range_keys(t, n, b + e + 1, false), false, nullptr, b, e);
+    }
+  check_sort64(c, alg, 2, order::descending, random_keys64(2, 2 * 2048 + 9, 3, false), true, false, nullptr, 16, 48);
+}
+
+TEST(Sort, BitRangeArguments) {
+  std::vector<std::uint32_t> k(10);
+  std::vector<float> f(10);
+  for (context* c : {&ctx(), &native_ctx()}) {
+    EXPECT_THROW(sort(*c, k, key_bits(16, 16)), error);
+    EXPECT_THROW(sort(*c, k, key_bits(20, 10)), error);
+    EXPECT_THROW(sort(*c, f, key_bits(0, 33)), error);
+    EXPECT_THROW(sort(*c, std::vector<std::uint32_t>{}, key_bits(32, 32)), error);  // checked at n = 0 too
+    EXPECT_NO_THROW(sort(*c, k, key_bits(31, 32)));
+    EXPECT_NO_THROW(sort(*c, f, key_bits(5, 0)));  // end 0: the key's width
+  }
+  buffer b = ctx().create_buffer(64);
+  EXPECT_THROW(testing::sort_words(ctx(), b, b, 4, 2, 0, false, nullptr, nullptr, {}, 0, 65), error);
+  EXPECT_NO_THROW(testing::sort_words(ctx(), b, b, 4, 2, 0, false, nullptr, nullptr, {}, 40, 64));
+  // The typed API with a bit range on the GPU (device_vector, in place).
+  std::vector<std::uint32_t> x = random_keys(dtype::u32, 3000, 9, false), want = x;
+  cpu::stable_sort_bits(want.data(), want.size(), dtype::u32, false, 0, 16);
+  device_vector<std::uint32_t> d(ctx(), x);
+  sort(ctx(), d, key_bits(0, 16));
+  EXPECT_EQ(d.to_host(), want);
+}
+
+TEST(Sort, SkippedPassesAreReported) {
+  // The upfront histogram skips a pass whose digit is the same for every key; a bit range runs only the passes
+  // covering it. testing::sort_passes_run shows which ran, on both backends and with both algorithms.
+  struct run_on {
+    context* c;
+    std::string alg;
+  };
+  std::vector<run_on> runs = {{&native_ctx(), ""}};
+  for (const auto& alg : algorithms("sort")) runs.push_back({&ctx(), alg});
+  const std::size_t n = 7001;
+  std::mt19937 rng(12);
+  std::vector<std::uint32_t> small(n), mid(n), all(n), same(n, 0xdeadbeefu);
+  for (std::size_t i = 0; i < n; ++i) {
+    small[i] = rng() & 0xffffu;                 // high bytes shared: passes 0, 1
+    mid[i] = 0x11000022u | (rng() & 0xffff00u);  // bytes 1, 2 differ: passes 1, 2
+    all[i] = rng();
+  }
+  using passes = std::vector<unsigned>;
+  for (const auto& r : runs)
+    for (order o : orders) {
+      const std::string tag = (r.alg.empty() ? std::string("native") : r.alg) + (o == order::descending ? " desc" : "");
+      check_sort(*r.c, r.alg, dtype::u32, o, small, true);
+      EXPECT_EQ(testing::sort_passes_run(*r.c), (passes{0, 1})) << tag;
+      check_sort(*r.c, r.alg, dtype::u32, o, mid, false);
+      EXPECT_EQ(testing::sort_passes_run(*r.c), (passes{1, 2})) << tag;
+      check_sort(*r.c, r.alg, dtype::u32, o, same, true);
+      EXPECT_EQ(testing::sort_passes_run(*r.c), passes{}) << tag;
+      check_sort(*r.c, r.alg, dtype::u32, o, all, false);
+      EXPECT_EQ(testing::sort_passes_run(*r.c), (passes{0, 1, 2, 3})) << tag;
+      check_sort(*r.c, r.alg, dtype::u32, o, all, true, nullptr, 8, 24);
+      EXPECT_EQ(testing::sort_passes_run(*r.c), (passes{1, 2})) << tag << " bits 8:24";
+      check_sort(*r.c, r.alg, dtype::u32, o, small, false, nullptr, 12, 32);  // bits 16.. all zero: pass 1 only
+      EXPECT_EQ(testing::sort_passes_run(*r.c), (passes{1})) << tag << " bits 12:32";
+    }
+}
+
+TEST(Sort, PhasesTimedAlone) {
+  // sort_phases: the same result as sort_bits, one entry per phase, slots named by the pass they ran.
+  const std::size_t n = 20011;
+  std::mt19937 rng(31);
+  std::vector<std::uint32_t> x(n), idx(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    x[i] = rng() & 0xffffu;  // passes 2 and 3 skipped
+    idx[i] = static_cast<std::uint32_t>(i);
+  }
+  for (const auto& alg : algorithms("sort"))
+    for (const unsigned end : {0u, 16u}) {
+      run_options opt;
+      opt.algorithm = alg;
+      std::vector<std::uint32_t> want = x, want_v = idx;
+      cpu::stable_sort(want.data(), n, dtype::u32, false, want_v.data());
+      buffer ki = ctx().create_buffer(n * 4), ko = ctx().create_buffer(n * 4), vi = ctx().create_buffer(n * 4),
+             vo = ctx().create_buffer(n * 4);
+      ctx().write(ki, 0, x.data(), n * 4);
+      ctx().write(vi, 0, idx.data(), n * 4);
+      const auto phases = sort_phases(ctx(), ki, ko, n, dtype::u32, key_bits(0, end), &vi, &vo, opt);
+      std::vector<std::string> names;
+      for (const auto& p : phases) {
+        names.push_back(p.name);
+        EXPECT_GE(p.gpu_ms, 0.0) << p.name;
+      }
+      std::vector<std::string> expect = {"histogram + plan", "pass 0 (bits 0..7)", "pass 1 (bits 8..15)"};
+      if (end == 0) expect.insert(expect.end(), {"slot 2 (skipped)", "slot 3 (skipped)"});
+      expect.push_back("finish");
+      EXPECT_EQ(names, expect) << alg << " end_bit " << end;
+      std::vector<std::uint32_t> got(n), got_v(n);
+      ctx().read(ko, 0, got.data(), n * 4);
+      ctx().read(vo, 0, got_v.data(), n * 4);
+      EXPECT_EQ(got, want) << alg;
+      EXPECT_EQ(got_v, want_v) << alg;
+    }
+  // The native backend: one phase, the same result.
+  buffer ki = native_ctx().create_buffer(n * 4), ko = native_ctx().create_buffer(n * 4);
+  native_ctx().write(ki, 0, x.data(), n * 4);
+  EXPECT_EQ(sort_phases(native_ctx(), ki, ko, n, dtype::u32, {}).size(), 1u);
+  std::vector<std::uint32_t> got(n), want = x;
+  native_ctx().read(ko, 0, got.data(), n * 4);
+  cpu::stable_sort(want.data(), n, dtype::u32, false);
+  EXPECT_EQ(got, want);
 }
 
 TEST(Sort, BadArguments) {

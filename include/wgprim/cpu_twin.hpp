@@ -45,6 +45,14 @@ double abs_sum_f32(const float* x, std::size_t n);
 void stable_sort(std::uint32_t* keys, std::size_t n, dtype t, bool descending, std::uint32_t* values = nullptr);
 /// The same for 64-bit keys: kind 0 uint64, 1 int64, 2 double (NaNs last, -0.0 before +0.0).
 void stable_sort64(std::uint64_t* keys, std::size_t n, int kind, bool descending, std::uint32_t* values = nullptr);
+/// The twins of a sort of bits [begin_bit, end_bit) of the ordered key only (wgprim::sort_order; end_bit 0: the
+/// key's width): std::stable_sort comparing those bits of the ordered key (unsigned as is, signed with the sign
+/// flipped, floats: negatives all bits flipped, others the sign set, NaNs all ones), reversed when descending.
+/// The whole width falls back to stable_sort / stable_sort64 (the order written on the values).
+void stable_sort_bits(std::uint32_t* keys, std::size_t n, dtype t, bool descending, unsigned begin_bit,
+                      unsigned end_bit, std::uint32_t* values = nullptr);
+void stable_sort64_bits(std::uint64_t* keys, std::size_t n, int kind, bool descending, unsigned begin_bit,
+                        unsigned end_bit, std::uint32_t* values = nullptr);
 
 }  // namespace wgprim::cpu
 

@@ -14,11 +14,14 @@
 ///   wgprim::sort(ctx, d_in, d_out, wgprim::order::descending);   // out of place
 ///   wgprim::sort_pairs(ctx, d_keys, d_indices);                  // values (any 32-bit payload) follow their keys
 ///   wgprim::sort(ctx, encoder, d_keys);                          // recorded; the caller submits
+///   wgprim::sort(ctx, d_keys, wgprim::key_bits(0, 16));          // only bits 0..15 compared (two digit passes)
 /// @endcode
 #pragma once
 #include <cstddef>
+#include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "wgprim/algorithm.hpp"
 #include "wgprim/context.hpp"
@@ -29,10 +32,26 @@ namespace wgprim {
 /// Sort order: ascending, or exactly its reverse (still stable).
 enum class order { ascending, descending };
 
+/// What a sort compares: the direction, and which bits of the key's ordered bit pattern (cub::DeviceRadixSort's
+/// begin_bit / end_bit). The ordered pattern is the radix sort's transform of the key: unsigned as is, signed with
+/// the sign bit flipped, floats with negatives' bits all flipped and positives' sign bit set, every NaN all ones.
+/// Only bits [begin_bit, end_bit) of it are compared (0 <= begin_bit < end_bit <= the key's width; end_bit 0 means
+/// the width: 32 or 64); keys equal on those bits keep their input order (stable), and only the 8-bit digit passes
+/// that cover those bits run. Converts from `order`, so `order::descending` reads as before.
+struct sort_order {
+  order direction = order::ascending;
+  unsigned begin_bit = 0;
+  unsigned end_bit = 0;  ///< 0: the key's width
+  sort_order(order o = order::ascending, unsigned begin = 0, unsigned end = 0)  // NOLINT: implicit from order
+      : direction(o), begin_bit(begin), end_bit(end) {}
+};
+/// Bits [begin, end) of the ordered key, e.g. wgprim::sort(ctx, keys, wgprim::key_bits(0, 16)).
+inline sort_order key_bits(unsigned begin, unsigned end, order o = order::ascending) { return {o, begin, end}; }
+
 namespace detail {
 /// The type-erased entry point. vals_in / vals_out are null for keys only; encoder null: run and wait.
 void sort_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& keys_in, const range_ref& keys_out, const range_ref* vals_in,
-              const range_ref* vals_out, dtype key_type, order o, const run_options& opt);
+              const range_ref* vals_out, dtype key_type, const sort_order& o, const run_options& opt);
 template <class R>
 range_ref in_place_ref(R&& r) {
   range_ref x = out_ref(std::forward<R>(r));
@@ -45,7 +64,7 @@ using if_range = std::enable_if_t<is_range_v<K>>;
 
 /// Sorts keys in place.
 template <class K, class = detail::if_range<K>>
-void sort(context& ctx, K&& keys, order o = order::ascending, const run_options& opt = {}) {
+void sort(context& ctx, K&& keys, sort_order o = {}, const run_options& opt = {}) {
   using T = detail::range_value_t<K>;
   const detail::range_ref r = detail::in_place_ref(std::forward<K>(keys));
   detail::sort_run(ctx, nullptr, r, r, nullptr, nullptr, dtype_of<T>::value, o, opt);
@@ -53,7 +72,7 @@ void sort(context& ctx, K&& keys, order o = order::ascending, const run_options&
 
 /// Sorts keys_in into keys_out (same length, both on the device or both on the host).
 template <class In, class Out, class = std::enable_if_t<detail::is_range_v<In> && detail::is_range_v<Out>>>
-void sort(context& ctx, const In& keys_in, Out&& keys_out, order o = order::ascending, const run_options& opt = {}) {
+void sort(context& ctx, const In& keys_in, Out&& keys_out, sort_order o = {}, const run_options& opt = {}) {
   using T = detail::range_value_t<In>;
   static_assert(std::is_same_v<T, detail::range_value_t<Out>>, "wgprim: input and output key types differ");
   detail::sort_run(ctx, nullptr, detail::in_ref(keys_in), detail::out_ref(std::forward<Out>(keys_out)), nullptr, nullptr,
@@ -62,7 +81,7 @@ void sort(context& ctx, const In& keys_in, Out&& keys_out, order o = order::asce
 
 /// Sorts keys in place and applies the same permutation to values (any 32-bit type).
 template <class K, class V, class = std::enable_if_t<detail::is_range_v<K> && detail::is_range_v<V>>>
-void sort_pairs(context& ctx, K&& keys, V&& values, order o = order::ascending, const run_options& opt = {}) {
+void sort_pairs(context& ctx, K&& keys, V&& values, sort_order o = {}, const run_options& opt = {}) {
   using T = detail::range_value_t<K>;
   const detail::range_ref k = detail::in_place_ref(std::forward<K>(keys));
   const detail::range_ref v = detail::in_place_ref(std::forward<V>(values));
@@ -74,7 +93,7 @@ template <class KI, class VI, class KO, class VO,
           class = std::enable_if_t<detail::is_range_v<KI> && detail::is_range_v<VI> && detail::is_range_v<KO> &&
                                    detail::is_range_v<VO>>>
 void sort_pairs(context& ctx, const KI& keys_in, const VI& values_in, KO&& keys_out, VO&& values_out,
-                order o = order::ascending, const run_options& opt = {}) {
+                sort_order o = {}, const run_options& opt = {}) {
   using T = detail::range_value_t<KI>;
   static_assert(std::is_same_v<T, detail::range_value_t<KO>>, "wgprim: input and output key types differ");
   static_assert(std::is_same_v<detail::range_value_t<VI>, detail::range_value_t<VO>>,
@@ -86,7 +105,7 @@ void sort_pairs(context& ctx, const KI& keys_in, const VI& values_in, KO&& keys_
 
 /// Encoder overloads (device ranges only): the same sorts recorded into the caller's command encoder.
 template <class K, class = std::enable_if_t<detail::is_device_range_v<K>>>
-void sort(context& ctx, WGPUCommandEncoder encoder, K&& keys, order o = order::ascending, const run_options& opt = {}) {
+void sort(context& ctx, WGPUCommandEncoder encoder, K&& keys, sort_order o = {}, const run_options& opt = {}) {
   using T = detail::range_value_t<K>;
   const detail::range_ref r = detail::in_place_ref(std::forward<K>(keys));
   detail::sort_run(ctx, encoder, r, r, nullptr, nullptr, dtype_of<T>::value, o, opt);
@@ -94,7 +113,7 @@ void sort(context& ctx, WGPUCommandEncoder encoder, K&& keys, order o = order::a
 template <class In, class Out,
           class = std::enable_if_t<detail::is_device_range_v<In> && detail::is_device_range_v<Out>>>
 /// Records a sort of device ranges into the caller's encoder (no host wait).
-void sort(context& ctx, WGPUCommandEncoder encoder, const In& keys_in, Out&& keys_out, order o = order::ascending,
+void sort(context& ctx, WGPUCommandEncoder encoder, const In& keys_in, Out&& keys_out, sort_order o = {},
           const run_options& opt = {}) {
   using T = detail::range_value_t<In>;
   static_assert(std::is_same_v<T, detail::range_value_t<Out>>, "wgprim: input and output key types differ");
@@ -103,7 +122,7 @@ void sort(context& ctx, WGPUCommandEncoder encoder, const In& keys_in, Out&& key
 }
 /// Records an in-place pair sort of device ranges into the caller's encoder.
 template <class K, class V, class = std::enable_if_t<detail::is_device_range_v<K> && detail::is_device_range_v<V>>>
-void sort_pairs(context& ctx, WGPUCommandEncoder encoder, K&& keys, V&& values, order o = order::ascending,
+void sort_pairs(context& ctx, WGPUCommandEncoder encoder, K&& keys, V&& values, sort_order o = {},
                 const run_options& opt = {}) {
   using T = detail::range_value_t<K>;
   const detail::range_ref k = detail::in_place_ref(std::forward<K>(keys));
@@ -115,7 +134,7 @@ template <class KI, class VI, class KO, class VO,
                                    detail::is_device_range_v<KO> && detail::is_device_range_v<VO>>>
 /// Records a pair sort of device ranges into the caller's encoder, keys and values into separate outputs.
 void sort_pairs(context& ctx, WGPUCommandEncoder encoder, const KI& keys_in, const VI& values_in, KO&& keys_out,
-                VO&& values_out, order o = order::ascending, const run_options& opt = {}) {
+                VO&& values_out, sort_order o = {}, const run_options& opt = {}) {
   using T = detail::range_value_t<KI>;
   static_assert(std::is_same_v<T, detail::range_value_t<KO>>, "wgprim: input and output key types differ");
   const detail::range_ref vi = detail::in_ref(values_in), vo = detail::out_ref(std::forward<VO>(values_out));
@@ -125,7 +144,7 @@ void sort_pairs(context& ctx, WGPUCommandEncoder encoder, const KI& keys_in, con
 
 /// Runtime-typed (for tools): n keys of type key_type from keys_in into keys_out (may be the same buffer); values
 /// may be null (keys only).
-inline void sort_bits(context& ctx, const buffer& keys_in, buffer& keys_out, std::size_t n, dtype key_type, order o,
+inline void sort_bits(context& ctx, const buffer& keys_in, buffer& keys_out, std::size_t n, dtype key_type, sort_order o,
                       const buffer* values_in = nullptr, buffer* values_out = nullptr, const run_options& opt = {}) {
   using detail::in_ref;
   using detail::out_ref;
@@ -136,5 +155,20 @@ inline void sort_bits(context& ctx, const buffer& keys_in, buffer& keys_out, std
   const detail::range_ref vo = out_ref(device_span<std::uint32_t>(*values_out, 0, n));
   detail::sort_run(ctx, nullptr, ki, ko, &vi, &vo, key_type, o, opt);
 }
+
+/// One phase of a sort, timed alone (sort_phases).
+struct sort_phase {
+  std::string name;             ///< "histogram + plan", "pass 2 (bits 16..23)", "slot 3 (skipped)", "finish"
+  double gpu_ms = 0;            ///< GPU timestamps of the phase's passes where trustworthy, else its wall time
+  bool gpu_timestamps = false;  ///< whether gpu_ms came from timestamps
+  bool skipped = false;         ///< a slot the plan left empty (every workgroup returned at once)
+};
+/// The same sort as sort_bits (keys of a 32-bit key_type; both backends), with each phase submitted and timed on
+/// its own: the upfront histogram and plan, every digit-pass slot (named by the pass it ran), and the finish copy.
+/// A breakdown for profiling, not the fastest way to sort: the phases do not overlap, and each pays a submission.
+/// Keys within one storage binding (the merged path has no such phases); the native backend reports one phase.
+std::vector<sort_phase> sort_phases(context& ctx, const buffer& keys_in, buffer& keys_out, std::size_t n,
+                                    dtype key_type, sort_order o, const buffer* values_in = nullptr,
+                                    buffer* values_out = nullptr, const run_options& opt = {});
 
 }  // namespace wgprim

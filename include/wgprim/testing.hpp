@@ -4,6 +4,7 @@
 /// Test hooks that make rare paths happen on demand; not for production.
 #pragma once
 #include <cstdint>
+#include <vector>
 
 #include "wgprim/algorithm.hpp"
 #include "wgprim/context.hpp"
@@ -21,9 +22,13 @@ void set_lookback_stress(context& ctx, bool on);
 /// The radix sort on keys given as u32 words: key_words 1 (32-bit keys) or 2 (64-bit keys, low word first, as a
 /// little-endian uint64_t array is laid out); kind 0 unsigned, 1 signed, 2 floating point (the documented order);
 /// values (may be null) follow the keys. keys_in may be keys_out (in place). The path the public 64-bit overloads
-/// will take.
+/// will take. begin_bit / end_bit: as wgprim::sort_order (end_bit 0: the key's width).
 void sort_words(context& ctx, const buffer& keys_in, buffer& keys_out, std::size_t n, unsigned key_words, unsigned kind,
                 bool descending, const buffer* vals_in = nullptr, buffer* vals_out = nullptr,
-                const run_options& opt = {});
+                const run_options& opt = {}, unsigned begin_bit = 0, unsigned end_bit = 0);
+/// The digit passes (0 .. 4 * key words - 1, low bits first) that the last sort on this context ran: a pass is
+/// skipped when every key has the same digit there, or when its bits are outside [begin_bit, end_bit). On a
+/// WebGPU context, read from the sort's state after the call (not for sorts past one storage binding).
+std::vector<unsigned> sort_passes_run(context& ctx);
 
 }  // namespace wgprim::testing

@@ -496,11 +496,19 @@ void require_1d(const input& in, const char* what) {
                                                     "a.ravel() to sort all elements)");
 }
 
-nb::object sort(nb::handle a, bool descending, opt_device device) {
+/// The sort's order with CUB's begin_bit / end_bit (end_bit None: the key's width; the library checks the range).
+wgprim::sort_order sort_order_of(bool descending, unsigned begin_bit, std::optional<unsigned> end_bit) {
+  if (end_bit && *end_bit == 0)
+    throw wgprim::error(errc::invalid_argument, "sort: end_bit must be above begin_bit (0 <= begin_bit < end_bit)");
+  return {descending ? wgprim::order::descending : wgprim::order::ascending, begin_bit, end_bit.value_or(0)};
+}
+
+nb::object sort(nb::handle a, bool descending, unsigned begin_bit, std::optional<unsigned> end_bit,
+                opt_device device) {
   const input in = as_input(a, "sort");
   require_1d(in, "sort");
   const device_ptr dev = pick_device({&in}, device);
-  const wgprim::order ord = descending ? wgprim::order::descending : wgprim::order::ascending;
+  const wgprim::sort_order ord = sort_order_of(descending, begin_bit, end_bit);
   result_1d out(in.dev, dev, in.type, in.n);
   on_device(*dev, [&] {
     visit(in.type, [&](auto tag) {
@@ -514,11 +522,12 @@ nb::object sort(nb::handle a, bool descending, opt_device device) {
 
 /// The indices of the stable sort, through sort_pairs of the keys with 0..n-1. NumPy input: int64 indices
 /// (np.intp, as np.argsort gives); DeviceArray input: a uint32 DeviceArray (indices up to 2^32 - 1).
-nb::object argsort(nb::handle a, bool descending, opt_device device) {
+nb::object argsort(nb::handle a, bool descending, unsigned begin_bit, std::optional<unsigned> end_bit,
+                   opt_device device) {
   const input in = as_input(a, "argsort");
   require_1d(in, "argsort");
   const device_ptr dev = pick_device({&in}, device);
-  const wgprim::order ord = descending ? wgprim::order::descending : wgprim::order::ascending;
+  const wgprim::sort_order ord = sort_order_of(descending, begin_bit, end_bit);
   if (in.n > 0xffffffffull) throw wgprim::error(errc::limit, "argsort: more than 2^32 - 1 elements");
   if (in.dev) {
     std::unique_ptr<py_array> keys(new_array(dev, in.type, {in.n})), iota(new_array(dev, dtype::u32, {in.n}));
@@ -1285,12 +1294,16 @@ NB_MODULE(_wgprim, m) {
   m.def("cumsum", [](nb::handle a, opt_device device) { return scan(a, true, "sum", nb::none(), "fast", true, device); },
         "a"_a, nb::kw_only(), "device"_a = nb::none(),
         "np.cumsum(a) in the input's dtype (flattened; float16/uint8/int8: float32/uint32/int32).");
-  m.def("sort", &sort, "a"_a, nb::kw_only(), "descending"_a = false, "device"_a = nb::none(),
+  m.def("sort", &sort, "a"_a, nb::kw_only(), "descending"_a = false, "begin_bit"_a = 0u, "end_bit"_a = nb::none(),
+        "device"_a = nb::none(),
         "A sorted copy of a 1-D array (stable radix sort; floats: -inf < ... < -0.0 < +0.0 < ... < inf < NaN). "
-        "float32/int32/uint32 keys, and float64/int64/uint64 on a WebGPU device.");
-  m.def("argsort", &argsort, "a"_a, nb::kw_only(), "descending"_a = false, "device"_a = nb::none(),
+        "float32/int32/uint32 keys, and float64/int64/uint64 on a WebGPU device. begin_bit / end_bit (as CUB's): "
+        "compare only those bits of the ordered key (signed: sign flipped; floats: negatives flipped, NaN all "
+        "ones); keys equal there keep their order.");
+  m.def("argsort", &argsort, "a"_a, nb::kw_only(), "descending"_a = false, "begin_bit"_a = 0u,
+        "end_bit"_a = nb::none(), "device"_a = nb::none(),
         "The indices that sort a 1-D array, stably (np.argsort(a, kind='stable'), except that -0.0 sorts before "
-        "+0.0). int64 for NumPy input, uint32 DeviceArray for DeviceArray input.");
+        "+0.0). int64 for NumPy input, uint32 DeviceArray for DeviceArray input. begin_bit / end_bit: as sort.");
   m.def("select", &select_py, "a"_a, "condition"_a, nb::kw_only(), "device"_a = nb::none(),
         "a[condition]: the elements where a mask (bool or integer, a's shape) is nonzero, or where a predicate "
         "expression in a holds (e.g. 'a > 0.5'), in order, flattened.");

@@ -194,6 +194,25 @@ def test_sort_floats_nan_inf_zero():
     assert np.array_equal(wgprim.argsort(y), np.argsort(y, kind="stable"))
 
 
+def test_sort_bits():
+    # begin_bit / end_bit: only those bits of the ordered key (i32: sign flipped) compared, stably.
+    rng = np.random.default_rng(5)
+    for dtype, flip in ((np.uint32, 0), (np.int32, 0x80000000)):
+        x = rng.integers(np.iinfo(dtype).min, np.iinfo(dtype).max, 5000, dtype=dtype, endpoint=True)
+        ordered = x.view(np.uint32) ^ np.uint32(flip)
+        for lo, hi in ((0, 16), (8, 24), (31, 32)):
+            key = (ordered >> np.uint32(lo)) & np.uint32((1 << (hi - lo)) - 1)
+            want = np.argsort(key, kind="stable")
+            assert np.array_equal(wgprim.sort(x, begin_bit=lo, end_bit=hi), x[want])
+            assert np.array_equal(wgprim.argsort(x, begin_bit=lo, end_bit=hi), want)
+            down = np.argsort(~key, kind="stable")
+            assert np.array_equal(wgprim.argsort(x, descending=True, begin_bit=lo, end_bit=hi), down)
+    assert np.array_equal(wgprim.sort(x, begin_bit=0), np.sort(x))
+    for lo, hi in ((16, 16), (0, 33), (20, 10)):
+        with pytest.raises(wgprim.Error):
+            wgprim.sort(x, begin_bit=lo, end_bit=hi)
+
+
 # ---- select, segment_reduce, histogram ----
 
 @pytest.mark.parametrize("dtype", DTYPES)

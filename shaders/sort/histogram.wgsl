@@ -2,7 +2,8 @@
 // 32-bit keys, 8 for 64-bit) in one read of the keys. A fixed number of workgroups walk blocks of WG_SIZE * ITEMS
 // keys (so that the global atomics stay few: RADIX * PASSES per workgroup at most), count in workgroup memory,
 // then add their counts to state[HIST + pass * 256 + digit] (cleared before). The plan kernel turns them into
-// the active passes and each digit's start.
+// the active passes and each digit's start. Only the passes [pass_lo, pass_hi) covering the compared bits are
+// counted (the others would put every key in digit 0: contended atomics for nothing).
 //! import sort/keys.wgsl
 
 const PASSES: u32 = 4u * KEY_WORDS;
@@ -27,13 +28,12 @@ fn histogram(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid
       if (i < params.n) {
         if (KEY_WORDS == 1u) {
           let s = sortable(keys[i]);
-          atomicAdd(&wg_bins[s & 0xffu], 1u);
-          atomicAdd(&wg_bins[256u + ((s >> 8u) & 0xffu)], 1u);
-          atomicAdd(&wg_bins[512u + ((s >> 16u) & 0xffu)], 1u);
-          atomicAdd(&wg_bins[768u + (s >> 24u)], 1u);
+          for (var p = params.pass_lo; p < params.pass_hi; p += 1u) {
+            atomicAdd(&wg_bins[p * 256u + ((s >> (p * 8u)) & 0xffu)], 1u);
+          }
         } else {
           let s = sortable2(vec2<u32>(keys[2u * i], keys[2u * i + 1u]));
-          for (var p = 0u; p < 8u; p += 1u) {
+          for (var p = params.pass_lo; p < params.pass_hi; p += 1u) {
             let word = select(s.x, s.y, p >= 4u);
             atomicAdd(&wg_bins[p * 256u + ((word >> ((p % 4u) * 8u)) & 0xffu)], 1u);
           }

@@ -11,6 +11,8 @@
 // so NaNs sort last and compare equal (the sort is stable, so NaNs keep their input order).
 // descending != 0: the transformed key is complemented: exactly the reverse order of distinct keys, equal keys still
 // in input order (stable), NaNs first.
+// Then only the compared bits are kept (params.mask_lo / mask_hi: bits [begin_bit, end_bit), cub's begin_bit /
+// end_bit): keys equal on them compare equal, and every digit pass outside them sees digit 0 only.
 //
 // State buffer (u32 words, shared by the histogram, plan, pass and finish kernels of one sort):
 //   [0, 8)          the tile counter of each slot (pass kernels claim tiles in order from it)
@@ -35,6 +37,10 @@ struct sort_params {
   stress: u32,      // onesweep: test-only delays and ignored states that force fallbacks
   workgroups: u32,  // histogram / finish: workgroups walking the blocks
   blocks: u32,      // histogram / finish: blocks of WG_SIZE * ITEMS keys
+  mask_lo: u32,     // the compared bits of the transformed key: low word
+  mask_hi: u32,     // high word (64-bit keys)
+  pass_lo: u32,     // the digit passes [pass_lo, pass_hi) that cover the compared bits
+  pass_hi: u32,
 }
 
 const RADIX: u32 = 256u;
@@ -59,7 +65,7 @@ fn sortable(k: u32) -> u32 {
   if (params.descending != 0u) {
     s = ~s;
   }
-  return s;
+  return s & params.mask_lo;
 }
 
 // The same transform on a 64-bit key (x: low word, y: high word).
@@ -80,7 +86,7 @@ fn sortable2(k: vec2<u32>) -> vec2<u32> {
   if (params.descending != 0u) {
     s = ~s;
   }
-  return s;
+  return s & vec2<u32>(params.mask_lo, params.mask_hi);
 }
 
 // The digit of pass `dpass` of a key given as (low word, high word); the high word is ignored for 32-bit keys.

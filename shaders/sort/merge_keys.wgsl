@@ -27,8 +27,8 @@ struct merge_params {
   step: u32,         // keys between two split diagonals (output window size)
   diagonals: u32,
   grid_x: u32,
-  pad0: u32,
-  pad1: u32,
+  mask_lo: u32,      // the compared bits of the transformed key (sort/keys.wgsl)
+  mask_hi: u32,
   pad2: u32,
 }
 

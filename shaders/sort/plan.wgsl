@@ -1,5 +1,6 @@
 // The radix sort's plan, from the histogram (one workgroup of RADIX invocations, after the histogram kernel):
-// a pass is active unless one digit holds all n keys (then it would move nothing); the active passes in order
+// a pass is active when it covers compared bits ([pass_lo, pass_hi), the only ones the histogram counted) unless
+// one digit holds all n keys (then it would move nothing); the active passes in order
 // go to state[PLAN + 1 + j] and their number to state[PLAN]; each pass's digit starts (the exclusive scan of its
 // counts) to state[STARTS + pass * 256 + digit]. The pass kernels read these, so no host wait decides anything.
 //! import sort/keys.wgsl
@@ -17,7 +18,7 @@ fn plan(@builtin(local_invocation_index) l: u32, li: lane_info) {
     atomicStore(&wg_one_digit[l], 0u);
   }
   workgroupBarrier();
-  for (var p = 0u; p < PASSES; p += 1u) {
+  for (var p = params.pass_lo; p < params.pass_hi; p += 1u) {
     let c = atomicLoad(&state[HIST + p * RADIX + l]);
     if (c == params.n) {
       atomicStore(&wg_one_digit[p], 1u);
@@ -27,7 +28,7 @@ fn plan(@builtin(local_invocation_index) l: u32, li: lane_info) {
   workgroupBarrier();
   if (l == 0u) {
     var count = 0u;
-    for (var p = 0u; p < PASSES; p += 1u) {
+    for (var p = params.pass_lo; p < params.pass_hi; p += 1u) {
       if (atomicLoad(&wg_one_digit[p]) == 0u) {
         atomicStore(&state[PLAN + 1u + count], p);
         count += 1u;

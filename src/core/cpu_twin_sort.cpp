@@ -69,4 +69,52 @@ void stable_sort(std::uint32_t* keys, std::size_t n, dtype t, bool descending, s
   });
 }
 
+namespace {
+std::uint64_t ordered64(std::uint64_t k, int kind) {
+  const std::uint64_t sign = 1ull << 63;
+  if (kind == 1) return k ^ sign;
+  if (kind == 2) {
+    double d;
+    std::memcpy(&d, &k, 8);
+    if (std::isnan(d)) return ~0ull;
+    return std::signbit(d) ? ~k : k | sign;
+  }
+  return k;
+}
+std::uint64_t bits_mask(unsigned begin_bit, unsigned end_bit) {
+  return (end_bit >= 64 ? ~0ull : (1ull << end_bit) - 1) & ~((1ull << begin_bit) - 1);
+}
+}  // namespace
+
+void stable_sort_bits(std::uint32_t* keys, std::size_t n, dtype t, bool descending, unsigned begin_bit,
+                      unsigned end_bit, std::uint32_t* values) {
+  if (end_bit == 0) end_bit = 32;
+  if (begin_bit == 0 && end_bit == 32) return stable_sort(keys, n, t, descending, values);
+  const int kind = t == dtype::f32 ? 2 : t == dtype::i32 ? 1 : 0;
+  const std::uint32_t mask = static_cast<std::uint32_t>(bits_mask(begin_bit, end_bit));
+  auto ordered = [kind](std::uint32_t k) -> std::uint32_t {
+    if (kind == 1) return k ^ 0x80000000u;
+    if (kind == 2) {
+      if (std::isnan(from_bits<float>(k))) return 0xffffffffu;
+      return (k & 0x80000000u) ? ~k : k | 0x80000000u;
+    }
+    return k;
+  };
+  sort_with(keys, n, values, [&](std::uint32_t a, std::uint32_t b) {
+    const std::uint32_t x = ordered(a) & mask, y = ordered(b) & mask;
+    return descending ? y < x : x < y;
+  });
+}
+
+void stable_sort64_bits(std::uint64_t* keys, std::size_t n, int kind, bool descending, unsigned begin_bit,
+                        unsigned end_bit, std::uint32_t* values) {
+  if (end_bit == 0) end_bit = 64;
+  if (begin_bit == 0 && end_bit == 64) return stable_sort64(keys, n, kind, descending, values);
+  const std::uint64_t mask = bits_mask(begin_bit, end_bit);
+  sort_with(keys, n, values, [&](std::uint64_t a, std::uint64_t b) {
+    const std::uint64_t x = ordered64(a, kind) & mask, y = ordered64(b, kind) & mask;
+    return descending ? y < x : x < y;
+  });
+}
+
 }  // namespace wgprim::cpu

@@ -13,6 +13,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "wgprim/algorithm.hpp"
 #include "wgprim/arg_reduce.hpp"
@@ -78,9 +79,13 @@ void segmented_scan(context& ctx, const range_ref& in, const range_ref& offsets,
 std::uint64_t reduce_by_key(context& ctx, const range_ref& keys, dtype key_type, const range_ref* values,
                             const range_ref& unique_keys, const range_ref& sums, const monoid& m,
                             const range_ref* runs_out, const run_options& opt);
-/// Stable LSD radix sort (sort.cpp), keys and optional values; in == out allowed.
+/// Stable LSD radix sort (sort.cpp), keys and optional values; in == out allowed. Only bits [begin_bit, end_bit)
+/// of the ordered key are compared (checked by the caller: 0 <= begin_bit < end_bit <= 32).
 void sort(context& ctx, const range_ref& keys_in, const range_ref& keys_out, const range_ref* vals_in,
-          const range_ref* vals_out, dtype key_type, order ord, const run_options& opt);
+          const range_ref* vals_out, dtype key_type, order ord, unsigned begin_bit, unsigned end_bit,
+          const run_options& opt);
+/// The digit passes the last sort on this thread ran on `ctx` (testing::sort_passes_run).
+std::vector<unsigned> sort_passes_run(const context& ctx);
 
 /// The error of a WebGPU-only call (recording into a caller's WGPUCommandEncoder) on a native context.
 [[noreturn]] void no_encoder(const char* primitive);

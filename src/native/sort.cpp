@@ -5,7 +5,9 @@
 // copy. That is the order of the twin's std::stable_sort (NaNs last and equal to each other, -0 before +0).
 // A pass: every block of the input counts its digits; an exclusive scan over (digit, block) gives each block
 // its write position per digit; every block then scatters its elements (and values) in order: stable. Passes
-// whose digit is the same for every key (one bucket holds all n) are skipped, as the GPU's do.
+// whose digit is the same for every key (one bucket holds all n) are skipped, as the GPU's do. A bit range
+// [begin_bit, end_bit) masks the ordered key (bits outside compare equal) and limits the passes to the digits that
+// cover it.
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/parallel_for.h>
 
@@ -25,6 +27,7 @@ using hist = std::array<std::uint32_t, 256>;
 
 template <dtype T, bool Desc>
 struct key_fn {
+  std::uint32_t mask;  // the compared bits
   std::uint32_t operator()(std::uint32_t b) const {
     std::uint32_t k;
     if constexpr (T == dtype::f32) {
@@ -35,13 +38,19 @@ struct key_fn {
     } else {
       k = b;
     }
-    return Desc ? ~k : k;  // descending: the twin swaps the comparator's arguments, so NaNs lead
+    return (Desc ? ~k : k) & mask;  // descending: the twin swaps the comparator's arguments, so NaNs lead
   }
 };
 
+struct last_passes {
+  const context* ctx = nullptr;
+  std::vector<unsigned> passes;
+};
+thread_local last_passes last;
+
 template <class Key>
 void radix_sort(const std::uint32_t* kin, std::uint32_t* kout, const std::uint32_t* vin, std::uint32_t* vout,
-                std::size_t n, Key key) {
+                std::size_t n, Key key, int pass_lo, int pass_hi) {
   const bool pairs = vin != nullptr;
   const std::size_t block = std::max<std::size_t>(std::size_t(1) << 16, (n + 255) / 256);
   const std::size_t blocks = (n + block - 1) / block;
@@ -61,7 +70,7 @@ void radix_sort(const std::uint32_t* kin, std::uint32_t* kout, const std::uint32
     }
   });
   std::vector<int> passes;
-  for (int p = 0; p < 4; ++p) {
+  for (int p = pass_lo; p < pass_hi; ++p) {
     bool one = false;
     for (int d = 0; d < 256 && !one; ++d) {
       std::size_t c = 0;
@@ -70,6 +79,7 @@ void radix_sort(const std::uint32_t* kin, std::uint32_t* kout, const std::uint32
     }
     if (!one) passes.push_back(p);
   }
+  last.passes.assign(passes.begin(), passes.end());
   // Ping-pong between the output and a temporary. Out of place with an odd number of passes, the first pass
   // writes the output, so the last one does too; otherwise the first writes the temporary (in place, the output
   // is the input: never a scatter from a range into itself), and an odd count ends with a copy.
@@ -131,15 +141,19 @@ void radix_sort(const std::uint32_t* kin, std::uint32_t* kout, const std::uint32
 
 template <dtype T>
 void sort_typed(const std::uint32_t* ki, std::uint32_t* ko, const std::uint32_t* vi, std::uint32_t* vo,
-                std::size_t n, order ord) {
-  if (ord == order::descending) radix_sort(ki, ko, vi, vo, n, key_fn<T, true>{});
-  else radix_sort(ki, ko, vi, vo, n, key_fn<T, false>{});
+                std::size_t n, order ord, unsigned begin_bit, unsigned end_bit) {
+  const std::uint32_t mask = static_cast<std::uint32_t>(((end_bit >= 32 ? 1ull << 32 : 1ull << end_bit) - 1) &
+                                                        ~((1ull << begin_bit) - 1));
+  const int lo = static_cast<int>(begin_bit / 8), hi = static_cast<int>((end_bit + 7) / 8);
+  if (ord == order::descending) radix_sort(ki, ko, vi, vo, n, key_fn<T, true>{mask}, lo, hi);
+  else radix_sort(ki, ko, vi, vo, n, key_fn<T, false>{mask}, lo, hi);
 }
 
 }  // namespace
 
 void sort(context& ctx, const range_ref& keys_in, const range_ref& keys_out, const range_ref* vals_in,
-          const range_ref* vals_out, dtype key_type, order ord, const run_options& opt) {
+          const range_ref* vals_out, dtype key_type, order ord, unsigned begin_bit, unsigned end_bit,
+          const run_options& opt) {
   check_algorithm("sort", opt.algorithm);
   const bool pairs = vals_in && vals_out;
   const std::size_t n = keys_in.count;
@@ -166,12 +180,18 @@ void sort(context& ctx, const range_ref& keys_in, const range_ref& keys_out, con
     cv.assign(vi, vi + n);
     vi = cv.data();
   }
+  last.ctx = &ctx;
+  last.passes.clear();
   if (n) {
-    if (key_type == dtype::f32) sort_typed<dtype::f32>(ki, ko, vi, vo, n, ord);
-    else if (key_type == dtype::i32) sort_typed<dtype::i32>(ki, ko, vi, vo, n, ord);
-    else sort_typed<dtype::u32>(ki, ko, vi, vo, n, ord);
+    if (key_type == dtype::f32) sort_typed<dtype::f32>(ki, ko, vi, vo, n, ord, begin_bit, end_bit);
+    else if (key_type == dtype::i32) sort_typed<dtype::i32>(ki, ko, vi, vo, n, ord, begin_bit, end_bit);
+    else sort_typed<dtype::u32>(ki, ko, vi, vo, n, ord, begin_bit, end_bit);
   }
   fill(opt, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(), "native-radix");
+}
+
+std::vector<unsigned> sort_passes_run(const context& ctx) {
+  return last.ctx == &ctx ? last.passes : std::vector<unsigned>{};
 }
 
 }  // namespace wgprim::detail::cpu_backend

@@ -23,8 +23,8 @@ using namespace wgprim;
 namespace {
 
 struct sort_cli {
-  std::string adapter, input, output, values, values_output, algorithm;
-  bool descending = false, json = false;
+  std::string adapter, input, generate, type, output, values, values_output, algorithm, bits;
+  bool descending = false, json = false, phases = false, no_check = false;
   int repeat = 1;
   tuning tune;
 };
@@ -37,6 +37,21 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
+/// "LO:HI" -> bits [LO, HI) of the ordered key (the library checks the range against the key's width).
+void parse_bits(const std::string& text, unsigned& lo, unsigned& hi) {
+  const std::size_t colon = text.find(':');
+  auto num = [&](const std::string& t) {
+    if (t.empty() || t.size() > 3 || t.find_first_not_of("0123456789") != std::string::npos)
+      throw error(errc::invalid_argument, "--bits '" + detail::excerpt(text, 40) + "' is not LO:HI (e.g. 0:16)");
+    return static_cast<unsigned>(std::stoul(t));
+  };
+  if (colon == std::string::npos)
+    throw error(errc::invalid_argument, "--bits '" + detail::excerpt(text, 40) + "' is not LO:HI (e.g. 0:16)");
+  lo = num(text.substr(0, colon));
+  hi = num(text.substr(colon + 1));
+  if (hi == 0) throw error(errc::invalid_argument, "--bits " + text + ": HI must be above LO");
+}
+
 }  // namespace
 
 CLI::App* add_sort_command(CLI::App& app) {
@@ -44,7 +59,15 @@ CLI::App* add_sort_command(CLI::App& app) {
   auto* s = app.add_subcommand("sort", "stable radix sort of keys (and values), checked against std::stable_sort");
   s->add_option("--adapter", o.adapter, "adapter name substring (default: WGPRIM_ADAPTER, else the best GPU)");
   s->add_flag("--json", o.json, "print one JSON object");
-  s->add_option("--input", o.input, "keys: .npy, .bin (needs a .npy here), .csv or .txt; u32, i32 or f32")->required();
+  s->add_option("--input", o.input, "keys: .npy, .bin (needs a .npy here), .csv or .txt; u32, i32 or f32");
+  s->add_option("--generate", o.generate, "generated keys KIND:N[:SEED] instead of --input (uniform: the full range)");
+  s->add_option("--type", o.type, "with --generate: u32 | i32 | f32 (default: the kind's own)");
+  s->add_option("--bits", o.bits,
+                "LO:HI: compare only bits [LO, HI) of the ordered key (cub's begin_bit / end_bit; stable)");
+  s->add_flag("--phases", o.phases,
+              "also time each phase alone (histogram + plan, every digit pass, finish): GPU timestamps where the "
+              "adapter has them, medians of --repeat runs");
+  s->add_flag("--no-check", o.no_check, "skip the comparison with std::stable_sort (large n)");
   s->add_option("--output", o.output, "sorted keys (.npy, .bin, .csv, .txt)");
   s->add_option("--values", o.values, "values (32-bit, same length) to sort with the keys");
   s->add_option("--values-output", o.values_output, "the values in key order");
@@ -61,9 +84,17 @@ CLI::App* add_sort_command(CLI::App& app) {
 
 int run_sort_command() {
   const sort_cli& o = opts();
-  io::array keys = io::read_array(o.input);
-  require_word_elements(keys, "sort: '" + detail::excerpt(o.input, 200) + "'",
+  if (o.input.empty() == o.generate.empty())
+    throw error(errc::invalid_argument, "give one of --input FILE or --generate KIND:N[:SEED]");
+  if (!o.type.empty() && o.generate.empty()) throw error(errc::invalid_argument, "--type goes with --generate");
+  io::array keys = o.input.empty()
+                       ? io::generate(o.generate, o.type.empty() ? std::nullopt : std::optional<dtype>(parse_dtype(o.type)))
+                       : io::read_array(o.input);
+  const std::string source = o.input.empty() ? o.generate : o.input;
+  require_word_elements(keys, "sort: '" + detail::excerpt(source, 200) + "'",
                         " (64-bit keys: wgprim::sort in C++ or wgprim.sort in Python)");
+  unsigned bit_lo = 0, bit_hi = 0;
+  if (!o.bits.empty()) parse_bits(o.bits, bit_lo, bit_hi);
   io::array vals;
   const bool pairs = !o.values.empty();
   if (pairs) {
@@ -77,7 +108,7 @@ int run_sort_command() {
   }
   if (!o.output.empty()) io::check_writable(o.output);
   if (!o.values_output.empty()) io::check_writable(o.values_output);
-  const order ord = o.descending ? order::descending : order::ascending;
+  const sort_order ord(o.descending ? order::descending : order::ascending, bit_lo, bit_hi);
   const std::size_t n = keys.bits.size();
   context ctx(context_options{o.adapter});
 
@@ -108,17 +139,34 @@ int run_sort_command() {
   std::sort(times.begin(), times.end());
   st.gpu_ms = times[times.size() / 2];
   st.lookback_fallbacks = fallbacks;
+  // Each phase alone, --repeat times (the runs above compiled every kernel): the median of each.
+  std::vector<sort_phase> phases;
+  if (o.phases) {
+    std::vector<std::vector<sort_phase>> runs;
+    for (int r = 0; r < o.repeat; ++r)
+      runs.push_back(sort_phases(ctx, kin, kout, n, keys.type, ord, pairs ? &vin : nullptr, pairs ? &vout : nullptr, ro));
+    phases = runs.front();
+    for (std::size_t i = 0; i < phases.size(); ++i) {
+      std::vector<double> t;
+      for (const auto& run : runs) t.push_back(run[i].gpu_ms);
+      std::sort(t.begin(), t.end());
+      phases[i].gpu_ms = t[t.size() / 2];
+    }
+  }
   io::array got{keys.type, std::vector<std::uint32_t>(n)}, got_v{vals.type, std::vector<std::uint32_t>(pairs ? n : 0)};
   if (n) ctx.read(kout, 0, got.bits.data(), n * 4);
   if (pairs && n) ctx.read(vout, 0, got_v.bits.data(), n * 4);
 
   std::vector<std::uint32_t> want = keys.bits, want_v = vals.bits;
   auto t1 = std::chrono::steady_clock::now();
-  cpu::stable_sort(want.data(), n, keys.type, o.descending, pairs ? want_v.data() : nullptr);
-  const double cpu_ms = ms_since(t1);
   std::size_t mismatches = 0;
-  for (std::size_t i = 0; i < n; ++i)
-    mismatches += got.bits[i] != want[i] || (pairs && got_v.bits[i] != want_v[i]);
+  double cpu_ms = 0;
+  if (!o.no_check) {
+    cpu::stable_sort_bits(want.data(), n, keys.type, o.descending, bit_lo, bit_hi, pairs ? want_v.data() : nullptr);
+    cpu_ms = ms_since(t1);
+    for (std::size_t i = 0; i < n; ++i)
+      mismatches += got.bits[i] != want[i] || (pairs && got_v.bits[i] != want_v[i]);
+  }
 
   if (!o.output.empty()) io::write_array(o.output, got);
   if (!o.values_output.empty()) io::write_array(o.values_output, got_v);
@@ -133,15 +181,34 @@ int run_sort_command() {
             {"gpu_timer", st.gpu_timestamps ? "timestamps" : "wall"},
             {"upload_ms", upload_ms},
             {"cpu_ms", cpu_ms},
-            {"lookback_fallbacks", st.lookback_fallbacks}};
+            {"lookback_fallbacks", st.lookback_fallbacks},
+            {"bits", fmt::format("{}:{}", ord.begin_bit, ord.end_bit ? ord.end_bit : 32)},
+            {"checked", !o.no_check}};
+  if (o.phases) {
+    json ph = json::array();
+    for (const auto& p : phases)
+      ph.push_back({{"phase", p.name}, {"gpu_ms", p.gpu_ms}, {"gpu_timer", p.gpu_timestamps ? "timestamps" : "wall"},
+                    {"skipped", p.skipped}});
+    j["phases"] = ph;
+  }
   if (o.json) {
     std::cout << j.dump() << "\n";
   } else {
     fmt::print("{} {} of {} {} keys on {} ({})\n", st.algorithm, pairs ? "sort_pairs" : "sort",
                n, dtype_name(keys.type), ctx.adapter().name, o.descending ? "descending" : "ascending");
-    fmt::print("  {} elements differ from std::stable_sort\n", mismatches);
+    if (!o.bits.empty()) fmt::print("  bits {} of the ordered key\n", j["bits"].get<std::string>());
+    if (o.no_check) fmt::print("  not checked against std::stable_sort (--no-check)\n");
+    else fmt::print("  {} elements differ from std::stable_sort\n", mismatches);
     fmt::print("  GPU time {:.3f} ms ({}), upload {:.3f} ms, std::stable_sort {:.3f} ms\n", st.gpu_ms,
                j["gpu_timer"].get<std::string>(), upload_ms, cpu_ms);
+    if (o.phases) {
+      double sum = 0;
+      for (const auto& p : phases) sum += p.gpu_ms;
+      fmt::print("  phases, each submitted alone (median of {}):\n", o.repeat);
+      for (const auto& p : phases)
+        fmt::print("    {:<24} {:9.3f} ms  {}\n", p.name, p.gpu_ms, p.gpu_timestamps ? "timestamps" : "wall");
+      fmt::print("    {:<24} {:9.3f} ms  (one submission: {:.3f} ms)\n", "sum", sum, st.gpu_ms);
+    }
   }
   if (mismatches) {
     std::cerr << "wgprim: error: " << mismatches << " sorted elements differ from the CPU twin\n";
@@ -175,6 +242,24 @@ std::vector<std::pair<std::string, tuning>> sort_tunes() {
   }
   return v;
 }
+/// Bit ranges of the sort rows from WGPRIM_SORT_BITS ("LO:HI,..."): u32 rows named <algorithm>/bits<LO>:<HI>
+/// (cub's begin_bit / end_bit; issue 25 quotes CUB's 16-bit anchors: bench/cub has no such row yet).
+std::vector<std::pair<std::string, sort_order>> sort_bit_variants() {
+  std::vector<std::pair<std::string, sort_order>> v;
+  const char* env = std::getenv("WGPRIM_SORT_BITS");
+  if (!env) return v;
+  const std::string text = env;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const std::size_t end = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, end - start);
+    unsigned lo = 0, hi = 0;
+    parse_bits(item, lo, hi);
+    v.push_back({"/bits" + item, sort_order(order::ascending, lo, hi)});
+    start = end + 1;
+  }
+  return v;
+}
 }  // namespace
 
 void add_sort_bench_cases(context& ctx, std::size_t n_max, const bench_wants& wants, std::vector<bench_case>& cases) {
@@ -196,19 +281,27 @@ void add_sort_bench_cases(context& ctx, std::size_t n_max, const bench_wants& wa
     }
     return x;
   };
-  std::vector<std::pair<std::string, run_options>> variants;
+  struct variant {
+    std::string name;
+    run_options ro;
+    sort_order so;
+    bool all_types = true;  // bit-range rows: u32 only
+  };
+  std::vector<variant> variants;
+  const auto bit_variants = sort_bit_variants();
   for (const auto& alg : algorithms("sort")) {
     run_options ro;
     ro.algorithm = alg;
-    variants.push_back({alg, ro});
+    variants.push_back({alg, ro, {}, true});
+    for (const auto& [suffix, so] : bit_variants) variants.push_back({alg + suffix, ro, so, false});
     if (alg == "onesweep")
       for (const auto& [suffix, t] : sort_tunes()) {
         ro.tune = t;
-        variants.push_back({alg + suffix, ro});
+        variants.push_back({alg + suffix, ro, {}, true});
       }
   }
   bool any = false;
-  for (const auto& v : variants) any |= wants("sort_keys", v.second.algorithm) || wants("sort_pairs", v.second.algorithm);
+  for (const auto& v : variants) any |= wants("sort_keys", v.ro.algorithm) || wants("sort_pairs", v.ro.algorithm);
   if (!any) return;
   b->keys_u32 = make(false);
   b->keys_f32 = make(true);
@@ -216,38 +309,40 @@ void add_sort_bench_cases(context& ctx, std::size_t n_max, const bench_wants& wa
   b->out = ctx.create_buffer(n_max * 4);
   b->out_vals = ctx.create_buffer(n_max * 4);
   ctx.finish();
-  for (const auto& [name, plain] : variants) {
+  for (const auto& var : variants) {
+    const std::string& name = var.name;
+    const run_options& plain = var.ro;
+    const sort_order so = var.so;
     for (const bool pairs : {false, true}) {
       const char* prim = pairs ? "sort_pairs" : "sort_keys";
       if (!wants(prim, plain.algorithm)) continue;
       for (const dtype t : {dtype::u32, dtype::i32, dtype::f32}) {
+        if (!var.all_types && t != dtype::u32) continue;
         bench_case c{prim, name, dtype_name(t), "-", pairs ? 16.0 : 8.0, nullptr, nullptr, nullptr};
         const buffer* in = t == dtype::f32 ? &b->keys_f32 : &b->keys_u32;
         const run_options ro0 = plain;
-        c.run = [&ctx, b, in, t, pairs, ro0](std::size_t n) {
+        c.run = [&ctx, b, in, t, pairs, ro0, so](std::size_t n) {
           run_stats st;
           run_options ro = ro0;
           ro.stats = &st;
-          sort_bits(ctx, *in, b->out, n, t, order::ascending, pairs ? &b->vals : nullptr, pairs ? &b->out_vals : nullptr,
-                    ro);
+          sort_bits(ctx, *in, b->out, n, t, so, pairs ? &b->vals : nullptr, pairs ? &b->out_vals : nullptr, ro);
           return st.gpu_ms;
         };
-        c.call = [&ctx, b, in, t, pairs, ro0](std::size_t n) {
-          sort_bits(ctx, *in, b->out, n, t, order::ascending, pairs ? &b->vals : nullptr, pairs ? &b->out_vals : nullptr,
-                    ro0);
+        c.call = [&ctx, b, in, t, pairs, ro0, so](std::size_t n) {
+          sort_bits(ctx, *in, b->out, n, t, so, pairs ? &b->vals : nullptr, pairs ? &b->out_vals : nullptr, ro0);
           std::uint32_t last;
           ctx.read(b->out, (n - 1) * 4, &last, 4);
         };
-        c.record = [&ctx, b, in, t, pairs, ro0](WGPUCommandEncoder enc, std::size_t n) {
+        c.record = [&ctx, b, in, t, pairs, ro0, so](WGPUCommandEncoder enc, std::size_t n) {
           auto go = [&](auto tag) {
             using T = decltype(tag);
             const device_span<const T> k(*in, 0, n);
             const device_span<T> ko(b->out, 0, n);
             if (pairs)
               sort_pairs(ctx, enc, k, device_span<const std::uint32_t>(b->vals, 0, n),
-                         ko, device_span<std::uint32_t>(b->out_vals, 0, n), order::ascending, ro0);
+                         ko, device_span<std::uint32_t>(b->out_vals, 0, n), so, ro0);
             else
-              sort(ctx, enc, k, ko, order::ascending, ro0);
+              sort(ctx, enc, k, ko, so, ro0);
           };
           if (t == dtype::u32) go(std::uint32_t{});
           else if (t == dtype::i32) go(std::int32_t{});

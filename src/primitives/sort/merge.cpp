@@ -23,7 +23,7 @@ namespace wgprim::detail {
 namespace {
 struct merge_params {
   std::uint32_t key_kind, descending, pairs, la, lb, a_first, a_count, b_first, b_count, out_first, out_count,
-      split_base, split_index, window, step, diagonals, grid_x, pad0, pad1, pad2;
+      split_base, split_index, window, step, diagonals, grid_x, mask_lo, mask_hi, pad2;
 };
 static_assert(sizeof(merge_params) == 80);
 constexpr std::uint32_t split_wg = 64, merge_wg = 256, merge_items = 8;
@@ -102,6 +102,9 @@ void record_sort_merged(recorder& rec, const sort_args& a) {
   base.key_kind = static_cast<std::uint32_t>(a.kind);
   base.descending = a.ord == order::descending ? 1u : 0u;
   base.pairs = pairs ? 1u : 0u;
+  const std::uint64_t mask = sort_bit_mask(a.begin_bit, a.end_bit);
+  base.mask_lo = u32(mask & 0xffffffffu);
+  base.mask_hi = u32(mask >> 32);
   base.window = u32(window);
   base.step = u32(window);
 

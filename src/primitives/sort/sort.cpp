@@ -51,6 +51,11 @@ wgsl_constants sort_constants(std::uint32_t wg_size, std::uint32_t items, std::u
           {"KEY_WORDS", std::to_string(key_words) + "u"}};
 }
 
+std::uint64_t sort_bit_mask(std::uint32_t begin_bit, std::uint32_t end_bit) {
+  const std::uint64_t below_end = end_bit >= 64 ? ~0ull : (1ull << end_bit) - 1;
+  return below_end & ~((1ull << begin_bit) - 1);
+}
+
 sort_params sort_params_of(const sort_args& a) {
   sort_params p{};
   p.n = static_cast<std::uint32_t>(a.n);
@@ -58,18 +63,24 @@ sort_params sort_params_of(const sort_args& a) {
   p.descending = a.ord == order::descending ? 1u : 0u;
   p.pairs = a.pairs() ? 1u : 0u;
   p.in_place = a.in_place() ? 1u : 0u;
+  const std::uint64_t mask = sort_bit_mask(a.begin_bit, a.end_bit);
+  p.mask_lo = static_cast<std::uint32_t>(mask);
+  p.mask_hi = static_cast<std::uint32_t>(mask >> 32);
+  p.pass_lo = a.pass_lo();
+  p.pass_hi = a.pass_hi();
   return p;
 }
 
 const buffer& sort_state(context& ctx) { return scratch(ctx, "sort.state", tile_states_word * 4); }
 
-void record_sort(recorder& rec, const sort_args& a) {
-  context& ctx = rec.ctx();
+void record_sort(recorder& rec0, const sort_args& a, sort_phase_split* split) {
+  recorder* r = &rec0;
+  context& ctx = rec0.ctx();
   const std::uint64_t n = a.n, kw = a.key_words;
   const bool pairs = a.pairs();
   std::unique_ptr<sort_algorithm> alg = std::string(pick_algorithm(ctx, "sort", a.opt->algorithm).name) == "onesweep"
-                                            ? make_sort_onesweep(rec, a)
-                                            : make_sort_rts(rec, a);
+                                            ? make_sort_onesweep(rec0, a)
+                                            : make_sort_rts(rec0, a);
   const buffer& state = scratch(ctx, "sort.state", (tile_states_word + alg->state_words()) * 4);
   const buffer& keys_tmp = scratch(ctx, "sort.keys_tmp", n * kw * 4);
   // Placeholders for absent roles (WebGPU forbids one buffer in a read-only and a writable binding of a dispatch,
@@ -92,7 +103,7 @@ void record_sort(recorder& rec, const sort_args& a) {
   }
   b.state = bind(state, 0, tile_states_word * 4);  // the slots bind the tile states too (alg->slot)
 
-  rec.clear(state, 0, tile_states_word * 4);
+  r->clear(state, 0, tile_states_word * 4);
   {  // the histogram of every digit
     const auto& k = get_kernel(ctx, sort_histogram_spec,
                                compose_wgsl(sort_histogram_spec.file, u32_sum(), sort_constants(hist_wg, hist_items, a.key_words)),
@@ -100,16 +111,21 @@ void record_sort(recorder& rec, const sort_args& a) {
     sort_params p = sort_params_of(a);
     std::uint32_t gx, gy;
     fixed_grid(ctx, (n + hist_wg * hist_items - 1) / (hist_wg * hist_items), p, gx, gy);
-    rec.dispatch(k, {rec.params(p), bind(a.keys_in), b.state}, gx, gy);
+    r->dispatch(k, {r->params(p), bind(a.keys_in), b.state}, gx, gy);
   }
   {  // the plan
     const auto& k = get_kernel(ctx, sort_plan_spec,
                                compose_wgsl(sort_plan_spec.file, u32_sum(), sort_constants(256, 1, a.key_words),
                                             {"shared/lanes_workgroup.wgsl"}),
                                true);
-    rec.dispatch(k, {rec.params(sort_params_of(a)), b.state}, 1);
+    r->dispatch(k, {r->params(sort_params_of(a)), b.state}, 1);
   }
-  for (std::uint32_t j = 0; j < 4 * a.key_words; ++j) alg->slot(rec, j, b);
+  if (split) r = &split->next("histogram + plan");
+  // Slot j runs the j-th active pass: at most the passes covering [begin_bit, end_bit).
+  for (std::uint32_t j = 0; j < a.pass_hi() - a.pass_lo(); ++j) {
+    alg->slot(*r, j, b);
+    if (split) r = &split->next("slot " + std::to_string(j));
+  }
   {  // the result into X where the passes left it elsewhere
     const auto& k = get_kernel(ctx, sort_finish_spec,
                                compose_wgsl(sort_finish_spec.file, u32_sum(), sort_constants(256, finish_items, a.key_words)),
@@ -117,7 +133,7 @@ void record_sort(recorder& rec, const sort_args& a) {
     sort_params p = sort_params_of(a);
     std::uint32_t gx, gy;
     fixed_grid(ctx, (n * kw + 256 * finish_items - 1) / (256 * finish_items), p, gx, gy);
-    rec.dispatch(k, {rec.params(p), b.keys_in, b.keys_x, b.keys_y, b.vals_in, b.vals_x, b.vals_y, b.state}, gx, gy);
+    r->dispatch(k, {r->params(p), b.keys_in, b.keys_x, b.keys_y, b.vals_in, b.vals_x, b.vals_y, b.state}, gx, gy);
   }
 }
 
@@ -139,11 +155,26 @@ void key_format(dtype t, std::uint32_t& words, sort_key_kind& kind) {
   }
 }
 
+/// Checks a sort's bit range against keys of `key_words` words (end_bit 0: the key's width).
+void sort_bit_range(const sort_order& so, std::uint32_t key_words, std::uint32_t& begin_bit, std::uint32_t& end_bit) {
+  const std::uint32_t width = 32 * key_words;
+  begin_bit = so.begin_bit;
+  end_bit = so.end_bit ? so.end_bit : width;
+  if (begin_bit >= end_bit || end_bit > width)
+    throw error(errc::invalid_argument, "sort: bits [" + std::to_string(so.begin_bit) + ", " +
+                                            std::to_string(so.end_bit) + ") are not a bit range of a " +
+                                            std::to_string(width) + "-bit key (0 <= begin_bit < end_bit <= " +
+                                            std::to_string(width) + ")");
+}
+
 /// The whole call for keys of `key_words` u32 words: checks, host upload, bindable views, record, run or end.
 void sort_words(context& ctx, WGPUCommandEncoder encoder, const range_ref& keys_in, const range_ref& keys_out,
                 const range_ref* vals_in, const range_ref* vals_out, std::uint32_t key_words, sort_key_kind kind,
-                order ord, const run_options& opt) {
+                const sort_order& so, const run_options& opt) {
   using clock = std::chrono::steady_clock;
+  const order ord = so.direction;
+  std::uint32_t begin_bit, end_bit;
+  sort_bit_range(so, key_words, begin_bit, end_bit);
   const bool pairs = vals_in && vals_out;
   const bool dev = keys_in.on_device;
   if (keys_out.on_device != dev || (pairs && (vals_in->on_device != dev || vals_out->on_device != dev)))
@@ -157,7 +188,7 @@ void sort_words(context& ctx, WGPUCommandEncoder encoder, const range_ref& keys_
     if (key_words != 1) throw error(errc::unsupported, "sort: the native CPU backend sorts 32-bit keys only");
     const dtype key_type = kind == sort_key_kind::floating ? dtype::f32
                            : kind == sort_key_kind::signed_int ? dtype::i32 : dtype::u32;
-    return cpu_backend::sort(ctx, keys_in, keys_out, vals_in, vals_out, key_type, ord, opt);
+    return cpu_backend::sort(ctx, keys_in, keys_out, vals_in, vals_out, key_type, ord, begin_bit, end_bit, opt);
   }
   const std::string name = pick_algorithm(ctx, "sort", opt.algorithm).name;
   check_range(ctx, keys_in, "sort keys input");
@@ -186,6 +217,8 @@ void sort_words(context& ctx, WGPUCommandEncoder encoder, const range_ref& keys_
   a.key_words = key_words;
   a.kind = kind;
   a.ord = ord;
+  a.begin_bit = begin_bit;
+  a.end_bit = end_bit;
   a.opt = &opt;
   double upload_ms = 0;
   buffer up_k, up_v;
@@ -277,7 +310,8 @@ void sort_words(context& ctx, WGPUCommandEncoder encoder, const range_ref& keys_
 }  // namespace
 
 void sort_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& keys_in, const range_ref& keys_out,
-              const range_ref* vals_in, const range_ref* vals_out, dtype key_type, order ord, const run_options& opt) {
+              const range_ref* vals_in, const range_ref* vals_out, dtype key_type, const sort_order& ord,
+              const run_options& opt) {
   std::uint32_t words;
   sort_key_kind kind;
   key_format(key_type, words, kind);
@@ -288,7 +322,8 @@ void sort_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& keys_in
 }
 
 void sort_words_run(context& ctx, const buffer& keys_in, buffer& keys_out, std::uint64_t n, std::uint32_t key_words,
-                    sort_key_kind kind, order o, const buffer* vals_in, buffer* vals_out, const run_options& opt) {
+                    sort_key_kind kind, const sort_order& o, const buffer* vals_in, buffer* vals_out,
+                    const run_options& opt) {
   if (key_words != 1 && key_words != 2) throw error(errc::invalid_argument, "sort: keys are 1 or 2 words");
   auto words_view = [&](const buffer& b) {
     device_view v = view_of(b, n, 4 * key_words);
@@ -309,13 +344,105 @@ void sort_words_run(context& ctx, const buffer& keys_in, buffer& keys_out, std::
   sort_words(ctx, nullptr, ki, ko, &vi, &vo, key_words, kind, o, opt);
 }
 
+namespace {
+/// Reads the plan of the last sort recorded on this context (state words PLAN..): the active passes in order.
+std::vector<unsigned> plan_passes(context& ctx) {
+  std::uint32_t plan[9] = {};
+  ctx.read(sort_state(ctx), 4112 * 4, plan, sizeof plan);  // shaders/sort/keys.wgsl: PLAN
+  return std::vector<unsigned>(plan + 1, plan + 1 + std::min<std::uint32_t>(plan[0], 8));
+}
+}  // namespace
+
 }  // namespace wgprim::detail
+
+namespace wgprim {
+std::vector<sort_phase> sort_phases(context& ctx, const buffer& keys_in, buffer& keys_out, std::size_t n,
+                                    dtype key_type, sort_order so, const buffer* values_in, buffer* values_out,
+                                    const run_options& opt) {
+  using namespace detail;
+  const bool pairs = values_in && values_out;
+  std::vector<sort_phase> out;
+  if (cpu_backend::native(ctx)) {  // one phase: the native sort's wall time
+    run_stats st;
+    run_options o = opt;
+    o.stats = &st;
+    sort_bits(ctx, keys_in, keys_out, n, key_type, so, values_in, values_out, o);
+    out.push_back({"native sort (all passes)", st.gpu_ms, false, false});
+    return out;
+  }
+  std::uint32_t words;
+  sort_key_kind kind;
+  key_format(key_type, words, kind);
+  if (words != 1) throw error(errc::unsupported, "sort_phases: 32-bit keys only");
+  std::uint32_t begin_bit, end_bit;
+  sort_bit_range(so, words, begin_bit, end_bit);
+  if (n == 0) return out;
+  if (n * 4 > ctx.binding_limit() || n >= (1ull << 30))
+    throw error(errc::limit, "sort_phases: keys past one storage binding (the merged sort has no digit phases)");
+  if (keys_in.size_bytes() < n * 4 || keys_out.size_bytes() < n * 4 ||
+      (pairs && (values_in->size_bytes() < n * 4 || values_out->size_bytes() < n * 4)))
+    throw error(errc::invalid_argument, "sort_phases: a buffer holds fewer than n elements");
+  if (pairs && (values_in->native() == keys_in.native() || values_in->native() == keys_out.native() ||
+                values_out->native() == keys_in.native() || values_out->native() == keys_out.native()))
+    throw error(errc::invalid_argument, "sort: keys and values must be in different buffers");
+  sort_args a;
+  a.n = n;
+  a.kind = kind;
+  a.ord = so.direction;
+  a.begin_bit = begin_bit;
+  a.end_bit = end_bit;
+  a.opt = &opt;
+  a.keys_in = view_of(keys_in, n);
+  a.keys_out = view_of(keys_out, n);
+  if (pairs) {
+    a.vals_in = view_of(*values_in, n);
+    a.vals_out = view_of(*values_out, n);
+    if ((a.keys_in.buf == a.keys_out.buf) != (a.vals_in.buf == a.vals_out.buf))
+      throw error(errc::invalid_argument, "sort_phases: keys and values must both be in place or both not");
+  }
+  struct splitter final : sort_phase_split {
+    context& ctx;
+    std::vector<sort_phase>& out;
+    std::unique_ptr<recorder> cur;
+    splitter(context& c, std::vector<sort_phase>& o) : ctx(c), out(o), cur(std::make_unique<recorder>(c, true)) {}
+    recorder& next(const std::string& finished) override {
+      const gpu_time t = cur->submit();
+      out.push_back({finished, t.ms, t.from_timestamps, false});
+      cur = std::make_unique<recorder>(ctx, true);
+      return *cur;
+    }
+  } split(ctx, out);
+  record_sort(*split.cur, a, &split);
+  split.next("finish");
+  // Name the slots by the pass they ran (the plan, read back from the state).
+  const std::vector<unsigned> passes = plan_passes(ctx);
+  for (auto& ph : out) {
+    if (ph.name.rfind("slot ", 0) != 0) continue;
+    const std::size_t j = std::stoul(ph.name.substr(5));
+    if (j < passes.size())
+      ph.name = "pass " + std::to_string(passes[j]) + " (bits " + std::to_string(8 * passes[j]) + ".." +
+                std::to_string(8 * passes[j] + 7) + ")";
+    else
+      ph.name += " (skipped)", ph.skipped = true;
+  }
+  return out;
+}
+}  // namespace wgprim
 
 namespace wgprim::testing {
 void sort_words(context& ctx, const buffer& keys_in, buffer& keys_out, std::size_t n, unsigned key_words, unsigned kind,
-                bool descending, const buffer* vals_in, buffer* vals_out, const run_options& opt) {
+                bool descending, const buffer* vals_in, buffer* vals_out, const run_options& opt, unsigned begin_bit,
+                unsigned end_bit) {
   if (kind > 2) throw error(errc::invalid_argument, "sort: key kind must be 0 (unsigned), 1 (signed) or 2 (float)");
   detail::sort_words_run(ctx, keys_in, keys_out, n, key_words, static_cast<detail::sort_key_kind>(kind),
-                         descending ? order::descending : order::ascending, vals_in, vals_out, opt);
+                         sort_order(descending ? order::descending : order::ascending, begin_bit, end_bit), vals_in,
+                         vals_out, opt);
+}
+}  // namespace wgprim::testing
+
+namespace wgprim::testing {
+std::vector<unsigned> sort_passes_run(context& ctx) {
+  if (detail::cpu_backend::native(ctx)) return detail::cpu_backend::sort_passes_run(ctx);
+  return detail::plan_passes(ctx);
 }
 }  // namespace wgprim::testing

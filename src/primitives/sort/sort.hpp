@@ -17,8 +17,11 @@ namespace wgprim::detail {
 /// The parameter block of every sort kernel (shaders/sort/keys.wgsl: sort_params).
 struct sort_params {
   std::uint32_t n, tiles, slot, grid_x, key_kind, descending, pairs, in_place, spin_limit, stress, workgroups, blocks;
+  // The compared bits of the transformed key (low word, high word), and the digit passes [pass_lo, pass_hi) that
+  // cover them: the histogram counts only those, the plan never runs the others.
+  std::uint32_t mask_lo, mask_hi, pass_lo, pass_hi;
 };
-static_assert(sizeof(sort_params) == 48);
+static_assert(sizeof(sort_params) == 64);
 
 /// Key kinds of the transform (keys.wgsl): 0 unsigned, 1 signed, 2 float.
 enum class sort_key_kind : std::uint32_t { unsigned_int = 0, signed_int = 1, floating = 2 };
@@ -28,12 +31,15 @@ struct sort_args {
   std::uint32_t key_words = 1;    // 1: 32-bit keys, 2: 64-bit keys (two u32 words each, low first)
   sort_key_kind kind = sort_key_kind::unsigned_int;
   order ord = order::ascending;
+  std::uint32_t begin_bit = 0, end_bit = 32;  // bits [begin_bit, end_bit) of the transformed key are compared
   // Bindable views (aligned offsets). keys_in.buf == keys_out.buf means in place (then the views are the same);
   // otherwise keys_in must not share a buffer with any output. vals_* count 0: keys only.
   device_view keys_in, keys_out, vals_in, vals_out;
   const run_options* opt = nullptr;
   bool pairs() const { return vals_in.count > 0; }
   bool in_place() const { return keys_in.buf == keys_out.buf; }
+  std::uint32_t pass_lo() const { return begin_bit / 8; }
+  std::uint32_t pass_hi() const { return (end_bit + 7) / 8; }
 };
 
 /// Everything a slot dispatch binds besides its own buffers: the roles of sort/buffers.wgsl and the state buffer.
@@ -44,10 +50,18 @@ struct sort_bindings {
 /// WGSL constants every sort kernel takes.
 wgsl_constants sort_constants(std::uint32_t wg_size, std::uint32_t items, std::uint32_t key_words);
 sort_params sort_params_of(const sort_args& a);
+/// Bits [begin_bit, end_bit) of a 64-bit word (end_bit <= 64).
+std::uint64_t sort_bit_mask(std::uint32_t begin_bit, std::uint32_t end_bit);
 
 /// Records the whole sort (no host wait). The state buffer is the context's scratch "sort.state"; the fallback
 /// counts of the onesweep slots are in its words 8..15 after the submit.
-void record_sort(recorder& rec, const sort_args& a);
+/// Where record_sort may end a phase (sort_phases): next() submits what was recorded since the last phase as
+/// `finished`, and returns the recorder for the next phase.
+struct sort_phase_split {
+  virtual ~sort_phase_split() = default;
+  virtual recorder& next(const std::string& finished) = 0;
+};
+void record_sort(recorder& rec, const sort_args& a, sort_phase_split* split = nullptr);
 /// The scratch buffer holding the sort's state (for reading the fallback counts after a submit).
 const buffer& sort_state(context& ctx);
 
@@ -72,6 +86,7 @@ std::unique_ptr<sort_algorithm> make_sort_onesweep(recorder& rec, const sort_arg
 
 /// Test entry for 64-bit keys until the public element types exist (wgprim/testing.hpp: sort_words).
 void sort_words_run(context& ctx, const buffer& keys_in, buffer& keys_out, std::uint64_t n, std::uint32_t key_words,
-                    sort_key_kind kind, order o, const buffer* vals_in, buffer* vals_out, const run_options& opt);
+                    sort_key_kind kind, const sort_order& o, const buffer* vals_in, buffer* vals_out,
+                    const run_options& opt);
 
 }  // namespace wgprim::detail
