@@ -51,6 +51,7 @@ void stable_sort64(std::uint64_t* keys, std::size_t n, int kind, bool descending
 /// The whole width falls back to stable_sort / stable_sort64 (the order written on the values).
 void stable_sort_bits(std::uint32_t* keys, std::size_t n, dtype t, bool descending, unsigned begin_bit,
                       unsigned end_bit, std::uint32_t* values = nullptr);
+/// stable_sort_bits for 64-bit keys (kind as stable_sort64).
 void stable_sort64_bits(std::uint64_t* keys, std::size_t n, int kind, bool descending, unsigned begin_bit,
                         unsigned end_bit, std::uint32_t* values = nullptr);
 

@@ -39,9 +39,10 @@ enum class order { ascending, descending };
 /// the width: 32 or 64); keys equal on those bits keep their input order (stable), and only the 8-bit digit passes
 /// that cover those bits run. Converts from `order`, so `order::descending` reads as before.
 struct sort_order {
-  order direction = order::ascending;
-  unsigned begin_bit = 0;
-  unsigned end_bit = 0;  ///< 0: the key's width
+  order direction = order::ascending;  ///< ascending, or exactly its reverse
+  unsigned begin_bit = 0;              ///< the lowest bit compared
+  unsigned end_bit = 0;                ///< one past the highest bit compared; 0: the key's width
+  /// The direction and the bit range [begin, end); end 0: the key's width.
   sort_order(order o = order::ascending, unsigned begin = 0, unsigned end = 0)  // NOLINT: implicit from order
       : direction(o), begin_bit(begin), end_bit(end) {}
 };
