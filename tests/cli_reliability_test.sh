@@ -101,5 +101,47 @@ expect_code "row9_results_not_array" 3 bench --plot "$T/p.png" --from "$T/rnot.j
 echo '{"results": [' >"$T/rbroken.json"
 expect_code "row9_not_json" 3 bench --plot "$T/p.png" --from "$T/rbroken.json"
 
+# --- row 8: a custom operator across ranks on the native backend ran as one process does; `a - b` is "not a monoid"
+"$W" reduce --generate orders:1000 --op 'max(a, b)' --identity 0 --adapters cpu,cpu >/dev/null 2>"$T/err" \
+  && ok || bad "row8_custom_op_across_native_ranks: $(cat "$T/err")"
+"$W" scan --generate orders:1000 --op 'max(a, b)' --identity 0 --adapters cpu,cpu >/dev/null 2>"$T/err" \
+  && ok || bad "row8_custom_scan_across_native_ranks: $(cat "$T/err")"
+expect_code "row8_not_a_monoid_across_ranks" 2 scan --generate orders:1000 --op 'a - b' --identity 0 --adapters cpu,cpu
+grep -q "is not a monoid" "$T/err" && ok || bad "row8_not_a_monoid_across_ranks: $(cat "$T/err")"
+expect_code "row8_same_output_across_ranks" 2 sort --generate orders:10 --adapters cpu,cpu --output "$T/o.npy" --values-output "$T/./o.npy"
+
+# --- row 10: demo --json prints JSON; sort takes --type for a .bin; --accumulate wide on the native backend says
+# what to type, not a C++ option
+"$W" demo --json --adapter cpu 2>"$T/err" | python3 -c 'import json,sys; j=json.load(sys.stdin); assert j["runs"][0]["scan"]["mismatches"] == 0' \
+  && ok || bad "row10_demo_json: $(cat "$T/err")"
+python3 -c "import struct,sys; open(sys.argv[1],'wb').write(struct.pack('<5I',5,4,3,2,1))" "$T/k.bin"
+"$W" sort --input "$T/k.bin" --type u32 --output "$T/k_sorted.csv" >/dev/null 2>"$T/err" \
+  && [ "$(tr '\n' ' ' <"$T/k_sorted.csv")" = "1 2 3 4 5 " ] && ok || bad "row10_sort_bin_type: $(cat "$T/err")"
+expect_code "row10_accumulate_wide_native" 4 reduce --generate orders:1000 --type i32 --accumulate wide --adapter cpu
+! grep -q "context_options\|backend_choice" "$T/err" && ok || bad "row10_accumulate_wide_native names C++: $(cat "$T/err")"
+
+# --- row 11: clear messages
+printf '\xEF\xBB\xBF1.5\n2\n' >"$T/bom.csv"
+"$W" reduce --input "$T/bom.csv" --json 2>"$T/err" | python3 -c 'import json,sys; assert json.load(sys.stdin)["result"] == 3.5' \
+  && ok || bad "row11_csv_bom: $(cat "$T/err")"
+printf '1_000\n' >"$T/us.csv"
+expect_code "row11_underscore_number" 3 reduce --input "$T/us.csv"
+grep -q "'1_000' is not a number" "$T/err" && ok || bad "row11_underscore_number: $(cat "$T/err")"
+expect_code "row11_plot_missing_dir" 3 bench --plot "$T/nodir/p.png" --from "$T/r0.json"
+! grep -q "p.png.bin" "$T/err" && ok || bad "row11_plot_missing_dir names .bin: $(cat "$T/err")"
+ln -s "$T/loop_b.csv" "$T/loop_a.csv"; ln -s "$T/loop_a.csv" "$T/loop_b.csv"
+expect_code "row11_symlink_loop_output" 3 scan --input "$T/x.csv" --output "$T/loop_a.csv"
+grep -q "does not exist" "$T/err" && bad "row11_symlink_loop_output says does not exist" || ok
+expect_code "row11_subgroups_5" 2 reduce --input "$T/x.csv" --subgroups 5
+expect_code "row11_vec_loads_2" 2 reduce --input "$T/x.csv" --vec-loads 2
+expect_code "row11_exact_window_7" 2 reduce --input "$T/x.csv" --exact-window 7
+expect_code "row11_range_beyond_f32" 2 histogram --input "$T/x.csv" --bins 4 --range=-1e39:1
+! grep -q "too many bins" "$T/err" && ok || bad "row11_range_beyond_f32: $(cat "$T/err")"
+printf '0\n0\n' >"$T/zero_seg.csv"
+"$W" reduce --input "$T/x.csv" --segments "$T/zero_seg.csv" --adapter cpu >"$T/out" 2>"$T/err"
+! grep -q "(algorithm )" "$T/out" && ok || bad "row11_zero_segments: $(cat "$T/out" "$T/err")"
+"$W" histogram --input "$T/x.csv" --bins 2 --adapter cpu >"$T/out" 2>&1
+! grep -q "GPU time" "$T/out" && ok || bad "row11_native_not_gpu_time: $(cat "$T/out")"
+
 echo "cli_reliability: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -73,7 +73,15 @@ struct context_options {
   backend_choice backend = backend_choice::automatic;
 };
 
-namespace detail { struct context_impl; }
+class context;
+namespace detail {
+struct context_impl;
+/// What a container keeps of its context: the context object while it lives (updated when the context moves),
+/// null once it is destroyed, so a container that outlives its context throws instead of using freed memory.
+struct context_link {
+  context* ctx = nullptr;
+};
+}  // namespace detail
 
 class context {
  public:
@@ -135,6 +143,9 @@ class context {
   /// recording into a command encoder there is an errc::unsupported error).
   WGPUDevice native_device() const;
   WGPUQueue native_queue() const;
+
+  /// The shared link containers keep (see detail::context_link).
+  std::shared_ptr<detail::context_link> link() const;
 
   detail::context_impl& impl();
   const detail::context_impl& impl() const;

@@ -136,7 +136,7 @@ void check_plot_path(const std::string& path) {
     throw error(errc::invalid_argument, "--plot '" + path + "' is a directory; give a .png file name");
   if (path.size() < 4 || path.compare(path.size() - 4, 4, ".png") != 0)
     throw error(errc::invalid_argument, "--plot '" + path + "': the picture is a PNG; name it FILE.png");
-  io::check_writable(path + ".bin");  // the folder exists and is writable
+  io::check_writable(path, "bin");  // the folder exists and is writable (a PNG, checked as any file; issue 29 row 11)
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -575,7 +575,7 @@ int cmd_demo(const common& c) {
     struct stat st;
     if (::stat(c.plot.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
       throw error(errc::invalid_argument, "--plot-dir '" + c.plot + "' is not an existing directory");
-    io::check_writable(c.plot + "/demo-reduce.bin");
+    io::check_writable(c.plot + "/demo-reduce.png", "bin");
   }
   // --json printed the text report (issue 29 row 10): now one JSON object, {"runs": [{backend, adapter, reduce,
   // scan}, ...]}, one run per backend the text would show.
