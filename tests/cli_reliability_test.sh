@@ -108,6 +108,16 @@ expect_code "row9_not_json" 3 bench --plot "$T/p.png" --from "$T/rbroken.json"
   && ok || bad "row8_custom_scan_across_native_ranks: $(cat "$T/err")"
 expect_code "row8_not_a_monoid_across_ranks" 2 scan --generate orders:1000 --op 'a - b' --identity 0 --adapters cpu,cpu
 grep -q "is not a monoid" "$T/err" && ok || bad "row8_not_a_monoid_across_ranks: $(cat "$T/err")"
+if command -v mpirun >/dev/null; then  # the same under mpirun: rank 0's one line, the errc code
+  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 120 mpirun --oversubscribe -np 2 "$W" scan \
+    --generate orders:1000 --op 'a - b' --identity 0 --adapter cpu >/dev/null 2>"$T/err"
+  rc=$?
+  [ $rc -eq 2 ] && grep -q "^wgprim: error: custom operator 'a - b' over u32 is not a monoid" "$T/err" \
+    && ok || bad "row8_not_a_monoid_under_mpirun: rc=$rc $(head -3 "$T/err")"
+  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 120 mpirun --oversubscribe -np 2 "$W" reduce \
+    --generate orders:1000 --op 'max(a, b)' --identity 0 --adapter cpu >/dev/null 2>"$T/err" \
+    && ok || bad "row8_custom_op_under_mpirun: $(head -3 "$T/err")"
+fi
 expect_code "row8_same_output_across_ranks" 2 sort --generate orders:10 --adapters cpu,cpu --output "$T/o.npy" --values-output "$T/./o.npy"
 
 # --- row 10: demo --json prints JSON; sort takes --type for a .bin; --accumulate wide on the native backend says
