@@ -64,5 +64,46 @@ TEST(Hostile, HostChecksOfOffsetsLevelsAndEvenBins) {
   EXPECT_EQ(k2.bits.size(), k2.reach + 1u);
 }
 
+// Issue 29 row 6: submitting one encoder twice segfaulted (its handle was released by the first submit). Now the
+// context keeps the latest submitted encoders referenced and refuses a second submit, or a recording into one.
+TEST(Hostile, Row6DoubleSubmitThrows) {
+  std::vector<float> x(1000, 1.0f);
+  device_vector<float> in(ctx(), x), out(ctx(), 1);
+  auto enc = ctx().begin_commands();
+  reduce(ctx(), enc, in, out.span());
+  ctx().submit(enc);
+  ctx().finish();
+  expect_errc(errc::invalid_argument, [&] { ctx().submit(enc); }, "second submit");
+  expect_errc(errc::invalid_argument, [&] { reduce(ctx(), enc, in, out.span()); }, "recording after submit");
+  EXPECT_EQ(out.to_host()[0], 1000.0f);
+  // The native backend has no encoders: the first submit already says so.
+  expect_errc(errc::unsupported, [&] { native_ctx().begin_commands(); }, "native begin_commands");
+}
+
+// Issue 29 row 6: a device_vector used after its context was destroyed crashed (lavapipe) or read freed memory
+// (native). The context and its containers share a link (detail::context_link) that the context empties when it is
+// destroyed and updates when it moves.
+TEST(Hostile, Row6DeviceVectorAfterContextDestroyedThrows) {
+  for (backend_choice b : {backend_choice::webgpu, backend_choice::native}) {
+    context_options o;
+    o.backend = b;
+    std::vector<std::uint32_t> x = {1, 2, 3, 4};
+    device_vector<std::uint32_t> v;
+    {
+      context c(o);
+      v = device_vector<std::uint32_t>(c, x);
+      context moved(std::move(c));  // the link follows the move
+      EXPECT_EQ(v.to_host(), x);
+      context assigned(o);
+      assigned = std::move(moved);
+      EXPECT_EQ(v.to_host(), x);
+    }
+    expect_errc(errc::invalid_argument, [&] { v.to_host(); }, "to_host after the context");
+    expect_errc(errc::invalid_argument, [&] { v.assign(x); }, "assign after the context");
+    device_vector<std::uint32_t> empty;
+    EXPECT_TRUE(empty.to_host().empty());
+  }
+}
+
 }  // namespace
 }  // namespace wgprim::test

@@ -99,7 +99,15 @@ struct context_options {
   backend_choice backend = backend_choice::automatic;
 };
 
-namespace detail { struct context_impl; }
+class context;
+namespace detail {
+struct context_impl;
+/// What a container keeps of its context: the context object while it lives (updated when the context moves),
+/// null once it is destroyed, so a container that outlives its context throws instead of using freed memory.
+struct context_link {
+  context* ctx = nullptr;
+};
+}  // namespace detail
 
 /// Owns one WebGPU device (or the native CPU backend): adapter, device, queue and compiled pipelines. Move-only, not thread-safe; see the file's description.
 class context {
@@ -170,6 +178,9 @@ class context {
   WGPUDevice native_device() const;
   /// The queue of native_device(); null on a native context.
   WGPUQueue native_queue() const;
+
+  /// The shared link containers keep (see detail::context_link).
+  std::shared_ptr<detail::context_link> link() const;
 
   /// The implementation (library internals).
   detail::context_impl& impl();

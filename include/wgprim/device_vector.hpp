@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <type_traits>
 #include <vector>
 
@@ -143,7 +144,7 @@ class device_vector {
                 "std::int64_t, std::uint64_t, wgprim::half, std::int8_t or std::uint8_t");
   device_vector() = default;
   /// n elements, uninitialised, on ctx's device.
-  device_vector(context& ctx, std::size_t n) : ctx_(&ctx), n_(n) {
+  device_vector(context& ctx, std::size_t n) : link_(ctx.link()), n_(n) {
     if (n > (std::numeric_limits<std::uint64_t>::max() / sizeof(T)))
       throw error(errc::limit, "device_vector: " + std::to_string(n) + " elements is too many");
     // Narrow elements (f16, u8, i8) are packed; the buffer is whole 32-bit words (the padding reads as zero).
@@ -170,11 +171,11 @@ class device_vector {
     if (data.size() > n_) throw error(errc::invalid_argument, "device_vector::assign: more elements than the vector has");
     if (data.empty()) return;
     const std::uint64_t bytes = std::uint64_t(data.size()) * sizeof(T);
-    if (bytes % 4 == 0) return ctx_->write(buf_, 0, data.data(), bytes);
+    if (bytes % 4 == 0) return ctx().write(buf_, 0, data.data(), bytes);
     // WebGPU writes whole words: the partial last word goes through a padded copy.
     std::vector<unsigned char> padded((bytes + 3) / 4 * 4, 0);
     std::memcpy(padded.data(), data.data(), bytes);
-    ctx_->write(buf_, 0, padded.data(), padded.size());
+    ctx().write(buf_, 0, padded.data(), padded.size());
   }
   /// Reads the elements back (waits for the GPU).
   std::vector<T> to_host() const {
@@ -182,10 +183,10 @@ class device_vector {
     if (!n_) return out;
     const std::uint64_t bytes = std::uint64_t(n_) * sizeof(T);
     if (bytes % 4 == 0) {
-      ctx_->read(buf_, 0, out.data(), bytes);
+      ctx().read(buf_, 0, out.data(), bytes);
     } else {
       std::vector<unsigned char> padded((bytes + 3) / 4 * 4);
-      ctx_->read(buf_, 0, padded.data(), padded.size());
+      ctx().read(buf_, 0, padded.data(), padded.size());
       std::memcpy(out.data(), padded.data(), bytes);
     }
     return out;
@@ -196,7 +197,14 @@ class device_vector {
   const buffer& raw() const { return buf_; }
 
  private:
-  context* ctx_ = nullptr;
+  // The context that made it, through a shared link that knows when that context is gone (issue 29 row 6: a
+  // device_vector used after its context was destroyed crashed on lavapipe and read freed memory on native).
+  context& ctx() const {
+    if (!link_) throw error(errc::invalid_argument, "device_vector: this vector has no context (default-constructed)");
+    if (!link_->ctx) throw error(errc::invalid_argument, "device_vector: its context was destroyed");
+    return *link_->ctx;
+  }
+  std::shared_ptr<detail::context_link> link_;
   std::size_t n_ = 0;
   buffer buf_;
 };

@@ -62,11 +62,24 @@ array parse_text(const std::string& text, std::optional<dtype> type);
 
 /// Writes by extension (or `format`: npy, bin, raw, csv, txt) through a temporary file renamed into place, so a
 /// failed or interrupted write leaves no partial file. "-" writes standard output (text unless `format`).
+/// The temporary file is created exclusively under a random name next to the target (a link planted there is
+/// never followed), with the mode of the file it replaces; a file the user may not write is refused (as cp does).
 /// A symbolic link is written through (its target replaced, the link kept); an existing path that is not a
 /// regular file (a directory, device node, FIFO) is refused, never replaced.
 void write_array(const std::string& path, const array& a, const std::string& format = "");
-/// Throws if `path` cannot be written (its folder, its type), without creating it.
+/// The same for any bytes (a PNG, a JSON report).
+void write_file(const std::string& path, const std::string& bytes);
+/// Throws if `path` cannot be written (its folder, its type, its permission), without creating it.
 void check_writable(const std::string& path, const std::string& format = "");
+/// For command-line programs: after hold_outputs(), every file write_array / write_file writes stays its temporary
+/// file until commit_outputs() renames them all into place or discard_outputs() removes them, so a failed run
+/// (a mismatch against the CPU twin, an error) never replaces a file. Standard output is written at once.
+void hold_outputs();
+void commit_outputs();
+void discard_outputs();
+/// Throws errc::invalid_argument when two outputs ({option, path}) name the same file: the same path, both "-",
+/// the same device and inode, or the same resolved folder and name. Call it before any work.
+void check_distinct_outputs(const std::vector<std::pair<std::string, std::string>>& outputs);
 /// SIGINT/SIGTERM remove the temporary file being written, then exit(128 + signal). For command-line programs.
 void install_interrupt_cleanup();
 /// The bytes of a .npy file holding a.

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <random>
 #include <sstream>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -264,6 +265,8 @@ npy_layout read_npy_layout(const std::string& path) {
 array parse_text(const std::string& text, std::optional<dtype> type) {
   std::vector<std::string> tokens;
   std::size_t line_no = 0, pos = 0;
+  // A UTF-8 byte-order mark (spreadsheets write one) was read as part of the first number (issue 29 row 11).
+  if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) pos = 3;
   std::vector<std::size_t> lines;
   while (pos <= text.size()) {
     std::size_t nl = text.find('\n', pos);
@@ -317,6 +320,9 @@ array parse_text(const std::string& text, std::optional<dtype> type) {
     try {
       a.set(i, parse_raw(t, tokens[i]));
     } catch (const error&) {
+      // With no type asked, "not a valid u64" named a type the user never chose (issue 29 row 11: `1_000`).
+      if (!type && tokens[i].find_first_not_of("0123456789+-") != std::string::npos)
+        io_fail("line " + std::to_string(lines[i]) + ": '" + detail::excerpt(tokens[i]) + "' is not a number");
       io_fail("line " + std::to_string(lines[i]) + ": '" + detail::excerpt(tokens[i]) + "' is not a valid " +
               dtype_name(t) + " value");
     }
@@ -422,20 +428,31 @@ array array::zeros(dtype t, std::uint64_t n) {
 }
 
 namespace {
-// The temporary file being written, for the interrupt handler (async-signal-safe: a fixed buffer and a flag).
-char g_tmp_path[4096];
-volatile std::sig_atomic_t g_tmp_active = 0;
+// The temporary files being written or held (hold_outputs), for the interrupt handler: fixed slots and flags,
+// async-signal-safe.
+constexpr int tmp_slots = 16;
+char g_tmp_path[tmp_slots][4096];
+volatile std::sig_atomic_t g_tmp_active[tmp_slots] = {};
 
 extern "C" void on_interrupt(int sig) {
-  if (g_tmp_active) ::unlink(g_tmp_path);
+  for (int i = 0; i < tmp_slots; ++i)
+    if (g_tmp_active[i]) ::unlink(g_tmp_path[i]);
   ::_exit(128 + sig);
 }
 
-void set_tmp(const std::string& p) {
-  if (p.size() < sizeof g_tmp_path) {
-    std::memcpy(g_tmp_path, p.c_str(), p.size() + 1);
-    g_tmp_active = 1;
-  }
+// The slot that now names p (-1 when p is too long or every slot is taken: then only an interrupt leaves it).
+int set_tmp(const std::string& p) {
+  if (p.size() >= sizeof g_tmp_path[0]) return -1;
+  for (int i = 0; i < tmp_slots; ++i)
+    if (!g_tmp_active[i]) {
+      std::memcpy(g_tmp_path[i], p.c_str(), p.size() + 1);
+      g_tmp_active[i] = 1;
+      return i;
+    }
+  return -1;
+}
+void clear_tmp(int slot) {
+  if (slot >= 0) g_tmp_active[slot] = 0;
 }
 }  // namespace
 
@@ -451,44 +468,178 @@ bool known_output(const std::string& ext) {
 
 // Where an output path is written. A symbolic link is written through: its target is replaced (through a
 // temporary file next to the target), the link stays. A path that exists and is not a regular file (a
-// directory, a device node, a FIFO) is refused rather than replaced.
-std::string output_target(const std::string& path) {
-  struct stat st;
+// directory, a device node, a FIFO) is refused rather than replaced. `st` gets the existing target's status.
+std::string output_target(const std::string& path, struct stat& st, bool& exists) {
+  exists = false;
   if (::lstat(path.c_str(), &st) != 0) return path;  // a new file
   std::string target = path;
   if (S_ISLNK(st.st_mode)) {
     char* real = ::realpath(path.c_str(), nullptr);
-    if (!real) io_fail("cannot write '" + path + "': a symbolic link whose target does not exist");
+    if (!real) {
+      if (errno == ELOOP) io_fail("cannot write '" + path + "': a loop of symbolic links");
+      io_fail("cannot write '" + path + "': a symbolic link whose target does not exist");
+    }
     target = real;
     std::free(real);
     if (::stat(target.c_str(), &st) != 0) io_fail("cannot write '" + path + "': " + std::strerror(errno));
   }
   if (!S_ISREG(st.st_mode))
     io_fail("will not write '" + path + "': it is not a regular file (a directory, device or FIFO)");
+  // As cp does: a file the user may not write is not replaced, even where its folder is writable (hostile
+  // pass, issue 29: a read-only file of another user was replaced and changed owner).
+  if (::faccessat(AT_FDCWD, target.c_str(), W_OK, AT_EACCESS) != 0)
+    io_fail("cannot write '" + path + "': " + std::strerror(errno));
+  exists = true;
   return target;
+}
+
+// A new temporary file next to target, created exclusively under a random name (O_CREAT | O_EXCL | O_NOFOLLOW:
+// a link planted at a guessable name is never followed or truncated, issue 29), with the mode of the file it
+// will replace (else 0666 less the umask). Returns the descriptor; `tmp` gets the name.
+int create_temp(const std::string& target, const std::string& shown, const struct stat* existing, std::string& tmp) {
+  static const char alphabet[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  static std::mt19937_64 rng{std::random_device{}() ^ (std::uint64_t(::getpid()) << 32)};
+  for (int attempt = 0; attempt < 64; ++attempt) {
+    tmp = target + ".tmp.";
+    for (int i = 0; i < 12; ++i) tmp += alphabet[rng() % (sizeof alphabet - 1)];
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, existing ? 0600 : 0666);
+    if (fd >= 0) {
+      if (existing) {
+        if (::fchown(fd, existing->st_uid, existing->st_gid) != 0) {}  // keeps the group where allowed
+        ::fchmod(fd, existing->st_mode & 07777);
+      }
+      return fd;
+    }
+    if (errno != EEXIST) io_fail("cannot write '" + shown + "': " + std::strerror(errno));
+  }
+  io_fail("cannot write '" + shown + "': no free temporary name next to it");
+}
+
+struct held_output {
+  std::string tmp, target, shown;
+  int slot;
+};
+bool g_hold = false;
+std::vector<held_output> g_held;
+
+// Writes data to path through an exclusive temporary file renamed into place (or held, see hold_outputs).
+void write_file_atomically(const std::string& path, const std::string& data) {
+  struct stat st;
+  bool exists = false;
+  const std::string target = output_target(path, st, exists);
+  std::string tmp;
+  const int fd = create_temp(target, path, exists ? &st : nullptr, tmp);
+  const int slot = set_tmp(tmp);
+  std::size_t done = 0;
+  int err = 0;
+  while (done < data.size()) {
+    const ssize_t w = ::write(fd, data.data() + done, data.size() - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) { err = w < 0 ? errno : ENOSPC; break; }
+    done += static_cast<std::size_t>(w);
+  }
+  if (::close(fd) != 0 && !err) err = errno;
+  if (err) {
+    ::unlink(tmp.c_str());
+    clear_tmp(slot);
+    io_fail("cannot write '" + path + "': " + std::strerror(err));
+  }
+  if (g_hold) {
+    g_held.push_back({tmp, target, path, slot});
+    return;
+  }
+  if (std::rename(tmp.c_str(), target.c_str()) != 0) {
+    err = errno;
+    ::unlink(tmp.c_str());
+    clear_tmp(slot);
+    io_fail("cannot write '" + path + "': " + std::strerror(err));
+  }
+  clear_tmp(slot);
+}
+
+std::string output_ext(const std::string& path, const std::string& format) {
+  return format.empty() ? (path == "-" ? "txt" : extension(path)) : format;
 }
 }  // namespace
 
 void check_writable(const std::string& path, const std::string& format) {
-  const std::string ext = format.empty() ? (path == "-" ? "txt" : extension(path)) : format;
+  const std::string ext = output_ext(path, format);
   if (!known_output(ext))
     throw error(errc::invalid_argument, "unknown output type '" + path + "' (expected .npy, .bin, .csv or .txt)");
   if (path == "-") return;
-  const std::string target = output_target(path);
-  std::string tmp = target + ".tmp." + std::to_string(::getpid());
-  set_tmp(tmp);
-  std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) {
-    g_tmp_active = 0;
-    io_fail("cannot write '" + path + "': " + std::strerror(errno));
+  struct stat st;
+  bool exists = false;
+  const std::string target = output_target(path, st, exists);
+  std::string tmp;
+  const int fd = create_temp(target, path, nullptr, tmp);
+  ::close(fd);
+  ::unlink(tmp.c_str());
+}
+
+void write_file(const std::string& path, const std::string& bytes) {
+  if (path == "-") {
+    std::cout.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    std::cout.flush();
+    if (!std::cout) io_fail("cannot write to standard output");
+    return;
   }
-  std::fclose(f);
-  std::remove(tmp.c_str());
-  g_tmp_active = 0;
+  write_file_atomically(path, bytes);
+}
+
+void hold_outputs() { g_hold = true; }
+
+void commit_outputs() {
+  g_hold = false;
+  std::vector<held_output> held;
+  held.swap(g_held);
+  std::string failed;
+  int err = 0;
+  for (const held_output& h : held) {
+    if (failed.empty() && std::rename(h.tmp.c_str(), h.target.c_str()) != 0) {
+      err = errno;
+      failed = h.shown;
+    }
+    if (!failed.empty()) ::unlink(h.tmp.c_str());
+    clear_tmp(h.slot);
+  }
+  if (!failed.empty()) io_fail("cannot write '" + failed + "': " + std::strerror(err));
+}
+
+void discard_outputs() {
+  g_hold = false;
+  for (const held_output& h : g_held) {
+    ::unlink(h.tmp.c_str());
+    clear_tmp(h.slot);
+  }
+  g_held.clear();
+}
+
+void check_distinct_outputs(const std::vector<std::pair<std::string, std::string>>& outputs) {
+  // What names a file: "-", its device and inode when it exists, else its folder's resolved path + its name.
+  auto key = [](const std::string& p) -> std::string {
+    if (p == "-") return "-";
+    struct stat st;
+    if (::stat(p.c_str(), &st) == 0) return "inode " + std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino);
+    const auto slash = p.find_last_of('/');
+    const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : p.substr(0, slash));
+    char* real = ::realpath(dir.c_str(), nullptr);
+    if (!real) return "path " + p;
+    std::string k = "path " + std::string(real) + "/" + p.substr(slash == std::string::npos ? 0 : slash + 1);
+    std::free(real);
+    return k;
+  };
+  std::vector<std::string> keys;
+  for (const auto& o : outputs) keys.push_back(key(o.second));
+  for (std::size_t i = 0; i < outputs.size(); ++i)
+    for (std::size_t j = i + 1; j < outputs.size(); ++j)
+      if (keys[i] == keys[j])
+        throw error(errc::invalid_argument, outputs[i].first + " and " + outputs[j].first + " name the same " +
+                                                (outputs[i].second == "-" ? "standard output" : "file '" + outputs[j].second + "'") +
+                                                ": one would be lost");
 }
 
 void write_array(const std::string& path, const array& a, const std::string& format) {
-  std::string ext = format.empty() ? (path == "-" ? "txt" : extension(path)) : format, data;
+  std::string ext = output_ext(path, format), data;
   if (ext == "npy") {
     data = format_npy(a);
   } else if (ext == "bin" || ext == "raw") {
@@ -502,28 +653,7 @@ void write_array(const std::string& path, const array& a, const std::string& for
   } else {
     throw error(errc::invalid_argument, "unknown output type '" + path + "' (expected .npy, .bin, .csv or .txt)");
   }
-  if (path == "-") {
-    std::cout.write(data.data(), static_cast<std::streamsize>(data.size()));
-    std::cout.flush();
-    if (!std::cout) io_fail("cannot write to standard output");
-    return;
-  }
-  const std::string target = output_target(path);
-  std::string tmp = target + ".tmp." + std::to_string(::getpid());
-  set_tmp(tmp);
-  struct clear_tmp { ~clear_tmp() { g_tmp_active = 0; } } guard;
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) io_fail("cannot write '" + path + "': " + std::strerror(errno));
-    f.write(data.data(), static_cast<std::streamsize>(data.size()));
-    f.flush();
-    if (!f) { std::remove(tmp.c_str()); io_fail("cannot write '" + path + "' (disk full?)"); }
-  }
-  if (std::rename(tmp.c_str(), target.c_str()) != 0) {
-    int e = errno;
-    std::remove(tmp.c_str());
-    io_fail("cannot write '" + path + "': " + std::strerror(e));
-  }
+  write_file(path, data);
 }
 
 generate_spec parse_generate_spec(const std::string& spec) {

@@ -320,6 +320,7 @@ bool names_native(const std::string& want) {
 context::context(const context_options& options) : impl_(std::make_unique<detail::context_impl>()) {
   auto& s = *impl_;
   s.id = detail::next_context_id();
+  s.link->ctx = this;
   s.timeout_s = detail::checked_timeout(options.timeout_s);
 
   std::string want = options.adapter;
@@ -443,8 +444,17 @@ context::context(const context_options& options) : impl_(std::make_unique<detail
 
 context::~context() = default;
 context::context(adopt_tag) {}
-context::context(context&&) noexcept = default;
-context& context::operator=(context&&) noexcept = default;
+context::context(context&& o) noexcept : impl_(std::move(o.impl_)) {
+  if (impl_) impl_->link->ctx = this;
+}
+context& context::operator=(context&& o) noexcept {
+  if (this != &o) {
+    impl_ = std::move(o.impl_);  // the context this one held, if any, is destroyed: its link goes null
+    if (impl_) impl_->link->ctx = this;
+  }
+  return *this;
+}
+std::shared_ptr<detail::context_link> context::link() const { return impl().link; }
 
 detail::context_impl& context::impl() {
   if (!impl_) throw error(errc::invalid_argument, "this wgprim::context was moved from; use the context it moved to");
@@ -477,6 +487,7 @@ context context::from_device(WGPUDevice device, WGPUQueue queue, WGPUAdapter ada
   context c{adopt_tag{}};
   c.impl_ = std::make_unique<detail::context_impl>();
   auto& s = *c.impl_;
+  s.link->ctx = &c;
   s.id = detail::next_context_id();
   s.timeout_s = detail::checked_timeout(timeout_s);
   s.external = true;
@@ -721,11 +732,18 @@ void context::submit(WGPUCommandEncoder encoder) {
   auto& s = impl();
   s.need_webgpu("submitting a command encoder");
   if (!encoder) throw error(errc::invalid_argument, "submit: null command encoder");
+  if (s.was_submitted(encoder))
+    throw error(errc::invalid_argument, "submit: this command encoder was already submitted (one submit per begin_commands)");
   if (s.kept_enc == encoder) s.end_kept_pass();
   s.own_encoders.erase(encoder);
   WGPUCommandBufferDescriptor cd = WGPU_COMMAND_BUFFER_DESCRIPTOR_INIT;
   WGPUCommandBuffer cmd = wgpuCommandEncoderFinish(encoder, &cd);
-  wgpuCommandEncoderRelease(encoder);
+  // Released once it leaves submitted_encoders (see there): until then a second submit is recognised.
+  s.submitted_encoders.push_back(encoder);
+  if (s.submitted_encoders.size() > s.submitted_kept) {
+    wgpuCommandEncoderRelease(s.submitted_encoders.front());
+    s.submitted_encoders.pop_front();
+  }
   try {
     s.check(errc::gpu, "recording GPU work");
   } catch (...) {

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -164,6 +165,14 @@ struct context_impl {
   // between calls, closed by a copy, a clear, a draw or context::submit). Every pass boundary costs ~9 us on the
   // H200 (bench/floor batch20_passes vs batch20_one_pass), more than a small dispatch itself.
   std::set<WGPUCommandEncoder> own_encoders;
+  // The latest encoders context::submit released, each still referenced so that its address is not reused: a
+  // second submit (or a recording) of one throws instead of touching a released handle (a segfault, issue 29
+  // row 6). Bounded; the oldest reference is dropped first.
+  std::deque<WGPUCommandEncoder> submitted_encoders;
+  static constexpr std::size_t submitted_kept = 256;
+  bool was_submitted(WGPUCommandEncoder e) const {
+    return std::find(submitted_encoders.begin(), submitted_encoders.end(), e) != submitted_encoders.end();
+  }
   WGPUCommandEncoder kept_enc = nullptr;
   WGPUComputePassEncoder kept_pass = nullptr;
   void end_kept_pass() {
@@ -191,6 +200,9 @@ struct context_impl {
   bool external = false;
   void cycle_error_scope(bool reopen = true);
   std::uint64_t id = 0;
+  // Shared with the containers made on this context (device_vector): follows the context through moves and is
+  // emptied here at destruction, so a container used afterwards throws instead of reaching freed memory.
+  std::shared_ptr<context_link> link = std::make_shared<context_link>();
   // The native CPU backend (src/native/): no instance, adapter, device or queue; buffers are host memory.
   bool native = false;
   // Every path into wgpu goes through this first, so that a primitive without a native implementation (or any
@@ -299,6 +311,9 @@ struct context_impl {
     if (staging) wgpuBufferRelease(staging);
     if (mapped_result) wgpuBufferRelease(mapped_result);
     if (kept_pass) wgpuComputePassEncoderRelease(kept_pass);  // its encoder was never submitted
+    for (WGPUCommandEncoder e : submitted_encoders) wgpuCommandEncoderRelease(e);
+    submitted_encoders.clear();
+    if (link) link->ctx = nullptr;
     // Releasing a device while its work still runs aborts inside wgpu-native, so work in flight (after a
     // timeout) gets another bounded wait; if it still runs, the device is leaked rather than the process lost.
     if (device && !destroyed && !drain(std::max(timeout_s, 10.0))) return;

@@ -27,6 +27,8 @@ recorder::recorder(context& ctx, WGPUCommandEncoder external) : ctx_(ctx), s_(st
   ctx.impl().need_webgpu("recording into a WGPUCommandEncoder");
   ctx.impl().check();
   if (!external) throw error(errc::invalid_argument, "null command encoder");
+  if (ctx.impl().was_submitted(external))
+    throw error(errc::invalid_argument, "this command encoder was already submitted: record into a new one (begin_commands)");
   s_->enc = external;
   s_->external = true;
   auto& c = ctx.impl();

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <functional>
@@ -96,21 +97,46 @@ double median(std::vector<double> v) {
 }  // namespace
 
 namespace {
+// A bench JSON file (ours or bench/cub's), every record checked before it is charted: a record with n == 0 sent
+// the chart's axis loop to -inf (a hang, issue 29 row 7), and a missing or mistyped field threw nlohmann's raw
+// text with exit 1 (row 9). Now: "FILE: field 'x' of results[i] ..." and errc::io (exit 3).
 json read_json(const std::string& path) {
   std::ifstream f(path);
   if (!f) throw error(errc::io, "cannot open '" + path + "'");
+  json j;
   try {
-    json j = json::parse(f);
-    if (!j.contains("results") || !j["results"].is_array()) throw error(errc::io, "'" + path + "' has no results array");
-    return j;
+    j = json::parse(f);
   } catch (const json::exception& e) {
-    throw error(errc::io, "'" + path + "' is not valid JSON: " + e.what());
+    throw error(errc::io, path + ": not valid JSON: " + std::string(e.what()));
   }
+  if (!j.is_object() || !j.contains("results")) throw error(errc::io, path + ": field 'results' is missing");
+  if (!j["results"].is_array()) throw error(errc::io, path + ": field 'results' is not an array");
+  for (std::size_t i = 0; i < j["results"].size(); ++i) {
+    const json& r = j["results"][i];
+    const std::string where = " of results[" + std::to_string(i) + "]";
+    if (!r.is_object()) throw error(errc::io, path + ": results[" + std::to_string(i) + "] is not an object");
+    for (const char* k : {"primitive", "type", "op", "algorithm"}) {
+      if (!r.contains(k)) throw error(errc::io, path + ": field '" + k + "'" + where + " is missing");
+      if (!r[k].is_string()) throw error(errc::io, path + ": field '" + k + "'" + where + " is not a string");
+    }
+    for (const char* k : {"n", "gbps"}) {
+      if (!r.contains(k)) throw error(errc::io, path + ": field '" + k + "'" + where + " is missing");
+      if (!r[k].is_number()) throw error(errc::io, path + ": field '" + k + "'" + where + " is not a number");
+    }
+    const double n = r["n"].get<double>(), gbps = r["gbps"].get<double>();
+    if (!(n >= 1 && n <= 9.007199254740992e15) || n != std::floor(n))
+      throw error(errc::io, path + ": field 'n'" + where + " must be a whole number from 1 to 2^53 (it is " +
+                                r["n"].dump() + ")");
+    if (!(gbps >= 0 && std::isfinite(gbps)))
+      throw error(errc::io, path + ": field 'gbps'" + where + " must be a finite number >= 0 (it is " +
+                                r["gbps"].dump() + ")");
+  }
+  return j;
 }
 }  // namespace
 
 int cmd_bench(const bench_args& a) {
-  if (!a.plot.empty()) io::check_writable(a.plot + ".bin");
+  if (!a.plot.empty()) io::check_writable(a.plot, "bin");  // a PNG: checked as a file of any known type
   json cub_doc;
   if (!a.cub.empty()) cub_doc = read_json(a.cub);
   if (!a.from.empty()) {  // chart existing results, no GPU needed
@@ -359,9 +385,7 @@ int cmd_bench(const bench_args& a) {
               {"timer", ctx.timestamps_trustworthy() ? "timestamps" : "wall"}, {"reps", a.reps},
               {"warmup", a.warmup}, {"results", results}};
   if (!a.output.empty()) {
-    std::ofstream f(a.output);
-    if (!f) throw error(errc::io, "cannot write '" + a.output + "'");
-    f << doc.dump(1) << "\n";
+    io::write_file(a.output, doc.dump(1) + "\n");
   }
   if (!a.plot.empty()) plot::bench_chart(doc, a.cub.empty() ? nullptr : &cub_doc, a.plot);
   if (a.json) {
@@ -434,9 +458,7 @@ int cmd_bench_accuracy(const bench_args& a) {
   json doc = {{"adapter", ctx.adapter().name}, {"timer", ctx.timestamps_trustworthy() ? "timestamps" : "wall"},
               {"reps", a.reps}, {"accuracy_results", results}};
   if (!a.output.empty()) {
-    std::ofstream f(a.output);
-    if (!f) throw error(errc::io, "cannot write '" + a.output + "'");
-    f << doc.dump(1) << "\n";
+    io::write_file(a.output, doc.dump(1) + "\n");
   }
   if (a.json) {
     std::cout << doc.dump() << "\n";

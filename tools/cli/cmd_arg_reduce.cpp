@@ -82,7 +82,7 @@ int cmd_arg_reduce(const arg_reduce_cli& a, const io::array& data) {
     fmt::print("  GPU                  {} at index {}\n", format_bits(data.type, gpu.value), gpu.index);
     fmt::print("  CPU twin             {}\n", matches ? "matches" : "DIFFERS: " + format_bits(data.type, cpu_r.value) +
                                                                   " at index " + std::to_string(cpu_r.index));
-    fmt::print("  GPU time {:.3f} ms ({}), upload {:.3f} ms, CPU loop {:.3f} ms\n", j["gpu_ms"].get<double>(),
+    fmt::print("  {} time {:.3f} ms ({}), upload {:.3f} ms, CPU loop {:.3f} ms\n", j["adapter"].get<std::string>().rfind("native CPU", 0) == 0 ? "native" : "GPU", j["gpu_ms"].get<double>(),
                j["gpu_timer"].get<std::string>(), upload_ms, cpu_ms);
   }
   if (!matches) {

@@ -21,6 +21,7 @@
 #include <random>
 #include <thread>
 
+#include "wgprim/io.hpp"
 #include "wgprim/wgprim.hpp"
 
 using json = nlohmann::json;
@@ -333,9 +334,7 @@ int run(const bench_cpu_args& a) {
               {"webgpu", webgpu ? webgpu->adapter().name : ""}, {"reps", a.reps}, {"warmup", a.warmup},
               {"results", rows}};
   if (!a.output.empty()) {
-    std::ofstream f(a.output);
-    if (!f) throw error(errc::io, "cannot write '" + a.output + "'");
-    f << doc.dump(1) << "\n";
+    io::write_file(a.output, doc.dump(1) + "\n");
   }
   if (a.json) {
     std::cout << doc.dump() << "\n";

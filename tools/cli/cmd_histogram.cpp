@@ -67,6 +67,10 @@ int run_histogram(const histogram_cli& c) {
     } catch (const std::logic_error&) {
       throw error(errc::invalid_argument, "--range takes LO:HI (two numbers), got '" + c.range + "'");
     }
+    // -1e39 became -inf in f32 and was reported as "too many bins" (issue 29 row 11).
+    for (double v : {lo, hi})
+      if (!(std::fabs(v) <= 3.4028234663852886e38))
+        throw error(errc::invalid_argument, "--range '" + c.range + "': the ends must be finite and within f32's range (±3.4e38)");
   } else if (n) {  // NumPy's default range: the data's min..max
     lo = INFINITY;
     hi = -INFINITY;
@@ -131,7 +135,7 @@ int run_histogram(const histogram_cli& c) {
     fmt::print("  {} values counted; {}\n", counted,
                mismatches ? fmt::format("{} bins differ from the CPU twin", mismatches)
                           : std::string("every bin matches the CPU twin"));
-    fmt::print("  GPU time {:.3f} ms, upload {:.3f} ms, CPU loop {:.3f} ms\n", j["gpu_ms"].get<double>(), upload_ms,
+    fmt::print("  {} time {:.3f} ms, upload {:.3f} ms, CPU loop {:.3f} ms\n", j["adapter"].get<std::string>().rfind("native CPU", 0) == 0 ? "native" : "GPU", j["gpu_ms"].get<double>(), upload_ms,
                cpu_ms);
   }
   if (mismatches) {

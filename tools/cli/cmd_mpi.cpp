@@ -97,7 +97,7 @@ void read_slice(const std::string& path, std::uint64_t offset, std::uint64_t byt
 }
 
 void write_slice(const std::string& path, std::uint64_t offset, const void* data, std::uint64_t bytes) {
-  const int fd = ::open(path.c_str(), O_WRONLY);
+  const int fd = ::open(path.c_str(), O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) throw error(errc::io, "cannot open '" + detail::excerpt(path, 200) + "': " + std::strerror(errno));
   std::uint64_t done = 0;
   while (done < bytes) {
@@ -121,7 +121,10 @@ std::string part_path(const std::string& out) { return out + ".wgprim-part"; }
 void create_output(const std::string& out, dtype t, std::uint64_t n, const std::vector<std::uint64_t>& dims = {}) {
   const std::string tmp = part_path(out);
   const std::string header = io::format_npy_header(t, n, dims);
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  // A link planted at the predictable name was followed and its target truncated (issue 29 row 2): remove what is
+  // there (a link is removed, not followed), then create the file exclusively.
+  ::unlink(tmp.c_str());
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0) throw error(errc::io, "cannot create '" + detail::excerpt(tmp, 200) + "': " + std::strerror(errno));
   const bool ok = ::write(fd, header.data(), header.size()) == static_cast<ssize_t>(header.size()) &&
                   ::ftruncate(fd, static_cast<off_t>(header.size() + n * 4)) == 0;
@@ -179,6 +182,9 @@ void rank_body(context& ctx, communicator& comm, const dist_cli& o, const plan& 
   ro.accuracy = parse_accuracy(o.accuracy);
   ro.check_operator = !o.no_check;
   const op the_op = op::parse(o.op, o.identity);
+  // As one process does (main.cpp): a custom operator is checked before any work. Across ranks `a - b` ran and
+  // exited 0 (issue 29 row 8). Every rank checks the same operator, so every rank throws the same error.
+  if (o.cmd != "sort" && the_op.is_custom() && !o.no_check) monoid(the_op, t).check(/*need_commutative=*/o.cmd == "reduce");
   std::vector<std::uint32_t> out_bits;  // scan / sort: this rank's part of the output
   std::vector<std::uint32_t> out_values;
   std::uint32_t value_bits = 0;
@@ -374,6 +380,8 @@ void check_options(const dist_cli& o) {
   if (!o.values_output.empty() && (o.cmd != "sort" || o.output.empty()))
     throw error(errc::invalid_argument, "--values-output goes with sort --output");
   if (o.cmd != "scan" && o.exclusive) throw error(errc::invalid_argument, "--exclusive is a scan option");
+  if (!o.output.empty() && !o.values_output.empty())  // two outputs naming one file lost one (issue 29 row 4)
+    io::check_distinct_outputs({{"--output", o.output}, {"--values-output", o.values_output}});
   for (const std::string& f : {o.output, o.values_output})
     if (!f.empty() && (f.size() < 5 || f.substr(f.size() - 4) != ".npy"))
       throw error(errc::invalid_argument, "across ranks the output is a .npy file ('" + detail::excerpt(f, 200) + "')");

@@ -95,14 +95,16 @@ double timed_median(int repeat, run_stats& st, F f) {
 }
 
 void print(const json& j, const char* what) {
-  fmt::print("{} over {} {} values on {} (algorithm {})\n", what, j["n"].get<std::size_t>(),
-             j["type"].get<std::string>(), j["adapter"].get<std::string>(), j["algorithm"].get<std::string>());
+  // No segments ran no algorithm: that printed "(algorithm )" (issue 29 row 11).
+  const std::string alg = j["algorithm"].get<std::string>();
+  fmt::print("{} over {} {} values on {} ({})\n", what, j["n"].get<std::size_t>(), j["type"].get<std::string>(),
+             j["adapter"].get<std::string>(), alg.empty() ? "no segments: nothing ran" : "algorithm " + alg);
   if (j.contains("segments")) fmt::print("  {} segments\n", j["segments"].get<std::size_t>());
   if (j.contains("runs")) fmt::print("  {} runs\n", j["runs"].get<std::size_t>());
   const std::size_t mism = j["mismatches"].get<std::size_t>();
   fmt::print("  {}\n", mism ? fmt::format("{} results differ from the CPU twin", mism)
                             : std::string("every result matches the CPU twin"));
-  fmt::print("  GPU time {:.3f} ms, upload {:.3f} ms, CPU loop {:.3f} ms\n", j["gpu_ms"].get<double>(),
+  fmt::print("  {} time {:.3f} ms, upload {:.3f} ms, CPU loop {:.3f} ms\n", j["adapter"].get<std::string>().rfind("native CPU", 0) == 0 ? "native" : "GPU", j["gpu_ms"].get<double>(),
              j["upload_ms"].get<double>(), j["cpu_ms"].get<double>());
 }
 

@@ -145,7 +145,7 @@ int run(kind k, const select_cli& c) {
     fmt::print("  kept {} of {}{}\n", kept, n, k == kind::partition ? " (then the rejected, in input order)" : "");
     fmt::print("  {}\n", mismatches ? fmt::format("{} values differ from the CPU twin", mismatches)
                                     : std::string("every value matches the CPU twin"));
-    fmt::print("  GPU time {:.3f} ms ({}), upload {:.3f} ms, CPU loop {:.3f} ms\n", j["gpu_ms"].get<double>(),
+    fmt::print("  {} time {:.3f} ms ({}), upload {:.3f} ms, CPU loop {:.3f} ms\n", j["adapter"].get<std::string>().rfind("native CPU", 0) == 0 ? "native" : "GPU", j["gpu_ms"].get<double>(),
                j["gpu_timer"].get<std::string>(), upload_ms, cpu_ms);
   }
   if (mismatches) {

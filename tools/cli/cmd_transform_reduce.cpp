@@ -99,7 +99,7 @@ int cmd_transform_reduce(const transform_reduce_cli& a, const io::array& data) {
                  j["gpu_ulps"].get<double>(), j["cpu_ulps"].get<double>());
     else
       fmt::print("  CPU twin             {}\n", matches ? "matches" : "DIFFERS: " + format_bits(rt, cpu_bits));
-    fmt::print("  GPU time {:.3f} ms ({}), upload {:.3f} ms, CPU loop {:.3f} ms\n", j["gpu_ms"].get<double>(),
+    fmt::print("  {} time {:.3f} ms ({}), upload {:.3f} ms, CPU loop {:.3f} ms\n", j["adapter"].get<std::string>().rfind("native CPU", 0) == 0 ? "native" : "GPU", j["gpu_ms"].get<double>(),
                j["gpu_timer"].get<std::string>(), upload_ms, cpu_ms);
   }
   if (!matches) {

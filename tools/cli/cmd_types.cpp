@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <vector>
@@ -75,8 +76,20 @@ context_options typed_options(const std::string& adapter) {
   return o;
 }
 
+// --adapter cpu with such elements: the library's error named a C++ option (issue 29 row 10); the command says
+// what to type instead.
+void refuse_native_for(std::string adapter, dtype t, const std::string& accumulate) {
+  if (adapter.empty())
+    if (const char* env = std::getenv("WGPRIM_ADAPTER")) adapter = env;
+  if (adapter != "cpu" && adapter != "native") return;
+  throw error(errc::unsupported, std::string("the native CPU backend (--adapter ") + adapter + ") takes f32, i32 and u32, not " +
+                                     dtype_name(t) + (accumulate == "wide" ? " (--accumulate wide)" : "") +
+                                     ": leave out --adapter (WebGPU runs them) or name a WebGPU adapter");
+}
+
 int cmd_reduce_typed(const typed_cli& c, const io::array& input) {
   const io::array a = widened_for(c, input);
+  refuse_native_for(c.adapter, a.type, c.accumulate);
   const op o = op::parse(c.op, c.identity);
   const monoid m(o, a.type);  // a packed type gives its accumulation type's monoid
   if (!c.no_check) m.check(/*need_commutative=*/true);
@@ -168,7 +181,7 @@ int cmd_reduce_typed(const typed_cli& c, const io::array& input) {
     if (j.contains("reference")) fmt::print("  compensated sum      {} (bound {:.3g})\n", text("reference"), j["error_bound"].get<double>());
     if (j.contains("exact_text")) fmt::print("  exact                {}\n", j["exact_text"].get<std::string>());
     fmt::print("  CPU twin             {}\n", j["matches_cpu"].get<bool>() ? "matches" : "DIFFERS");
-    fmt::print("  GPU time {:.3f} ms ({}), upload {:.3f} ms, CPU loop {:.3f} ms\n", j["gpu_ms"].get<double>(),
+    fmt::print("  {} time {:.3f} ms ({}), upload {:.3f} ms, CPU loop {:.3f} ms\n", j["adapter"].get<std::string>().rfind("native CPU", 0) == 0 ? "native" : "GPU", j["gpu_ms"].get<double>(),
                j["gpu_timer"].get<std::string>(), upload_ms, cpu_ms);
   }
   if (j.value("overflowed", false))
@@ -183,6 +196,7 @@ int cmd_reduce_typed(const typed_cli& c, const io::array& input) {
 
 int cmd_scan_typed(const typed_cli& c, const io::array& input) {
   const io::array a = widened_for(c, input);
+  refuse_native_for(c.adapter, a.type, c.accumulate);
   const op o = op::parse(c.op, c.identity);
   const monoid m(o, a.type);
   if (!c.no_check) m.check(/*need_commutative=*/false);
@@ -258,8 +272,8 @@ int cmd_scan_typed(const typed_cli& c, const io::array& input) {
     fmt::print(data_on_stdout ? stderr : stdout, "{} scan {} over {} {} values on {} (algorithm {}, accumulated in {})\n",
                c.exclusive ? "exclusive" : "inclusive", j["op"].get<std::string>(), n, dtype_name(a.type),
                ctx.adapter().name, st.algorithm, dtype_name(acc));
-    fmt::print(data_on_stdout ? stderr : stdout, "  mismatches vs the CPU loop: {}\n  GPU time {:.3f} ms ({}), upload {:.3f} ms, CPU loop {:.3f} ms\n",
-               mismatches, j["gpu_ms"].get<double>(), j["gpu_timer"].get<std::string>(), upload_ms, cpu_ms);
+    fmt::print(data_on_stdout ? stderr : stdout, "  mismatches vs the CPU loop: {}\n  {} time {:.3f} ms ({}), upload {:.3f} ms, CPU loop {:.3f} ms\n",
+               mismatches, j["adapter"].get<std::string>().rfind("native CPU", 0) == 0 ? "native" : "GPU", j["gpu_ms"].get<double>(), j["gpu_timer"].get<std::string>(), upload_ms, cpu_ms);
   }
   if (mismatches) {
     std::cerr << "wgprim: error: " << mismatches << " scanned values differ from the CPU twin\n";

@@ -136,7 +136,7 @@ void check_plot_path(const std::string& path) {
     throw error(errc::invalid_argument, "--plot '" + path + "' is a directory; give a .png file name");
   if (path.size() < 4 || path.compare(path.size() - 4, 4, ".png") != 0)
     throw error(errc::invalid_argument, "--plot '" + path + "': the picture is a PNG; name it FILE.png");
-  io::check_writable(path + ".bin");  // the folder exists and is writable
+  io::check_writable(path, "bin");  // the folder exists and is writable (a PNG, checked as any file; issue 29 row 11)
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -566,7 +566,7 @@ int cmd_scan(const common& c) {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-int demo_on(context& ctx, const common& c);
+int demo_on(context& ctx, const common& c, json* collect);
 
 // Without a GPU the default context is the native CPU backend: its times come first (next to the CPU loop),
 // then the same two runs of the WGSL on the best WebGPU adapter (lavapipe) as the check, with the pictures.
@@ -575,43 +575,57 @@ int cmd_demo(const common& c) {
     struct stat st;
     if (::stat(c.plot.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
       throw error(errc::invalid_argument, "--plot-dir '" + c.plot + "' is not an existing directory");
-    io::check_writable(c.plot + "/demo-reduce.bin");
+    io::check_writable(c.plot + "/demo-reduce.png", "bin");
   }
+  // --json printed the text report (issue 29 row 10): now one JSON object, {"runs": [{backend, adapter, reduce,
+  // scan}, ...]}, one run per backend the text would show.
+  json runs = json::array();
+  json* collect = c.json ? &runs : nullptr;
+  auto finish = [&](int rc) {
+    if (collect) std::cout << json{{"runs", runs}}.dump() << "\n";
+    return rc;
+  };
   context ctx(context_options{c.adapter});
-  if (ctx.backend() != backend_choice::native) return demo_on(ctx, c);
+  if (ctx.backend() != backend_choice::native) return finish(demo_on(ctx, c, collect));
   common plain = c;
   plain.plot.clear();  // pictures are drawn by WebGPU render pipelines: in the WGSL pass below
-  fmt::print("#### the native CPU backend: {} ####\n\n", ctx.adapter().name);
-  int rc = demo_on(ctx, plain);
+  if (!collect) fmt::print("#### the native CPU backend: {} ####\n\n", ctx.adapter().name);
+  int rc = demo_on(ctx, plain, collect);
   context_options o;
   o.backend = backend_choice::webgpu;
   std::unique_ptr<context> wgsl;
   try {
     wgsl = std::make_unique<context>(o);
   } catch (const error& e) {
-    fmt::print("\n(no WebGPU adapter for the WGSL check: {})\n", e.what());
-    return rc;
+    if (!collect) fmt::print("\n(no WebGPU adapter for the WGSL check: {})\n", e.what());
+    return finish(rc);
   }
-  fmt::print("\n#### the WGSL check: the same runs on {} ####\n\n", wgsl->adapter().name);
+  if (!collect) fmt::print("\n#### the WGSL check: the same runs on {} ####\n\n", wgsl->adapter().name);
   common on_wgsl = c;
   on_wgsl.adapter = wgsl->adapter().name;  // for the closing `info`
-  return std::max(rc, demo_on(*wgsl, on_wgsl));
+  return finish(std::max(rc, demo_on(*wgsl, on_wgsl, collect)));
 }
 
-int demo_on(context& ctx, const common& c) {
+int demo_on(context& ctx, const common& c, json* collect) {
   common r = c;
   r.op = "sum";
   r.plot = c.plot.empty() ? "" : c.plot + "/demo-reduce.png";
   io::array prices = io::generate("prices:4194304:1");
   json jr = run_reduce(ctx, r, prices);
+  io::array orders = io::generate("orders:65536:1");
+  std::vector<std::uint32_t> out;
+  if (!c.plot.empty()) r.plot = c.plot + "/demo-scan.png";
+  if (collect) {
+    json js = run_scan(ctx, r, orders, out);
+    collect->push_back({{"backend", backend_choice_name(ctx.backend())}, {"adapter", ctx.adapter().name},
+                        {"reduce", jr}, {"scan", js}});
+    return js["mismatches"].get<std::size_t>() == 0 ? 0 : 1;
+  }
   // The headings name what ran (the default algorithms), not the source documents' algorithms.
   fmt::print("== Reduction (algorithm {}): the sum of 4,194,304 prices ==\n", jr["algorithm"].get<std::string>());
   print_reduce(jr);
   fmt::print("  (the tree adds numbers of similar size; the naive running total loses low bits as it grows)\n\n");
 
-  io::array orders = io::generate("orders:65536:1");
-  std::vector<std::uint32_t> out;
-  if (!c.plot.empty()) r.plot = c.plot + "/demo-scan.png";
   json js = run_scan(ctx, r, orders, out);
   fmt::print("== Inclusive scan (algorithm {}): the running total of 65,536 daily orders ==\n",
              js["algorithm"].get<std::string>());
@@ -646,6 +660,21 @@ void refuse_empty_values(const CLI::App& app) {
       if (o->count() && o->get_type_size_max() != 0)
         for (const std::string& r : o->results())
           if (r.empty()) throw error(errc::invalid_argument, o->get_name() + " was given an empty value");
+}
+
+// Two outputs of one command naming one file (`--output s.npy --values-output s.npy`, both `-`) lost one of
+// them with exit 0 (issue 29, row 4): refused before any work. Every option whose name ends in "output", and --plot.
+void refuse_shared_outputs(const CLI::App& app) {
+  for (const CLI::App* s : app.get_subcommands()) {
+    std::vector<std::pair<std::string, std::string>> outs;
+    for (const CLI::Option* o : s->get_options()) {
+      const std::string name = o->get_name();
+      const bool is_output = name == "--plot" || (name.size() >= 6 && name.compare(name.size() - 6, 6, "output") == 0);
+      if (is_output && o->count())
+        for (const std::string& r : o->results()) outs.emplace_back(name, r);
+    }
+    io::check_distinct_outputs(outs);
+  }
 }
 
 }  // namespace
@@ -686,13 +715,17 @@ int main(int argc, char** argv) {
     s->add_option("--plot", c.plot, "draw a PNG picture (reduce: the partials; scan: the running total)");
     s->add_option("--workgroups", c.tune.workgroups, "policy override: workgroups of the first reduce pass (0: the adapter's policy)");
     s->add_option("--items", c.tune.items, "policy override: vec4 loads per invocation per tile (0: the policy)");
-    s->add_option("--subgroups", c.tune.subgroups, "policy override: 1 use subgroups, 0 workgroup memory only (-1: the policy)");
-    s->add_option("--vec-loads", c.tune.vec_loads, "policy override (reduce): 1 vec4 loads, 0 scalar loads (-1: the policy)");
+    s->add_option("--subgroups", c.tune.subgroups, "policy override: 1 use subgroups, 0 workgroup memory only (-1: the policy)")
+        ->check(CLI::Range(-1, 1));  // issue 29 row 11: 5, 2, 7 were accepted silently
+    s->add_option("--vec-loads", c.tune.vec_loads, "policy override (reduce): 1 vec4 loads, 0 scalar loads (-1: the policy)")
+        ->check(CLI::Range(-1, 1));  // issue 29 row 11: 5, 2, 7 were accepted silently
     s->add_option("--staged", c.tune.staged,
                   "policy override (decoupled scan): tile layout 0 direct, 1 staged in workgroup memory, 2 raked "
-                  "(subgroup chunks; needs subgroups) (-1: the policy, direct)");
+                  "(subgroup chunks; needs subgroups) (-1: the policy, direct)")
+        ->check(CLI::Range(-1, 2));
     s->add_option("--spin-limit", c.tune.spin_limit, "policy override (decoupled scan): polls before fallback (0: the policy)");
-    s->add_option("--exact-window", c.tune.exact_window, "policy override (exact sums): 1 register window, 0 columns (-1: the policy)");
+    s->add_option("--exact-window", c.tune.exact_window, "policy override (exact sums): 1 register window, 0 columns (-1: the policy)")
+        ->check(CLI::Range(-1, 1));  // issue 29 row 11: 5, 2, 7 were accepted silently
     s->add_option("--repeat", c.repeat, "run the GPU algorithm this many times and report the median time")
         ->check(CLI::Range(1, 1000));
   };
@@ -743,8 +776,12 @@ int main(int argc, char** argv) {
     std::cerr << "wgprim: error: " << one_line(e.what()) << " (see wgprim --help)\n";
     return static_cast<int>(errc::invalid_argument);
   }
-  try {
+  // Every output file stays a temporary file until the command ends: a failed run (exit != 0, a mismatch
+  // against the CPU twin included) never renames its output into place (issue 29, row 5).
+  auto dispatch = [&]() -> int {
     refuse_empty_values(app);
+    refuse_shared_outputs(app);
+    io::hold_outputs();
     if (info->parsed()) return cmd_info(c);
     if (hist_cmd.app->parsed()) return hist_cmd.run();
     if (rle_cmd.app->parsed()) return rle_cmd.run();
@@ -759,15 +796,24 @@ int main(int argc, char** argv) {
       return ba.accuracy ? cmd_bench_accuracy(ba) : cmd_bench(ba);
     }
     if (bench_cpu.app->parsed()) return bench_cpu.run();
+    return 1;
+  };
+  try {
+    const int rc = dispatch();
+    if (rc == 0) io::commit_outputs();
+    else io::discard_outputs();
+    return rc;
   } catch (const wgprim::error& e) {
+    io::discard_outputs();
     std::cerr << "wgprim: error: " << e.what() << "\n";
     return static_cast<int>(e.code());
   } catch (const std::bad_alloc&) {
+    io::discard_outputs();
     std::cerr << "wgprim: error: out of host memory\n";
     return static_cast<int>(errc::out_of_memory);
   } catch (const std::exception& e) {
+    io::discard_outputs();
     std::cerr << "wgprim: error: " << e.what() << "\n";
     return 1;
   }
-  return 1;
 }

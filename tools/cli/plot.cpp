@@ -11,6 +11,8 @@
 
 #include <cstring>
 
+#include "wgprim/io.hpp"
+
 using namespace wgprim;
 
 namespace plot {
@@ -66,14 +68,17 @@ void text(cairo_t* cr, double x, double y, const std::string& s, double size, bo
   cairo_show_text(cr, s.c_str());
 }
 
-// Writes through a temporary file renamed into place.
+// Encodes the PNG in memory, then writes it as every output is written (io::write_file: an exclusive temporary
+// file renamed into place, held until the command succeeds).
 void save(cairo_surface_t* s, const std::string& path) {
-  std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  cairo_status_t st = cairo_surface_write_to_png(s, tmp.c_str());
-  if (st != CAIRO_STATUS_SUCCESS || std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw error(errc::io, "cannot write '" + path + "': " + cairo_status_to_string(st));
-  }
+  std::string png;
+  auto append = [](void* closure, const unsigned char* data, unsigned int length) -> cairo_status_t {
+    static_cast<std::string*>(closure)->append(reinterpret_cast<const char*>(data), length);
+    return CAIRO_STATUS_SUCCESS;
+  };
+  cairo_status_t st = cairo_surface_write_to_png_stream(s, append, &png);
+  if (st != CAIRO_STATUS_SUCCESS) throw error(errc::io, "cannot write '" + path + "': " + cairo_status_to_string(st));
+  wgprim::io::write_file(path, png);
 }
 
 // clip-space y to pixel row
@@ -191,6 +196,9 @@ void bench_chart(const nlohmann::json& ours, const nlohmann::json* cub, const st
     for (const auto& l : pn.lines)
       for (auto [x, y] : l.pts) { xmin = std::min(xmin, x); xmax = std::max(xmax, x); ymax = std::max(ymax, y); }
     if (xmax <= xmin) { xmin = 16; xmax = 28; }
+    // The axis labels step through [xmin, xmax]: an infinite end (n == 0) never stopped (issue 29 row 7).
+    if (!std::isfinite(xmin) || !std::isfinite(xmax) || !std::isfinite(ymax) || xmin < 0 || xmax > 64)
+      throw error(errc::invalid_argument, "cannot chart these results: n must be from 1 to 2^64 and GB/s finite");
     ymax *= 1.08;
     auto X = [&](double x) { return x0 + (x - xmin) / (xmax - xmin) * (x1 - x0); };
     auto Y = [&](double y) { return y0 - y / ymax * (y0 - y1); };
