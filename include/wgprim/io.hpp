@@ -75,7 +75,9 @@ void check_writable(const std::string& path, const std::string& format = "");
 /// file until commit_outputs() renames them all into place or discard_outputs() removes them, so a failed run
 /// (a mismatch against the CPU twin, an error) never replaces a file. Standard output is written at once.
 void hold_outputs();
+/// Renames every held output into place (the command succeeded).
 void commit_outputs();
+/// Removes every held output's temporary file (the command failed): the targets stay as they were.
 void discard_outputs();
 /// Throws errc::invalid_argument when two outputs ({option, path}) name the same file: the same path, both "-",
 /// the same device and inode, or the same resolved folder and name. Call it before any work.
