@@ -73,6 +73,19 @@ TEST(Histogram, EvenEveryTypeBinCountAndEdgeSize) {
     }
 }
 
+// Bin counts around what workgroup memory holds (private bins, then the edges' keys): 256, 4095..4097, 8192,
+// sizes around the four-strides-per-step loop of the grid-stride walk.
+TEST(Histogram, EvenManyBins) {
+  for (dtype t : {dtype::f32, dtype::i32, dtype::u32})
+    for (std::size_t bins : {255u, 256u, 4095u, 4096u, 4097u, 8192u})
+      for (std::size_t n : {0u, 1u, 4096u, 4097u, 262145u, 1000003u}) {
+        auto x = spread(t, n, -500, 500, static_cast<std::uint32_t>(n + bins));
+        auto want = cpu_even(t, x, bins, -500, 500);
+        auto got = gpu_even(ctx(), t, x, bins, -500, 500);
+        ASSERT_EQ(got, want) << dtype_name(t) << " bins=" << bins << " n=" << n << ": " << first_diff(got, want);
+      }
+}
+
 // Every f32 edge, one ulp below and above it: the edges decide, not the estimate (x - lo) * scale.
 TEST(Histogram, F32ValuesAtEveryEdge) {
   struct range { double lo, hi; };
