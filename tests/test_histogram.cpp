@@ -11,11 +11,11 @@ namespace wgprim::test {
 namespace {
 
 std::vector<std::uint32_t> gpu_even(context& c, dtype t, const std::vector<std::uint32_t>& x, std::size_t bins,
-                                    double lo, double hi) {
+                                    double lo, double hi, const run_options& opt = {}) {
   std::vector<std::uint32_t> got(bins, 0xdeadbeefu);
   with_type(t, [&](auto tag) {
     using T = decltype(tag);
-    histogram_even(c, host_span<const T>(reinterpret_cast<const T*>(x.data()), x.size()), got, bins, lo, hi);
+    histogram_even(c, host_span<const T>(reinterpret_cast<const T*>(x.data()), x.size()), got, bins, lo, hi, opt);
   });
   return got;
 }
@@ -71,6 +71,25 @@ TEST(Histogram, EvenEveryTypeBinCountAndEdgeSize) {
                            << ": " << first_diff(got, want);
       if (n > 100) EXPECT_GT(total(got), n / 2);
     }
+}
+
+// Bin counts around what workgroup memory holds (private bins, then the edges' keys): 256, 4095..4097, 8192,
+// sizes around the four-strides-per-step loop of the grid-stride walk; the default, the GPU shape asked for by
+// name, and the earlier kernel.
+TEST(Histogram, EvenManyBins) {
+  for (dtype t : {dtype::f32, dtype::i32, dtype::u32})
+    for (std::size_t bins : {255u, 256u, 4095u, 4096u, 4097u, 8192u})
+      for (std::size_t n : {0u, 1u, 4096u, 4097u, 262145u, 1000003u}) {
+        auto x = spread(t, n, -500, 500, static_cast<std::uint32_t>(n + bins));
+        auto want = cpu_even(t, x, bins, -500, 500);
+        for (const char* alg : {"", "atomic", "atomic-plain"}) {  // "atomic" named: the GPU shape on CPU adapters too
+          run_options ro;
+          ro.algorithm = alg;
+          auto got = gpu_even(ctx(), t, x, bins, -500, 500, ro);
+          ASSERT_EQ(got, want) << dtype_name(t) << " bins=" << bins << " n=" << n << " " << alg << ": "
+                               << first_diff(got, want);
+        }
+      }
 }
 
 // Every f32 edge, one ulp below and above it: the edges decide, not the estimate (x - lo) * scale.

@@ -10,7 +10,7 @@
 namespace wgprim::test {
 namespace {
 
-enum class layout { random, huge, empties, ones, lead_trail };
+enum class layout { random, huge, empties, ones, lead_trail, fours };
 
 // CSR offsets over n elements in a given shape.
 std::vector<std::uint32_t> make_offsets(std::size_t n, layout l, std::uint32_t seed) {
@@ -33,6 +33,11 @@ std::vector<std::uint32_t> make_offsets(std::size_t n, layout l, std::uint32_t s
       std::uint32_t a = static_cast<std::uint32_t>(n / 5), b = static_cast<std::uint32_t>(n - n / 7);
       return {a, (a + b) / 2, (a + b) / 2, b};
     }
+    case layout::fours:  // segments of 1..7 elements, some empty
+      off.push_back(0);
+      while (off.back() < n)
+        off.push_back(static_cast<std::uint32_t>(std::min<std::size_t>(n, off.back() + rng() % 8)));
+      return off;
     case layout::random:
       break;
   }
@@ -60,7 +65,8 @@ host_span<T> typed_out(std::vector<std::uint32_t>& v) {
 }
 
 void check_segmented(context& c, const op& o, dtype t, std::size_t n, layout l, std::uint32_t seed,
-                     const run_options& opt = {}) {
+                     const run_options& opt = {}, const run_options* scan_opt = nullptr) {
+  const run_options& sopt = scan_opt ? *scan_opt : opt;
   const monoid m(o, t);
   auto x = data_for(t, n, seed);
   auto off = make_offsets(n, l, seed);
@@ -79,8 +85,8 @@ void check_segmented(context& c, const op& o, dtype t, std::size_t n, layout l, 
     cpu::segmented_scan(x.data(), n, off.data(), segs, want.data(), m, exclusive);
     with_type(t, [&](auto tag) {
       using T = decltype(tag);
-      if (exclusive) segmented_exclusive_scan(c, typed<T>(x), off, typed_out<T>(got), o, opt);
-      else segmented_inclusive_scan(c, typed<T>(x), off, typed_out<T>(got), o, opt);
+      if (exclusive) segmented_exclusive_scan(c, typed<T>(x), off, typed_out<T>(got), o, sopt);
+      else segmented_inclusive_scan(c, typed<T>(x), off, typed_out<T>(got), o, sopt);
     });
     for (std::size_t i = 0; i < n; ++i)
       ASSERT_EQ(got[i], want[i]) << (exclusive ? "exclusive " : "inclusive ") << describe(m, n) << " layout "
@@ -128,6 +134,38 @@ TEST(Segmented, PastOneBinding) {
   check_segmented(c, op::sum(), dtype::u32, 600001, layout::random, 8);
   check_segmented(c, op::max(), dtype::f32, 600001, layout::huge, 9);
   check_segmented(c, op::sum(), dtype::i32, 300001, layout::ones, 10);  // 300,002 offsets: two chunks of them
+}
+
+// The streaming reduce and scan take tiles of 2,048 values: sizes around one and several tiles, every layout, one
+// segment over many tiles, segments that end exactly at tile boundaries; and the earlier paths (scan-gather,
+// bitmap), still selectable.
+TEST(Segmented, StreamingTileEdges) {
+  for (layout l : {layout::random, layout::huge, layout::empties, layout::ones, layout::lead_trail, layout::fours})
+    for (std::size_t n : {1u, 2u, 2047u, 2048u, 2049u, 4095u, 4096u, 4097u, 65535u, 65537u, 2048u * 300 + 1}) {
+      if (l == layout::lead_trail && n < 8) continue;
+      check_segmented(ctx(), op::sum(), dtype::u32, n, l, static_cast<std::uint32_t>(n));
+    }
+  // Segments of exactly one tile, and of a tile +- 1, on the device (the GPU's offset checks).
+  for (std::size_t len : {2047u, 2048u, 2049u, 1u << 16}) {
+    const std::size_t n = 2048 * 40 + 3;
+    std::vector<std::uint32_t> off;
+    for (std::size_t at = 0; at < n; at += len) off.push_back(static_cast<std::uint32_t>(at));
+    off.push_back(static_cast<std::uint32_t>(n));
+    auto x = data_for(dtype::u32, n, 12);
+    const monoid m(op::max(), dtype::u32);
+    std::vector<std::uint32_t> want(off.size() - 1);
+    cpu::segmented_reduce(x.data(), off.data(), want.size(), want.data(), m);
+    device_vector<std::uint32_t> d_x(ctx(), x), d_off(ctx(), off), d_r(ctx(), want.size());
+    segmented_reduce(ctx(), d_x, d_off, d_r, op::max());
+    ASSERT_EQ(d_r.to_host(), want) << "len " << len;
+  }
+  run_options seed, seed_scan;
+  seed.algorithm = "scan-gather";
+  seed_scan.algorithm = "bitmap";
+  check_segmented(ctx(), op::sum(), dtype::u32, 100000, layout::random, 13, seed, &seed_scan);
+  check_segmented(ctx(), op::min(), dtype::f32, 5000, layout::fours, 14, seed, &seed_scan);
+  for (dtype t : {dtype::f32, dtype::i32, dtype::u32})
+    for (const op& o : ops_for(t)) check_segmented(ctx(), o, t, 9000, layout::fours, 15);
 }
 
 TEST(Segmented, BadOffsets) {

@@ -9,9 +9,9 @@
 // integer input, edge i becomes ceil(edge i), and edges[reach] the largest integer <= the upper bound.)
 // The bin is found from an estimate ((x - lo) * scale for f32, (key - key(lo)) * scale for integers) moved by at
 // most FIXUP steps to the edges' bracket, else by binary search: the estimate only decides the speed.
-// PRIVATE_BINS > 0: counts gather first in workgroup memory (PRIVATE_BINS >= reach) and are added to the
-// global counts once per workgroup; 0: every value is one global atomic add. Elements are taken in a
-// grid-stride loop over this dispatch's chunk.
+// PRIVATE_BINS > 0: counts gather first in workgroup memory (tile/histogram.wgsl; PRIVATE_BINS >= reach) and
+// are added to the global counts once per workgroup; 0: every value is one global atomic add. Elements are taken in a
+// grid-stride loop over this dispatch's chunk, four strides per step.
 
 const NONE: u32 = 0xffffffffu;
 const FIXUP: u32 = 2u;
@@ -32,7 +32,7 @@ struct hist_params {
 @group(0) @binding(2) var<storage, read> edges: array<u32>;
 @group(0) @binding(3) var<storage, read_write> counts: array<atomic<u32>>;
 
-var<workgroup> wg_bins: array<atomic<u32>, PRIVATE_SIZE>;
+//! import tile/histogram.wgsl
 
 fn key_of(bits: u32) -> u32 {
   if (KIND == 0u) {
@@ -51,7 +51,14 @@ fn key_of(bits: u32) -> u32 {
   return bits;
 }
 
+// EDGE_CACHE > 0: the edges' keys (reach + 1 <= EDGE_CACHE of them) are read once per workgroup into workgroup
+// memory, so that the bin search of every value reads workgroup memory instead of the edges' binding.
+var<workgroup> wg_edges: array<u32, EDGE_SIZE>;
+
 fn edge_key(i: u32) -> u32 {
+  if (EDGE_CACHE > 0u) {
+    return wg_edges[i];
+  }
   return key_of(edges[i]);
 }
 
@@ -111,7 +118,7 @@ fn add_to_bin(b: u32, c: u32) {
     return;
   }
   if (PRIVATE_BINS > 0u) {
-    atomicAdd(&wg_bins[b], c);
+    private_bin_add(b, c);
   } else {
     atomicAdd(&counts[b], c);
   }
@@ -120,13 +127,16 @@ fn add_to_bin(b: u32, c: u32) {
 @compute @workgroup_size(WG_SIZE)
 fn histogram(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid: vec3<u32>,
              @builtin(num_workgroups) nwg: vec3<u32>) {
-  if (PRIVATE_BINS > 0u) {
-    for (var j = l; j < PRIVATE_BINS; j += WG_SIZE) {
-      atomicStore(&wg_bins[j], 0u);
-    }
-    workgroupBarrier();
-  }
   let reach = params.reach;
+  if (PRIVATE_BINS > 0u) {
+    private_bins_clear(l);
+  }
+  if (EDGE_CACHE > 0u) {
+    for (var j = l; j < min(reach + 1u, EDGE_CACHE); j += WG_SIZE) {
+      wg_edges[j] = key_of(edges[j]);
+    }
+  }
+  workgroupBarrier();
   if (reach > 0u) {
     let lo_key = edge_key(0u);
     let hi_key = edge_key(reach);
@@ -135,7 +145,22 @@ fn histogram(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid
     // one bin (sorted, constant) then costs one atomic per run instead of one per value.
     var run_bin = NONE;
     var run_count = 0u;
-    for (var i = wid.x * WG_SIZE + l; i < params.n; i += stride) {
+    // Four values per step (STEP_VALUES == 4), loaded before any is binned (four loads in flight per invocation).
+    var i = wid.x * WG_SIZE + l;
+    let n = params.n;
+    for (; STEP_VALUES == 4u && n >= 3u * stride && i < n - 3u * stride; i += 4u * stride) {
+      let x = array<u32, 4>(src[i], src[i + stride], src[i + 2u * stride], src[i + 3u * stride]);
+      for (var k = 0u; k < 4u; k += 1u) {
+        let b = bin_of(x[k], lo_key, hi_key);
+        if (b != run_bin) {
+          add_to_bin(run_bin, run_count);
+          run_bin = b;
+          run_count = 0u;
+        }
+        run_count += 1u;
+      }
+    }
+    for (; i < n; i += stride) {
       let b = bin_of(src[i], lo_key, hi_key);
       if (b != run_bin) {
         add_to_bin(run_bin, run_count);
@@ -148,11 +173,6 @@ fn histogram(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid
   }
   if (PRIVATE_BINS > 0u) {
     workgroupBarrier();
-    for (var j = l; j < min(reach, PRIVATE_BINS); j += WG_SIZE) {
-      let c = atomicLoad(&wg_bins[j]);
-      if (c != 0u) {
-        atomicAdd(&counts[j], c);
-      }
-    }
+    private_bins_flush(l, reach);
   }
 }

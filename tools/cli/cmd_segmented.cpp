@@ -11,6 +11,7 @@
 #include <cmath>
 #include <iostream>
 #include <limits>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -407,28 +408,120 @@ void add_hist_bench_cases(context& ctx, std::size_t n_max, std::vector<bench_cas
                      256, -500.0, 500.0);
     };
   }
-  if (wants("segmented_reduce", "tiles")) {
-    auto m = std::make_shared<monoid>(op::sum(), dtype::f32);
-    cases.push_back({"segmented_reduce", "tiles", "f32", "sum", 4, [&ctx, floats, offsets, d, m](std::size_t n) {
-                       const buffer& off = offsets();
+  if (wants("histogram_even", "atomic")) {
+    auto counts = std::make_shared<buffer>(ctx.create_buffer(4096 * 4));
+    cases.push_back({"histogram_even", "atomic", "f32", "4096 bins", 4, [&ctx, floats, counts](std::size_t n) {
                        run_stats st;
                        run_options ro;
                        ro.stats = &st;
-                       segmented_reduce(ctx, floats(), n, off, n / 1000, d->out_a, *m, ro);
+                       histogram_even(ctx, floats(), n, dtype::f32, *counts, 4096, -500.0, 500.0, ro);
                        return st.gpu_ms;
                      }});
-    cases.back().call = [&ctx, floats, offsets, d, m, first_word](std::size_t n) {
-      const buffer& off = offsets();
-      segmented_reduce(ctx, floats(), n, off, n / 1000, d->out_a, *m);
-      first_word(d->out_a);
+    cases.back().call = [&ctx, floats, counts, first_word](std::size_t n) {
+      histogram_even(ctx, floats(), n, dtype::f32, *counts, 4096, -500.0, 500.0);
+      first_word(*counts);
     };
-    cases.back().record = [&ctx, floats, offsets, d](WGPUCommandEncoder enc, std::size_t n) {
-      const buffer& off = offsets();
-      const std::size_t segs = n / 1000;
-      segmented_reduce(ctx, enc, device_span<const float>(floats(), 0, n),
-                       device_span<const std::uint32_t>(off, 0, segs + 1), device_span<float>(d->out_a, 0, segs));
+    cases.back().record = [&ctx, floats, counts](WGPUCommandEncoder enc, std::size_t n) {
+      histogram_even(ctx, enc, device_span<const float>(floats(), 0, n), device_span<std::uint32_t>(*counts, 0, 4096),
+                     4096, -500.0, 500.0);
     };
   }
+  // Segmented reduce and scan with segments of 1,000 (the CUB row: op "sum"), of 4 ("sum, segments of 4") and one
+  // segment over all n ("sum, one segment"); the reduce also through its earlier scan-gather path.
+  struct seg_shape {
+    std::size_t len;  // 0: one segment
+    const char* label;
+  };
+  auto seg_offsets = std::make_shared<std::map<std::size_t, buffer>>();  // by len (0: by n, key n + 1 << 40)
+  auto offsets_for = [&ctx, n_max, seg_offsets](std::size_t len, std::size_t n) -> const buffer& {
+    const std::size_t key = len ? len : (std::size_t(1) << 40) + n;
+    auto it = seg_offsets->find(key);
+    if (it != seg_offsets->end()) return it->second;
+    std::vector<std::uint32_t> h;
+    if (len)
+      for (std::size_t i = 0; i <= n_max / len; ++i) h.push_back(static_cast<std::uint32_t>(i * len));
+    else
+      h = {0, static_cast<std::uint32_t>(n)};
+    return seg_offsets->emplace(key, upload(ctx, h)).first->second;
+  };
+  auto out_n = std::make_shared<buffer>();  // n_max outputs: the scans and segments of 4
+  auto big_out = [&ctx, n_max, out_n]() -> buffer& {
+    if (!*out_n) *out_n = ctx.create_buffer(std::max<std::size_t>(n_max, 1) * 4);
+    return *out_n;
+  };
+  for (const seg_shape sh : {seg_shape{1000, "sum"}, seg_shape{4, "sum, segments of 4"}, seg_shape{0, "sum, one segment"}})
+    for (const char* alg : {"tiles", "scan-gather"}) {
+      if (!wants("segmented_reduce", alg)) continue;
+      auto m = std::make_shared<monoid>(op::sum(), dtype::f32);
+      const std::string algorithm = alg;
+      auto segs_of = [sh](std::size_t n) -> std::size_t { return sh.len ? n / sh.len : 1; };
+      auto out_of = [sh, d, big_out]() -> buffer& { return sh.len == 4 ? big_out() : d->out_a; };
+      auto prepare = [offsets, floats, out_of]() {
+        offsets();  // also makes out_a
+        floats();
+        out_of();
+      };
+      cases.push_back({"segmented_reduce", alg, "f32", sh.label, 4,
+                       [&ctx, floats, offsets_for, out_of, segs_of, prepare, m, sh, algorithm](std::size_t n) {
+                         prepare();
+                         run_stats st;
+                         run_options ro;
+                         ro.stats = &st;
+                         ro.algorithm = algorithm;
+                         segmented_reduce(ctx, floats(), n, offsets_for(sh.len, n), segs_of(n), out_of(), *m, ro);
+                         return st.gpu_ms;
+                       }});
+      cases.back().call = [&ctx, floats, offsets_for, out_of, segs_of, prepare, m, sh, algorithm,
+                           first_word](std::size_t n) {
+        prepare();
+        run_options ro;
+        ro.algorithm = algorithm;
+        segmented_reduce(ctx, floats(), n, offsets_for(sh.len, n), segs_of(n), out_of(), *m, ro);
+        first_word(out_of());
+      };
+      cases.back().record = [&ctx, floats, offsets_for, out_of, segs_of, prepare, sh, algorithm](WGPUCommandEncoder enc,
+                                                                                                 std::size_t n) {
+        prepare();
+        const std::size_t segs = segs_of(n);
+        run_options ro;
+        ro.algorithm = algorithm;
+        segmented_reduce(ctx, enc, device_span<const float>(floats(), 0, n),
+                         device_span<const std::uint32_t>(offsets_for(sh.len, n), 0, segs + 1),
+                         device_span<float>(out_of(), 0, segs), op::sum(), ro);
+      };
+    }
+  for (const seg_shape sh : {seg_shape{1000, "sum"}, seg_shape{4, "sum, segments of 4"}, seg_shape{0, "sum, one segment"}})
+    for (const char* alg : {"tiles", "bitmap"}) {
+      if (!wants("segmented_scan", alg)) continue;
+      const std::string algorithm = alg;
+      auto m = std::make_shared<monoid>(op::sum(), dtype::f32);
+      auto segs_of = [sh](std::size_t n) -> std::size_t { return sh.len ? n / sh.len : 1; };
+      cases.push_back({"segmented_scan", alg, "f32", sh.label, 8,
+                       [&ctx, floats, offsets_for, big_out, segs_of, m, sh, algorithm](std::size_t n) {
+                         run_stats st;
+                         run_options ro;
+                         ro.stats = &st;
+                         ro.algorithm = algorithm;
+                         segmented_scan(ctx, floats(), n, offsets_for(sh.len, n), segs_of(n), big_out(), *m,
+                                        scan_kind::inclusive, ro);
+                         return st.gpu_ms;
+                       }});
+      cases.back().call = [&ctx, floats, offsets_for, big_out, segs_of, m, sh, first_word, algorithm](std::size_t n) {
+        run_options ro;
+        ro.algorithm = algorithm;
+        segmented_scan(ctx, floats(), n, offsets_for(sh.len, n), segs_of(n), big_out(), *m, scan_kind::inclusive, ro);
+        first_word(big_out());
+      };
+      cases.back().record = [&ctx, floats, offsets_for, big_out, segs_of, sh, algorithm](WGPUCommandEncoder enc,
+                                                                                        std::size_t n) {
+        const std::size_t segs = segs_of(n);
+        run_options ro;
+        ro.algorithm = algorithm;
+        segmented_scan(ctx, enc, device_span<const float>(floats(), 0, n),
+                       device_span<const std::uint32_t>(offsets_for(sh.len, n), 0, segs + 1),
+                       device_span<float>(big_out(), 0, n), scan_kind::inclusive, op::sum(), ro);
+      };
+    }
   if (wants("reduce_by_key", "tiles")) {
     cases.push_back({"reduce_by_key", "tiles", "u32", "sum", 8, [&ctx, keys, d](std::size_t n) {
                        run_stats st;

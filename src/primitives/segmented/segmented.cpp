@@ -121,7 +121,10 @@ void segmented_scan_run(context& ctx, WGPUCommandEncoder encoder, const range_re
   a.out = o.view;
   a.values = bindable_input(rec, a.values, temps, &a.out);
   a.offsets = bindable_input(rec, a.offsets, temps, &a.out);
-  segmented_workspace ws = record_segmented(rec, a);
+  segmented_workspace ws = std::string(alg.name) == "tiles" && segmented_reduce_streams(ctx, in.count, a.n_segments)
+                               ? record_segmented_scan_streaming(rec, m, a.values, in.count, a.offsets, a.n_segments,
+                                                                 a.out, a.exclusive)
+                               : record_segmented(rec, a);
   o.finish(rec);
   if (!own) {
     rec.end();
@@ -171,7 +174,20 @@ void segmented_reduce_run(context& ctx, WGPUCommandEncoder encoder, const range_
   bindable_output o = bindable_output_of(rec, out.on_device ? out.view : view_of(down, segs));
   a.values = bindable_input(rec, a.values, temps, &o.view);
   a.offsets = bindable_input(rec, a.offsets, temps, &o.view);
-  // The segmented inclusive scan into a temporary, then each segment's last element.
+  if (std::string(alg.name) == "tiles" && segmented_reduce_streams(ctx, in.count, segs)) {
+    segmented_workspace ws = record_segmented_reduce(rec, m, a.values, in.count, a.offsets, segs, o.view);
+    o.finish(rec);
+    if (!own) {
+      rec.end();
+      return;
+    }
+    fill_stats(opt, rec.submit(), alg.name);
+    if (opt.stats) opt.stats->upload_ms = in.on_device ? 0 : upload_ms;
+    check_offsets_gpu(ctx, ws, what);
+    if (!out.on_device) ctx.read(down, 0, out.host_out, segs * 4);
+    return;
+  }
+  // Past one binding: the segmented inclusive scan into a temporary, then each segment's last element.
   buffer inclusive = ctx.create_buffer(std::max<std::uint64_t>(in.count, 1) * 4);
   segmented_workspace ws;
   if (in.count) {

@@ -41,6 +41,21 @@ segmented_workspace record_segmented(recorder& rec, const segmented_args& a);
 void record_segment_gather(recorder& rec, const monoid& m, const device_view& inclusive, std::uint64_t n,
                            const device_view& offsets, std::uint64_t n_segments, const device_view& out);
 
+/// Whether record_segmented_reduce serves n values in n_segments segments (everything in one binding each).
+bool segmented_reduce_streams(const context& ctx, std::uint64_t n, std::uint64_t n_segments);
+/// out[s] = the reduction of values[offsets[s], offsets[s+1]) (identity for empty segments) in one pass over the
+/// values (shaders/segmented/reduce.wgsl). n >= 1, n_segments >= 1; heads[0] of the result counts broken offsets.
+segmented_workspace record_segmented_reduce(recorder& rec, const monoid& m, const device_view& values, std::uint64_t n,
+                                            const device_view& offsets, std::uint64_t n_segments,
+                                            const device_view& out);
+
+/// The segmented scan (n values into out) by the same passes plus a rescan of every tile; n_segments may be 0.
+segmented_workspace record_segmented_scan_streaming(recorder& rec, const monoid& m, const device_view& values,
+                                                    std::uint64_t n, const device_view& offsets,
+                                                    std::uint64_t n_segments, const device_view& out, bool exclusive);
+
+extern const kernel_spec segr_bounds_spec, segr_tile_spec, segr_spine_up_spec, segr_spine_top_spec, segr_spine_down_spec,
+    segr_scan_spec;
 extern const kernel_spec seg_heads_offsets_spec, seg_heads_keys_spec, seg_tile_reduce_spec, seg_spine_spec,
     seg_tile_scan_spec, seg_gather_spec;
 
