@@ -50,6 +50,33 @@ TEST(Context, BrokenShaderIsAShaderError) {
   EXPECT_EQ(reduce(ctx(), std::vector<std::uint32_t>{1, 2, 3}), 6u);
 }
 
+TEST(Context, ComposeKeepsOnlyTheChosenBranch) {
+  // `//! if NAME` / `//! else` / `//! endif`: the branch not taken never reaches naga (the subgroup walk of
+  // tile/lookback.wgsl, the raked layout of the scan), and a missing or non-boolean constant is an error.
+  const monoid m(op::sum(), dtype::u32);
+  auto with = [&](bool sub, bool raked) {
+    return detail::compose_wgsl("scan/decoupled.wgsl", m,
+                                {{"WG_SIZE", "256u"}, {"ITEMS", "4u"}, {"STAGED", "false"},
+                                 {"RAKED", raked ? "true" : "false"}, {"WINDOW", "32u"}, {"STAGE_SIZE", "1u"},
+                                 {"SUBGROUP_LOOKBACK", sub ? "true" : "false"}},
+                                {"shared/lanes_subgroup.wgsl"});
+  };
+  const std::string& plain = with(false, false);
+  EXPECT_EQ(plain.find("fn look_back_subgroup"), std::string::npos);
+  EXPECT_EQ(plain.find("subgroupBallot"), std::string::npos);
+  EXPECT_EQ(plain.find("raked_load_scan"), std::string::npos);
+  EXPECT_NE(plain.find("fn look_back_window"), std::string::npos);
+  EXPECT_EQ(plain.find("\n//! "), std::string::npos);  // no directive line left
+  const std::string& sub = with(true, true);
+  EXPECT_NE(sub.find("fn look_back_subgroup"), std::string::npos);
+  EXPECT_EQ(sub.find("fn look_back_window"), std::string::npos);
+  EXPECT_NE(sub.find("fn raked_load_scan"), std::string::npos);
+  EXPECT_THROW(detail::compose_wgsl("scan/decoupled.wgsl", m, {{"WG_SIZE", "256u"}}, {"shared/lanes_subgroup.wgsl"}),
+               error);
+  EXPECT_THROW(detail::compose_wgsl("scan/decoupled.wgsl", m, {{"RAKED", "1u"}}, {"shared/lanes_subgroup.wgsl"}),
+               error);
+}
+
 TEST(Context, EveryComposedVariantCompiles) {
   // Each shader file x monoid x lanes variant through the real compiler (checked modules, so that a custom
   // operator's path is exercised too).
@@ -104,8 +131,7 @@ TEST(Context, EveryComposedVariantCompiles) {
               {{"WG_SIZE", "256u"}, {"ITEMS", "4u"}, {"STAGED", name == "staged" ? "true" : "false"},
                {"RAKED", name == "raked" ? "true" : "false"}, {"WINDOW", "32u"}, {"STAGE_SIZE", "1024u"},
                {"SUBGROUP_LOOKBACK", sub ? "true" : "false"}},
-              {lane, name == "raked" ? "scan/tile_raked.wgsl" : "scan/tile_raked_off.wgsl",
-               sub ? "shared/lookback_subgroup.wgsl" : "shared/lookback_subgroup_off.wgsl"});
+              {lane});
           EXPECT_NO_THROW(detail::get_kernel(ctx(), sc, "scan",
                                              {slot::uniform, slot::storage_read, slot::storage_read,
                                               slot::storage_rw, slot::storage_rw, slot::storage_rw, slot::storage_rw},

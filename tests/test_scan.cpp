@@ -210,7 +210,7 @@ void check_scan_init(context& c, const monoid& m, scan_kind kind, const std::vec
 }
 
 TEST(Scan, DecoupledSubgroupLookback) {
-  // The look-back walked by subgroup 0 alone (tuning::lookback_subgroup = 1, shared/lookback_subgroup.wgsl): a
+  // The look-back walked by subgroup 0 alone (tuning::lookback_subgroup = 1, tile/lookback.wgsl): a
   // non-commutative operator shows any change in the order the window folds in; short tiles make walks longer
   // than a subgroup (lavapipe: 8 lanes); under stress every third tile's predecessor reads NOT_READY, so the
   // fallback (a workgroup-wide verdict between subgroup-only walks) runs; subgroups off take the window walk.

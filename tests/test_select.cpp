@@ -211,7 +211,15 @@ TEST(Select, LookbackFallbackTakenAndResultUnchanged) {
   // round's result is checked.
   std::uint64_t fallbacks = 0;
   const std::size_t n = 65536 + 3;
+  // Both walks of tile/lookback.wgsl fall back: the policy's (subgroup 0 where there are subgroups), then the
+  // workgroup's window (lookback_subgroup = 0); and the raked layout's tiles (staged = 2) under the policy's walk.
+  struct variant { int walk, layout; };
+  for (const variant& var : {variant{-1, -1}, variant{0, -1}, variant{-1, 2}})
   for (what w : {what::select_if, what::partition, what::select_flagged, what::unique}) {
+    const int walk = var.walk;
+    policy_override = tuning{};
+    policy_override.lookback_subgroup = walk;
+    policy_override.staged = var.layout;
     std::uint64_t of_kind = 0;
     for (int round = 0; round < 4 && of_kind == 0; ++round)
       for (dtype t : {dtype::f32, dtype::i32, dtype::u32}) {
@@ -222,9 +230,10 @@ TEST(Select, LookbackFallbackTakenAndResultUnchanged) {
         EXPECT_EQ(check(ctx(), w, t, x, n, &flags, predicates_for(t)[0], &st), 0u);
         of_kind += st.lookback_fallbacks;
       }
-    EXPECT_GT(of_kind, 0u) << name_of(w);
+    EXPECT_GT(of_kind, 0u) << name_of(w) << " walk " << walk << " layout " << var.layout;
     fallbacks += of_kind;
   }
+  policy_override = tuning{};
   run_stats st;
   auto x = make_data(dtype::u32, (1u << 20) + 77, 63);
   check(small_binding_ctx(), what::partition, dtype::u32, x, x.size(), nullptr, "a > 0x40000000u", &st);
@@ -234,21 +243,28 @@ TEST(Select, LookbackFallbackTakenAndResultUnchanged) {
 }
 
 TEST(Select, PolicyVariants) {
-  // Every code path whatever the adapter's default: staged or direct writes, subgroup or workgroup-memory scans,
+  // Every code path whatever the adapter's default: raked, staged or direct writes, subgroup or workgroup-memory scans,
   // short and long tiles (items 1..8; 8 leaves no room to stage on a 32 KiB adapter), a spin limit of one poll.
-  struct v { int subgroups, staged; std::uint32_t items, spin; };
-  for (const v& p : {v{0, 0, 4, 0}, v{1, 0, 2, 1}, v{0, 1, 1, 0}, v{1, 1, 8, 0}, v{1, 1, 4, 1}}) {
+  // The look-back walked by subgroup 0 (lookback_subgroup 1, the default with subgroups) or by the workgroup's
+  // window (0); sizes around each variant's own tile (1,024 * items).
+  struct v { int subgroups, staged; std::uint32_t items, spin; int lookback_sg; };
+  // staged 2: the raked layout (subgroups; without them the policy stages instead).
+  for (const v& p : {v{0, 0, 4, 0, -1}, v{1, 0, 2, 1, 1}, v{0, 1, 1, 0, -1}, v{1, 1, 8, 0, 0}, v{1, 1, 4, 1, 0},
+                     v{1, 1, 1, 1, 1}, v{1, 2, 4, 0, -1}, v{1, 2, 1, 1, 0}, v{1, 2, 8, 0, 1}, v{0, 2, 2, 0, -1}}) {
     policy_override = tuning{};
     policy_override.subgroups = p.subgroups;
     policy_override.staged = p.staged;
     policy_override.items = p.items;
     policy_override.spin_limit = p.spin;
+    policy_override.lookback_subgroup = p.lookback_sg;
     // (f32 for the predicate kinds, u32 for flags and unique: each kind compiles once per variant.)
     auto xf = make_data(dtype::f32, 70001, 81), xu = make_data(dtype::u32, 70001, 82);
     auto runs = runs_data(dtype::u32, 70001, 83);
     std::vector<std::uint32_t> flags(70001);
     for (std::size_t i = 0; i < flags.size(); ++i) flags[i] = (xu[i] >> 3) & 1u;
-    for (std::size_t n : {1u, 1025u, 8195u, 70001u}) {
+    const std::size_t tile = 1024u * p.items;
+    for (std::size_t n : {std::size_t(1), std::size_t(1025), tile - 1, tile, tile + 1, 3 * tile + 1, std::size_t(8195),
+                          std::size_t(70001)}) {
       check(ctx(), what::select_if, dtype::f32, xf, n, nullptr, "a > 0.0");
       check(ctx(), what::partition, dtype::f32, xf, n, nullptr, "abs(a) < 0.25 && a != 0.0");
       check(ctx(), what::select_flagged, dtype::u32, xu, n, &flags, "");
@@ -256,6 +272,93 @@ TEST(Select, PolicyVariants) {
     }
   }
   policy_override = tuning{};
+}
+
+// ---- reduce-by-key and run-length encoding, "decoupled" (shaders/select/by_key.wgsl) against the CPU twins
+// and against "tiles" ----
+
+// Keys in runs of 1..max_run over a small alphabet (f32: -0 next to +0, NaN), values small integers.
+std::vector<std::uint32_t> by_key_keys(dtype t, std::size_t n, std::uint32_t seed, std::uint32_t max_run) {
+  std::mt19937 rng(seed);
+  std::vector<std::uint32_t> k(n);
+  const std::uint32_t specials[] = {0x00000000u, 0x80000000u, 0x7fc00000u, to_bits(1.5f), to_bits(-2.0f)};
+  for (std::size_t i = 0; i < n;) {
+    const std::uint32_t key = t == dtype::f32 ? specials[rng() % 5] : rng() % 4;
+    for (std::size_t j = rng() % max_run + 1; j > 0 && i < n; --j) k[i++] = key;
+  }
+  return k;
+}
+
+std::size_t check_by_key_once(context& c, const std::string& alg, dtype kt, dtype vt, const op& o, std::size_t n,
+                              std::uint32_t seed, std::uint32_t max_run) {
+  const monoid m(o, vt);
+  const auto keys = by_key_keys(kt, n, seed, max_run);
+  const auto vals = make_data(vt, n, seed + 1, data_kind::small_ints);
+  std::vector<std::uint32_t> wk(n), ws(n), wv(n), wc(n);
+  const std::size_t want = cpu::reduce_by_key(keys.data(), kt, vals.data(), n, wk.data(), ws.data(), m);
+  const std::size_t want_runs = cpu::run_length_encode(keys.data(), kt, n, wv.data(), wc.data());
+  buffer bk = c.create_buffer(std::max<std::size_t>(n, 1) * 4), bv = c.create_buffer(std::max<std::size_t>(n, 1) * 4);
+  buffer uk = c.create_buffer(std::max<std::size_t>(n, 1) * 4), us = c.create_buffer(std::max<std::size_t>(n, 1) * 4);
+  if (n) {
+    c.write(bk, 0, keys.data(), n * 4);
+    c.write(bv, 0, vals.data(), n * 4);
+  }
+  run_options opt;
+  opt.algorithm = alg;
+  std::size_t bad = 0;
+  const std::size_t got = reduce_by_key(c, bk, kt, bv, n, uk, us, m, opt);
+  EXPECT_EQ(got, want) << alg << " runs, keys " << dtype_name(kt) << " " << describe(m, n);
+  std::vector<std::uint32_t> gk(std::max<std::size_t>(want, 1)), gs(std::max<std::size_t>(want, 1));
+  if (got == want && want) {
+    c.read(uk, 0, gk.data(), want * 4);
+    c.read(us, 0, gs.data(), want * 4);
+    for (std::size_t r = 0; r < want; ++r) bad += gk[r] != wk[r] || gs[r] != ws[r];
+  }
+  EXPECT_EQ(bad, 0u) << alg << " keys " << dtype_name(kt) << " " << describe(m, n);
+  const std::size_t runs = run_length_encode(c, bk, kt, n, uk, us, opt);
+  EXPECT_EQ(runs, want_runs) << alg << " rle runs " << dtype_name(kt) << " n=" << n;
+  if (runs == want_runs && runs) {
+    c.read(uk, 0, gk.data(), runs * 4);
+    c.read(us, 0, gs.data(), runs * 4);
+    std::size_t rle_bad = 0;
+    for (std::size_t r = 0; r < runs; ++r) rle_bad += gk[r] != wv[r] || gs[r] != wc[r];
+    EXPECT_EQ(rle_bad, 0u) << alg << " rle " << dtype_name(kt) << " n=" << n;
+    bad += rle_bad;
+  }
+  return bad;
+}
+
+TEST(Select, ByKeyEveryTypeAndEdgeSize) {
+  // Sizes around the tile (4,096) and 2^k +- 1; runs of 1 (every key a head), short runs, one long run.
+  std::vector<std::size_t> ns = {0, 1, 2, 3, 4, 5, 255, 1023, 1024, 1025, 4095, 4096, 4097, 8191, 8193, 65537};
+  int j = 0;
+  for (dtype vt : {dtype::f32, dtype::i32, dtype::u32})
+    for (std::size_t n : ns) {
+      const dtype kt = static_cast<dtype>(j++ % 3);
+      const op o = j % 3 == 0 ? op::max() : j % 3 == 1 ? op::min() : op::sum();
+      check_by_key_once(ctx(), "decoupled", kt, vt, op::sum(), n, 100 + j, 20);
+      check_by_key_once(ctx(), "decoupled", kt, vt, o, n, 200 + j, 1);
+      check_by_key_once(ctx(), "decoupled", kt, vt, o, n, 300 + j, 100000);
+    }
+  check_by_key_once(ctx(), "tiles", dtype::u32, dtype::u32, op::sum(), 70001, 7, 20);
+}
+
+TEST(Select, ByKeyFallbackAndPastOneBinding) {
+  struct stress_on {
+    stress_on() { testing::set_lookback_stress(ctx(), true); testing::set_lookback_stress(small_binding_ctx(), true); }
+    ~stress_on() { testing::set_lookback_stress(ctx(), false); testing::set_lookback_stress(small_binding_ctx(), false); }
+  };
+  {
+    // Stress: with a spin limit of 1, every tile t % 3 == 2 reads its predecessor as NOT_READY and recomputes it
+    // (tile/lookback.wgsl), whatever the scheduling: 17 tiles here, 5 fallbacks at least.
+    stress_on on;
+    EXPECT_EQ(check_by_key_once(ctx(), "decoupled", dtype::u32, dtype::f32, op::sum(), 65536 + 3, 40, 20), 0u);
+    EXPECT_EQ(check_by_key_once(ctx(), "decoupled", dtype::f32, dtype::i32, op::max(), 65536 + 3, 41, 1), 0u);
+    EXPECT_EQ(check_by_key_once(small_binding_ctx(), "decoupled", dtype::i32, dtype::u32, op::sum(), 700001, 50, 3),
+              0u);
+  }
+  // Keys past one binding (chunks), runs past one binding (output windows), every run of length 1.
+  EXPECT_EQ(check_by_key_once(small_binding_ctx(), "decoupled", dtype::u32, dtype::i32, op::max(), 700001, 51, 1), 0u);
 }
 
 TEST(Select, InPlaceIsHandled) {

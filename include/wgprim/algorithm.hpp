@@ -29,8 +29,8 @@ struct tuning {
   std::uint32_t small_n = 0;     ///< reduce: at or below this n, one dispatch of one workgroup
   std::uint32_t spin_limit = 0;  ///< decoupled scan: polls of a predecessor before computing its tile itself
   int exact_window = -1;         ///< exact f32 sums: 1 a per-invocation register window of limbs, 0 columns only
-  std::uint32_t lookback_window = 0;  ///< onesweep sort, decoupled scan: predecessor states read at once (0: the policy)
-  int lookback_subgroup = -1;  ///< decoupled scan: 1 subgroup 0 walks the look-back alone, 0 the workgroup (-1: policy)
+  std::uint32_t lookback_window = 0;  ///< onesweep sort, decoupled scan/select: predecessor states read at once (0: the policy)
+  int lookback_subgroup = -1;  ///< decoupled scan and select: 1 subgroup 0 walks the look-back alone, 0 the workgroup (-1: policy)
 };
 
 /// Accuracy of f32 sums (other operators are exact or order-independent and ignore it).

@@ -1,5 +1,5 @@
 // Single-pass scan with decoupled look-back and fallback (Smith, Levien & Owens, SPAA 2025; the look-back is
-// shared/lookback.wgsl). Each workgroup claims the next tile from an atomic counter, scans its TILE elements
+// tile/lookback.wgsl). Each workgroup claims the next tile from an atomic counter, scans its TILE elements
 // (ITEMS vec4 per invocation, folded serially, then a workgroup scan of the per-invocation totals), publishes
 // its aggregate, and walks back over its predecessors' published states. A predecessor that stays NOT_READY for
 // spin_limit polls is not waited for: the workgroup reduces that tile's input itself (same folding order, so the
@@ -9,18 +9,19 @@
 // path, and is nobody's predecessor): direct (invocation l scans vec4 l * ITEMS .. l * ITEMS + ITEMS - 1, loaded
 // straight from memory), STAGED (the same assignment, loads and stores coalesced through workgroup memory) and
 // RAKED (one contiguous chunk per subgroup, lanes interleaved vec4 by vec4, scanned with subgroup operations:
-// the raked import, scan/tile_raked.wgsl, or placeholders in scan/tile_raked_off.wgsl otherwise).
+// scan/tile_raked.wgsl, composed in only when RAKED is true, as is every line that calls it).
 //
-// The walk back over predecessors: shared/lookback.wgsl's window read by the workgroup, or (SUBGROUP_LOOKBACK,
-// the default with subgroups) shared/lookback_subgroup.wgsl's walk by subgroup 0 alone (a placeholder,
-// shared/lookback_subgroup_off.wgsl, otherwise).
+// The walk back over predecessors is tile/lookback.wgsl's (SUBGROUP_LOOKBACK picks its walk).
 //
-// state[0] is the tile counter, state[1] counts fallbacks (for tests), then two u32 per tile (see the import).
+// state[0] is the tile counter, state[1] counts fallbacks (for tests), then 2 T_WORDS u32 per tile (the import).
 // The workgroup scan (workgroup_scan, lane_info) comes from the lanes import the dispatch layer picks:
 // subgroups when the adapter has them, workgroup memory otherwise.
 // carry[carry_index] is the total of earlier chunks (an array larger than one binding is scanned in chunks);
 // the last tile writes the running total to carry[carry_index + 1].
-//! import shared/lookback.wgsl
+//! import tile/lookback.wgsl
+//! if RAKED
+//! import scan/tile_raked.wgsl
+//! endif
 
 const ITEMS4: u32 = ITEMS * 4u;
 const TILE: u32 = WG_SIZE * ITEMS * 4u;
@@ -79,10 +80,11 @@ fn fold_tile_from_memory(tile: u32, l: u32) -> T {
 // The look-back's fallback: a predecessor's aggregate, folded and combined exactly as its own workgroup does
 // (predecessors are full tiles, so in the layout the policy picked).
 fn lookback_fallback(tile: u32, l: u32, li: lane_info) -> T {
-  if (RAKED) {
-    return raked_tile_aggregate(tile, li);
-  }
+//! if RAKED
+  return raked_tile_aggregate(tile, li);
+//! else
   return workgroup_scan(l, fold_tile_from_memory(tile, l), li).aggregate;
+//! endif
 }
 
 
@@ -130,9 +132,13 @@ fn scan(@builtin(local_invocation_index) l: u32, li: lane_info) {
   }
   var aggregate: T;
   var thread_prefix: T;
+//! if RAKED
   if (raked) {
     aggregate = raked_load_scan(tile, li);
   } else {
+//! else
+  {
+//! endif
     let parts = workgroup_scan(l, fold_vals(), li);
     aggregate = parts.aggregate;
     thread_prefix = parts.exclusive;
@@ -143,12 +149,7 @@ fn scan(@builtin(local_invocation_index) l: u32, li: lane_info) {
     carry_in = carry[params.carry_index];
   }
   publish_aggregate(tile, l, aggregate, params.stress != 0u);
-  var walked: lookback_result;
-  if (SUBGROUP_LOOKBACK) {
-    walked = look_back_subgroup(tile, l, li, params.spin_limit, params.stress != 0u);
-  } else {
-    walked = look_back(tile, l, li, params.spin_limit, params.stress != 0u);
-  }
+  let walked = look_back(tile, l, li, params.spin_limit, params.stress != 0u);
   var prefix = walked.prefix;
   if (!walked.inclusive && params.use_carry != 0u) {
     prefix = combine(carry_in, prefix);  // the walk reached past tile 0 (or this is tile 0): add earlier chunks
@@ -161,6 +162,7 @@ fn scan(@builtin(local_invocation_index) l: u32, li: lane_info) {
     }
   }
 
+//! if RAKED
   if (raked) {
     // Each vec4 is scanned behind its own prefix: this invocation's vec4 j and j + 1 are not neighbours in the
     // array (the other lanes' vec4 lie between them).
@@ -187,6 +189,9 @@ fn scan(@builtin(local_invocation_index) l: u32, li: lane_info) {
       }
     }
   } else {
+//! else
+  {
+//! endif
     var running = prefix;
     if (l > 0u) {
       running = combine(prefix, thread_prefix);
@@ -208,9 +213,12 @@ fn scan(@builtin(local_invocation_index) l: u32, li: lane_info) {
       }
     }
   }
+//! if RAKED
   if (raked) {
     raked_store(tile, li);
-  } else if (full && STAGED) {
+  } else
+//! endif
+  if (full && STAGED) {
     workgroupBarrier();  // every invocation has read its staged input
     for (var j = 0u; j < ITEMS; j += 1u) {
       wg_stage[stage_index(l, j)] = vec4<T>(vals[4u * j], vals[4u * j + 1u], vals[4u * j + 2u], vals[4u * j + 3u]);

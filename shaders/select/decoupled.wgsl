@@ -1,10 +1,18 @@
 // Stable compaction in one pass (select by predicate or flags, partition, unique), like std::copy_if /
 // std::stable_partition / std::unique and cub::DeviceSelect. Each workgroup claims the next tile from an atomic
-// counter (shared/lookback.wgsl), decides per element whether it is kept, counts its kept elements (a workgroup
+// counter (tile/lookback.wgsl), decides per element whether it is kept, counts its kept elements (a workgroup
 // scan of the per-invocation counts), and finds how many elements earlier tiles kept through the decoupled
 // look-back with fallback (the fallback recounts a predecessor tile from the input). Each kept element is then
 // written at (kept before it); with PARTITION, each rejected one at total + (rejected before it), where total
 // comes from the count_kept pass (entry point below), so the rejected part keeps the input order too.
+//
+// Three layouts of a full tile (the policy picks one; a partial last tile takes the blocked layout with direct
+// writes, or staged ones when STAGED): blocked with direct writes (invocation l decides ITEMS consecutive vec4
+// and writes its own kept elements: scattered writes), STAGED (blocked, the tile compacted in workgroup memory
+// first, then written coalesced: invocation l writes tile outputs l, l + WG_SIZE, ...), and RAKED (subgroup
+// chunks, see select_raked: coalesced loads and writes without workgroup memory; composed in only when RAKED).
+// The look-back's fallback counts a predecessor in the blocked layout: a count is an integer sum, the same
+// whatever the order.
 //
 // Elements travel as raw u32 bits (select moves them unchanged); T is u32 with combine = + (the prelude of a u32
 // sum): the counts. The dispatch layer prepends `alias ELEM` (the element type) and `fn keep_predicate(a: ELEM)
@@ -47,7 +55,7 @@ struct select_params {
 @group(0) @binding(6) var<storage, read_write> state: array<atomic<u32>>;
 @group(0) @binding(7) var<storage, read_write> carry: array<atomic<u32>>;
 
-//! import shared/lookback.wgsl
+//! import tile/lookback.wgsl
 //! import shared/predicate.wgsl
 
 var<private> vals: array<u32, ITEMS4>;
@@ -151,31 +159,124 @@ fn lookback_fallback(tile: u32, l: u32, li: lane_info) -> T {
   return workgroup_reduce(l, count, li);
 }
 
-@compute @workgroup_size(WG_SIZE)
-fn select_tiles(@builtin(local_invocation_index) l: u32, li: lane_info) {
-  let tile = claim_tile(l);
-  if (tile >= params.tiles) {
-    return;
-  }
-  let mask = load_tile(tile, l);
-  let parts = workgroup_scan(l, countOneBits(mask), li);
-  publish_aggregate(tile, l, parts.aggregate, params.stress != 0u);
+// The tile's place in the output: publishes its aggregate, walks back (tile/lookback.wgsl), publishes its
+// inclusive count (and the chunk's, from the last tile), and returns what the output positions need. Uniform
+// control flow.
+struct tile_bases {
+  kept: u32,      // kept elements before this tile (earlier chunks included)
+  rejected: u32,  // rejected elements before this tile, plus the partition's total (where rejected ones start)
+}
+
+fn tile_bases_of(tile: u32, l: u32, li: lane_info, aggregate: u32) -> tile_bases {
+  publish_aggregate(tile, l, aggregate, params.stress != 0u);
   // Published states count this chunk only; what earlier chunks kept is added from carry.
   let walked = look_back(tile, l, li, params.spin_limit, params.stress != 0u);
   let chunk_before = atomicLoad(&carry[params.carry_index]);
   if (l == 0u) {
-    publish(tile, INCLUSIVE, walked.prefix + parts.aggregate);
+    publish(tile, INCLUSIVE, walked.prefix + aggregate);
     if (tile == params.tiles - 1u) {
-      atomicStore(&carry[params.carry_index + 1u], chunk_before + walked.prefix + parts.aggregate);
+      atomicStore(&carry[params.carry_index + 1u], chunk_before + walked.prefix + aggregate);
     }
   }
   var total = 0u;
   if (PARTITION) {
     total = atomicLoad(&carry[params.total_index]);
   }
-  let tile_first = tile * TILE;                                   // in the chunk
-  let kept_base = chunk_before + walked.prefix;                   // kept elements before this tile
-  let rejected_base = params.chunk_first + tile_first - kept_base;  // rejected elements before this tile
+  let kept = chunk_before + walked.prefix;
+  return tile_bases(kept, total + params.chunk_first + tile * TILE - kept);
+}
+
+// Writes x at output position dest unless it falls outside this dispatch's window (another window's dispatch
+// writes it; dest - win_first wraps when below).
+fn write_out(dest: u32, x: u32) {
+  if (dest - params.win_first < params.win_count) {
+    dst[dest - params.win_first] = x;
+  }
+}
+
+//! if RAKED
+// The raked layout of a full tile (as scan/tile_raked.wgsl): subgroup `id` owns a contiguous chunk of
+// size * ITEMS vec4, lane `lane` its vec4 k * size + lane, so every load is coalesced and so is every write:
+// a subgroup's kept elements of step k land in one contiguous run of the output, in lane order, with no
+// workgroup memory and no barrier but the subgroup totals' (across_subgroups). Needs subgroups.
+fn raked_index(tile: u32, k: u32, li: lane_info) -> u32 {
+  return tile * (TILE / 4u) + (li.id * ITEMS + k) * li.size + li.lane;
+}
+
+var<private> rvals: array<vec4<u32>, ITEMS>;
+var<private> lane_kept: array<u32, ITEMS>;  // kept elements of the subgroup's chunk before this lane's vec4 k
+
+fn select_raked(tile: u32, l: u32, li: lane_info) {
+  for (var k = 0u; k < ITEMS; k += 1u) {  // every load first: ITEMS in flight
+    rvals[k] = src_vec[raked_index(tile, k, li)];
+  }
+  var masks = 0u;  // bits 4 k .. 4 k + 3: vec4 k's elements kept
+  for (var k = 0u; k < ITEMS; k += 1u) {
+    let i = 4u * raked_index(tile, k, li);
+    var before = vec2<u32>(0u, 0u);
+    if (MODE == MODE_UNIQUE) {
+      // The element before vec4 k: the lower lane's last, the last lane's of step k - 1, or (the chunk's first
+      // vec4) from memory. Shuffles from uniform control flow.
+      let lower = subgroupShuffleUp(rvals[k].w, 1u);
+      var last = 0u;
+      if (k > 0u) {
+        last = subgroupShuffle(rvals[k - 1u].w, li.size - 1u);
+      }
+      if (li.lane > 0u) {
+        before = vec2<u32>(lower, 1u);
+      } else if (k > 0u) {
+        before = vec2<u32>(last, 1u);
+      } else {
+        before = element_before(i);
+      }
+    }
+    masks |= keep4(rvals[k], i, before) << (4u * k);
+  }
+  var run = 0u;
+  for (var k = 0u; k < ITEMS; k += 1u) {
+    let c = countOneBits((masks >> (4u * k)) & 15u);
+    let inclusive = subgroup_scan_inclusive(c, li);
+    lane_kept[k] = run + inclusive - c;
+    run += subgroupShuffle(inclusive, li.size - 1u);
+  }
+  // No barrier before: nothing of this tile has read wg_subgroup_totals yet.
+  let sp = across_subgroups(run, li);
+  let bases = tile_bases_of(tile, l, li, sp.total);
+  for (var k = 0u; k < ITEMS; k += 1u) {
+    let kept_in_tile = sp.before + lane_kept[k];  // kept elements of the tile before vec4 k
+    var kept_at = bases.kept + kept_in_tile;
+    var rejected_at = bases.rejected + ((li.id * ITEMS + k) * li.size + li.lane) * 4u - kept_in_tile;
+    let v = rvals[k];
+    let m = masks >> (4u * k);
+    for (var c = 0u; c < 4u; c += 1u) {
+      if ((m & (1u << c)) != 0u) {
+        write_out(kept_at, v[c]);
+        kept_at += 1u;
+      } else if (PARTITION) {
+        write_out(rejected_at, v[c]);
+        rejected_at += 1u;
+      }
+    }
+  }
+}
+//! endif
+
+@compute @workgroup_size(WG_SIZE)
+fn select_tiles(@builtin(local_invocation_index) l: u32, li: lane_info) {
+  let tile = claim_tile(l);
+  if (tile >= params.tiles) {
+    return;
+  }
+//! if RAKED
+  if ((tile + 1u) * TILE <= params.n) {
+    select_raked(tile, l, li);
+    return;
+  }
+//! endif
+  let mask = load_tile(tile, l);
+  let parts = workgroup_scan(l, countOneBits(mask), li);
+  let bases = tile_bases_of(tile, l, li, parts.aggregate);
+  let tile_first = tile * TILE;  // in the chunk
   if (STAGED) {
     var kept_at = parts.exclusive;              // this invocation's next kept element, in the tile
     var rejected_at = l * ITEMS4 - parts.exclusive;  // and its next rejected one
@@ -194,31 +295,23 @@ fn select_tiles(@builtin(local_invocation_index) l: u32, li: lane_info) {
       count = min(TILE, params.n - tile_first);
     }
     for (var i = l; i < count; i += WG_SIZE) {
-      var dest = kept_base + i;
+      var dest = bases.kept + i;
       if (i >= parts.aggregate) {
-        dest = total + rejected_base + (i - parts.aggregate);
+        dest = bases.rejected + (i - parts.aggregate);
       }
-      // Outside the window: the dispatch of another window writes it (dest - win_first wraps when below).
-      if (dest - params.win_first < params.win_count) {
-        dst[dest - params.win_first] = wg_out[i];
-      }
+      write_out(dest, wg_out[i]);
     }
     return;
   }
-  var kept_before = kept_base + parts.exclusive;  // kept elements before vals[0]
-  var rejected_before = rejected_base + l * ITEMS4 - parts.exclusive;
+  var kept_at = bases.kept + parts.exclusive;  // where vals[0] goes if kept
+  var rejected_at = bases.rejected + l * ITEMS4 - parts.exclusive;
   for (var k = 0u; k < ITEMS4; k += 1u) {
-    var dest = 0xffffffffu;
     if ((mask & (1u << k)) != 0u) {
-      dest = kept_before;
-      kept_before += 1u;
+      write_out(kept_at, vals[k]);
+      kept_at += 1u;
     } else if (PARTITION && tile_first + l * ITEMS4 + k < params.n) {
-      dest = total + rejected_before;
-      rejected_before += 1u;
-    }
-    // Outside the window (or no destination): another dispatch writes it. dest - win_first wraps when below.
-    if (dest - params.win_first < params.win_count) {
-      dst[dest - params.win_first] = vals[k];
+      write_out(rejected_at, vals[k]);
+      rejected_at += 1u;
     }
   }
 }

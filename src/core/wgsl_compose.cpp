@@ -39,21 +39,50 @@ const std::string& shader_text(const std::string& path) {
 }
 
 namespace {
-void expand(const std::string& path, std::set<std::string>& seen, std::string& out) {
+// `//! if NAME` / `//! else` / `//! endif` (nestable): the lines between are kept only when the constant NAME is
+// `true` (else branch: `false`). Unlike a WGSL `if` on a constant, the dropped text never reaches naga, so a path
+// may use what the device lacks (subgroup builtins) or what another path's imports do not define. NAME must be a
+// constant of the composition with the value true or false: a typo is an error, not a silent else.
+bool condition_value(const std::string& name, const wgsl_constants& constants, const std::string& path) {
+  for (const auto& c : constants)
+    if (c.first == name) {
+      if (c.second == "true") return true;
+      if (c.second == "false") return false;
+      break;
+    }
+  throw error(errc::gpu, "internal: " + path + ": '//! if " + name + "' needs a constant " + name + " = true or false");
+}
+
+void expand(const std::string& path, const wgsl_constants& constants, std::set<std::string>& seen, std::string& out) {
   if (!seen.insert(path).second) return;
   std::istringstream in(shader_text(path));
   std::string line;
-  const std::string directive = "//! import ";
+  const std::string import_directive = "//! import ", if_directive = "//! if ";
+  std::vector<std::pair<bool, bool>> conds;  // per open `if`: (this branch kept, the enclosing text kept)
+  auto kept = [&] { return conds.empty() || (conds.back().first && conds.back().second); };
+  auto trimmed = [](std::string x) {
+    while (!x.empty() && (x.back() == ' ' || x.back() == '\r')) x.pop_back();
+    return x;
+  };
   while (std::getline(in, line)) {
-    if (line.rfind(directive, 0) == 0) {
-      std::string dep = line.substr(directive.size());
-      while (!dep.empty() && (dep.back() == ' ' || dep.back() == '\r')) dep.pop_back();
-      expand(dep, seen, out);
+    const std::string t = trimmed(line);
+    if (t.rfind(if_directive, 0) == 0) {
+      const bool outer = kept();
+      conds.emplace_back(condition_value(t.substr(if_directive.size()), constants, path), outer);
+    } else if (t == "//! else" || t == "//! endif") {
+      if (conds.empty()) throw error(errc::gpu, "internal: " + path + ": '" + t + "' without '//! if'");
+      if (t == "//! else") conds.back().first = !conds.back().first;
+      else conds.pop_back();
+    } else if (!kept()) {
+      continue;
+    } else if (t.rfind(import_directive, 0) == 0) {
+      expand(t.substr(import_directive.size()), constants, seen, out);
     } else {
       out += line;
       out += '\n';
     }
   }
+  if (!conds.empty()) throw error(errc::gpu, "internal: " + path + ": '//! if' without '//! endif'");
 }
 }  // namespace
 
@@ -108,7 +137,7 @@ std::string compose_uncached(const std::string& file, const monoid& m, const wgs
   if (a == accum::double_word) {
     if (!(m.is_sum() && m.type() == dtype::f32))
       throw error(errc::invalid_argument, "internal: double-word accumulation is for f32 sums");
-    expand("shared/double_word.wgsl", seen, out);
+    expand("shared/double_word.wgsl", constants, seen, out);
     if (elements_are_accumulators) {
       out += "alias E = T;\nalias EV = array<E, 4>;\n";
       out += "fn lift(x: E) -> T {\n  return x;\n}\nfn finalize(v: T) -> E {\n  return v;\n}\n";
@@ -137,7 +166,7 @@ std::string compose_uncached(const std::string& file, const monoid& m, const wgs
       out += "fn accumulate(acc: T, x: E) -> T {\n  return combine(acc, x);\n}\n";
     }
     out += "fn accum_init(never_negative: u32) {\n}\n";
-    // T as 32-bit words, for state kept in u32 atomics (shared/lookback.wgsl).
+    // T as 32-bit words, for state kept in u32 atomics (tile/lookback.wgsl).
     if (is_wide(m.type()))
       out += "const T_WORDS = 2u;\nfn t_to_words(v: T) -> vec2<u32> {\n  let u = bitcast<u64>(v);\n"
              "  return vec2<u32>(u32(u & u64(0xffffffffu)), u32(u >> 32u));\n}\n"
@@ -147,8 +176,8 @@ std::string compose_uncached(const std::string& file, const monoid& m, const wgs
              "fn t_from_words(w: vec2<u32>) -> T {\n  return bitcast<T>(w.x);\n}\n";
   }
   for (const auto& c : constants) out += "const " + c.first + " = " + c.second + ";\n";
-  for (const auto& i : imports) expand(i, seen, out);
-  expand(file, seen, out);
+  for (const auto& i : imports) expand(i, constants, seen, out);
+  expand(file, constants, seen, out);
   return out;
 }
 }  // namespace
@@ -158,8 +187,8 @@ std::string compose_wgsl_with_prelude(const std::string& file, const std::string
   std::string out = "// composed by wgprim: " + file + "\n" + prelude + "\n";
   std::set<std::string> seen;
   for (const auto& c : constants) out += "const " + c.first + " = " + c.second + ";\n";
-  for (const auto& i : imports) expand(i, seen, out);
-  expand(file, seen, out);
+  for (const auto& i : imports) expand(i, constants, seen, out);
+  expand(file, constants, seen, out);
   return out;
 }
 

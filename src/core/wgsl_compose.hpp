@@ -1,6 +1,7 @@
 // Builds a complete WGSL module from an algorithm file, a monoid and constants: a generated prelude
 // (alias T, identity(), combine(a, b), the constants), then the file with its `//! import path` lines
-// replaced by the imported files (each at most once).
+// replaced by the imported files (each at most once). The one variant mechanism besides constants:
+// `//! if NAME` / `//! else` / `//! endif` keeps text only where the boolean constant NAME says so.
 #pragma once
 #include <string>
 #include <utility>

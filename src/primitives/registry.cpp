@@ -43,9 +43,12 @@ const std::vector<algorithm_entry>& algorithm_registry() {
        true, false},
       {"segmented_scan", "bitmap", "the earlier path: head bitmap from the offsets, tile pairs, spine, rescan", false,
        false, false},
-      {"reduce_by_key", "tiles", "heads where keys change, the segmented tile scan, run tails scattered", true,
-       true, false},
-      {"run_length_encode", "tiles", "reduce_by_key of ones over the input as keys", true, true, false},
+      {"reduce_by_key", "decoupled", "one pass: head flags, (runs, value) pairs scanned per tile, look-back with "
+       "a fallback, heads write keys and tails sums", true, true, false},
+      {"reduce_by_key", "tiles", "heads where keys change, the segmented tile scan, run tails scattered", false,
+       false, false},
+      {"run_length_encode", "decoupled", "reduce_by_key's one pass with every value 1", true, true, false},
+      {"run_length_encode", "tiles", "reduce_by_key of ones over the input as keys", false, false, false},
       {"select", "decoupled", "select/partition/unique in one pass: tile counts, look-back with a fallback", true,
        true, false},
   };
@@ -62,7 +65,7 @@ const std::vector<const kernel_spec*>& kernel_specs() {
       &sort_histogram_spec,   &sort_plan_spec, &sort_finish_spec, &sort_rts_count_spec, &sort_rts_scatter_spec, &sort_onesweep_spec, &sort_merge_split_spec, &sort_merge_spec,
       &histogram_atomic_spec, &seg_heads_offsets_spec, &seg_heads_keys_spec, &seg_tile_reduce_spec,
       &seg_spine_spec,        &seg_tile_scan_spec,  &seg_gather_spec, &segr_bounds_spec, &segr_tile_spec, &segr_spine_up_spec, &segr_spine_top_spec, &segr_spine_down_spec, &segr_scan_spec,
-      &select_decoupled_spec, &select_count_spec,
+      &select_decoupled_spec, &select_count_spec, &by_key_spec,
   };
   return specs;
 }

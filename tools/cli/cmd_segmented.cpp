@@ -522,52 +522,65 @@ void add_hist_bench_cases(context& ctx, std::size_t n_max, std::vector<bench_cas
                        device_span<float>(big_out(), 0, n), scan_kind::inclusive, op::sum(), ro);
       };
     }
-  if (wants("reduce_by_key", "tiles")) {
-    cases.push_back({"reduce_by_key", "tiles", "u32", "sum", 8, [&ctx, keys, d](std::size_t n) {
-                       run_stats st;
-                       run_options ro;
-                       ro.stats = &st;
-                       const buffer& k = keys();
-                       device_span<std::uint32_t> uk(d->out_a, 0, n / 20 + 1), sums(d->out_b, 0, n / 20 + 1);
-                       reduce_by_key(ctx, device_span<const std::uint32_t>(k, 0, n),
-                                     device_span<const std::uint32_t>(d->values, 0, n), uk, sums, op::sum(), ro);
-                       return st.gpu_ms;
-                     }});
-    // The host-returning overload returns the number of runs (read back inside the call).
-    cases.back().call = [&ctx, keys, d](std::size_t n) {
-      const buffer& k = keys();
-      device_span<std::uint32_t> uk(d->out_a, 0, n / 20 + 1), sums(d->out_b, 0, n / 20 + 1);
-      reduce_by_key(ctx, device_span<const std::uint32_t>(k, 0, n), device_span<const std::uint32_t>(d->values, 0, n),
-                    uk, sums, op::sum());
-    };
-    cases.back().record = [&ctx, keys, d, runs](WGPUCommandEncoder enc, std::size_t n) {
-      const buffer& k = keys();
-      device_span<std::uint32_t> uk(d->out_a, 0, n / 20 + 1), sums(d->out_b, 0, n / 20 + 1);
-      reduce_by_key(ctx, enc, device_span<const std::uint32_t>(k, 0, n),
-                    device_span<const std::uint32_t>(d->values, 0, n), uk, sums,
-                    device_span<std::uint32_t>(*runs, 0, 1), op::sum());
-    };
-  }
-  if (wants("run_length_encode", "tiles")) {
-    cases.push_back({"run_length_encode", "tiles", "u32", "-", 4, [&ctx, keys, d](std::size_t n) {
-                       run_stats st;
-                       run_options ro;
-                       ro.stats = &st;
-                       const buffer& k = keys();
-                       device_span<std::uint32_t> vo(d->out_a, 0, n / 20 + 1), co(d->out_b, 0, n / 20 + 1);
-                       run_length_encode(ctx, device_span<const std::uint32_t>(k, 0, n), vo, co, ro);
-                       return st.gpu_ms;
-                     }});
-    cases.back().call = [&ctx, keys, d](std::size_t n) {
-      const buffer& k = keys();
-      device_span<std::uint32_t> vo(d->out_a, 0, n / 20 + 1), co(d->out_b, 0, n / 20 + 1);
-      run_length_encode(ctx, device_span<const std::uint32_t>(k, 0, n), vo, co);
-    };
-    cases.back().record = [&ctx, keys, d, runs](WGPUCommandEncoder enc, std::size_t n) {
-      const buffer& k = keys();
-      device_span<std::uint32_t> vo(d->out_a, 0, n / 20 + 1), co(d->out_b, 0, n / 20 + 1);
-      run_length_encode(ctx, enc, device_span<const std::uint32_t>(k, 0, n), vo, co,
-                        device_span<std::uint32_t>(*runs, 0, 1));
-    };
+  // One row per algorithm: "decoupled" (one pass, the default) and "tiles" (the segmented scan).
+  for (const std::string alg : {"decoupled", "tiles"}) {
+    if (wants("reduce_by_key", alg)) {
+      cases.push_back({"reduce_by_key", alg, "u32", "sum", 8, [&ctx, keys, d, alg](std::size_t n) {
+                         run_stats st;
+                         run_options ro;
+                         ro.stats = &st;
+                         ro.algorithm = alg;
+                         const buffer& k = keys();
+                         device_span<std::uint32_t> uk(d->out_a, 0, n / 20 + 1), sums(d->out_b, 0, n / 20 + 1);
+                         reduce_by_key(ctx, device_span<const std::uint32_t>(k, 0, n),
+                                       device_span<const std::uint32_t>(d->values, 0, n), uk, sums, op::sum(), ro);
+                         return st.gpu_ms;
+                       }});
+      // The host-returning overload returns the number of runs (read back inside the call).
+      cases.back().call = [&ctx, keys, d, alg](std::size_t n) {
+        run_options ro;
+        ro.algorithm = alg;
+        const buffer& k = keys();
+        device_span<std::uint32_t> uk(d->out_a, 0, n / 20 + 1), sums(d->out_b, 0, n / 20 + 1);
+        reduce_by_key(ctx, device_span<const std::uint32_t>(k, 0, n), device_span<const std::uint32_t>(d->values, 0, n),
+                      uk, sums, op::sum(), ro);
+      };
+      cases.back().record = [&ctx, keys, d, runs, alg](WGPUCommandEncoder enc, std::size_t n) {
+        run_options ro;
+        ro.algorithm = alg;
+        const buffer& k = keys();
+        device_span<std::uint32_t> uk(d->out_a, 0, n / 20 + 1), sums(d->out_b, 0, n / 20 + 1);
+        reduce_by_key(ctx, enc, device_span<const std::uint32_t>(k, 0, n),
+                      device_span<const std::uint32_t>(d->values, 0, n), uk, sums,
+                      device_span<std::uint32_t>(*runs, 0, 1), op::sum(), ro);
+      };
+    }
+    if (wants("run_length_encode", alg)) {
+      cases.push_back({"run_length_encode", alg, "u32", "-", 4, [&ctx, keys, d, alg](std::size_t n) {
+                         run_stats st;
+                         run_options ro;
+                         ro.stats = &st;
+                         ro.algorithm = alg;
+                         const buffer& k = keys();
+                         device_span<std::uint32_t> vo(d->out_a, 0, n / 20 + 1), co(d->out_b, 0, n / 20 + 1);
+                         run_length_encode(ctx, device_span<const std::uint32_t>(k, 0, n), vo, co, ro);
+                         return st.gpu_ms;
+                       }});
+      cases.back().call = [&ctx, keys, d, alg](std::size_t n) {
+        run_options ro;
+        ro.algorithm = alg;
+        const buffer& k = keys();
+        device_span<std::uint32_t> vo(d->out_a, 0, n / 20 + 1), co(d->out_b, 0, n / 20 + 1);
+        run_length_encode(ctx, device_span<const std::uint32_t>(k, 0, n), vo, co, ro);
+      };
+      cases.back().record = [&ctx, keys, d, runs, alg](WGPUCommandEncoder enc, std::size_t n) {
+        run_options ro;
+        ro.algorithm = alg;
+        const buffer& k = keys();
+        device_span<std::uint32_t> vo(d->out_a, 0, n / 20 + 1), co(d->out_b, 0, n / 20 + 1);
+        run_length_encode(ctx, enc, device_span<const std::uint32_t>(k, 0, n), vo, co,
+                          device_span<std::uint32_t>(*runs, 0, 1), ro);
+      };
+    }
   }
 }

@@ -171,7 +171,8 @@ std::function<int()> add_select_commands(CLI::App& app) {
     s->add_option("--items", c->tune.items, "policy override: vec4 loads per invocation per tile (1..8)");
     s->add_option("--subgroups", c->tune.subgroups, "policy override: 1 use subgroups, 0 workgroup memory only");
     s->add_option("--spin-limit", c->tune.spin_limit, "policy override: polls of a predecessor before fallback");
-    s->add_option("--staged", c->tune.staged, "policy override: 1 compact tiles in workgroup memory first, 0 direct");
+    s->add_option("--staged", c->tune.staged,
+                  "policy override: 0 direct, 1 compact tiles in workgroup memory first, 2 raked (subgroups)");
     s->add_option("--repeat", c->repeat, "run this many times and report the median GPU time")
         ->check(CLI::Range(1, 1000));
     return s;

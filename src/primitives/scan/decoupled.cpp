@@ -78,8 +78,7 @@ void record_scan_decoupled(recorder& rec, const scan_args& a) {
        {"WINDOW", std::to_string(pol.window) + "u"},
        {"STAGE_SIZE", staged ? std::to_string(pol.wg_size * pol.items) + "u" : "1u"},
        {"SUBGROUP_LOOKBACK", pol.subgroup_lookback ? "true" : "false"}},
-      {lanes, raked ? "scan/tile_raked.wgsl" : "scan/tile_raked_off.wgsl",
-       pol.subgroup_lookback ? "shared/lookback_subgroup.wgsl" : "shared/lookback_subgroup_off.wgsl"});
+      {lanes});
   const auto& k = get_kernel(ctx, scan_decoupled_spec, src, /*trusted=*/m.is_builtin());
   const std::uint64_t tile = std::uint64_t(pol.wg_size) * pol.items * 4;
   const auto parts = chunks_of(a.in.count, elements_per_binding(ctx, eb, tile));  // whole tiles per chunk

@@ -21,7 +21,7 @@ struct scan_policy {
   tile_layout layout = tile_layout::direct;
   bool subgroups = true;
   std::uint32_t window = 32;      // tile states read at once by the look-back
-  bool subgroup_lookback = true;  // subgroup 0 walks the look-back (shared/lookback_subgroup.wgsl); needs subgroups
+  bool subgroup_lookback = true;  // subgroup 0 walks the look-back (tile/lookback.wgsl); needs subgroups
 };
 
 scan_policy scan_policy_for(const context& ctx, const tuning& t, bool stress);

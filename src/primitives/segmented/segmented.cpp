@@ -2,6 +2,7 @@
 // uploads/downloads, bindable views, the passes of tiles.cpp, the checks that need the GPU's answers (broken
 // offsets, runs that do not fit the outputs).
 #include "primitives/segmented/segmented.hpp"
+#include "primitives/select/select.hpp"
 
 #include <chrono>
 
@@ -276,7 +277,9 @@ std::uint64_t reduce_by_key_run(context& ctx, WGPUCommandEncoder encoder, const 
     a.values = bindable_input(rec, a.values, temps, &a.sums);
     a.values = bindable_input(rec, a.values, temps, &a.unique_keys);
   }
-  segmented_workspace ws = record_segmented(rec, a);
+  // "decoupled": one pass of head-flag compaction (primitives/select/by_key.cpp); "tiles": the segmented scan.
+  const bool one_pass = std::string(alg.name) == "decoupled" && by_key_decoupled_serves(a);
+  segmented_workspace ws = one_pass ? record_by_key_decoupled(rec, a) : record_segmented(rec, a);
   ok.finish(rec);
   os.finish(rec);
   if (runs_out) rec.copy_raw(ws.tiles.native(), ws.runs_index * 4, runs_out->view.buf, runs_out->view.offset, 4);

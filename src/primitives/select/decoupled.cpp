@@ -33,15 +33,28 @@ select_policy select_policy_for(const context& ctx, const tuning& t, bool stress
   if (t.spin_limit) p.spin = t.spin_limit;
   if (stress) p.spin = 1;
   if (t.subgroups == 0) p.subgroups = false;
-  // Staged output (CUB's two-phase scatter): coalesced writes instead of one run per invocation, for TILE * 4
-  // bytes of workgroup memory; not where the workgroup storage limit cannot hold it beside the look-back's.
-  // Coalescing is a GPU memory-system matter: off on CPU adapters (lavapipe 2^22 f32 select, loaded 2-core
-  // machine: staged 415-615 ms vs direct 436-516 ms, within the noise). Not yet measured on the H200.
-  p.staged = ctx.adapter().kind != adapter_kind::cpu;
-  if (t.staged == 0) p.staged = false;
-  if (t.staged == 1) p.staged = true;
+  if (t.lookback_subgroup < -1 || t.lookback_subgroup > 1)
+    throw error(errc::invalid_argument, "tuning: lookback_subgroup must be -1 (the policy), 0 or 1");
+  if (t.lookback_subgroup >= 0) p.subgroup_lookback = t.lookback_subgroup == 1;
+  if (t.lookback_window > p.wg_size)
+    throw error(errc::invalid_argument, "tuning: the look-back window must be 1.." + std::to_string(p.wg_size));
+  if (t.lookback_window) p.window = t.lookback_window;
+  if (t.staged < -1 || t.staged > 2)
+    throw error(errc::invalid_argument, "tuning: staged must be -1 (the policy), 0 direct, 1 staged or 2 raked");
+  // Writes, the select's cost beyond the scan's: blocked direct writes scatter (each invocation its own run),
+  // staged ones (CUB's two-phase scatter) coalesce through TILE * 4 bytes of workgroup memory and a barrier,
+  // raked ones (subgroup chunks) coalesce without either, which is why it is the GPU default where subgroups
+  // exist (the scan's measurements: staging cost 1.46 vs 0.90 ms at 2^28 on the H200; the select's raked vs
+  // staged is still to be measured there: tuning::staged chooses). On CPU adapters
+  // coalescing buys nothing: direct (lavapipe 2^22 f32 select, loaded 2-core machine: staged 415-615 ms vs direct
+  // 436-516 ms, within the noise).
+  using L = select_policy::layout;
+  const bool cpu = ctx.adapter().kind == adapter_kind::cpu;
+  p.tile = cpu ? L::direct : p.subgroups ? L::raked : L::staged;
+  if (t.staged >= 0) p.tile = static_cast<L>(t.staged);
+  if (p.tile == L::raked && !p.subgroups) p.tile = L::staged;
   const std::uint64_t stage_bytes = std::uint64_t(p.wg_size) * p.items * 16;
-  if (stage_bytes + 2048 > ctx.limits().max_compute_workgroup_storage_size) p.staged = false;
+  if (p.tile == L::staged && stage_bytes + 2048 > ctx.limits().max_compute_workgroup_storage_size) p.tile = L::direct;
   return p;
 }
 
@@ -59,6 +72,7 @@ void record_select_decoupled(recorder& rec, const select_args& a) {
   const select_policy pol = select_policy_for(ctx, a.opt->tune, stress);
   const monoid counts(op::sum(), dtype::u32);
   const std::string lanes = pol.subgroups ? "shared/lanes_subgroup.wgsl" : "shared/lanes_workgroup.wgsl";
+  const bool staged = pol.tile == select_policy::layout::staged;
   const char* mode = a.mode == select_mode::flags ? "1u" : a.mode == select_mode::unique ? "2u" : "0u";
   const std::string src =
       element_prelude(a.type, a.pred) +
@@ -66,11 +80,18 @@ void record_select_decoupled(recorder& rec, const select_args& a) {
                    {{"WG_SIZE", std::to_string(pol.wg_size) + "u"}, {"ITEMS", std::to_string(pol.items) + "u"},
                     {"WINDOW", std::to_string(pol.window) + "u"}, {"MODE", mode},
                     {"PARTITION", a.partition ? "true" : "false"},
-                    {"IS_F32", a.type == dtype::f32 ? "true" : "false"}, {"STAGED", pol.staged ? "true" : "false"},
-                    {"STAGE_SIZE", pol.staged ? std::to_string(pol.wg_size * pol.items * 4) + "u" : "1u"}},
+                    {"IS_F32", a.type == dtype::f32 ? "true" : "false"}, {"STAGED", staged ? "true" : "false"},
+                    {"RAKED", pol.tile == select_policy::layout::raked ? "true" : "false"},
+                    {"STAGE_SIZE", staged ? std::to_string(pol.wg_size * pol.items * 4) + "u" : "1u"},
+                    {"SUBGROUP_LOOKBACK", pol.subgroups && pol.subgroup_lookback ? "true" : "false"}},
                    {lanes});
-  // A user predicate is compiled with naga's bounds checks kept, as every custom expression is.
-  const bool trusted = a.pred == nullptr;
+  // Trusted (no naga bounds checks, no loop bounding) even with a user predicate: the predicate is re-emitted by
+  // the expression front end (core/expr.cpp), a parenthesised expression in `a` with no indexing, no loops and
+  // no calls but WGSL built-ins and shared/predicate.wgsl, so it cannot reach memory the kernel's proven indexing
+  // does not. The checked module forced naga's loop counters into every tile loop (the loops over vals[] stay
+  // dynamic-indexed, out of registers): H200 2^28, select_if f32 (checked) 2.32 ms vs unique u32 (trusted)
+  // 1.12 ms on the same kernel.
+  const bool trusted = true;
   const auto& k = get_kernel(ctx, select_decoupled_spec, src, trusted);
   const std::uint64_t n = a.in.count;
   const std::uint64_t tile = std::uint64_t(pol.wg_size) * pol.items * 4;

@@ -12,8 +12,10 @@ struct select_policy {
   std::uint32_t items = 4;        // vec4 per invocation: tiles of 4,096 elements (the scan's measured best)
   std::uint32_t spin = 256;       // polls of a NOT_READY predecessor before counting its tile here
   bool subgroups = true;
-  bool staged = true;             // compact the tile's output in workgroup memory, then write it coalesced
-  std::uint32_t window = 32;      // tile states read at once by the look-back
+  // How a full tile is laid out and written (shaders/select/decoupled.wgsl; tuning::staged 0, 1, 2).
+  enum class layout { direct, staged, raked } tile = layout::raked;
+  std::uint32_t window = 32;      // tile states read at once by the workgroup's look-back walk
+  bool subgroup_lookback = true;  // subgroup 0 walks the look-back (tile/lookback.wgsl), as the scan's; subgroups only
 };
 
 /// Checks the tuning knobs against what the kernel handles (errc::invalid_argument naming the knob).

@@ -1,6 +1,7 @@
 // The select primitive (select by predicate or flags, partition, unique): its record function and algorithms.
 #pragma once
 #include "primitives/primitive.hpp"
+#include "primitives/segmented/segmented.hpp"
 #include "wgprim/predicate.hpp"
 #include "wgprim/select.hpp"
 
@@ -24,7 +25,14 @@ void record_select(recorder& rec, const select_args& args);
 /// How many u32 fallback counters record_select may write for n elements.
 std::uint64_t select_fallback_slots(const context& ctx, std::uint64_t n);
 
-extern const kernel_spec select_decoupled_spec, select_count_spec;
+extern const kernel_spec select_decoupled_spec, select_count_spec, by_key_spec;
+
+/// Reduce-by-key / run-length encoding (a.mode == tails, keys given) in one pass of head-flag compaction with
+/// the look-back (shaders/select/by_key.wgsl), the "decoupled" algorithm of both: the same workspace contract as
+/// record_segmented (tiles[runs_index] = the number of runs). by_key_decoupled_serves: the value and key types
+/// it handles (32-bit).
+bool by_key_decoupled_serves(const segmented_args& a);
+segmented_workspace record_by_key_decoupled(recorder& rec, const segmented_args& a);
 
 void record_select_decoupled(recorder& rec, const select_args& a);
 

@@ -1,0 +1,118 @@
+// Reduce-by-key and run-length encoding in one pass (shaders/select/by_key.wgsl): the head-flag compaction of the
+// select with the run's value carried in the look-back's pair. One dispatch per storage-binding chunk of the
+// keys and window of the outputs (one of each unless an array is larger than one binding), as the select.
+#include "core/wgsl_compose.hpp"
+#include "gpu/gpu.hpp"
+#include "primitives/copy/widen.hpp"
+#include "primitives/segmented/segmented.hpp"
+#include "primitives/select/policy.hpp"
+#include "primitives/select/select.hpp"
+#include "wgprim/error.hpp"
+
+namespace wgprim::detail {
+
+struct by_key_params {
+  std::uint32_t n, tiles, use_carry, carry_index, prev_index, next_index, has_prev, has_next, win_first, win_count,
+      spin_limit, stress;
+};
+static_assert(sizeof(by_key_params) == 48);
+const kernel_spec by_key_spec{"select/by_key.wgsl",
+                              "reduce_by_key",
+                              {slot::uniform, slot::storage_read, slot::storage_read, slot::storage_read,
+                               slot::storage_read, slot::storage_rw, slot::storage_rw, slot::storage_rw,
+                               slot::storage_rw},
+                              sizeof(by_key_params)};
+
+namespace {
+// The pair monoid of by_key.wgsl over the user's monoid (V, v_identity, v_combine).
+std::string by_key_prelude(const monoid& m) {
+  const std::string v = dtype_name(m.type());
+  return "alias V = " + v + ";\nfn v_identity() -> V {\n  return " + wgsl_constant(m.type(), m.identity_raw()) +
+         ";\n}\nfn v_combine(a: V, b: V) -> V {\n  return " + m.wgsl_expression() +
+         ";\n}\n"
+         "alias T = vec2<u32>;\n"
+         "fn identity() -> T {\n  return vec2<u32>(0u, bitcast<u32>(v_identity()));\n}\n"
+         "fn combine(a: T, b: T) -> T {\n  if (b.x > 0u) {\n    return vec2<u32>(a.x + b.x, b.y);\n  }\n"
+         "  return vec2<u32>(a.x, bitcast<u32>(v_combine(bitcast<V>(a.y), bitcast<V>(b.y))));\n}\n"
+         "const T_WORDS = 2u;\nfn t_to_words(v: T) -> vec2<u32> {\n  return v;\n}\n"
+         "fn t_from_words(w: vec2<u32>) -> T {\n  return w;\n}\n";
+}
+}  // namespace
+
+bool by_key_decoupled_serves(const segmented_args& a) {
+  return !is_wide(a.m->type()) && dtype_bytes(a.key_type) == 4;
+}
+
+segmented_workspace record_by_key_decoupled(recorder& rec, const segmented_args& a) {
+  context& ctx = rec.ctx();
+  const bool stress = lookback_stress(ctx);
+  const select_policy pol = select_policy_for(ctx, tuning{}, stress);
+  const std::string lanes = pol.subgroups ? "shared/lanes_subgroup.wgsl" : "shared/lanes_workgroup.wgsl";
+  const bool sub_walk = pol.subgroups && pol.subgroup_lookback;
+  const std::string src = compose_wgsl_with_prelude(
+      by_key_spec.file, by_key_prelude(*a.m),
+      {{"WG_SIZE", std::to_string(pol.wg_size) + "u"}, {"ITEMS", std::to_string(pol.items) + "u"},
+       {"WINDOW", std::to_string(pol.window) + "u"}, {"SUBGROUP_LOOKBACK", sub_walk ? "true" : "false"},
+       {"ONES", a.ones ? "true" : "false"}, {"KEY_F32", a.key_type == dtype::f32 ? "true" : "false"}},
+      {lanes});
+  // Trusted only for built-in operators: a custom one is an expression of the user's, checked as everywhere.
+  const auto& k = get_kernel(ctx, by_key_spec, src, a.m->is_builtin());
+  const std::uint64_t n = a.n;
+  const std::uint64_t tile = std::uint64_t(pol.wg_size) * pol.items * 4;
+  const std::uint64_t per_binding = elements_per_binding(ctx, 4, tile);
+  const auto parts = chunks_of(n, per_binding);
+  const std::uint64_t chunks = parts.size();
+  const std::uint64_t max_tiles = (parts.front().count + tile - 1) / tile;
+  // carry: [2 c, 2 c + 1] the pair before chunk c (c <= chunks: [2 chunks] is the number of runs), then the key
+  // before chunk c at prev_base + c and the key after it at next_base + c.
+  const std::uint64_t prev_base = 2 * (chunks + 1), next_base = prev_base + chunks;
+  segmented_workspace ws;
+  ws.tiles = ctx.create_buffer((next_base + chunks) * 4);
+  ws.runs_index = 2 * chunks;
+  const buffer& carry = ws.tiles;
+  buffer state = ctx.create_buffer((2 + 4 * max_tiles) * 4);
+  // Placeholders: read-only ones for RLE's values and short chunks' vectors, one writable one per output.
+  buffer dummy_vec = ctx.create_buffer(16), dummy = ctx.create_buffer(16);
+  buffer dummy_keys_out = ctx.create_buffer(16), dummy_sums_out = ctx.create_buffer(16);
+  rec.clear(carry, 0, carry.size_bytes());
+  for (std::uint64_t c = 0; c < chunks; ++c) {
+    if (c > 0) rec.copy_raw(a.keys.buf, a.keys.offset + (parts[c].first - 1) * 4, carry.native(), (prev_base + c) * 4, 4);
+    if (c + 1 < chunks)
+      rec.copy_raw(a.keys.buf, a.keys.offset + (parts[c].first + parts[c].count) * 4, carry.native(),
+                   (next_base + c) * 4, 4);
+  }
+  auto vec = [&](const device_view& v, const chunk& ch) {
+    return ch.count / 4 ? binding{v.buf, v.offset + ch.first * 4, ch.count / 4 * 16} : bind(view_of(dummy_vec));
+  };
+  const std::uint64_t capacity = a.capacity;
+  for (std::uint64_t c = 0; c < chunks; ++c) {
+    const chunk& ch = parts[c];
+    const std::uint64_t tiles = (ch.count + tile - 1) / tile;
+    std::uint32_t gx, gy;
+    grid_2d(tiles, ctx.limits().max_compute_workgroups_per_dimension, gx, gy);
+    // Runs of this chunk have indices below ch.first + ch.count (at most one per key): one dispatch per output
+    // window of one binding up to there (and up to the capacity: runs past it are not written).
+    const std::uint64_t reach = std::min(capacity, ch.first + ch.count);
+    for (std::uint64_t w = 0; w == 0 || w * per_binding < reach; ++w) {
+      const std::uint64_t win_first = w * per_binding;
+      const std::uint64_t win_count = win_first < capacity ? std::min(per_binding, capacity - win_first) : 0;
+      const by_key_params p{static_cast<std::uint32_t>(ch.count), static_cast<std::uint32_t>(tiles), c > 0 ? 1u : 0u,
+                            static_cast<std::uint32_t>(c), static_cast<std::uint32_t>(prev_base + c),
+                            static_cast<std::uint32_t>(next_base + c), c > 0 ? 1u : 0u, c + 1 < chunks ? 1u : 0u,
+                            static_cast<std::uint32_t>(win_first), static_cast<std::uint32_t>(win_count), pol.spin,
+                            stress ? 1u : 0u};
+      record_zero(rec, state, 0, (2 + 4 * tiles) * 4);
+      auto out = [&](const device_view& v, const buffer& placeholder) {
+        return win_count ? bind(v, win_first, win_count) : bind(view_of(placeholder));
+      };
+      rec.dispatch(k, {rec.params(p), bind(a.keys, ch.first, ch.count), vec(a.keys, ch),
+                       a.ones ? bind(view_of(dummy)) : bind(a.values, ch.first, ch.count),
+                       a.ones ? bind(view_of(dummy_vec)) : vec(a.values, ch), out(a.unique_keys, dummy_keys_out), out(a.sums, dummy_sums_out),
+                       bind(view_of(state)), bind(view_of(carry))},
+                   gx, gy);
+    }
+  }
+  return ws;
+}
+
+}  // namespace wgprim::detail
