@@ -78,6 +78,27 @@ def pick_floor(records, name=None):
     return min(cands, key=lambda r: r["median_us"]) if cands else None
 
 
+# Where the two sides name one case differently: (primitive, wgprim op) -> CUB op, and (primitive, wgprim type) ->
+# CUB type. segmented_scan: CUB's anchor is InclusiveSumByKey over u32 (an exact check), wgprim's row scans f32: the
+# same 4-byte traffic, paired on purpose.
+OP_ALIASES = {
+    ("segmented_reduce", "sum"): "sum, segments of 1000",
+    ("segmented_scan", "sum"): "sum, segments of 1000",
+    ("histogram_even", "256 bins"): "256 bins [-500,500)",
+    ("histogram_even", "4096 bins"): "4096 bins [-500,500)",
+}
+TYPE_ALIASES = {("segmented_scan", "f32"): "u32"}
+
+
+def cub_op(r):
+    """The CUB op a wgprim record compares with (sorts: by the algorithm's bit-range suffix)."""
+    prim, op, alg = r.get("primitive"), r.get("op", "-"), r.get("algorithm", "") or ""
+    if prim in ("sort_keys", "sort_pairs"):
+        base = "ascending, bits 0:16" if alg.endswith("bits0:16") else "ascending"
+        return base + (", u32 values" if prim == "sort_pairs" else "")
+    return OP_ALIASES.get((prim, op), op)
+
+
 def num(r, k):
     v = r.get(k) if r else None
     return v if isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 else None
@@ -90,8 +111,11 @@ def build_rows(wgprim, cub, floor_rec):
         cub_by[(r.get("primitive"), r.get("type"), r.get("n"))].append(r)
 
     def cub_for(r):
-        cands = cub_by.get((r.get("primitive"), r.get("type"), r.get("n")), [])
-        same_op = [c for c in cands if c.get("op", "-") == r.get("op", "-")]
+        prim, typ, op = r.get("primitive"), r.get("type"), r.get("op", "-")
+        typ = TYPE_ALIASES.get((prim, typ), typ)
+        op = cub_op(r)
+        cands = cub_by.get((prim, typ, r.get("n")), [])
+        same_op = [c for c in cands if c.get("op", "-") == op]
         if same_op:
             return same_op[0]
         # Ops are named differently on the two sides where there is only one (copy: "-" vs "copy-kernel").
