@@ -36,11 +36,14 @@ struct tuning {
 /// Accuracy of f32 sums (other operators are exact or order-independent and ignore it).
 enum class accuracy {
   fast,          ///< the algorithm's own tree: fastest; error bounded by gamma_h * sum|x|
-  compensated,   ///< double-word (TwoSum) accumulation through the same fast algorithm
-  reproducible,  ///< reduce: the exact sum (an integer superaccumulator, wgprim/exact.hpp) rounded once to
-                 ///< nearest-even: correctly rounded and the same bits on every adapter, workgroup count,
-                 ///< subgroup size, chunking, algorithm and partition of the data. Scans: the seed's fixed
-                 ///< shape with double-word accumulation (the same bits everywhere, not correctly rounded).
+  compensated,   ///< double-word (TwoSum) accumulation through the same fast algorithm. A bound, not bits:
+                 ///< scans give |out[i] - exact prefix| <= ulp(exact prefix) + 2^-24 * (sum |x| over the
+                 ///< prefix's current block of 256 elements) + 2^-40 * (sum |x| over the whole prefix).
+  reproducible,  ///< the exact sum (an integer superaccumulator, wgprim/exact.hpp) rounded once to
+                 ///< nearest-even: correctly rounded and the same bits on every adapter, backend, workgroup
+                 ///< count, subgroup size, tile size, chunking, algorithm and partition of the data. Scans:
+                 ///< every out[i] is the exact prefix sum rounded once (an exact zero is +0; NaN, or +inf with
+                 ///< -inf, gives NaN from there on), fewer than 2^32 elements on a WebGPU device.
   exact = reproducible,  ///< the same mode under the name of what it computes
 };
 /// The accuracy mode's name as the CLI spells it ("fast", "compensated", "reproducible", "exact").

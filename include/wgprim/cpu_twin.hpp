@@ -28,6 +28,10 @@ double exact_sum_f32(const float* x, std::size_t n);
 long double exact_sum_int(const std::uint32_t* x, std::size_t n, bool is_signed);
 /// The exact sum rounded once to the nearest f32, ties to even: the CPU twin of accuracy::reproducible.
 float correctly_rounded_sum_f32(const float* x, std::size_t n);
+/// The exact prefix sums of f32 values, each rounded once to the nearest f32 (ties to even; an exact zero is +0;
+/// NaN, or +inf with -inf, gives NaN from there on): the twin of accuracy::reproducible scans on every backend.
+/// init (may be null) is in front of x[0].
+void exact_scan_f32(const float* x, std::size_t n, float* out, bool exclusive, const float* init = nullptr);
 /// |got - want| in units in the last place of want (as an f32); 0 when both are the same NaN/Inf.
 double ulp_error_f32(float got, double want);
 

@@ -50,6 +50,17 @@ float correctly_rounded_sum_f32(const float* x, std::size_t n) {
   return acc.round_to_float();
 }
 
+void exact_scan_f32(const float* x, std::size_t n, float* out, bool exclusive, const float* init) {
+  superaccumulator acc;
+  if (init) acc.add(*init);
+  for (std::size_t i = 0; i < n; ++i) {
+    const float v = x[i];  // read before the write: in place works
+    if (exclusive) out[i] = acc.round_to_float();
+    acc.add(v);
+    if (!exclusive) out[i] = acc.round_to_float();
+  }
+}
+
 double ulp_error_f32(float got, double want) {
   if (std::isnan(want)) return std::isnan(got) ? 0.0 : INFINITY;
   if (std::isinf(want)) return static_cast<double>(got) == want ? 0.0 : INFINITY;

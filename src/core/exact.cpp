@@ -172,16 +172,41 @@ bool special(std::uint32_t flags, double& out) {
 float superaccumulator::round_to_float() const {
   double s;
   if (special(flags_, s)) return static_cast<float>(s);
-  superaccumulator t = *this;
-  t.normalize();
-  magnitude m = magnitude_of(t.limb_);
-  if (m.top_bit() < 0) return 0.0f;
-  std::uint64_t q;
-  int lsb;
-  round_bits(m, 24, 1, q, lsb);  // f32's smallest step, 2^-149, is position 1
+  // Word arithmetic (a scan rounds once per element): the magnitude's limbs, its leading limb t and the one below
+  // hold every bit from the leading one down to the rounding bit; lower limbs only feed the sticky bit.
+  constexpr int L = limbs;
+  std::int64_t l[L];
+  superaccumulator c = *this;
+  c.normalize();
+  std::memcpy(l, c.limb_, sizeof l);
+  const bool negative = l[L - 1] < 0;
+  if (negative) {
+    for (int j = 0; j < L; ++j) l[j] = -l[j];
+    for (int j = 0; j + 1 < L; ++j) {
+      const std::int64_t carry = l[j] >> limb_bits;
+      l[j] &= limb_mask;
+      l[j + 1] += carry;
+    }
+  }
+  int t = L - 1;
+  while (t >= 0 && l[t] == 0) --t;
+  if (t < 0) return 0.0f;
+  const int top = t * limb_bits + 63 - __builtin_clzll(static_cast<std::uint64_t>(l[t]));
+  const float inf = std::numeric_limits<float>::infinity();
+  if (top >= 278) return negative ? -inf : inf;  // 2^128 and beyond (then limb 12 is 0 and limb 11 < 2^14)
+  const int base = t > 0 ? (t - 1) * limb_bits : 0;
+  const std::uint64_t w = t > 0 ? (static_cast<std::uint64_t>(l[t]) << limb_bits) | static_cast<std::uint64_t>(l[t - 1])
+                                : static_cast<std::uint64_t>(l[0]);
+  const int lsb = std::max(top - 23, 1);  // f32's smallest step, 2^-149, is position 1
+  std::uint64_t q = w >> (lsb - base);
+  const int r = lsb - 1 - base;  // >= 0
+  const bool round = (w >> r) & 1;
+  bool sticky = (w & ((std::uint64_t(1) << r) - 1)) != 0;
+  for (int j = 0; j < t - 1 && !sticky; ++j) sticky = l[j] != 0;
+  if (round && (sticky || (q & 1))) ++q;
   const double v = std::ldexp(static_cast<double>(q), lsb + unit_exponent);  // exact in double
-  const float r = v >= 0x1p128 ? std::numeric_limits<float>::infinity() : static_cast<float>(v);
-  return m.negative ? -r : r;
+  const float f = v >= 0x1p128 ? inf : static_cast<float>(v);
+  return negative ? -f : f;
 }
 
 double superaccumulator::to_double() const {

@@ -6,8 +6,8 @@
 // threads, so the tile waited for is always being worked on: no deadlock, whatever oneTBB schedules.
 // The shape depends on n alone (not on the thread count), so every mode gives the same bits on every run.
 // Operators: built-ins as typed loops, custom ones through monoid::combine (left operand always earlier: the
-// operator need not commute). f32 sums: fast (a two-level local scan), or double-word pairs for compensated /
-// reproducible.
+// operator need not commute). f32 sums: fast (a two-level local scan), double-word pairs for compensated, or
+// exact prefix sums (superaccumulators) rounded once each for reproducible.
 #include <oneapi/tbb/parallel_for.h>
 
 #include <atomic>
@@ -23,6 +23,7 @@
 #include "core/double_word.hpp"
 #include "gpu/gpu.hpp"
 #include "wgprim/error.hpp"
+#include "wgprim/exact.hpp"
 
 namespace wgprim::detail::cpu_backend {
 
@@ -205,7 +206,7 @@ struct sum_f32_scanner {
   void scan(std::size_t first, std::size_t count, bool, float prefix) const { run<true>(first, count, prefix); }
 };
 
-// Compensated / reproducible f32 sums: one double-word running total per tile, in order (the shape is fixed by
+// Compensated f32 sums: one double-word running total per tile, in order (the shape is fixed by
 // n and the tile size), pairs merged with the pair combine.
 struct sum_dw_scanner {
   using acc = dw;
@@ -228,6 +229,32 @@ struct sum_dw_scanner {
       if (exclusive) out[i] = a.hi;
       a = dw_add_one(a, v);
       if (!exclusive) out[i] = a.hi;
+    }
+  }
+};
+
+// Reproducible (exact) f32 sums: the exact prefix sums (integer superaccumulators, wgprim/exact.hpp), each
+// rounded once to the nearest f32: tile totals and prefixes are exact, so the chain's shape does not matter and
+// the bits are those of the GPU's exact scan and of cpu::exact_scan_f32.
+struct sum_exact_scanner {
+  using acc = superaccumulator;
+  const float* x;
+  float* out;
+  bool exclusive;
+  acc total(std::size_t first, std::size_t count) const {
+    superaccumulator a;
+    a.add(x + first, count);
+    return a;
+  }
+  acc merge(acc a, const acc& b) const { return a.combine(b); }
+  void scan(std::size_t first, std::size_t count, bool, acc a) const {
+    const float* const x = this->x;
+    float* const out = this->out;
+    for (std::size_t i = first; i < first + count; ++i) {
+      const float v = x[i];
+      if (exclusive) out[i] = a.round_to_float();
+      a.add(v);
+      if (!exclusive) out[i] = a.round_to_float();
     }
   }
 };
@@ -255,8 +282,9 @@ void scan(context& ctx, const range_ref& in, const range_ref& out, const monoid&
   std::uint32_t* y = host_out(ctx, out, "scan output");
   const std::size_t n = in.count;
   const bool f32_sum = m.is_sum() && m.type() == dtype::f32;
-  const bool pairs = f32_sum && opt.accuracy != accuracy::fast;
-  const std::string name = pairs ? std::string("native-") + accuracy_name(opt.accuracy) : "native";
+  const bool pairs = f32_sum && opt.accuracy == accuracy::compensated;
+  const bool exact = f32_sum && opt.accuracy == accuracy::reproducible;
+  const std::string name = pairs || exact ? std::string("native-") + accuracy_name(opt.accuracy) : "native";
   const auto t0 = std::chrono::steady_clock::now();
   if (n == 0) {
     fill(opt, 0, name);
@@ -273,7 +301,12 @@ void scan(context& ctx, const range_ref& in, const range_ref& out, const monoid&
   const bool stress = lookback_stress(ctx);
   const float* xf = reinterpret_cast<const float*>(x);
   float* yf = reinterpret_cast<float*>(y);
-  if (pairs) {
+  if (exact) {
+    sum_exact_scanner s{xf, yf, exclusive};
+    superaccumulator start;
+    if (init) start.add(bits_to<float>(*init));
+    chained(s, n, true, start, false, false);
+  } else if (pairs) {
     sum_dw_scanner s{xf, yf, exclusive};
     chained(s, n, true, dw{init ? bits_to<float>(*init) : 0.0f, 0.0f}, false, false);
   } else if (f32_sum) {

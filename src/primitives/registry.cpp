@@ -60,7 +60,8 @@ extern const kernel_spec copy_spec, widen_spec, fill_spec;
 const std::vector<const kernel_spec*>& kernel_specs() {
   static const std::vector<const kernel_spec*> specs = {
       &reduce_fast_spec,      &reduce_single_spec, &reduce_seed_spec,   &reduce_exact_spec,    &reduce_exact_combine_spec, &scan_decoupled_spec,
-      &scan_seed_blocks_spec, &scan_seed_add_spec, &scan_seed_carry_spec, &copy_spec, &widen_spec, &fill_spec,
+      &scan_seed_blocks_spec, &scan_seed_add_spec, &scan_seed_carry_spec,
+      &scan_exact_tiles_spec, &scan_exact_prefixes_spec, &scan_exact_scan_spec, &copy_spec, &widen_spec, &fill_spec,
       &arg_reduce_partials_spec, &arg_reduce_final_spec,
       &sort_histogram_spec,   &sort_plan_spec, &sort_finish_spec, &sort_rts_count_spec, &sort_rts_scatter_spec, &sort_onesweep_spec, &sort_merge_split_spec, &sort_merge_spec,
       &histogram_atomic_spec, &seg_heads_offsets_spec, &seg_heads_keys_spec, &seg_tile_reduce_spec,

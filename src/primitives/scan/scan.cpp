@@ -12,7 +12,11 @@
 namespace wgprim::detail {
 
 bool scan_args::pairs() const {
-  return m->is_sum() && m->type() == dtype::f32 && opt->accuracy != accuracy::fast;
+  return m->is_sum() && m->type() == dtype::f32 && opt->accuracy == accuracy::compensated;
+}
+
+bool scan_args::exact() const {
+  return m->is_sum() && m->type() == dtype::f32 && opt->accuracy == accuracy::reproducible;
 }
 
 std::uint64_t scan_fallback_slots(const context& ctx, std::uint64_t n) {
@@ -23,14 +27,17 @@ std::uint64_t scan_fallback_slots(const context& ctx, std::uint64_t n) {
 
 void record_scan(recorder& rec, const scan_args& a) {
   const algorithm_entry& alg = pick_algorithm(rec.ctx(), "scan", a.opt->algorithm);
-  // Compensated and reproducible f32 sums go through the seed's shape with double-word accumulation (the
+  // Reproducible (exact) f32 sums: the exact prefix sums, correctly rounded (scan/exact.cpp), whatever the
+  // algorithm asked. Compensated f32 sums go through the seed's shape with double-word accumulation (the
   // decoupled scan publishes 32-bit tile states; a pair would need four words).
+  if (a.exact()) return record_scan_exact(rec, a);
   if (a.pairs() || std::string(alg.name) == "seed") return record_scan_seed(rec, a);
   return record_scan_decoupled(rec, a);
 }
 
 namespace {
 std::string ran(const context& ctx, const scan_args& a) {
+  if (a.exact()) return "exact";
   if (a.pairs()) return std::string("seed-") + accuracy_name(a.opt->accuracy);
   return pick_algorithm(ctx, "scan", a.opt->algorithm).name;
 }
@@ -96,7 +103,7 @@ void scan_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, con
     a.in = wide;
   }
   buffer fallbacks;
-  if (own && opt.stats && !a.pairs() && name == "decoupled") {
+  if (own && opt.stats && !a.pairs() && !a.exact() && name == "decoupled") {
     fallbacks = ctx.create_buffer(scan_fallback_slots(ctx, in.count) * 4);
     a.fallbacks = &fallbacks;
   }

@@ -13,7 +13,8 @@ struct scan_args {
   const std::uint64_t* init;      // may be null: the scan starts from combine(init, ...) (a carry into tile 0)
   const run_options* opt;
   const buffer* fallbacks;        // decoupled: per-chunk look-back fallback counts land here (may be null)
-  bool pairs() const;             // double-word accumulation (compensated / reproducible f32 sums)
+  bool pairs() const;             // double-word accumulation (compensated f32 sums)
+  bool exact() const;             // exact prefix sums, correctly rounded (reproducible / exact f32 sums)
 };
 
 /// Records the scan of args.in into args.out; the algorithm comes from the registry.
@@ -22,8 +23,10 @@ void record_scan(recorder& rec, const scan_args& args);
 std::uint64_t scan_fallback_slots(const context& ctx, std::uint64_t n);
 
 extern const kernel_spec scan_decoupled_spec, scan_seed_blocks_spec, scan_seed_add_spec, scan_seed_carry_spec;
+extern const kernel_spec scan_exact_tiles_spec, scan_exact_prefixes_spec, scan_exact_scan_spec;
 
 void record_scan_decoupled(recorder& rec, const scan_args& a);
 void record_scan_seed(recorder& rec, const scan_args& a);
+void record_scan_exact(recorder& rec, const scan_args& a);  // scan/exact.cpp
 
 }  // namespace wgprim::detail
