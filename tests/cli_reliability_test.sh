@@ -152,6 +152,23 @@ printf '0\n0\n' >"$T/zero_seg.csv"
 ! grep -q "(algorithm )" "$T/out" && ok || bad "row11_zero_segments: $(cat "$T/out" "$T/err")"
 "$W" histogram --input "$T/x.csv" --bins 2 --adapter cpu >"$T/out" 2>&1
 ! grep -q "GPU time" "$T/out" && ok || bad "row11_native_not_gpu_time: $(cat "$T/out")"
+# i64 offsets (NumPy's default integer type) were refused as "takes f32, i32 or u32" while f32 offsets were refused
+# too: integer offsets of any width are taken (below 2^32), others refused as "takes integers".
+python3 - "$T" <<'PY'
+import struct, sys
+def npy(path, descr, fmt, vals):
+    h = "{'descr': '%s', 'fortran_order': False, 'shape': (%d,), }" % (descr, len(vals))
+    h += " " * ((64 - (10 + len(h) + 1) % 64) % 64) + "\n"
+    open(path, "wb").write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(h)) + h.encode() + struct.pack("<%d%s" % (len(vals), fmt), *vals))
+npy(sys.argv[1] + "/off64.npy", "<i8", "q", [0, 1, 4])
+npy(sys.argv[1] + "/off32.npy", "<i4", "i", [0, 1, 4])
+npy(sys.argv[1] + "/offf.npy", "<f4", "f", [0, 1, 4])
+PY
+"$W" reduce --input "$T/x.csv" --segments "$T/off64.npy" --output "$T/s64.csv" >/dev/null 2>"$T/err" \
+  && "$W" reduce --input "$T/x.csv" --segments "$T/off32.npy" --output "$T/s32.csv" >/dev/null 2>>"$T/err" \
+  && cmp -s "$T/s64.csv" "$T/s32.csv" && ok || bad "row11_i64_offsets: $(cat "$T/err")"
+expect_code "row11_f32_offsets" 2 reduce --input "$T/x.csv" --segments "$T/offf.npy"
+grep -q "takes integers" "$T/err" && ok || bad "row11_f32_offsets message: $(cat "$T/err")"
 
 echo "cli_reliability: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -47,11 +47,26 @@ io::array load_input(const segmented_cli& c) {
   return a;
 }
 
-// Offsets and counts files may be i32 or u32 (non-negative); they are used as u32.
+// Offsets and counts files hold non-negative integers of any integer type (NumPy's default int64 included, issue 29
+// row 11); they are used as u32, so each value must be below 2^32.
 std::vector<std::uint32_t> load_u32(const std::string& path, const char* what) {
   io::array a = io::read_array(path);
-  require_word_elements(a, what);
-  if (a.type == dtype::f32) throw error(errc::invalid_argument, std::string(what) + " must hold integers, not f32");
+  if (a.type == dtype::i64 || a.type == dtype::u64) {
+    std::vector<std::uint32_t> v(a.bits.size() / 2);
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      const std::uint64_t x = std::uint64_t(a.bits[2 * i]) | (std::uint64_t(a.bits[2 * i + 1]) << 32);
+      if (a.type == dtype::i64 && static_cast<std::int64_t>(x) < 0)
+        throw error(errc::invalid_argument, std::string(what) + "[" + std::to_string(i) + "] is negative");
+      if (x > 0xffffffffull)
+        throw error(errc::limit, std::string(what) + "[" + std::to_string(i) + "] = " + std::to_string(x) +
+                                     " does not fit in 32 bits");
+      v[i] = static_cast<std::uint32_t>(x);
+    }
+    return v;
+  }
+  if (a.type != dtype::i32 && a.type != dtype::u32)
+    throw error(errc::invalid_argument, std::string(what) + " holds " + dtype_name(a.type) +
+                                            " elements; it takes integers (i32, u32, i64 or u64)");
   if (a.type == dtype::i32)
     for (std::size_t i = 0; i < a.bits.size(); ++i)
       if (static_cast<std::int32_t>(a.bits[i]) < 0)
