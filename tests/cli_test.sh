@@ -508,5 +508,35 @@ expect_code "empty --transform" 2 reduce --input "$T/sv.csv" --transform ''
 expect_code "empty --range" 2 histogram --input "$T/h.csv" --range ''
 expect_code "argmax --transform" 2 reduce --input "$T/sv.csv" --op argmax --transform 'a * a'
 
+# --- bench that a user can run (issue 24 item 4, issue 30 item 5): --primitives takes exact names, an unknown one
+# lists the valid ones, progress goes to a terminal's stderr only, --quiet prints nothing, --verbose a line per case
+"$W" bench --primitives reduce --min-log2 10 --max-log2 10 --reps 1 --json >"$T/bench_r.json" 2>"$T/err" || bad "bench reduce rc: $(cat "$T/err")"
+python3 - "$T/bench_r.json" <<'PY' && ok || bad "bench --primitives reduce selects only reduce: $(head -c 300 "$T/bench_r.json")"
+import json, sys
+r = json.load(open(sys.argv[1]))["results"]
+assert r and all(x["primitive"] == "reduce" for x in r), sorted({x["primitive"] for x in r})
+assert all(x["n"] == 1024 for x in r)
+PY
+[ ! -s "$T/err" ] && ok || bad "bench: stderr not a terminal, yet: $(head -c 300 "$T/err")"
+expect_code "bench unknown primitive" 2 bench --primitives reduce,nosuch --min-log2 10 --max-log2 10 --reps 1
+grep -q "unknown primitive 'nosuch'.*valid: all, reduce, inclusive_scan, exclusive_scan" "$T/err" && ok \
+  || bad "bench unknown primitive lists the names: $(cat "$T/err")"
+"$W" bench --help >"$T/out" 2>&1
+for p in $(sed -n "s/.*valid: all, \(.*\))$/\1/p" "$T/err" | tr -d ','); do
+  grep -q "$p" "$T/out" || bad "bench --help does not list $p"
+done
+expect_code "bench scan is not a name" 2 bench --primitives scan --min-log2 10 --max-log2 10 --reps 1
+"$W" bench --primitives copy --min-log2 10 --max-log2 11 --reps 1 --quiet >"$T/out" 2>"$T/err" && [ ! -s "$T/err" ] \
+  && grep -q '^copy ' "$T/out" && ok || bad "bench --quiet: rc or stderr: $(head -c 300 "$T/err")"
+"$W" bench --primitives copy --min-log2 10 --max-log2 11 --reps 1 --verbose >/dev/null 2>"$T/err" \
+  && [ "$(grep -c '^case [12]/2 copy ' "$T/err")" -eq 2 ] && ok || bad "bench --verbose: $(head -c 300 "$T/err")"
+expect_code "bench --quiet --verbose" 2 bench --quiet --verbose
+if script -qec true /dev/null >/dev/null 2>&1; then  # a terminal on stderr: the progress line, or none with --quiet
+  script -qec "'$W' bench --primitives copy --min-log2 10 --max-log2 11 --reps 1 >/dev/null" /dev/null >"$T/tty" 2>&1
+  grep -q 'case 2/2 copy wgsl-copy u32 - n=2^11' "$T/tty" && ok || bad "bench progress on a terminal: $(cat -v "$T/tty" | head -c 300)"
+  script -qec "'$W' bench --primitives copy --min-log2 10 --max-log2 11 --reps 1 --quiet >/dev/null" /dev/null >"$T/tty" 2>&1
+  [ ! -s "$T/tty" ] && ok || bad "bench --quiet on a terminal: $(cat -v "$T/tty" | head -c 300)"
+fi
+
 echo "cli: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -146,18 +146,181 @@ int cmd_bench(const bench_args& a) {
   }
   context ctx(bench_options(a.adapter));
   const bool cpu = ctx.adapter().kind == adapter_kind::cpu;
-  const int max_log2 = a.max_log2 ? a.max_log2 : (cpu ? 24 : 28);
-  if (a.min_log2 < 0 || max_log2 > 31 || a.min_log2 > max_log2)
-    throw error(errc::invalid_argument, "bad size range 2^" + std::to_string(a.min_log2) + "..2^" + std::to_string(max_log2));
-  if (a.reps < 1 || a.reps > 10000 || a.warmup < 0 || a.warmup > 1000 || a.batch < 1 || a.batch > 10000)
+  const bool native = ctx.backend() == backend_choice::native;
+  // Sizes and repetitions: given, or chosen for the adapter (bench.hpp): the quick default finishes in under a
+  // minute anywhere, --full is the long sweep.
+  int max_log2 = a.max_log2 ? a.max_log2 : a.full ? (cpu ? 24 : 28) : (cpu ? 13 : 26);
+  if (!a.max_log2 && !a.full)  // the quick default never asks for more than the adapter's largest buffer
+    while (max_log2 > 10 && (std::size_t(1) << max_log2) * 4 > ctx.limits().max_buffer_size) --max_log2;
+  const int min_log2 = a.min_log2 != -1 ? a.min_log2 : std::min(max_log2, a.full || !cpu ? 16 : 10);
+  const int reps = a.reps != -1 ? a.reps : a.full ? 20 : cpu ? 3 : 5;
+  const int warmup = a.warmup != -1 ? a.warmup : a.full ? 3 : 2;
+  const int batch = a.batch != -1 ? a.batch : a.full ? 50 : cpu ? 4 : 10;
+  if (min_log2 < 0 || max_log2 > 31 || min_log2 > max_log2)
+    throw error(errc::invalid_argument, "bad size range 2^" + std::to_string(min_log2) + "..2^" + std::to_string(max_log2));
+  if (reps < 1 || reps > 10000 || warmup < 0 || warmup > 1000 || batch < 1 || batch > 10000)
     throw error(errc::invalid_argument, "bad --reps, --warmup or --batch");
   std::size_t n_max = std::size_t(1) << max_log2;
   if (n_max * 4 > ctx.limits().max_buffer_size)
     throw error(errc::limit, fmt::format("2^{} elements exceed the adapter's max buffer of {} bytes", max_log2,
                                          ctx.limits().max_buffer_size));
 
+  // --primitives names primitives exactly ("reduce" is not transform_reduce, segmented_reduce or reduce_by_key).
+  std::set<std::string> asked;
+  const bool all = a.primitives == "all";
+  if (!all)
+    for (std::size_t start = 0;;) {
+      const std::size_t end = a.primitives.find(',', start);
+      std::string item = a.primitives.substr(start, end == std::string::npos ? std::string::npos : end - start);
+      while (!item.empty() && item.back() == ' ') item.pop_back();
+      while (!item.empty() && item.front() == ' ') item.erase(item.begin());
+      asked.insert(item);
+      if (end == std::string::npos) break;
+      start = end + 1;
+    }
+  std::vector<std::string> known;  // every primitive name a row builder asked about, in order
+  bool dry = false;                // the first pass only collects the names, before any buffer is made
+  auto wants = [&](const std::string& prim, const std::string& alg) {
+    if (std::find(known.begin(), known.end(), prim) == known.end()) known.push_back(prim);
+    if (dry) return false;
+    bool p = all || asked.count(prim) > 0;
+    bool g = a.algorithm.empty() || a.algorithm == alg || prim == "copy";
+    return p && g;
+  };
+  buffer in, out, result;
+  std::vector<bench_case> cases;
+  auto build_cases = [&] {
+    const std::vector<std::string> native_only = {"native"};
+    for (const auto& alg : native ? native_only : reduce_algorithms()) {
+      if (!wants("reduce", alg)) continue;
+      struct v { const char* type; dtype t; op o; };
+      for (const v& x : {v{"f32", dtype::f32, op::sum()}, v{"u32", dtype::u32, op::sum()}, v{"f32", dtype::f32, op::max()}}) {
+        auto m = std::make_shared<monoid>(x.o, x.t);
+        run_options plain;
+        plain.algorithm = alg;
+        const op o = x.o;
+        const dtype t = x.t;
+        bench_case c{"reduce", alg, x.type, x.o.name(), 4, nullptr, nullptr, nullptr};
+        c.run = [&, m, plain](std::size_t n) {
+          run_stats st;
+          run_options ro = plain;
+          ro.stats = &st;
+          reduce_bits(ctx, in, n, *m, ro);
+          return st.gpu_ms;
+        };
+        c.call = [&, m, plain](std::size_t n) { reduce_bits(ctx, in, n, *m, plain); };
+        if (alg != "render")  // the render reduction writes through textures: recordable, but not a compute row
+          c.record = [&, o, t, plain](WGPUCommandEncoder enc, std::size_t n) {
+            with_type(t, [&](auto tag) {
+              using T = decltype(tag);
+              reduce(ctx, enc, device_span<const T>(in, 0, n), device_span<T>(result, 0, 1), o, plain);
+            });
+          };
+        cases.push_back(std::move(c));
+      }
+    }
+    for (const auto& alg : native ? native_only : scan_algorithms()) {
+      const bool inc = wants("inclusive_scan", alg), exc = wants("exclusive_scan", alg);
+      if (!inc && !exc) continue;
+      struct v { const char* prim; const char* type; dtype t; scan_kind k; };
+      for (const v& x : {v{"inclusive_scan", "u32", dtype::u32, scan_kind::inclusive},
+                         v{"inclusive_scan", "f32", dtype::f32, scan_kind::inclusive},
+                         v{"exclusive_scan", "u32", dtype::u32, scan_kind::exclusive}}) {
+        if (!wants(x.prim, alg)) continue;
+        auto m = std::make_shared<monoid>(op::sum(), x.t);
+        const scan_kind k = x.k;
+        const dtype t = x.t;
+        run_options plain;
+        plain.algorithm = alg;
+        bench_case c{x.prim, alg, x.type, "sum", 8, nullptr, nullptr, nullptr};
+        c.run = [&, m, k, plain](std::size_t n) {
+          run_stats st;
+          run_options ro = plain;
+          ro.stats = &st;
+          scan(ctx, in, out, n, *m, k, ro);
+          return st.gpu_ms;
+        };
+        // Result on the host: the last element read back (CUB's call_ms copies the last element too).
+        c.call = [&, m, k, plain](std::size_t n) {
+          scan(ctx, in, out, n, *m, k, plain);
+          std::uint32_t last;
+          ctx.read(out, (n - 1) * 4, &last, 4);
+        };
+        c.record = [&, k, t, plain](WGPUCommandEncoder enc, std::size_t n) {
+          with_type(t, [&](auto tag) {
+            using T = decltype(tag);
+            if (k == scan_kind::inclusive)
+              inclusive_scan(ctx, enc, device_span<const T>(in, 0, n), device_span<T>(out, 0, n), op::sum(), plain);
+            else
+              exclusive_scan(ctx, enc, device_span<const T>(in, 0, n), device_span<T>(out, 0, n), op::sum(), plain);
+          });
+        };
+        cases.push_back(std::move(c));
+        if (alg == "decoupled")  // WGPRIM_SCAN_TUNES rows: GPU time and call time under each tuning
+          for (const auto& [name, tune] : scan_tunes()) {
+            run_options tuned = plain;
+            tuned.tune = tune;
+            bench_case r{x.prim, name, x.type, "sum", 8, nullptr, nullptr, nullptr};
+            r.run = [&, m, k, tuned](std::size_t n) {
+              run_stats st;
+              run_options ro = tuned;
+              ro.stats = &st;
+              scan(ctx, in, out, n, *m, k, ro);
+              return st.gpu_ms;
+            };
+            r.call = [&, m, k, tuned](std::size_t n) {
+              scan(ctx, in, out, n, *m, k, tuned);
+              std::uint32_t last;
+              ctx.read(out, (n - 1) * 4, &last, 4);
+            };
+            cases.push_back(std::move(r));
+          }
+      }
+    }
+    add_select_bench_cases(ctx, n_max, wants, cases);
+    add_sort_bench_cases(ctx, n_max, wants, cases);
+    add_arg_reduce_bench_cases(ctx, in, wants, cases);
+    add_transform_reduce_bench_cases(ctx, in, wants, cases);
+    add_types_bench_cases(ctx, n_max, wants, cases);
+    add_hist_bench_cases(ctx, n_max, cases, wants);
+    if (wants("copy", "copy")) {
+      bench_case c{"copy", "wgsl-copy", "u32", "-", 8, nullptr, nullptr, nullptr};
+      c.run = [&](std::size_t n) {
+        run_stats st;
+        run_options ro;
+        ro.stats = &st;
+        copy(ctx, device_span<const std::uint32_t>(in, 0, n), device_span<std::uint32_t>(out, 0, n), ro);
+        return st.gpu_ms;
+      };
+      c.call = [&](std::size_t n) {
+        copy(ctx, device_span<const std::uint32_t>(in, 0, n), device_span<std::uint32_t>(out, 0, n));
+        std::uint32_t last;
+        ctx.read(out, (n - 1) * 4, &last, 4);
+      };
+      c.record = [&](WGPUCommandEncoder enc, std::size_t n) {
+        copy(ctx, enc, device_span<const std::uint32_t>(in, 0, n), device_span<std::uint32_t>(out, 0, n));
+      };
+      cases.push_back(std::move(c));
+    }
+
+  };
+  const bool tty = ::isatty(2) && !a.quiet;
+  struct line_clear {  // an error thrown mid-sweep starts its line on a clean terminal line
+    bool on;
+    ~line_clear() { if (on) fmt::print(stderr, "\r\x1b[2K"); }
+  } clear_line{tty};
+  dry = true;
+  build_cases();
+  for (const std::string& item : asked)
+    if (std::find(known.begin(), known.end(), item) == known.end()) {
+      std::string names = "all";
+      for (const std::string& k : known) names += ", " + k;
+      throw error(errc::invalid_argument, "unknown primitive '" + item + "' for --primitives (valid: " + names + ")");
+    }
+  if (tty) fmt::print(stderr, "\r\x1b[2Kbench: preparing 2^{} elements on {}...", max_log2, ctx.adapter().name);
   // One input buffer (floats in [1, 2): also fine as u32 data) and one output buffer, bound by prefix.
-  buffer in = ctx.create_buffer(n_max * 4), out = ctx.create_buffer(n_max * 4);
+  in = ctx.create_buffer(n_max * 4);
+  out = ctx.create_buffer(n_max * 4);
   {
     std::vector<std::uint32_t> host(std::min<std::size_t>(n_max, std::size_t(1) << 24));
     std::mt19937 rng(1);
@@ -166,159 +329,32 @@ int cmd_bench(const bench_args& a) {
       ctx.write(in, off * 4, host.data(), std::min(host.size(), n_max - off) * 4);
     ctx.finish();
   }
-
-  buffer result = ctx.create_buffer(256);
-  auto wants = [&](const std::string& prim, const std::string& alg) {
-    bool p = a.primitives == "all" || a.primitives.find(prim) != std::string::npos;
-    bool g = a.algorithm.empty() || a.algorithm == alg || prim == "copy";
-    return p && g;
-  };
-  std::vector<bench_case> cases;
-  const bool native = ctx.backend() == backend_choice::native;
-  const std::vector<std::string> native_only = {"native"};
-  for (const auto& alg : native ? native_only : reduce_algorithms()) {
-    if (!wants("reduce", alg)) continue;
-    struct v { const char* type; dtype t; op o; };
-    for (const v& x : {v{"f32", dtype::f32, op::sum()}, v{"u32", dtype::u32, op::sum()}, v{"f32", dtype::f32, op::max()}}) {
-      auto m = std::make_shared<monoid>(x.o, x.t);
-      run_options plain;
-      plain.algorithm = alg;
-      const op o = x.o;
-      const dtype t = x.t;
-      bench_case c{"reduce", alg, x.type, x.o.name(), 4, nullptr, nullptr, nullptr};
-      c.run = [&, m, plain](std::size_t n) {
-        run_stats st;
-        run_options ro = plain;
-        ro.stats = &st;
-        reduce_bits(ctx, in, n, *m, ro);
-        return st.gpu_ms;
-      };
-      c.call = [&, m, plain](std::size_t n) { reduce_bits(ctx, in, n, *m, plain); };
-      if (alg != "render")  // the render reduction writes through textures: recordable, but not a compute row
-        c.record = [&, o, t, plain](WGPUCommandEncoder enc, std::size_t n) {
-          with_type(t, [&](auto tag) {
-            using T = decltype(tag);
-            reduce(ctx, enc, device_span<const T>(in, 0, n), device_span<T>(result, 0, 1), o, plain);
-          });
-        };
-      cases.push_back(std::move(c));
-    }
-  }
-  for (const auto& alg : native ? native_only : scan_algorithms()) {
-    if (!wants("scan", alg)) continue;
-    struct v { const char* prim; const char* type; dtype t; scan_kind k; };
-    for (const v& x : {v{"inclusive_scan", "u32", dtype::u32, scan_kind::inclusive},
-                       v{"inclusive_scan", "f32", dtype::f32, scan_kind::inclusive},
-                       v{"exclusive_scan", "u32", dtype::u32, scan_kind::exclusive}}) {
-      auto m = std::make_shared<monoid>(op::sum(), x.t);
-      const scan_kind k = x.k;
-      const dtype t = x.t;
-      run_options plain;
-      plain.algorithm = alg;
-      bench_case c{x.prim, alg, x.type, "sum", 8, nullptr, nullptr, nullptr};
-      c.run = [&, m, k, plain](std::size_t n) {
-        run_stats st;
-        run_options ro = plain;
-        ro.stats = &st;
-        scan(ctx, in, out, n, *m, k, ro);
-        return st.gpu_ms;
-      };
-      // Result on the host: the last element read back (CUB's call_ms copies the last element too).
-      c.call = [&, m, k, plain](std::size_t n) {
-        scan(ctx, in, out, n, *m, k, plain);
-        std::uint32_t last;
-        ctx.read(out, (n - 1) * 4, &last, 4);
-      };
-      c.record = [&, k, t, plain](WGPUCommandEncoder enc, std::size_t n) {
-        with_type(t, [&](auto tag) {
-          using T = decltype(tag);
-          if (k == scan_kind::inclusive)
-            inclusive_scan(ctx, enc, device_span<const T>(in, 0, n), device_span<T>(out, 0, n), op::sum(), plain);
-          else
-            exclusive_scan(ctx, enc, device_span<const T>(in, 0, n), device_span<T>(out, 0, n), op::sum(), plain);
-        });
-      };
-      cases.push_back(std::move(c));
-      if (alg == "decoupled")  // WGPRIM_SCAN_TUNES rows: GPU time and call time under each tuning
-        for (const auto& [name, tune] : scan_tunes()) {
-          run_options tuned = plain;
-          tuned.tune = tune;
-          bench_case r{x.prim, name, x.type, "sum", 8, nullptr, nullptr, nullptr};
-          r.run = [&, m, k, tuned](std::size_t n) {
-            run_stats st;
-            run_options ro = tuned;
-            ro.stats = &st;
-            scan(ctx, in, out, n, *m, k, ro);
-            return st.gpu_ms;
-          };
-          r.call = [&, m, k, tuned](std::size_t n) {
-            scan(ctx, in, out, n, *m, k, tuned);
-            std::uint32_t last;
-            ctx.read(out, (n - 1) * 4, &last, 4);
-          };
-          cases.push_back(std::move(r));
-        }
-    }
-  }
-  add_select_bench_cases(ctx, n_max, wants, cases);
-  add_sort_bench_cases(ctx, n_max, wants, cases);
-  add_arg_reduce_bench_cases(ctx, in, wants, cases);
-  add_transform_reduce_bench_cases(ctx, in, wants, cases);
-  add_types_bench_cases(ctx, n_max, wants, cases);
-  add_hist_bench_cases(ctx, n_max, cases, wants);
-  if (wants("copy", "copy")) {
-    bench_case c{"copy", "wgsl-copy", "u32", "-", 8, nullptr, nullptr, nullptr};
-    c.run = [&](std::size_t n) {
-      run_stats st;
-      run_options ro;
-      ro.stats = &st;
-      copy(ctx, device_span<const std::uint32_t>(in, 0, n), device_span<std::uint32_t>(out, 0, n), ro);
-      return st.gpu_ms;
-    };
-    c.call = [&](std::size_t n) {
-      copy(ctx, device_span<const std::uint32_t>(in, 0, n), device_span<std::uint32_t>(out, 0, n));
-      std::uint32_t last;
-      ctx.read(out, (n - 1) * 4, &last, 4);
-    };
-    c.record = [&](WGPUCommandEncoder enc, std::size_t n) {
-      copy(ctx, enc, device_span<const std::uint32_t>(in, 0, n), device_span<std::uint32_t>(out, 0, n));
-    };
-    cases.push_back(std::move(c));
-  }
-
-  // Every name asked for must match something (a typo must not measure nothing and exit 0).
-  if (a.primitives != "all") {
-    std::size_t start = 0;
-    for (;;) {
-      const std::size_t end = a.primitives.find(',', start);
-      const std::string item = a.primitives.substr(start, end == std::string::npos ? std::string::npos : end - start);
-      if (std::none_of(cases.begin(), cases.end(), [&](const bench_case& c) { return c.primitive.find(item) != std::string::npos; }))
-        throw error(errc::invalid_argument, "unknown primitive '" + item + "' for --primitives");
-      if (end == std::string::npos) break;
-      start = end + 1;
-    }
-  }
+  result = ctx.create_buffer(256);
+  dry = false;
+  build_cases();
+  if (tty) fmt::print(stderr, "\r\x1b[2K");
   if (!a.algorithm.empty() &&
       std::none_of(cases.begin(), cases.end(), [&](const bench_case& c) { return c.algorithm == a.algorithm; }))
     throw error(errc::invalid_argument, "unknown algorithm '" + a.algorithm + "' for --algorithm");
 
-  const bool tty = ::isatty(2);
-  const std::size_t total = cases.size() * static_cast<std::size_t>(max_log2 - a.min_log2 + 1);
+  const std::size_t total = cases.size() * static_cast<std::size_t>(max_log2 - min_log2 + 1);
   std::size_t done = 0;
   json results = json::array();
   std::set<const bench_case*> warmed;
-  for (int lg = a.min_log2; lg <= max_log2; ++lg) {
+  for (int lg = min_log2; lg <= max_log2; ++lg) {
     std::size_t n = std::size_t(1) << lg;
     for (auto& c : cases) {
-      if (tty) {
-        int w = 30, filled = static_cast<int>(w * done / std::max<std::size_t>(1, total));
-        fmt::print(stderr, "\r[{}{}] {}/{} {} {} {} 2^{}   ", std::string(filled, '#'), std::string(w - filled, ' '),
-                   done, total, c.primitive, c.algorithm, c.type, lg);
+      // Progress on a terminal: one line, rewritten in place (--verbose: a line per case instead; --quiet: none).
+      if (tty && !a.verbose) {
+        int w = 20, filled = static_cast<int>(w * done / std::max<std::size_t>(1, total));
+        fmt::print(stderr, "\r\x1b[2K[{}{}] case {}/{} {} {} {} {} n=2^{}", std::string(filled, '#'),
+                   std::string(w - filled, ' '), done + 1, total, c.primitive, c.algorithm, c.type, c.op, lg);
+        std::fflush(stderr);
       }
       // compile_ms: what the first call of a row costs beyond the next one (pipeline creation, a driver's
       // compilation on first use); the warm-up keeps it out of every timed figure.
       double compile_ms = 0;
-      int warmups = a.warmup;
+      int warmups = warmup;
       using wall = std::chrono::steady_clock;
       if (warmups >= 2 && !warmed.count(&c)) {  // these two runs are warm-up runs too
         warmups -= 2;
@@ -332,7 +368,7 @@ int cmd_bench(const bench_args& a) {
       }
       for (int i = 0; i < warmups; ++i) c.run(n);
       std::vector<double> t;
-      for (int i = 0; i < a.reps; ++i) t.push_back(c.run(n));
+      for (int i = 0; i < reps; ++i) t.push_back(c.run(n));
       double ms = median(t);
       double gbps = c.bytes_per_element * static_cast<double>(n) / (ms * 1e-3) / 1e9;
       json rec = {{"primitive", c.primitive}, {"algorithm", c.algorithm}, {"type", c.type}, {"op", c.op},
@@ -341,19 +377,19 @@ int cmd_bench(const bench_args& a) {
       // median of `reps` rounds after `warmup` discarded calls.
       // The same K at every n (and as bench/cub's --k): a smaller K at large n would spread the submit and wait
       // over fewer calls than the anchor's and make the batched figure worse than it is.
-      const int k = a.batch;
+      const int k = batch;
       using clock = std::chrono::steady_clock;
       if (c.call) {
-        for (int i = 0; i < a.warmup; ++i) c.call(n);
+        for (int i = 0; i < warmup; ++i) c.call(n);
         std::vector<double> w;
-        for (int r = 0; r < a.reps; ++r) {
+        for (int r = 0; r < reps; ++r) {
           auto t0 = clock::now();
           for (int i = 0; i < k; ++i) c.call(n);
           w.push_back(std::chrono::duration<double, std::milli>(clock::now() - t0).count() / k);
         }
         rec["call_ms"] = median(w);
       }
-      if (c.record) {
+      if (c.record && !native) {  // the native backend records no command encoders: no batched figure
         // record_ms: the CPU time of recording alone (what each call costs the host before any GPU work).
         double record_ms = 0;
         auto round = [&] {
@@ -364,9 +400,9 @@ int cmd_bench(const bench_args& a) {
           ctx.submit(enc);
           ctx.finish();
         };
-        if (a.warmup) round();
+        if (warmup) round();
         std::vector<double> w, rw;
-        for (int r = 0; r < std::max(3, a.reps / 4); ++r) {
+        for (int r = 0; r < std::max(3, reps / 4); ++r) {
           auto t0 = clock::now();
           round();
           w.push_back(std::chrono::duration<double, std::milli>(clock::now() - t0).count() / k);
@@ -376,14 +412,18 @@ int cmd_bench(const bench_args& a) {
         rec["record_ms"] = median(rw);
         rec["batch"] = k;
       }
+      if (a.verbose && !a.quiet)
+        fmt::print(stderr, "case {}/{} {} {} {} {} n=2^{}: {:.4f} ms, {:.2f} GB/s\n", done + 1, total, c.primitive,
+                   c.algorithm, c.type, c.op, lg, ms, gbps);
       results.push_back(rec);
       ++done;
     }
   }
-  if (tty) fmt::print(stderr, "\r{}\r", std::string(90, ' '));
+  if (tty) fmt::print(stderr, "\r\x1b[2K");
+  clear_line.on = false;
   json doc = {{"adapter", ctx.adapter().name}, {"backend", ctx.adapter().backend},
-              {"timer", ctx.timestamps_trustworthy() ? "timestamps" : "wall"}, {"reps", a.reps},
-              {"warmup", a.warmup}, {"results", results}};
+              {"timer", ctx.timestamps_trustworthy() ? "timestamps" : "wall"}, {"reps", reps},
+              {"warmup", warmup}, {"batch", batch}, {"full", a.full}, {"results", results}};
   if (!a.output.empty()) {
     io::write_file(a.output, doc.dump(1) + "\n");
   }
@@ -392,8 +432,9 @@ int cmd_bench(const bench_args& a) {
     std::cout << doc.dump() << "\n";
     return 0;
   }
-  fmt::print("{} ({}), GPU time by {}; median of {} after {} warm-up runs\n", ctx.adapter().name,
-             ctx.adapter().backend, doc["timer"].get<std::string>(), a.reps, a.warmup);
+  fmt::print("{} ({}), {} time by {}; median of {} after {} warm-up runs{}\n", ctx.adapter().name,
+             ctx.adapter().backend, native ? "CPU" : "GPU", doc["timer"].get<std::string>(), reps, warmup,
+             a.full ? "" : " (quick sweep; --full for the long one)");
   fmt::print("{:<15} {:<10} {:<4} {:<4} {:>11} {:>10} {:>9} {:>10} {:>10}\n", "primitive", "algorithm", "type", "op",
              "n", "gpu ms", "GB/s", "call ms", "batch ms");
   auto opt_ms = [](const json& r, const char* key) {
@@ -413,6 +454,9 @@ int cmd_bench_accuracy(const bench_args& a) {
   context ctx(bench_options(a.adapter));
   const bool cpu = ctx.adapter().kind == adapter_kind::cpu;
   const int lg = a.max_log2 ? a.max_log2 : (cpu ? 22 : 28);
+  const int reps = reps != -1 ? reps : 20, warmup = warmup != -1 ? warmup : 3;
+  if (reps < 1 || reps > 10000 || warmup < 0 || warmup > 1000)
+    throw error(errc::invalid_argument, "bad --reps or --warmup");
   const std::size_t small = std::size_t(1) << std::min(lg, 22);
   struct data_set { std::string name, spec; };
   std::vector<data_set> sets = {{"prices", "prices:" + std::to_string(small) + ":1"},
@@ -439,9 +483,9 @@ int cmd_bench_accuracy(const bench_args& a) {
       ro.stats = &st;
       ro.accuracy = acc;
       std::uint32_t bits = 0;
-      for (int i = 0; i < a.warmup; ++i) reduce_bits(ctx, in, n, sum, ro);
+      for (int i = 0; i < warmup; ++i) reduce_bits(ctx, in, n, sum, ro);
       std::vector<double> t;
-      for (int i = 0; i < a.reps; ++i) {
+      for (int i = 0; i < reps; ++i) {
         bits = reduce_bits(ctx, in, n, sum, ro);
         t.push_back(st.gpu_ms);
       }
@@ -456,7 +500,7 @@ int cmd_bench_accuracy(const bench_args& a) {
     }
   }
   json doc = {{"adapter", ctx.adapter().name}, {"timer", ctx.timestamps_trustworthy() ? "timestamps" : "wall"},
-              {"reps", a.reps}, {"accuracy_results", results}};
+              {"reps", reps}, {"accuracy_results", results}};
   if (!a.output.empty()) {
     io::write_file(a.output, doc.dump(1) + "\n");
   }
@@ -465,7 +509,7 @@ int cmd_bench_accuracy(const bench_args& a) {
     return 0;
   }
   fmt::print("f32 sum accuracy on {} (GPU time by {}, median of {})\n", ctx.adapter().name,
-             doc["timer"].get<std::string>(), a.reps);
+             doc["timer"].get<std::string>(), reps);
   fmt::print("{:<18} {:>10} {:<13} {:>10} {:>11} {:>10} {:>8} {:>8}\n", "data", "n", "accuracy", "ulps",
              "naive ulps", "ms", "GB/s", "vs fast");
   for (const auto& r : results)

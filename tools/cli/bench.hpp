@@ -11,9 +11,15 @@ namespace wgprim { class context; }
 
 struct bench_args {
   std::string adapter, primitives = "all", algorithm, output;
-  int min_log2 = 16, max_log2 = 0;  // 0: 24 on CPU adapters, 28 on GPUs
-  int reps = 20, warmup = 3;
-  int batch = 50;         // K: calls per timed round of call_ms, and per submission of batched_ms
+  // -1 (min_log2, reps, warmup, batch) and 0 (max_log2): not given, chosen for the adapter. The quick default
+  // (under a minute anywhere): 2^10..2^13, 3 reps, 2 warm-ups, K = 4 on CPU adapters; 2^16..2^26, 5 reps, 2 warm-ups,
+  // K = 10 on GPUs. --full: 2^16..2^24 (CPU adapters) or 2^28 (GPUs), 20 reps, 3 warm-ups, K = 50.
+  int min_log2 = -1, max_log2 = 0;
+  int reps = -1, warmup = -1;
+  int batch = -1;         // K: calls per timed round of call_ms, and per submission of batched_ms
+  bool full = false;      // the long sweep (the defaults above)
+  bool quiet = false;     // no progress on stderr
+  bool verbose = false;   // a line per case on stderr
   bool json = false;
   bool accuracy = false;  // the accuracy table instead of the speed sweep
   std::string plot, cub, from;

@@ -764,12 +764,27 @@ int main(int argc, char** argv) {
   auto* bench = app.add_subcommand("bench", "GB/s of every algorithm over n = 2^min..2^max, and a copy kernel");
   bench->add_option("--adapter", ba.adapter, "adapter name substring");
   bench->add_flag("--json", ba.json, "print one JSON object with a results array");
-  bench->add_option("--min-log2", ba.min_log2, "smallest n = 2^k (default 16)");
-  bench->add_option("--max-log2", ba.max_log2, "largest n = 2^k (default 24 on CPU adapters, 28 on GPUs)");
-  bench->add_option("--reps", ba.reps, "timed runs per point (median reported)");
-  bench->add_option("--warmup", ba.warmup, "discarded runs per point");
-  bench->add_option("--batch", ba.batch, "K: calls per wall-clock round (call_ms) and per submission (batched_ms)");
-  bench->add_option("--primitives", ba.primitives, "all, or a list of reduce,scan,copy");
+  bench->add_option("--min-log2", ba.min_log2, "smallest n = 2^k (default 10 on CPU adapters, 16 on GPUs; 16 with --full)")
+      ->default_str("auto");
+  bench->add_option("--max-log2", ba.max_log2,
+                    "largest n = 2^k (default 13 on CPU adapters, 26 on GPUs; with --full 24 and 28)")
+      ->default_str("auto");
+  bench->add_option("--reps", ba.reps, "timed runs per point, median reported (default 3 on CPU adapters, 5 on GPUs; "
+                                       "20 with --full)")
+      ->default_str("auto");
+  bench->add_option("--warmup", ba.warmup, "discarded runs per point (default 2; 3 with --full)")
+      ->default_str("auto");
+  bench->add_option("--batch", ba.batch, "K: calls per wall-clock round (call_ms) and per submission (batched_ms) "
+                                         "(default 4 on CPU adapters, 10 on GPUs; 50 with --full)")
+      ->default_str("auto");
+  bench->add_flag("--full", ba.full, "the long sweep (minutes to hours): the defaults given with --full above");
+  auto* quiet = bench->add_flag("--quiet", ba.quiet, "no progress on stderr");
+  bench->add_flag("--verbose", ba.verbose, "a line per case on stderr (the progress line on a terminal otherwise)")
+      ->excludes(quiet);
+  bench->add_option("--primitives", ba.primitives,
+                    "all, or a comma-separated list of exact names: reduce, inclusive_scan, exclusive_scan, select_if, "
+                    "select_flagged, partition_if, unique, sort_keys, sort_pairs, arg_max, transform_reduce, "
+                    "histogram_even, segmented_reduce, segmented_scan, reduce_by_key, run_length_encode, copy");
   bench->add_option("--algorithm", ba.algorithm, "only this algorithm (the copy kernel always runs)");
   bench->add_option("--output", ba.output, "also write the JSON to this file");
   bench->add_flag("--accuracy", ba.accuracy, "f32 sum accuracy table: ulps and speed of every accuracy mode");
