@@ -18,7 +18,7 @@ else
   echo '{"adapter": "none"}' > "$out/cub.jsonl"
   cub_file="$out/cub.jsonl"
 fi
-"$build/wgprim" bench --json ${WGPRIM_ARGS:-} > "$out/wgprim.json"
+"$build/wgprim" bench --json --full ${WGPRIM_ARGS:-} > "$out/wgprim.json"
 python3 bench/compare.py "$out/wgprim.json" "$cub_file" --floor "$out/floor.jsonl" \
   --command "bench/run_device.sh (FLOOR_ARGS='${FLOOR_ARGS:-}' CUB_ARGS='${CUB_ARGS:-}' WGPRIM_ARGS='${WGPRIM_ARGS:-}')" \
   > "$out/compare.md"
