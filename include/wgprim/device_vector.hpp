@@ -4,9 +4,11 @@
 /// WebGPU code at an element offset. Every algorithm takes spans; host_span<T> is the host-side twin (pointer +
 /// count, or any contiguous container).
 #pragma once
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <limits>
 #include <memory>
 #include <type_traits>
@@ -140,8 +142,8 @@ template <class T>
 class device_vector {
  public:
   static_assert(element_traits<T>::supported,
-                "wgprim: unsupported element type; the algorithms take float, double, std::int32_t, std::uint32_t, "
-                "std::int64_t, std::uint64_t, wgprim::half, std::int8_t or std::uint8_t");
+                "wgprim: element type not supported; the algorithms take float, double, std::int32_t, "
+                "std::uint32_t, std::int64_t, std::uint64_t, wgprim::half, std::int8_t or std::uint8_t");
   device_vector() = default;
   /// n elements, uninitialised, on ctx's device.
   device_vector(context& ctx, std::size_t n) : link_(ctx.link()), n_(n) {
@@ -233,7 +235,11 @@ template <class R, class = void> struct host_range_traits {
 template <class R>
 struct host_range_traits<R, std::void_t<decltype(std::declval<R&>().data()), decltype(std::declval<R&>().size())>> {
   using type = std::remove_cv_t<std::remove_pointer_t<decltype(std::declval<R&>().data())>>;
-  static constexpr bool value = element_traits<type>::supported && !device_range_traits<R>::value;
+  // Every contiguous container is a range, whatever its element type: an unsupported one (std::vector<int16_t>)
+  // then stops at dtype_of's static_assert with one readable line, not at "no matching function" and a list of
+  // every overload.
+  static constexpr bool value = std::is_pointer_v<decltype(std::declval<R&>().data())> &&
+                                !std::is_void_v<type> && !device_range_traits<R>::value;
 };
 
 template <class R, class D = std::remove_cv_t<std::remove_reference_t<R>>>
@@ -244,6 +250,40 @@ constexpr bool is_device_range_v = device_range_traits<D>::value;
 template <class R, class D = std::remove_cv_t<std::remove_reference_t<R>>>
 using range_value_t =
     typename std::conditional_t<device_range_traits<D>::value, device_range_traits<D>, host_range_traits<D>>::type;
+
+/// Whether It is an iterator (std::iterator_traits knows it): what the iterator-pair overloads take.
+template <class It, class = void> struct is_iterator : std::false_type {};
+template <class It>
+struct is_iterator<It, std::void_t<typename std::iterator_traits<It>::iterator_category>> : std::true_type {};
+template <class It> constexpr bool is_iterator_v = is_iterator<std::remove_cv_t<It>>::value;
+/// What *it refers to, without reference and const.
+template <class It> using iter_value_t = std::remove_cv_t<std::remove_reference_t<decltype(*std::declval<It&>())>>;
+/// The iterators whose elements are contiguous in C++17 terms: pointers, and the iterators of std::vector (not
+/// std::vector<bool>) and std::array. (C++20's contiguous_iterator concept is not available in C++17.)
+template <class It, class V = iter_value_t<It>>
+constexpr bool is_contiguous_iterator_v =
+    std::is_pointer_v<It> ||
+    (!std::is_same_v<V, bool> && (std::is_same_v<It, typename std::vector<V>::iterator> ||
+                                  std::is_same_v<It, typename std::vector<V>::const_iterator>)) ||
+    std::is_same_v<It, typename std::array<V, 1>::iterator> ||
+    std::is_same_v<It, typename std::array<V, 1>::const_iterator>;
+/// The message every iterator-pair overload gives for other iterators.
+#define WGPRIM_CONTIGUOUS_MESSAGE                                                                             \
+  "wgprim: iterator pairs must be contiguous host memory: pointers, std::vector or std::array iterators "      \
+  "(for anything else, copy into a std::vector first)"
+/// [first, last) of contiguous iterators as a host_span (keeps const).
+template <class It>
+auto iter_span(It first, It last) {
+  using E = std::remove_reference_t<decltype(*first)>;
+  const auto n = static_cast<std::size_t>(last - first);
+  return host_span<E>(n ? &*first : nullptr, n);
+}
+/// n elements from a contiguous output iterator as a writable host_span.
+template <class It>
+auto iter_out_span(It first, std::size_t n) {
+  using E = std::remove_reference_t<decltype(*first)>;
+  return host_span<E>(n ? &*first : nullptr, n);
+}
 
 /// A range with its type erased: a device view, or host memory.
 struct range_ref {

@@ -6,14 +6,51 @@
 /// the scans require associativity only and keep the order of the input (as std::inclusive_scan does).
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+#include <type_traits>
 
 #include "wgprim/types.hpp"
 
 namespace wgprim {
 
-namespace detail { class expr_program; }
+namespace detail {
+class expr_program;
+/// The standard function objects of <functional> that op and sort_order recognise: `name` is the built-in a
+/// std::F<T> (or std::F<>) maps to, null where wgprim has no such built-in (a clear static_assert then).
+template <class F> struct std_functor {
+  static constexpr bool known = false;
+  static constexpr const char* name = nullptr;
+};
+/// Declares std_functor<std::F<T>>, mapped to the built-in N (null: none).
+#define WGPRIM_STD_FUNCTOR(F, N)                         \
+  template <class T> struct std_functor<std::F<T>> {     \
+    static constexpr bool known = true;                  \
+    static constexpr const char* name = N;               \
+  }
+WGPRIM_STD_FUNCTOR(plus, "sum");
+WGPRIM_STD_FUNCTOR(bit_and, "and");
+WGPRIM_STD_FUNCTOR(bit_or, "or");
+WGPRIM_STD_FUNCTOR(bit_xor, "xor");
+WGPRIM_STD_FUNCTOR(multiplies, nullptr);
+WGPRIM_STD_FUNCTOR(minus, nullptr);
+WGPRIM_STD_FUNCTOR(divides, nullptr);
+WGPRIM_STD_FUNCTOR(modulus, nullptr);
+WGPRIM_STD_FUNCTOR(logical_and, nullptr);
+WGPRIM_STD_FUNCTOR(logical_or, nullptr);
+WGPRIM_STD_FUNCTOR(equal_to, nullptr);
+WGPRIM_STD_FUNCTOR(not_equal_to, nullptr);
+WGPRIM_STD_FUNCTOR(less, nullptr);
+WGPRIM_STD_FUNCTOR(greater, nullptr);
+WGPRIM_STD_FUNCTOR(less_equal, nullptr);
+WGPRIM_STD_FUNCTOR(greater_equal, nullptr);
+#undef WGPRIM_STD_FUNCTOR
+/// What op's converting constructor takes: a standard function object, or any other empty class (a lambda
+/// without captures, a user functor), which it refuses with a readable message rather than a list of overloads.
+template <class F, class D = std::remove_cv_t<std::remove_reference_t<F>>>
+constexpr bool is_functor_like_v = std_functor<D>::known || (std::is_class_v<D> && std::is_empty_v<D>);
+}  // namespace detail
 
 /// What the user asks for: a built-in by name, or a custom WGSL expression with its identity.
 /// It does not know the element type yet; resolve() binds it to one.
@@ -39,6 +76,14 @@ class op {
     o.identity_ = std::move(identity);
     return o;
   }
+  /// The standard's spelling: std::plus<> (or std::plus<T>) is op::sum(), std::bit_and<> op::bit_and(),
+  /// std::bit_or<> op::bit_or() and std::bit_xor<> op::bit_xor(), so wgprim::reduce(ctx, v, std::plus<>{})
+  /// reads as std::reduce. T is ignored: the range's element type decides (as for op::sum()). Any other function
+  /// object fails to compile with a static_assert: wgprim has no built-in product (std::multiplies: write
+  /// op::custom("a * b", "1")), min and max have no standard function object (op::min(), op::max()), and a C++
+  /// callable cannot run on the GPU (write its WGSL as op::custom).
+  template <class F, class = std::enable_if_t<detail::is_functor_like_v<F>>>
+  op(const F&) : op(std::string(checked_name<F>())) {}  // NOLINT: implicit on purpose, like a std functor argument
   /// The CLI's spelling: a built-in name, or an expression (anything containing `a`/`b` and punctuation).
   static op parse(const std::string& name_or_expression, const std::string& identity = "");
 
@@ -53,6 +98,19 @@ class op {
 
  private:
   explicit op(std::string name) : name_(std::move(name)) {}
+  template <class F>
+  static const char* checked_name() {
+    using D = std::remove_cv_t<std::remove_reference_t<F>>;
+    static_assert(detail::std_functor<D>::known,
+                  "wgprim: a C++ callable cannot run on the GPU: pass wgprim::op::sum()/min()/max()/bit_and()/"
+                  "bit_or()/bit_xor(), std::plus<>, std::bit_and<>, std::bit_or<>, std::bit_xor<>, or "
+                  "wgprim::op::custom(\"<WGSL expression in a and b>\", \"<identity>\")");
+    static_assert(!detail::std_functor<D>::known || detail::std_functor<D>::name != nullptr,
+                  "wgprim: this standard function object has no built-in wgprim::op; accepted: std::plus, "
+                  "std::bit_and, std::bit_or, std::bit_xor (a product: wgprim::op::custom(\"a * b\", \"1\"); "
+                  "min/max: wgprim::op::min(), wgprim::op::max())");
+    return detail::std_functor<D>::name ? detail::std_functor<D>::name : "sum";
+  }
   std::string name_, expression_, identity_;
 };
 

@@ -7,6 +7,7 @@
 ///   float m = wgprim::reduce(ctx, v, wgprim::op::max());
 ///   int   t = wgprim::reduce(ctx, ints, 100, wgprim::op::sum());   // init, as std::reduce: 100 + sum
 ///   wgprim::reduce(ctx, encoder, v, result_span);            // recorded into the caller's encoder
+///   float p = wgprim::reduce(ctx, h.begin(), h.end(), std::plus<>{});   // the standard's spelling
 /// @endcode
 #pragma once
 #include <cstddef>
@@ -56,6 +57,28 @@ template <class T>
 accumulation_t<std::remove_cv_t<T>> reduce(context& ctx, const T* data, std::size_t n, const op& o = op::sum(),
                            const run_options& options = {}) {
   return reduce(ctx, host_span<const T>(data, n), o, options);
+}
+
+/// Iterator pair over contiguous host memory, as std::reduce(first, last[, init], op): pointers, std::vector or
+/// std::array iterators (anything else is a static_assert), e.g. wgprim::reduce(ctx, v.begin(), v.end(),
+/// std::plus<>{}).
+template <class It, class = std::enable_if_t<detail::is_iterator_v<It>>, class T = detail::iter_value_t<It>>
+accumulation_t<T> reduce(context& ctx, It first, It last, const op& o = op::sum(), const run_options& options = {}) {
+  static_assert(detail::is_contiguous_iterator_v<It>, WGPRIM_CONTIGUOUS_MESSAGE);
+  if constexpr (detail::is_contiguous_iterator_v<It>)
+    return reduce(ctx, host_span<const T>(detail::iter_span(first, last)), o, options);
+  else
+    return {};
+}
+/// Iterator pair with an initial value, as std::reduce(first, last, init, op).
+template <class It, class = std::enable_if_t<detail::is_iterator_v<It>>, class T = detail::iter_value_t<It>>
+accumulation_t<T> reduce(context& ctx, It first, It last, typename detail::identity_type<accumulation_t<T>>::type init,
+                         const op& o = op::sum(), const run_options& options = {}) {
+  static_assert(detail::is_contiguous_iterator_v<It>, WGPRIM_CONTIGUOUS_MESSAGE);
+  if constexpr (detail::is_contiguous_iterator_v<It>)
+    return reduce(ctx, host_span<const T>(detail::iter_span(first, last)), init, o, options);
+  else
+    return {};
 }
 
 /// Runtime-typed (for tools that handle every type through one path): n elements of a buffer, the element type

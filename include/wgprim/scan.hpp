@@ -13,6 +13,7 @@
 ///   wgprim::exclusive_scan(ctx, d_in, d_out, 10u, wgprim::op::sum());  // init 10, as std::exclusive_scan
 ///   auto v = wgprim::inclusive_scan(ctx, host_vector, wgprim::op::max());
 ///   wgprim::exclusive_scan(ctx, encoder, d_in, d_out);                 // recorded into the caller's encoder
+///   wgprim::inclusive_scan(ctx, h.begin(), h.end(), out.begin(), std::bit_xor<>{});  // the standard's spelling
 /// @endcode
 #pragma once
 #include <cstddef>
@@ -91,6 +92,67 @@ std::vector<accumulation_t<T>> exclusive_scan(context& ctx, const std::vector<T>
   std::vector<accumulation_t<T>> out(in.size());
   exclusive_scan(ctx, in, out, o, opt);
   return out;
+}
+
+/// Iterator pairs over contiguous host memory, as std::inclusive_scan(first, last, d_first[, op[, init]]):
+/// pointers, std::vector or std::array iterators (anything else is a static_assert); returns d_first + n.
+template <class It, class OutIt, class = std::enable_if_t<detail::is_iterator_v<It> && detail::is_iterator_v<OutIt>>>
+OutIt inclusive_scan(context& ctx, It first, It last, OutIt d_first, const op& o = op::sum(),
+                     const run_options& opt = {}) {
+  static_assert(detail::is_contiguous_iterator_v<It> && detail::is_contiguous_iterator_v<OutIt>,
+                WGPRIM_CONTIGUOUS_MESSAGE);
+  if constexpr (detail::is_contiguous_iterator_v<It> && detail::is_contiguous_iterator_v<OutIt>) {
+    const auto n = static_cast<std::size_t>(last - first);
+    inclusive_scan(ctx, detail::iter_span(first, last), detail::iter_out_span(d_first, n), o, opt);
+    return d_first + static_cast<std::ptrdiff_t>(n);
+  } else {
+    return d_first;
+  }
+}
+/// Iterator pairs with init, as std::inclusive_scan(first, last, d_first, op, init).
+template <class It, class OutIt, class = std::enable_if_t<detail::is_iterator_v<It> && detail::is_iterator_v<OutIt>>>
+OutIt inclusive_scan(context& ctx, It first, It last, OutIt d_first, const op& o,
+                     typename detail::same<accumulation_t<detail::iter_value_t<It>>>::type init,
+                     const run_options& opt = {}) {
+  static_assert(detail::is_contiguous_iterator_v<It> && detail::is_contiguous_iterator_v<OutIt>,
+                WGPRIM_CONTIGUOUS_MESSAGE);
+  if constexpr (detail::is_contiguous_iterator_v<It> && detail::is_contiguous_iterator_v<OutIt>) {
+    const auto n = static_cast<std::size_t>(last - first);
+    inclusive_scan(ctx, detail::iter_span(first, last), detail::iter_out_span(d_first, n), o, init, opt);
+    return d_first + static_cast<std::ptrdiff_t>(n);
+  } else {
+    return d_first;
+  }
+}
+/// Exclusive scan of an iterator pair starting from the identity (std::exclusive_scan always takes an init; this
+/// one defaults it); returns d_first + n.
+template <class It, class OutIt, class = std::enable_if_t<detail::is_iterator_v<It> && detail::is_iterator_v<OutIt>>>
+OutIt exclusive_scan(context& ctx, It first, It last, OutIt d_first, const op& o = op::sum(),
+                     const run_options& opt = {}) {
+  static_assert(detail::is_contiguous_iterator_v<It> && detail::is_contiguous_iterator_v<OutIt>,
+                WGPRIM_CONTIGUOUS_MESSAGE);
+  if constexpr (detail::is_contiguous_iterator_v<It> && detail::is_contiguous_iterator_v<OutIt>) {
+    const auto n = static_cast<std::size_t>(last - first);
+    exclusive_scan(ctx, detail::iter_span(first, last), detail::iter_out_span(d_first, n), o, opt);
+    return d_first + static_cast<std::ptrdiff_t>(n);
+  } else {
+    return d_first;
+  }
+}
+/// Iterator pairs with init, as std::exclusive_scan(first, last, d_first, init, op); returns d_first + n.
+template <class It, class OutIt, class = std::enable_if_t<detail::is_iterator_v<It> && detail::is_iterator_v<OutIt>>>
+OutIt exclusive_scan(context& ctx, It first, It last, OutIt d_first,
+                     typename detail::same<accumulation_t<detail::iter_value_t<It>>>::type init,
+                     const op& o = op::sum(), const run_options& opt = {}) {
+  static_assert(detail::is_contiguous_iterator_v<It> && detail::is_contiguous_iterator_v<OutIt>,
+                WGPRIM_CONTIGUOUS_MESSAGE);
+  if constexpr (detail::is_contiguous_iterator_v<It> && detail::is_contiguous_iterator_v<OutIt>) {
+    const auto n = static_cast<std::size_t>(last - first);
+    exclusive_scan(ctx, detail::iter_span(first, last), detail::iter_out_span(d_first, n), init, o, opt);
+    return d_first + static_cast<std::ptrdiff_t>(n);
+  } else {
+    return d_first;
+  }
 }
 
 /// Recorded into the caller's command encoder (device ranges only); nothing is submitted.

@@ -15,9 +15,11 @@
 ///   wgprim::sort_pairs(ctx, d_keys, d_indices);                  // values (any 32-bit payload) follow their keys
 ///   wgprim::sort(ctx, encoder, d_keys);                          // recorded; the caller submits
 ///   wgprim::sort(ctx, d_keys, wgprim::key_bits(0, 16));          // only bits 0..15 compared (two digit passes)
+///   wgprim::sort(ctx, h.begin(), h.end(), std::greater<>{});     // the standard's spelling (host iterators)
 /// @endcode
 #pragma once
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -26,11 +28,19 @@
 #include "wgprim/algorithm.hpp"
 #include "wgprim/context.hpp"
 #include "wgprim/device_vector.hpp"
+#include "wgprim/op.hpp"
 
 namespace wgprim {
 
 /// Sort order: ascending, or exactly its reverse (still stable).
 enum class order { ascending, descending };
+
+namespace detail {
+/// std::less<T> / std::greater<T> (T void included): the comparators sort_order takes.
+template <class C> struct is_less_or_greater : std::false_type { static constexpr bool descending = false; };
+template <class T> struct is_less_or_greater<std::less<T>> : std::true_type { static constexpr bool descending = false; };
+template <class T> struct is_less_or_greater<std::greater<T>> : std::true_type { static constexpr bool descending = true; };
+}  // namespace detail
 
 /// What a sort compares: the direction, and which bits of the key's ordered bit pattern (cub::DeviceRadixSort's
 /// begin_bit / end_bit). The ordered pattern is the radix sort's transform of the key: unsigned as is, signed with
@@ -45,6 +55,23 @@ struct sort_order {
   /// The direction and the bit range [begin, end); end 0: the key's width.
   sort_order(order o = order::ascending, unsigned begin = 0, unsigned end = 0)  // NOLINT: implicit from order
       : direction(o), begin_bit(begin), end_bit(end) {}
+  /// The standard's spelling of the direction, as std::sort's comparator: std::less<> (or std::less<T>) is
+  /// ascending, std::greater<> descending (both still stable, and with f32 keys in the order above: NaNs last,
+  /// -0.0 before +0.0, where std::less leaves those unordered). Any other comparator fails to compile with a
+  /// static_assert: a radix sort takes no C++ comparison.
+  template <class C, class = std::enable_if_t<detail::is_functor_like_v<C>>>
+  sort_order(const C&)  // NOLINT: implicit, as a comparator argument
+      : direction(direction_of<C>()) {}
+
+ private:
+  template <class C>
+  static constexpr order direction_of() {
+    using D = std::remove_cv_t<std::remove_reference_t<C>>;
+    static_assert(detail::is_less_or_greater<D>::value,
+                  "wgprim: a sort takes std::less<> (ascending) or std::greater<> (descending), wgprim::order or "
+                  "wgprim::key_bits; a radix sort cannot call a C++ comparator");
+    return detail::is_less_or_greater<D>::descending ? order::descending : order::ascending;
+  }
 };
 /// Bits [begin, end) of the ordered key, e.g. wgprim::sort(ctx, keys, wgprim::key_bits(0, 16)).
 inline sort_order key_bits(unsigned begin, unsigned end, order o = order::ascending) { return {o, begin, end}; }
@@ -69,6 +96,15 @@ void sort(context& ctx, K&& keys, sort_order o = {}, const run_options& opt = {}
   using T = detail::range_value_t<K>;
   const detail::range_ref r = detail::in_place_ref(std::forward<K>(keys));
   detail::sort_run(ctx, nullptr, r, r, nullptr, nullptr, dtype_of<T>::value, o, opt);
+}
+
+/// Sorts [first, last) of contiguous host memory in place, as std::stable_sort(first, last[, comp]): pointers,
+/// std::vector or std::array iterators (anything else is a static_assert), e.g.
+/// wgprim::sort(ctx, v.begin(), v.end(), std::greater<>{}).
+template <class It, class = std::enable_if_t<detail::is_iterator_v<It>>>
+void sort(context& ctx, It first, It last, sort_order o = {}, const run_options& opt = {}) {
+  static_assert(detail::is_contiguous_iterator_v<It>, WGPRIM_CONTIGUOUS_MESSAGE);
+  if constexpr (detail::is_contiguous_iterator_v<It>) sort(ctx, detail::iter_span(first, last), o, opt);
 }
 
 /// Sorts keys_in into keys_out (same length, both on the device or both on the host).

@@ -73,15 +73,23 @@ WGPRIM_ELEMENT(std::uint8_t, u8);
 WGPRIM_ELEMENT(std::int8_t, i8);
 #undef WGPRIM_ELEMENT
 
+/// @cond
+namespace detail {
+template <class V> constexpr dtype supported_dtype() {
+  if constexpr (element_traits<V>::supported) return element_traits<V>::type;
+  else return dtype::u32;
+}
+}  // namespace detail
+/// @endcond
 /// The dtype of a C++ element type; an unsupported type stops compilation with a readable message.
 template <class T> struct dtype_of {
   /// T without const.
   using U = std::remove_cv_t<T>;
   static_assert(element_traits<U>::supported,
-                "wgprim: unsupported element type; the algorithms take float, double, std::int32_t, std::uint32_t, "
-                "std::int64_t, std::uint64_t, wgprim::half, std::int8_t or std::uint8_t");
-  /// The dtype.
-  static constexpr dtype value = element_traits<U>::type;
+                "wgprim: element type not supported; the algorithms take float, double, std::int32_t, "
+                "std::uint32_t, std::int64_t, std::uint64_t, wgprim::half, std::int8_t or std::uint8_t");
+  /// The dtype (u32 after the static_assert above has failed, so that it is the only error).
+  static constexpr dtype value = detail::supported_dtype<U>();
 };
 
 /// The C++ type a T accumulates in (accumulation_type): half -> float, uint8_t -> uint32_t, int8_t -> int32_t.
