@@ -104,7 +104,7 @@ sanitize: setup
 	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS="$(SAN_FLAGS)" $(LAUNCHER) \
 	  -DCMAKE_EXE_LINKER_FLAGS="$(SAN_FLAGS)"
 	cmake --build build-asan -j $(JOBS) --target wgprim_tests wgprim_cli
-	cd build-asan && $(SAN_ENV) WGPRIM_DIFF_CASES=$${WGPRIM_DIFF_CASES:-3000} \
+	cd build-asan && $(SAN_ENV) WGPRIM_DIFF_CASES=$${WGPRIM_DIFF_CASES:-3000} WGPRIM_TEST_EDGE_MAX_LOG2=18 \
 	  ctest --output-on-failure --timeout 1800 -j 1 -E 'package|cli|mpi_|example_|readme_snippet_|consumer_|StdSpellingNegative'
 	# the CLI script also runs bash and python: leak checking (and the preload) for our binaries only there
 	cd build-asan && ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
