@@ -2,6 +2,20 @@
 // in registers, subgroup-ballot ranking, per-digit look-back (each digit walks alone over a window of
 // predecessors) with the decoupled fallback, scatter through workgroup memory. Needs subgroups. The tile states of
 // a slot are cleared before it (1 KiB per tile).
+//
+// Per-tile work (issue 25 item 2, measured on the H200 with 256 x 15 keys per tile): a tile is 3,840 keys (15 KiB of
+// u32 keys), so 2^24 keys are 4,370 tiles and 2^28 keys 69,906. Its look-back is digit-parallel already: invocation
+// d walks digit d's chain alone (no barrier until every digit is done or stuck), reading `window` (4) one-word
+// states per round, polling a NOT_READY one up to `spin` (256) times before the fallback. Each round of the
+// workgroup reads window x 1 KiB, and a walk goes back to the youngest INCLUSIVE tile: about as many tiles as are in
+// flight (132 SMs x the resident workgroups), since in-flight tiles spend their life walking. So a pass reads about
+// tiles x tiles-in-flight x 1 KiB of tile states (e.g. 4,370 x ~500 x 1 KiB = ~2 GB of L2 reads at 2^24) against
+// 134 MB of keys moved. The H200 numbers fit that: a pass costs ~96 ns per tile at 2^24 (0.42 ms) and at 2^28
+// (6.5 ms), linear in tiles (a throughput bound, not a first-wave latency), window 1 beat 4 beat 8 (wave 4: fewer
+// states read), and the barrier-free ranking gained only 2% (wave 6). The look-back traffic falls with the square
+// of the tile size at a fixed number of keys in flight (fewer tiles, each walking past fewer tiles).
+// The scatter is staged through workgroup memory (each digit's run written by consecutive invocations), and the
+// plan (sort/plan.wgsl) already skips a pass whose digit is the same for every key.
 #include <algorithm>
 
 #include "primitives/sort/policy.hpp"
