@@ -3,7 +3,8 @@
 // The dispatch runs slot params.slot of the plan (sort/buffers.wgsl): which pass, which buffer it reads and which
 // it writes, all read from the state buffer; an inactive slot returns at once. Each workgroup claims the next tile
 // of TILE = WG_SIZE * ITEMS keys from the slot's atomic counter (a tile only waits on tiles whose workgroups have
-// started), keeps its keys in registers, then:
+// started), keeps its keys in registers, then (WG_SIZE is RADIX or a multiple of it: invocations d < RADIX own
+// digit d in the per-digit steps, the others only rank, count and scatter):
 // 1. ranks its keys: each subgroup owns a contiguous segment of ITEMS * subgroup_size keys, read striped (lane i
 //    reads element k * size + i: coalesced); per key, eight ballots find the lanes with the same digit (only the
 //    first ballot word when the subgroup has at most 32 lanes, all four otherwise: any size 4..128), the lowest of
@@ -13,7 +14,7 @@
 //    Then the subgroup counts are scanned per digit: every key has its rank among the tile's keys of its digit, in
 //    input order (stable).
 // 2. publishes its digit counts per (tile, digit) and looks back for each digit's prefix: invocation d owns digit
-//    d (WG_SIZE == RADIX) and walks back on its own, without barriers, reading LB_WINDOW predecessor states at
+//    d (d < RADIX) and walks back on its own, without barriers, reading LB_WINDOW predecessor states at
 //    once. A digit whose predecessor stays NOT_READY for spin_limit polls stops; then the workgroup meets, and if
 //    any digit stopped, counts the highest such tile's digits itself from its keys and publishes them (the same
 //    values that tile publishes), and the stopped digits walk on.
@@ -128,7 +129,9 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
   let dst = packed >> 16u;
   let base = tile * TILE;
   let valid = min(TILE, params.n - base);
-  wg_count[l] = 0u;
+  if (l < RADIX) {
+    wg_count[l] = 0u;
+  }
 
   // 1. Rank.
   let segment = li.id * ITEMS * li.size;
@@ -176,13 +179,15 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
       workgroupBarrier();  // this step's counts are visible to the next step's lowest lanes
     }
     // Per digit: the keys of earlier subgroups (earlier phases: wg_count) before each slot's keys.
-    var running = wg_count[l];
-    for (var s = 0u; s < SLOTS; s += 1u) {
-      let c = wg_pool[s * RADIX + l];
-      wg_pool[s * RADIX + l] = running;
-      running += c;
+    if (l < RADIX) {
+      var running = wg_count[l];
+      for (var s = 0u; s < SLOTS; s += 1u) {
+        let c = wg_pool[s * RADIX + l];
+        wg_pool[s * RADIX + l] = running;
+        running += c;
+      }
+      wg_count[l] = running;
     }
-    wg_count[l] = running;
     workgroupBarrier();
     if (ranking) {
       for (var k = 0u; k < ITEMS; k += 1u) {
@@ -191,16 +196,21 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
     }
     workgroupBarrier();  // read before the next phase clears the slots
   }
-  var count = wg_count[l];
-  if (l == 255u) {
-    count -= TILE - valid;  // the missing keys of the last tile
+  var count = 0u;
+  if (l < RADIX) {
+    count = wg_count[l];
   }
-  let tile_start = workgroup_scan(l, wg_count[l], li).exclusive;
+  let tile_start = workgroup_scan(l, count, li).exclusive;
+  if (l == RADIX - 1u) {
+    count -= TILE - valid;  // the missing keys of the last tile (after every real key: no tile_start moves)
+  }
 
   // 2. Publish, look back.
   let own = TILE_STATES + tile * RADIX + l;
   if (tile == 0u) {
-    atomicMax(&state[own], (INCLUSIVE << 30u) | count);
+    if (l < RADIX) {
+      atomicMax(&state[own], (INCLUSIVE << 30u) | count);
+    }
   } else {
     if (params.stress != 0u && tile % 3u == 1u) {
       // Test-only: hold this tile's counts back so that its successor gives up waiting and falls back.
@@ -215,12 +225,14 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
       }
       workgroupBarrier();
     }
-    atomicMax(&state[own], (AGGREGATE << 30u) | count);
+    if (l < RADIX) {
+      atomicMax(&state[own], (AGGREGATE << 30u) | count);
+    }
   }
   var prefix = 0u;
   if (tile > 0u) {
     var j = tile - 1u;  // the next predecessor this digit needs
-    var pending = true;
+    var pending = l < RADIX;  // the other invocations only meet the barriers and count in the fallback
     loop {
       // This digit walks alone: no barriers until it is done or stuck.
       var spins = 0u;
@@ -286,14 +298,19 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
       }
       // Fallback: count tile js's digits here instead of waiting for its workgroup (js < tile: a full tile).
       let js = stuck - 1u;
-      atomicStore(&wg_bins[l], 0u);
+      if (l < RADIX) {
+        atomicStore(&wg_bins[l], 0u);
+      }
       workgroupBarrier();
       for (var k = 0u; k < ITEMS; k += 1u) {
         atomicAdd(&wg_bins[digit_of(load_key(src, js * TILE + k * WG_SIZE + l), dpass)], 1u);
       }
       workgroupBarrier();
-      let c = atomicLoad(&wg_bins[l]);
-      atomicMax(&state[TILE_STATES + js * RADIX + l], (AGGREGATE << 30u) | c);
+      var c = 0u;
+      if (l < RADIX) {
+        c = atomicLoad(&wg_bins[l]);
+        atomicMax(&state[TILE_STATES + js * RADIX + l], (AGGREGATE << 30u) | c);
+      }
       if (l == 0u) {
         atomicAdd(&state[8u + params.slot], 1u);
       }
@@ -306,10 +323,14 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
         }
       }
     }
-    atomicMax(&state[own], (INCLUSIVE << 30u) | (prefix + count));
+    if (l < RADIX) {
+      atomicMax(&state[own], (INCLUSIVE << 30u) | (prefix + count));
+    }
   }
-  wg_global[l] = atomicLoad(&state[STARTS + dpass * RADIX + l]) + prefix - tile_start;
-  wg_count[l] = tile_start;
+  if (l < RADIX) {
+    wg_global[l] = atomicLoad(&state[STARTS + dpass * RADIX + l]) + prefix - tile_start;
+    wg_count[l] = tile_start;
+  }
   workgroupBarrier();
 
   // 3. Scatter through workgroup memory: sorted position of each key, then each word in turn.
