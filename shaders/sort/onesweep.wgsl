@@ -14,24 +14,21 @@
 //    Then the subgroup counts are scanned per digit: every key has its rank among the tile's keys of its digit, in
 //    input order (stable).
 // 2. publishes its digit counts per (tile, digit) and looks back for each digit's prefix: invocation d owns digit
-//    d (d < RADIX) and walks back on its own, without barriers, reading LB_WINDOW predecessor states at
-//    once. A digit whose predecessor stays NOT_READY for spin_limit polls stops; then the workgroup meets, and if
-//    any digit stopped, counts the highest such tile's digits itself from its keys and publishes them (the same
-//    values that tile publishes), and the stopped digits walk on.
+//    d (d < RADIX) and walks digit d's chain back on its own (tile/lookback_core.wgsl's walk_word_chain), without
+//    barriers, reading WINDOW predecessor states at once and polling a NOT_READY one alone; it publishes its
+//    INCLUSIVE prefix as soon as it has it. A digit whose predecessor stays NOT_READY for spin_limit polls stops;
+//    then the workgroup meets, and if any digit stopped, counts the highest such tile's digits itself from its
+//    keys and publishes them (the same values that tile publishes), and the stopped digits walk on.
 // 3. writes its keys (each word of 64-bit keys in turn, then its values) into workgroup memory in sorted order,
 //    and from there to the output in order of sorted position: consecutive invocations write consecutive addresses
 //    within a digit's run.
-// Tile state: one u32 per (tile, digit) at TILE_STATES, (flag << 30) | count, written with atomicMax so it only
-// moves forward (NOT_READY < AGGREGATE < INCLUSIVE); counts fit in 30 bits as n < 2^30.
+// Tile state: one u32 per (tile, digit) at TILE_STATES + tile * RADIX + digit, lookback_core's one-word state
+// (flag << 30) | count, written with atomicMax so it only moves forward; counts fit in 30 bits as n < 2^30.
 // The missing keys of the last tile rank as digit 255 after every real key and are never written or counted.
 //! import sort/buffers.wgsl
+//! import tile/lookback_core.wgsl
 
 const TILE: u32 = WG_SIZE * ITEMS;
-const NOT_READY: u32 = 0u;
-const AGGREGATE: u32 = 1u;
-const INCLUSIVE: u32 = 2u;
-const PAST_TILE_ZERO: u32 = 3u;
-const COUNT_MASK: u32 = 0x3fffffffu;
 const INACTIVE: u32 = 0xffffffffu;
 
 @group(0) @binding(0) var<uniform> params: sort_params;
@@ -215,13 +212,7 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
     if (params.stress != 0u && tile % 3u == 1u) {
       // Test-only: hold this tile's counts back so that its successor gives up waiting and falls back.
       if (l == 0u) {
-        var sink = 0u;
-        for (var i = 0u; i < 20000u; i += 1u) {
-          sink += atomicLoad(&state[8u + params.slot]);
-        }
-        if (sink == 0xffffffffu) {
-          atomicAdd(&state[8u + params.slot], 0u);
-        }
+        stress_hold_back(8u + params.slot);
       }
       workgroupBarrier();
     }
@@ -231,61 +222,18 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
   }
   var prefix = 0u;
   if (tile > 0u) {
-    var j = tile - 1u;  // the next predecessor this digit needs
-    var pending = l < RADIX;  // the other invocations only meet the barriers and count in the fallback
+    var w = word_walk_start(tile);
+    w.done = l >= RADIX;  // the other invocations only meet the barriers and count in the fallback
     loop {
-      // This digit walks alone: no barriers until it is done or stuck.
-      var spins = 0u;
-      loop {
-        if (!pending) {
-          break;
+      // Each digit walks its chain alone (tile/lookback_core.wgsl): no barriers until it is done or stuck, and it
+      // publishes its inclusive prefix as soon as it has it (the successors' walks stop there).
+      if (!w.done) {
+        w = walk_word_chain(w, TILE_STATES + l, RADIX, tile, params.spin_limit, params.stress != 0u);
+        if (w.done) {
+          atomicMax(&state[own], (INCLUSIVE << 30u) | (w.prefix + count));
+        } else {
+          atomicMax(&wg_stuck, w.next + 1u);
         }
-        var s: array<u32, LB_WINDOW>;
-        for (var w = 0u; w < LB_WINDOW; w += 1u) {
-          s[w] = PAST_TILE_ZERO << 30u;
-          if (w <= j) {
-            s[w] = atomicLoad(&state[TILE_STATES + (j - w) * RADIX + l]);
-            if (params.stress != 0u && tile % 3u == 2u && j - w + 1u == tile) {
-              s[w] = NOT_READY << 30u;  // test-only: the fallback runs whatever the scheduling
-            }
-          }
-        }
-        var steps = 0u;
-        var stop = AGGREGATE;  // the whole window AGGREGATE, unless a state below says otherwise
-        for (var w = 0u; w < LB_WINDOW; w += 1u) {
-          let f = s[w] >> 30u;
-          if (f == NOT_READY || f == PAST_TILE_ZERO) {
-            stop = f;
-            break;
-          }
-          prefix += s[w] & COUNT_MASK;
-          steps += 1u;
-          if (f == INCLUSIVE) {
-            stop = INCLUSIVE;
-            break;
-          }
-        }
-        if (stop == INCLUSIVE || stop == PAST_TILE_ZERO || (stop == AGGREGATE && j < LB_WINDOW)) {
-          pending = false;  // every earlier tile is counted (the last case: the window ended at tile 0)
-          break;
-        }
-        if (stop == AGGREGATE) {
-          j -= LB_WINDOW;
-          spins = 0u;
-          continue;
-        }
-        // Tile j - steps is NOT_READY.
-        if (steps > 0u) {
-          j -= steps;
-          spins = 0u;
-        }
-        spins += 1u;
-        if (spins >= params.spin_limit) {
-          break;  // stuck at tile j
-        }
-      }
-      if (pending) {
-        atomicMax(&wg_stuck, j + 1u);
       }
       workgroupBarrier();
       if (l == 0u) {
@@ -314,18 +262,17 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
       if (l == 0u) {
         atomicAdd(&state[8u + params.slot], 1u);
       }
-      if (pending && j == js) {
-        prefix += c;
+      if (!w.done && w.next == js) {
+        w.prefix += c;
         if (js == 0u) {
-          pending = false;
+          w.done = true;
+          atomicMax(&state[own], (INCLUSIVE << 30u) | (w.prefix + count));
         } else {
-          j -= 1u;
+          w.next = js - 1u;
         }
       }
     }
-    if (l < RADIX) {
-      atomicMax(&state[own], (INCLUSIVE << 30u) | (prefix + count));
-    }
+    prefix = w.prefix;
   }
   if (l < RADIX) {
     wg_global[l] = atomicLoad(&state[STARTS + dpass * RADIX + l]) + prefix - tile_start;

@@ -39,13 +39,9 @@
 //   workgroup memory: wg_tile, wg_flag, wg_walk_tile (u32), wg_prefix (T), WINDOW u32 + WINDOW T;
 //   barriers: claim_tile, look_back and tile_prefix contain barriers (workgroupUniformLoad): call them from uniform control
 //           flow with every invocation; publish_aggregate and publish contain none.
-// Another layout of states (the onesweep sort's one word per (tile, digit)) would reuse publish/read_state with
-// its own state_at; the walks assume one chain of tiles.
-
-const NOT_READY: u32 = 0u;
-const AGGREGATE: u32 = 1u;
-const INCLUSIVE: u32 = 2u;
-const PAST_TILE_ZERO: u32 = 3u;  // a reader's flag for "no such tile"
+// The flags and the stress rules come from tile/lookback_core.wgsl, which also walks chains of one-word states
+// per invocation (the onesweep sort's one chain per digit); the walks here assume one chain of tiles.
+//! import tile/lookback_core.wgsl
 
 const VERDICT_WALK: u32 = 0u;
 const VERDICT_INCLUSIVE: u32 = 1u;
@@ -103,7 +99,7 @@ fn read_state(tile: u32, reader: u32, stress: bool) -> tile_state {
     consistent = consistent && f == (lo2 >> 16u) && f == (hi2 >> 16u);
     w.y = (hi2 << 16u) | (lo2 & 0xffffu);
   }
-  if (!consistent || (stress && reader % 3u == 2u && tile + 1u == reader)) {
+  if (!consistent || stress_hides(tile, reader, stress)) {
     f = NOT_READY;
   }
   return tile_state(f, t_from_words(w));
@@ -115,13 +111,7 @@ fn publish_aggregate(tile: u32, l: u32, aggregate: T, stress: bool) {
     return;
   }
   if (stress && tile % 3u == 1u) {
-    var sink = 0u;
-    for (var i = 0u; i < 20000u; i += 1u) {
-      sink += atomicLoad(&state[1]);
-    }
-    if (sink == 0xffffffffu) {
-      atomicAdd(&state[1], 0u);
-    }
+    stress_hold_back(1u);
   }
   publish(tile, AGGREGATE, aggregate);
 }

@@ -110,7 +110,7 @@ class onesweep final : public sort_algorithm {
     wgsl_constants c = sort_constants(pol_.wg_size, pol_.items, a.key_words);
     c.push_back({"SLOTS", std::to_string(pol_.slots) + "u"});
     c.push_back({"POOL", std::to_string(pool_words(pol_)) + "u"});
-    c.push_back({"LB_WINDOW", std::to_string(pol_.window) + "u"});
+    c.push_back({"WINDOW", std::to_string(pol_.window) + "u"});
     const monoid m(op::sum(), dtype::u32);
     kernel_ = &get_kernel(ctx, sort_onesweep_spec,
                           compose_wgsl(sort_onesweep_spec.file, m, c, {"shared/lanes_subgroup.wgsl"}), true);
