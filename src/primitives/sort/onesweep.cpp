@@ -14,9 +14,10 @@
 // (6.5 ms), linear in tiles (a throughput bound, not a first-wave latency), window 1 beat 4 beat 8 (wave 4: fewer
 // states read), and the barrier-free ranking gained only 2% (wave 6). The look-back traffic falls with the square
 // of the tile size at a fixed number of keys in flight (fewer tiles, each walking past fewer tiles).
-// Since then (this file's policy): 512 x 15 = 7,680 keys per tile on GPUs that allow it (2,185 tiles at 2^24), the
-// walk in tile/lookback_core.wgsl polling a NOT_READY state alone and each digit publishing its INCLUSIVE state
-// as soon as it has it; not yet measured on the H200 when written.
+// Measured since (H200, session 7, ms per u32 digit pass at 2^24 / 2^28): the walk in tile/lookback_core.wgsl
+// polling a NOT_READY state alone and each digit publishing its INCLUSIVE state at once, 0.40 / 6.08 (was 0.42 /
+// 6.52); tiles of 512 x 15 keys 0.41 / 6.25 (half the tiles, no faster: the tile count is not the bound); window 1
+// instead of 4 about 4% less. So the look-back is a small part of a pass; the per-key work is the rest.
 // The scatter is staged through workgroup memory (each digit's run written by consecutive invocations), and the
 // plan (sort/plan.wgsl) already skips a pass whose digit is the same for every key.
 #include <algorithm>
@@ -68,14 +69,10 @@ sort_onesweep_policy sort_onesweep_policy_for(const context& ctx, const tuning& 
   const auto wg_fits = [&](std::uint32_t w) {
     return L.max_compute_invocations_per_workgroup >= w && L.max_compute_workgroup_size_x >= w;
   };
-  // On a GPU, tiles of 512 invocations x items where the adapter allows them (7,680 32-bit keys, as CUB's Onesweep
-  // tile on sm_90): half the tiles, each walking past half as many tiles in flight, at the same registers per
-  // invocation (more keys per invocation did not pay on the H200: wave 4, items 20 and 24 ran 1.5x slower).
-  if (!cpu && wg_fits(512)) {
-    sort_onesweep_policy big = p;
-    big.wg_size = 512;
-    if (wg_bytes(big) <= limit) p = big;
-  }
+  // Tiles of 512 invocations (7,680 keys, as CUB's Onesweep tile on sm_90) are kept as an option
+  // (WGPRIM_ONESWEEP_WG=512), not the default: on the H200 (2026-12-01, session 7, u32 keys, per digit pass, window
+  // 4) they ran 0.41 vs 0.40 ms at 2^24 and 6.25 vs 6.08 ms at 2^28 against 256 invocations. Halving the tiles did
+  // not halve a pass, so the look-back traffic above is not what bounds it: the per-key work (ranking, scatter) is.
   if (const std::uint32_t w = wg_size_override()) {
     if (!wg_fits(w)) throw error(errc::unsupported, "WGPRIM_ONESWEEP_WG: the adapter's workgroups are smaller");
     p.wg_size = w;
