@@ -25,10 +25,11 @@ set(CPACK_DEBIAN_PACKAGE_SECTION "libdevel")
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)  # wgprim_0.1.0_amd64.deb
 set(CPACK_DEBIAN_COMPRESSION_TYPE "gzip")  # xz takes minutes on two cores for a ~100 MB static library
 # Dependencies by Debian 12 package name, stated rather than computed by dpkg-shlibdeps (dpkg-dev is not always
-# installed, and it cannot place the bundled libwgpu_native.so). A consumer links oneTBB (find_dependency(TBB));
-# the CLI loads cairo, PLplot with its cairo driver, fmt (and Open MPI when built with it); WebGPU needs a Vulkan loader, and a driver
-# (Mesa's lavapipe runs it on the CPU) is recommended.
-set(wgprim_deb_depends "libtbb-dev, libvulkan1, libc6, libstdc++6, libgcc-s1")
+# installed, and it cannot place the bundled libwgpu_native.so). A consumer links oneTBB (find_dependency(TBB)); the
+# CLI loads cairo, PLplot with its cairo driver, fmt (and Open MPI when built with it); WebGPU needs a Vulkan
+# loader, and a driver (Mesa's lavapipe runs it on the CPU) is recommended. tests/deb_package_test.sh checks the
+# list against the libraries the packaged CLI needs.
+set(wgprim_deb_depends "libtbb-dev, libtbb12, libvulkan1, libc6, libstdc++6, libgcc-s1")
 if(WGPRIM_BUILD_TOOLS)
   string(APPEND wgprim_deb_depends ", libcairo2, libplplot17, plplot-driver-cairo, libfmt9")
 endif()

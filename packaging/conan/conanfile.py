@@ -2,6 +2,7 @@
 ConanCenter) and the CMake package. Not built in CI (CI reaches no Conan remote for onetbb); see docs/packaging.md.
 
     conan create packaging/conan --build=missing          # from the checkout's root: packages this checkout
+    conan create packaging/conan -o "&:system_tbb=True"    # offline: the system's oneTBB (libtbb-dev)
     # consumer conanfile.txt: [requires] wgprim/0.1.0  [generators] CMakeDeps CMakeToolchain
     # consumer CMakeLists.txt: find_package(wgprim REQUIRED)  target_link_libraries(app PRIVATE wgprim::wgprim)
 
@@ -23,8 +24,10 @@ class WgprimConan(ConanFile):
                    "WebGPU (wgpu-native), with a native CPU backend (oneTBB)")
     topics = ("gpu", "webgpu", "wgsl", "parallel-primitives", "reduce", "scan", "sort")
     settings = "os", "arch", "compiler", "build_type"
-    options = {"fPIC": [True, False]}
-    default_options = {"fPIC": True}
+    # system_tbb: use the system's oneTBB (Debian libtbb-dev) instead of ConanCenter's onetbb, for a machine that
+    # reaches no Conan remote.
+    options = {"fPIC": [True, False], "system_tbb": [True, False]}
+    default_options = {"fPIC": True, "system_tbb": False}
     package_type = "static-library"
 
     def export_sources(self):
@@ -41,7 +44,8 @@ class WgprimConan(ConanFile):
             check_min_cppstd(self, 17)
 
     def requirements(self):
-        self.requires("onetbb/[>=2021.5 <2023]")
+        if not self.options.system_tbb:
+            self.requires("onetbb/[>=2021.5 <2023]")
 
     def layout(self):
         cmake_layout(self)

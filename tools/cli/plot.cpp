@@ -333,18 +333,21 @@ void reduce_partials(context& ctx, const buffer& in, std::size_t n, const op& o,
   const bool f32_sum = t == dtype::f32 && o.name() == "sum";
   std::vector<double> at(count);
   for (std::size_t b = 0; b < count; ++b) at[b] = static_cast<double>(b);
-  const std::string block_axis = "block (" + grouped(static_cast<double>(n / count)) +
-                                 (n % count ? "+" : "") + " values each: one partial per block)";
+  const std::string block_axis = "block (" + grouped(static_cast<double>(n / count)) + (n % count ? "+" : "") +
+                                 (n == count ? " value" : " values") + " each: one partial per block)";
   figure fig(width, height);
   fig.text(16, 24, title, 15, true, dark);
   fig.text(16, 44, "ran on " + ran_on(ctx), 12, false, muted);
 
+  // f32 sums: the errors in ulps, when every sum is finite (NaN or inf data: the block results below).
+  bool drawn = false;
   if (f32_sum) {
     std::vector<float> x(n);
     ctx.read(in, 0, x.data(), n * sizeof(float));
     std::vector<double> tree_ulp(count), naive_ulp(count);
     double tree_max = 0, naive_max = 0;
-    for (std::size_t b = 0; b < count; ++b) {
+    bool finite = true;
+    for (std::size_t b = 0; b < count && finite; ++b) {
       const std::size_t first = b * n / count, last = (b + 1) * n / count;
       const float tree = wgprim::reduce(ctx, device_span<const float>(in, first, last - first), o);
       float naive = 0;
@@ -353,8 +356,7 @@ void reduce_partials(context& ctx, const buffer& in, std::size_t n, const op& o,
       exact.add(x.data() + first, last - first);
       tree_ulp[b] = cpu::ulp_error_f32(tree, exact.to_double());
       naive_ulp[b] = cpu::ulp_error_f32(naive, exact.to_double());
-      if (!std::isfinite(tree_ulp[b]) || !std::isfinite(naive_ulp[b]))
-        throw error(errc::invalid_argument, "cannot plot ulp errors: a block's sum is not finite");
+      finite = std::isfinite(tree_ulp[b]) && std::isfinite(naive_ulp[b]) && std::isfinite(exact.to_double());
       tree_max = std::max(tree_max, tree_ulp[b]);
       naive_max = std::max(naive_max, naive_ulp[b]);
     }
@@ -366,41 +368,48 @@ void reduce_partials(context& ctx, const buffer& in, std::size_t n, const op& o,
     exact_all.add(x.data(), n);
     const double e_tree = cpu::ulp_error_f32(tree_all, exact_all.to_double());
     const double e_naive = cpu::ulp_error_f32(naive_all, exact_all.to_double());
-    if (!std::isfinite(e_tree) || !std::isfinite(e_naive))
-      throw error(errc::invalid_argument, "cannot plot ulp errors: the sum is not finite");
+    finite = finite && std::isfinite(e_tree) && std::isfinite(e_naive) && std::isfinite(exact_all.to_double());
+    if (finite) {
+      drawn = true;
+      fig.panel(80, 590, 92, 430, axis{-0.5, count - 0.5, block_axis},
+                axis{0, headroom(std::max(naive_max, tree_max)), "|error| (ulp of the block's exact sum)"},
+                "each block's sum against its exact sum");
+      fig.bars(at, naive_ulp, 0.42, orange);
+      fig.bars(at, tree_ulp, 0.42, blue);
+      fig.legend({{legend_entry::box, "naive f32 loop (max " + fixed(naive_max, 1) + " ulp)", orange},
+                  {legend_entry::box, "wgprim::reduce tree (max " + fixed(tree_max, 2) + " ulp)", blue}});
 
-    fig.panel(80, 590, 92, 430, axis{-0.5, count - 0.5, block_axis},
-              axis{0, headroom(std::max(naive_max, tree_max)), "|error| (ulp of the block's exact sum)"},
-              "each block's sum against its exact sum");
-    fig.bars(at, naive_ulp, 0.42, orange);
-    fig.bars(at, tree_ulp, 0.42, blue);
-    fig.legend({{legend_entry::box, "naive f32 loop (max " + fixed(naive_max, 1) + " ulp)", orange},
-                {legend_entry::box, "wgprim::reduce tree (max " + fixed(tree_max, 2) + " ulp)", blue}});
-
-    const double top = std::max(e_naive, e_tree) > 0 ? std::max(e_naive, e_tree) * 1.2 : 1.0;
-    axis whole{0, 2, "the whole array"};
-    whole.categories = {"tree", "naive"};
-    fig.panel(680, 880, 92, 430, whole, axis{0, top, "|error| (ulp of the exact sum)"},
-              grouped(static_cast<double>(n)) + " values");
-    fig.bars({0.5}, {e_tree}, 0.3, blue);
-    fig.bars({1.5}, {e_naive}, 0.3, orange);
-    fig.label(0.5, e_tree + top * 0.04, fixed(e_tree, e_tree < 10 ? 2 : 0) + " ulp", blue);
-    fig.label(1.5, e_naive + top * 0.04, grouped(e_naive) + " ulp", orange);
-    fig.text(16, 506,
-             "exact sum " + exact_all.to_decimal().substr(0, 24) + "   tree " + fixed(tree_all, 3) + "   naive " +
-                 fixed(naive_all, 3),
-             12, false, green_rgb, true);
-  } else {
+      const double top = std::max(e_naive, e_tree) > 0 ? std::max(e_naive, e_tree) * 1.2 : 1.0;
+      axis whole{0, 2, "the whole array"};
+      whole.categories = {"tree", "naive"};
+      fig.panel(680, 880, 92, 430, whole, axis{0, top, "|error| (ulp of the exact sum)"},
+                grouped(static_cast<double>(n)) + " values");
+      fig.bars({0.5}, {e_tree}, 0.3, blue);
+      fig.bars({1.5}, {e_naive}, 0.3, orange);
+      fig.label(0.5, e_tree + top * 0.04, fixed(e_tree, e_tree < 10 ? 2 : 0) + " ulp", blue);
+      fig.label(1.5, e_naive + top * 0.04, grouped(e_naive) + " ulp", orange);
+      const std::string decimal = exact_all.to_decimal();
+      fig.text(16, 506,
+               "exact sum " + (decimal.size() > 24 ? decimal.substr(0, 24) + "\u2026" : decimal) + "   tree " +
+                   fixed(tree_all, 3) + "   naive " + fixed(naive_all, 3),
+               12, false, green_rgb, true);
+    }
+  }
+  if (!drawn) {
     // Exact in any order (integers, f32 min/max) or a custom operator: each block's result, in the data's units.
+    // A NaN or infinite block is drawn as 0 and counted in the note.
     std::vector<double> partials(count);
+    std::size_t not_finite = 0;
     for (std::size_t b = 0; b < count; ++b) {
       const std::size_t first = b * n / count, last = (b + 1) * n / count;
       partials[b] = with_type(t, [&](auto tag) {
         using T = decltype(tag);
         return static_cast<double>(wgprim::reduce(ctx, device_span<const T>(in, first, last - first), o));
       });
-      if (!std::isfinite(partials[b]))
-        throw error(errc::invalid_argument, "cannot plot the partials: a block's result is not finite");
+      if (!std::isfinite(partials[b])) {
+        partials[b] = 0;
+        ++not_finite;
+      }
     }
     const auto [lo, hi] = std::minmax_element(partials.begin(), partials.end());
     const double ylo = std::min(0.0, *lo * 1.12), yhi = *hi > 0 ? *hi * 1.12 : (ylo < 0 ? 0.0 : 1.0);
@@ -415,7 +424,8 @@ void reduce_partials(context& ctx, const buffer& in, std::size_t n, const op& o,
     });
     fig.text(16, 506,
              "whole array: " + fixed(all, t == dtype::f32 ? 3 : 0) + "   smallest block " +
-                 fixed(*lo, t == dtype::f32 ? 3 : 0) + "   largest block " + fixed(*hi, t == dtype::f32 ? 3 : 0),
+                 fixed(*lo, t == dtype::f32 ? 3 : 0) + "   largest block " + fixed(*hi, t == dtype::f32 ? 3 : 0) +
+                 (not_finite ? "   NaN/inf blocks drawn as 0: " + std::to_string(not_finite) : std::string()),
              12, false, green_rgb, true);
   }
   fig.save(path);
@@ -432,10 +442,16 @@ void scan_curve(context& ctx, const buffer& in, const buffer& out, std::size_t n
   const std::size_t points = std::min<std::size_t>(1024, n);
   std::vector<double> xi, yi;
   double ylo = 0, yhi = 0;
+  std::size_t not_finite = 0;
   for (std::size_t i = 0; i < points; ++i) {
     const std::size_t k = points == 1 ? n - 1 : i * (n - 1) / (points - 1);
+    const double v = as_double(t, y[k]);
+    if (!std::isfinite(v)) {  // NaN / inf (f32 data): left out of the curve, counted in the legend
+      ++not_finite;
+      continue;
+    }
     xi.push_back(static_cast<double>(k));
-    yi.push_back(as_double(t, y[k]));
+    yi.push_back(v);
     ylo = std::min(ylo, yi.back());
     yhi = std::max(yhi, yi.back());
   }
@@ -449,12 +465,10 @@ void scan_curve(context& ctx, const buffer& in, const buffer& out, std::size_t n
     for (std::size_t k = first; k < last; ++k) sum += as_double(t, x[k]);
     centre[b] = 0.5 * static_cast<double>(first + last - 1);
     mean[b] = sum / static_cast<double>(last - first);
+    if (!std::isfinite(mean[b])) mean[b] = 0;  // drawn as 0 (the curve's legend counts NaN / inf)
     mlo = std::min(mlo, mean[b]);
     mhi = std::max(mhi, mean[b]);
   }
-  for (double v : yi)
-    if (!std::isfinite(v)) throw error(errc::invalid_argument, "cannot plot the scan: a running total is not finite");
-  if (!std::isfinite(mlo + mhi)) throw error(errc::invalid_argument, "cannot plot the scan: the input is not finite");
   const double xhi = n > 1 ? static_cast<double>(n - 1) : 1.0;
   const double half = 0.42 * static_cast<double>(n) / static_cast<double>(blocks);
 
@@ -467,9 +481,11 @@ void scan_curve(context& ctx, const buffer& in, const buffer& out, std::size_t n
             axis{ylo < 0 ? ylo * 1.12 : 0, yhi > 0 ? yhi * 1.12 : 1, "running total (data units)"},
             "the scan's output: element i holds the total of elements 0..i");
   fig.line(xi, yi, blue, 2.2);
-  std::vector<legend_entry> notes = {{legend_entry::line, "running total", blue}};
-  for (const auto& l : lines) notes.push_back({legend_entry::note, l, green});
-  fig.legend(notes);
+  fig.legend({{legend_entry::line, "running total", blue}});
+  // The report's lines under the legend, as page text (shrunk to fit: they can be long).
+  std::vector<std::string> notes = lines;
+  if (not_finite) notes.push_back(std::to_string(not_finite) + " of the plotted points are NaN/inf (left out)");
+  for (std::size_t i = 0; i < notes.size(); ++i) fig.text(104, 146 + 18.0 * i, notes[i], 12, false, green_rgb);
   fig.panel(90, 880, 336, 466, axis{0, xhi, "index i (0 to " + grouped(static_cast<double>(n - 1)) + ")"},
             axis{mlo < 0 ? mlo * 1.12 : 0, mhi > 0 ? mhi * 1.12 : 1, "input (data units)"},
             "the input, averaged over " + std::to_string(blocks) + " blocks");
