@@ -52,8 +52,12 @@ for p in $depends; do
 done
 for lib in $(readelf -d "$tmp/root/usr/bin/wgprim" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
   if [ -e "$tmp/root/usr/lib/$lib" ]; then ok; continue; fi
-  owner=$(dpkg -S "*/$lib" 2>/dev/null | head -1 | cut -d: -f1)
-  if [ -z "$owner" ]; then bad "the CLI needs $lib, which no package owns"; continue; fi
+  # the file the loader picks here (ldd), and the package that owns it (under either name of a merged /usr)
+  path=$(ldd "$tmp/root/usr/bin/wgprim" | awk -v l="$lib" '$1 == l {print $3} $1 ~ ("/" l "$") {print $1}')
+  alias=${path#/usr}
+  [ "$alias" = "$path" ] && alias=/usr$path
+  owner=$( { dpkg -S "$path" || dpkg -S "$alias"; } 2>/dev/null | head -1 | cut -d: -f1)
+  if [ -z "$path" ] || [ -z "$owner" ]; then bad "the CLI needs $lib ('$path'), which no package owns"; continue; fi
   grep -qx "$owner" <<<"$depends" && ok || bad "the CLI needs $lib from $owner, not in Depends: $(field Depends)"
 done
 
