@@ -178,6 +178,10 @@ class figure {
     pllsty(style);
     plline(static_cast<PLINT>(x.size()), x.data(), y.data());
     pllsty(1);
+    if (x.size() <= 64) {  // few points: each one marked (a single one would not show as a line)
+      plssym(0, 0.9);
+      plpoin(static_cast<PLINT>(x.size()), x.data(), y.data(), 17);
+    }
     plwidth(1);
   }
 
@@ -386,8 +390,9 @@ void reduce_partials(context& ctx, const buffer& in, std::size_t n, const op& o,
                 grouped(static_cast<double>(n)) + " values");
       fig.bars({0.5}, {e_tree}, 0.3, blue);
       fig.bars({1.5}, {e_naive}, 0.3, orange);
-      fig.label(0.5, e_tree + top * 0.04, fixed(e_tree, e_tree < 10 ? 2 : 0) + " ulp", blue);
-      fig.label(1.5, e_naive + top * 0.04, grouped(e_naive) + " ulp", orange);
+      auto ulps = [](double e) { return (e < 10 ? fixed(e, 2) : grouped(e)) + " ulp"; };
+      fig.label(0.5, e_tree + top * 0.04, ulps(e_tree), blue);
+      fig.label(1.5, e_naive + top * 0.04, ulps(e_naive), orange);
       const std::string decimal = exact_all.to_decimal();
       fig.text(16, 506,
                "exact sum " + (decimal.size() > 24 ? decimal.substr(0, 24) + "\u2026" : decimal) + "   tree " +
@@ -469,13 +474,14 @@ void scan_curve(context& ctx, const buffer& in, const buffer& out, std::size_t n
     mlo = std::min(mlo, mean[b]);
     mhi = std::max(mhi, mean[b]);
   }
-  const double xhi = n > 1 ? static_cast<double>(n - 1) : 1.0;
+  // Few elements: each gets a slot [i - 0.5, i + 0.5] (so that the first one is not on the frame).
+  const double xlo = n <= 64 ? -0.5 : 0.0, xhi = n <= 64 ? static_cast<double>(n) - 0.5 : static_cast<double>(n - 1);
   const double half = 0.42 * static_cast<double>(n) / static_cast<double>(blocks);
 
   figure fig(width, height);
   fig.text(16, 24, title, 15, true, dark);
   fig.text(16, 44, "ran on " + ran_on(ctx), 12, false, muted);
-  axis shared{0, xhi, ""};
+  axis shared{xlo, xhi, ""};
   shared.numbers = false;
   fig.panel(90, 880, 90, 300, shared,
             axis{ylo < 0 ? ylo * 1.12 : 0, yhi > 0 ? yhi * 1.12 : 1, "running total (data units)"},
@@ -486,9 +492,10 @@ void scan_curve(context& ctx, const buffer& in, const buffer& out, std::size_t n
   std::vector<std::string> notes = lines;
   if (not_finite) notes.push_back(std::to_string(not_finite) + " of the plotted points are NaN/inf (left out)");
   for (std::size_t i = 0; i < notes.size(); ++i) fig.text(104, 146 + 18.0 * i, notes[i], 12, false, green_rgb);
-  fig.panel(90, 880, 336, 466, axis{0, xhi, "index i (0 to " + grouped(static_cast<double>(n - 1)) + ")"},
+  fig.panel(90, 880, 336, 466, axis{xlo, xhi, "index i (0 to " + grouped(static_cast<double>(n - 1)) + ")"},
             axis{mlo < 0 ? mlo * 1.12 : 0, mhi > 0 ? mhi * 1.12 : 1, "input (data units)"},
-            "the input, averaged over " + std::to_string(blocks) + " blocks");
+            blocks == n ? std::string("the input")
+                        : "the input, averaged over " + std::to_string(blocks) + " blocks");
   fig.bars(centre, mean, half, orange);
   fig.save(path);
 }
