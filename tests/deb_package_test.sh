@@ -85,6 +85,10 @@ ldd "$tmp/consumer/build/consumer" | grep -q "$tmp/root/usr/lib/libwgpu_native.s
 # The packaged CLI runs from the root (its RPATH finds the packaged libwgpu_native.so) and computes a right sum.
 out=$("$tmp/root/usr/bin/wgprim" reduce --generate orders:1000 --json 2>&1) && ok || bad "packaged CLI: $out"
 grep -q "\"matches_cpu\":true" <<<"$out" && ok || bad "packaged CLI result: $out"
+# and draws a picture (PLplot's cairo driver, a dependency, found at run time)
+"$tmp/root/usr/bin/wgprim" reduce --generate prices:1000 --plot "$tmp/p.png" >/dev/null 2>"$tmp/plot.err" \
+  && [ "$(head -c 4 "$tmp/p.png" | od -An -c | tr -d ' ')" = "211PNG" ] && ok \
+  || bad "packaged CLI --plot: $(cat "$tmp/plot.err")"
 
 echo "deb_package: $passed passed, $failed failed"
 [ "$failed" = 0 ]
