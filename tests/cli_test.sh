@@ -427,14 +427,18 @@ def read_png(path):
 if sys.argv[1] == "size":
     w, h, _, _ = read_png(sys.argv[2]); print(w, h)
 elif sys.argv[1] == "staircase":
-    # bar i (of 256) spans x in [45 + i*w, 45 + (i+1)*w]; its top is the first blue pixel from the top
+    # the 256 bars fill the columns that hold blue in the lower half of the picture; bar i spans the i-th 256th
+    # of them, and its top is the first blue pixel from the top
     w, h, bpp, rows = read_png(sys.argv[2])
-    bar_w = 0.9 * w / 256
+    def blue(x, y):
+        r, g, b = rows[y][x * bpp:x * bpp + 3]
+        return b > 150 and r < 60
+    cols = [x for x in range(w) if any(blue(x, y) for y in range(h // 2, h))]
+    x0, bar_w = cols[0], (cols[-1] + 1 - cols[0]) / 256
     def top(i):
-        x = int(0.05 * w + (i + 0.5) * bar_w)
+        x = int(x0 + (i + 0.5) * bar_w)
         for y in range(h):
-            r, g, b = rows[y][x * bpp:x * bpp + 3]
-            if b > 150 and r < 60: return y
+            if blue(x, y): return y
         return h
     heights = [h - top(i) for i in range(8, 256, 16)]
     assert all(b > a for a, b in zip(heights, heights[1:])), heights

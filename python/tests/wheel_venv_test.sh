@@ -3,6 +3,7 @@
 # outside the checkout: it installs, imports, loads the libwgpu_native.so it bundles (not one from the build tree),
 # computes, ships its stubs, `python -m wgprim bench` runs, and the NumPy-comparison tests (test_numpy.py, copied out
 # of the checkout) pass there.
+# A manylinux wheel (`make wheel`) must load oneTBB from its own wgprim.libs/.
 # Usage: wheel_venv_test.sh <wheel> <wheelhouse with numpy> <work folder>
 set -euo pipefail
 wheel=$(realpath "$1") wheelhouse=$(realpath "$2") work=$3 tests=$(realpath "$(dirname "$0")")
@@ -10,7 +11,7 @@ rm -rf "$work" && mkdir -p "$work" && work=$(realpath "$work")
 python3 -m venv "$work/venv"
 "$work/venv/bin/pip" install -q --no-index --find-links "$wheelhouse" numpy "$wheel"
 cd "$work"
-env -u LD_LIBRARY_PATH -u PYTHONPATH WORK="$work" "$work/venv/bin/python" - <<'PY'
+env -u LD_LIBRARY_PATH -u PYTHONPATH WORK="$work" WHEEL="$(basename "$wheel")" "$work/venv/bin/python" - <<'PY'
 import os, pathlib, numpy as np, wgprim
 pkg = pathlib.Path(wgprim.__file__).parent
 assert str(pkg).startswith(os.environ["WORK"]), pkg
@@ -20,6 +21,11 @@ x = np.arange(1, 1001, dtype=np.int32)
 assert wgprim.sum(x) == 500500 and np.array_equal(wgprim.sort(x[::-1].copy()), x)
 loaded = {l.split()[-1] for l in open("/proc/self/maps") if "libwgpu_native" in l}
 assert loaded == {str(pkg / "libwgpu_native.so")}, loaded
+# A manylinux wheel (make wheel: auditwheel repair) brings the system libraries it needs: oneTBB is loaded from
+# the wheel's wgprim.libs/, not from /usr/lib.
+if "manylinux" in os.environ["WHEEL"]:
+    tbb = {l.split()[-1] for l in open("/proc/self/maps") if "libtbb" in l}
+    assert tbb and all(p.startswith(str(pkg.parent / "wgprim.libs") + "/") for p in tbb), tbb
 print(f"wheel_venv_test: {ext.name} from {pkg} on {wgprim.default_device().name}: ok")
 PY
 "$work/venv/bin/python" -m wgprim bench --sizes 1000 --reps 1 --only sum >"$work/bench.md" 2>"$work/bench.err" ||
