@@ -9,6 +9,7 @@
 #                  e.g. WGPRIM_ADAPTER=llvmpipe or the GPU's name) or both (default "native webgpu")
 #   SOAK_SEED      the first shard's seed (default: the clock); shard k uses SOAK_SEED + k
 #   SOAK_OTHER_PERCENT  share of the cases that are not reduce/scan/sort (WGPRIM_DIFF_OTHER_PERCENT, default 20)
+#   SOAK_PIN       1: shard k runs on core k (taskset; the default when SOAK_SHARDS <= cores), 0: not pinned
 # Prints one line per backend and a total "N cases, M mismatches"; exits 1 on a mismatch or a shard that did not
 # finish (its log is named). A mismatch prints its replay command in the shard's log.
 set -u
@@ -22,6 +23,12 @@ seed=${SOAK_SEED:-$(date +%s)}
 other=${SOAK_OTHER_PERCENT:-20}
 case $cases$shards$seed$other in *[!0-9]*) echo "soak: SOAK_CASES, SOAK_SHARDS, SOAK_SEED and SOAK_OTHER_PERCENT are whole numbers"; exit 2;; esac
 [ "$shards" -ge 1 ] || { echo "soak: SOAK_SHARDS must be at least 1"; exit 2; }
+ncpu=$(nproc)
+# SOAK_PIN=1 (the default when there are at least as many cores as shards and taskset exists): shard k on core k
+pin_cores=0
+if [ "${SOAK_PIN:-auto}" = 1 ] || { [ "${SOAK_PIN:-auto}" = auto ] && [ "$shards" -le "$ncpu" ]; }; then
+  command -v taskset >/dev/null && pin_cores=1
+fi
 logs=$build/soak
 mkdir -p "$logs"
 total_cases=0 total_bad=0 broken=0
@@ -38,8 +45,11 @@ for backend in $backends; do
     # shard k: cases [k * cases / shards, (k + 1) * cases / shards) counted, its own seed
     n=$(( (k + 1) * cases / shards - k * cases / shards ))
     [ "$n" -gt 0 ] || continue
+    # one core per shard (oneTBB and lavapipe follow the affinity mask): no oversubscription
+    pin=()
+    [ "$pin_cores" = 1 ] && pin=(taskset -c "$(( k % ncpu ))")
     WGPRIM_DIFF_SEED=$((seed + k)) WGPRIM_DIFF_CASES=$n WGPRIM_DIFF_NATIVE_CASES=$n WGPRIM_DIFF_OTHER_PERCENT=$other \
-      "$tests" --gtest_filter="$filter" >"$logs/$backend-$k.log" 2>&1 &
+      "${pin[@]}" "$tests" --gtest_filter="$filter" >"$logs/$backend-$k.log" 2>&1 &
     pids+=("$!:$k")
   done
   got=0 bad=0
