@@ -9,7 +9,7 @@ CCACHE := $(shell command -v ccache 2>/dev/null)
 LAUNCHER := $(if $(CCACHE),-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 export CCACHE_BASEDIR := $(CURDIR)
 
-.PHONY: all setup build demo docs test check wheel python-check gpu-check soak sanitize fuzz bench clean
+.PHONY: all setup build demo docs test check wheel python-check gpu-check soak sanitize fuzz fuzz-long bench clean
 FUZZ_SECONDS ?= 60
 SOAK_CASES ?= 2000000
 SAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
@@ -100,9 +100,14 @@ gpu-check: build
 	  (cd $(BUILD) && WGPRIM_ADAPTER="$$name" ctest --output-on-failure --timeout 1200 -j 1 -E 'consumer_|package') || exit 1; \
 	done
 
-# The randomized differential test, long: SOAK_CASES cases with a seed from the clock (printed on failure).
-soak: build
-	WGPRIM_DIFF_CASES=$(SOAK_CASES) WGPRIM_DIFF_SEED=$$(date +%s) $(BUILD)/wgprim_tests --gtest_filter='Differential.*'
+# The randomized differential test, long (scripts/soak.sh): SOAK_CASES cases per backend (the native one, then the
+# adapter WGPRIM_ADAPTER picks), in SOAK_SHARDS processes at once with seeds from the clock, summed into one line
+# "soak: total N cases, M mismatches". E.g. `make soak SOAK_CASES=10000000 SOAK_SHARDS=16 SOAK_BACKENDS=native`.
+SOAK_SHARDS ?= $(JOBS)
+SOAK_BACKENDS ?= native webgpu
+soak: setup $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS) --target wgprim_tests
+	SOAK_CASES=$(SOAK_CASES) SOAK_SHARDS=$(SOAK_SHARDS) SOAK_BACKENDS='$(SOAK_BACKENDS)' scripts/soak.sh $(BUILD)
 
 # ASan + UBSan build (at -O1 -g1: it compiles in about half the time of -O2 -g, and a sanitizer build wants -O1 anyway)
 # of the library, the CLI and the GoogleTest suites, and those suites and the CLI script under it
@@ -130,6 +135,15 @@ fuzz: setup
 	  build-fuzz/fuzz_$$h -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -print_final_stats=1 \
 	    build-fuzz/corpus-$$h fuzz/corpus/$$h 2>&1 | tail -12 || exit 1; \
 	done
+
+# The fuzzers, long (scripts/soak_fuzz.sh): the six harnesses at once for FUZZ_SECONDS each with FUZZ_JOBS workers
+# each; prints the total (harnesses x workers x seconds). `make fuzz-long FUZZ_SECONDS=600` is an hour of fuzzing.
+FUZZ_JOBS ?= 1
+fuzz-long: setup
+	cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ -DWGPRIM_FUZZ=ON \
+	  -DWGPRIM_BUILD_TESTS=OFF -DWGPRIM_BUILD_EXAMPLES=OFF
+	cmake --build build-fuzz -j $(JOBS) --target fuzz_npy fuzz_text fuzz_generate fuzz_expr fuzz_unary fuzz_arrays
+	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_JOBS=$(FUZZ_JOBS) scripts/soak_fuzz.sh build-fuzz
 
 clean:
 	rm -rf $(BUILD) build-asan build-fuzz

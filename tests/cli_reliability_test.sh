@@ -170,5 +170,37 @@ PY
 expect_code "row11_f32_offsets" 2 reduce --input "$T/x.csv" --segments "$T/offf.npy"
 grep -q "takes integers" "$T/err" && ok || bad "row11_f32_offsets message: $(cat "$T/err")"
 
+# --- row 11 (shift typing): `a << 1u` over i32 was refused and `a >> -1` accepted. A shift count is a u32 as in WGSL
+# (an unsuffixed literal count is u32 whatever the shifted type); a constant count that is negative or not below 32
+# is refused with the same one line on the native backend, a WebGPU adapter, --adapters and under mpirun.
+gpu_adapter=${WGPRIM_ADAPTER:-llvmpipe}  # a WebGPU adapter (lavapipe in CI)
+for how in "--adapter cpu" "--adapter $gpu_adapter"; do
+  "$W" reduce --generate orders:1000 --type i32 --op 'a + (b << 0u)' --identity 0 $how >/dev/null 2>"$T/err" \
+    && ok || bad "row11_shift_u32_count_over_i32 ($how): $(cat "$T/err")"
+done
+"$W" scan --generate orders:1000 --type i32 --op 'a ^ (b >> 0)' --identity 0 --adapter cpu --output "$T/sh_cpu.csv" >/dev/null 2>"$T/err" \
+  && "$W" scan --generate orders:1000 --type i32 --op 'a ^ (b >> 0)' --identity 0 --adapter "$gpu_adapter" --output "$T/sh_def.csv" >/dev/null 2>>"$T/err" \
+  && cmp -s "$T/sh_cpu.csv" "$T/sh_def.csv" && ok || bad "row11_shift_same_result_native_and_webgpu: $(cat "$T/err")"
+shift_case() {  # NAME OP: the message on the native backend is the reference; the others must give the same line
+  local name=$1 expr=$2 want
+  expect_code "${name}_native" 2 scan --generate orders:1000 --type i32 --op "$expr" --identity 0 --adapter cpu
+  want=$(cat "$T/err")
+  grep -q "shift count" "$T/err" && ok || bad "$name: the message does not name the shift count: $want"
+  expect_code "${name}_webgpu" 2 scan --generate orders:1000 --type i32 --op "$expr" --identity 0 --adapter "$gpu_adapter"
+  [ "$(cat "$T/err")" = "$want" ] && ok || bad "$name: $gpu_adapter says '$(cat "$T/err")', native '$want'"
+  expect_code "${name}_adapters" 2 scan --generate orders:1000 --type i32 --op "$expr" --identity 0 --adapters cpu,cpu
+  [ "$(cat "$T/err")" = "$want" ] && ok || bad "$name: --adapters says '$(cat "$T/err")', native '$want'"
+  if command -v mpirun >/dev/null; then
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 120 mpirun --oversubscribe -np 2 "$W" scan \
+      --generate orders:1000 --type i32 --op "$expr" --identity 0 --adapter cpu >/dev/null 2>"$T/err"
+    local rc=$?
+    # (mpirun adds its own notice after the line: one wgprim line, rank 0's, the same as the native one)
+    [ $rc -eq 2 ] && [ "$(grep -c '^wgprim: ' "$T/err")" -eq 1 ] && grep -qxF "$want" "$T/err" \
+      && ok || bad "$name under mpirun: rc=$rc '$(head -3 "$T/err")', native '$want'"
+  fi
+}
+shift_case row11_shift_negative_count 'a + (b >> -1)'
+shift_case row11_shift_count_32 'a + (b << 32)'
+
 echo "cli_reliability: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -100,6 +100,42 @@ EOF
 run_np 3 scan --input "$tmp/m.npy" --output "$tmp/m_out.npy" > /dev/null || fail "np=3 2-D scan"
 cmp -s "$tmp/m_out.npy" "$tmp/ref_m.npy" || fail "np=3 2-D scan output differs (shape?)"
 
+# Issue 29: reproducible (exact) f32 scans across ranks carry the whole superaccumulator between ranks, so the
+# output file is the one-process exact scan byte for byte for every rank count and both backends (the issue's kind
+# of data: 300,001 values of mixed signs and magnitudes, cancelling giants among them), inclusive and exclusive.
+# (--generate draws each rank's part with its own seed under mpirun: the input is a file here.)
+python3 - "$tmp/mixed.npy" <<'EOF'
+import random, struct, sys
+r = random.Random(29)
+n = 300001
+v = [r.uniform(-1, 1) * 2.0 ** r.randint(-20, 20) for _ in range(n)]
+for i in range(0, n - 10, 1000):  # a giant and its negation a few places later
+    g = r.uniform(1, 2) * 2.0 ** r.randint(90, 120) * r.choice([-1, 1])
+    v[i], v[i + 1 + r.randrange(8)] = g, -g
+h = "{'descr': '<f4', 'fortran_order': False, 'shape': (%d,), }" % n
+h += ' ' * ((64 - (10 + len(h) + 1) % 64) % 64) + '\n'
+open(sys.argv[1], 'wb').write(b'\x93NUMPY\x01\x00' + struct.pack('<H', len(h)) + h.encode() + struct.pack('<%df' % n, *v))
+EOF
+for kind in "" "--exclusive"; do
+  "$cli" scan --input "$tmp/mixed.npy" --accuracy reproducible $kind --adapter cpu --output "$tmp/ref_x.npy" > /dev/null \
+    || fail "one-process exact scan $kind"
+  for np in 1 2 3 4; do
+    run_np "$np" scan --input "$tmp/mixed.npy" --accuracy exact $kind --adapter cpu --output "$tmp/x_out.npy" > /dev/null \
+      || fail "np=$np exact scan $kind"
+    cmp -s "$tmp/x_out.npy" "$tmp/ref_x.npy" || fail "np=$np exact scan $kind (native) differs from one process"
+  done
+  for adapter in "" "--adapter ${WGPRIM_ADAPTER:-llvmpipe}"; do  # the default one, and a WebGPU adapter (lavapipe)
+    run_np 3 scan --input "$tmp/mixed.npy" --accuracy reproducible $kind $adapter --output "$tmp/x_out.npy" > /dev/null \
+      || fail "np=3 exact scan $kind ($adapter)"
+    cmp -s "$tmp/x_out.npy" "$tmp/ref_x.npy" || fail "np=3 exact scan $kind ($adapter) differs from one process"
+  done
+  for set in "cpu,cpu,cpu" "#0,#0"; do
+    "$cli" scan --input "$tmp/mixed.npy" --accuracy reproducible $kind --adapters "$set" --output "$tmp/x_out.npy" \
+      > /dev/null || fail "--adapters $set exact scan $kind"
+    cmp -s "$tmp/x_out.npy" "$tmp/ref_x.npy" || fail "--adapters $set exact scan $kind differs from one process"
+  done
+done
+
 # The JSON names the ranks and has one entry per rank.
 j=$(run_np 2 reduce --input "$tmp/u.npy" --json) || fail "np=2 reduce json"
 [ "$(echo "$j" | json_get ranks)" = 2 ] || fail "ranks is not 2: $j"

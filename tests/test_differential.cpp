@@ -7,6 +7,7 @@
 // exactly, f32 sums within Higham's bound, f32 min/max and everything that only moves or counts values bit for bit
 // (NaN == NaN).
 //   WGPRIM_DIFF_CASES  number of cases (default 10,000 under make check; `make soak` runs more; the H200 run used 100,000)
+//   WGPRIM_DIFF_NATIVE_CASES  cases of the native backend's test (default WGPRIM_DIFF_CASES / 20)
 //   WGPRIM_DIFF_SEED   seed (default fixed); a failure prints the seed, the case and the command that replays it.
 //   WGPRIM_DIFF_ONLY   run only this case index (the replay)
 //   WGPRIM_DIFF_OTHER_PERCENT  share of the cases that are not reduce/scan (default 6; part of the replay)
@@ -721,7 +722,8 @@ std::size_t run_native(context& ctx, std::uint64_t seed, std::uint64_t first, st
 
 TEST(Differential, RandomCasesOnTheNativeBackend) {
   const std::uint64_t seed = env_u64("WGPRIM_DIFF_SEED", 20261129);
-  const std::uint64_t total = env_u64("WGPRIM_DIFF_CASES", 100000) / 20;  // one by one: a twentieth keeps it short
+  // one by one: a twentieth keeps it short; WGPRIM_DIFF_NATIVE_CASES sets it alone (scripts/soak.sh)
+  const std::uint64_t total = env_u64("WGPRIM_DIFF_NATIVE_CASES", env_u64("WGPRIM_DIFF_CASES", 100000) / 20);
   const char* only = std::getenv("WGPRIM_DIFF_ONLY");
   std::size_t failures;
   if (only) {

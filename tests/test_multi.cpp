@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "common.hpp"
+#include "exact_reference.hpp"
 #include "wgprim/multi.hpp"
 
 namespace wgprim::test {
@@ -52,6 +53,65 @@ TEST(Multi, ReproducibleSumIsBitIdenticalForOneToSevenParticipants) {
         for (int r = 0; r < k; ++r) EXPECT_EQ(to_bits(got[r]), to_bits(one)) << "n=" << n << " k=" << k;
       }
   }
+}
+
+// Issue 29: reproducible (exact) scans across participants carry the whole superaccumulator (56 bytes) from rank to
+// rank, not a rounded f32 total: the output is the one-process exact scan bit for bit and the GMP reference's
+// correctly rounded exact prefixes, for every participant count and split, on lavapipe (WGSL) and natively, on data
+// where a rounded carry differs (cancelling giants, a prefix beyond f32 that comes back, infinities and NaN).
+TEST(Multi, ReproducibleScanIsTheExactScanForEveryParticipantCount) {
+  static std::vector<context> webgpu = [] {
+    std::vector<context> v;
+    for (int i = 0; i < 4; ++i) v.emplace_back(webgpu_options());
+    return v;
+  }();
+  static std::vector<context> native = [] {
+    std::vector<context> v;
+    context_options o;
+    o.backend = backend_choice::native;
+    for (int i = 0; i < 7; ++i) v.emplace_back(o);
+    return v;
+  }();
+  run_options ro;
+  ro.accuracy = accuracy::exact;
+  std::size_t checked = 0;
+  for (const std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(4097), std::size_t(70001)})
+    for (int set = 0; set < 4; ++set) {
+      if (n < 16 && set > 0) continue;
+      const std::vector<float> x = exact_ref::data(set, n, static_cast<std::uint32_t>(n) + 7);
+      for (const bool exclusive : {false, true}) {
+        const auto want = exact_ref::scan(x, exclusive);
+        std::vector<float> one(n);
+        if (exclusive) wgprim::exclusive_scan(ctx(), x, one, op::sum(), ro);
+        else wgprim::inclusive_scan(ctx(), x, one, op::sum(), ro);
+        std::vector<std::uint32_t> one_bits(n);
+        if (n) std::memcpy(one_bits.data(), one.data(), n * 4);
+        ASSERT_EQ(one_bits, want) << "one process, set " << set << " n=" << n;
+        for (const bool on_gpu : {true, false})
+          for (const int k : {1, 2, 3, 4, 7}) {
+            if (on_gpu && k > 4) continue;
+            std::vector<context>& pool = on_gpu ? webgpu : native;
+            const auto b = random_bounds(n, k, static_cast<std::uint32_t>(n * 3 + set * 17 + k + exclusive));
+            std::vector<std::uint32_t> got(n, 0xdeadbeefu);
+            multi::run(k, [&](int r, communicator& c) {
+              const host_span<const float> part(x.data() + b[r], b[r + 1] - b[r]);
+              host_span<float> out(reinterpret_cast<float*>(got.data()) + b[r], b[r + 1] - b[r]);
+              if (exclusive) dist::exclusive_scan(pool[r], c, part, out, op::sum(), ro);
+              else dist::inclusive_scan(pool[r], c, part, out, op::sum(), ro);
+            });
+            std::size_t first = n;
+            for (std::size_t i = 0; i < n && first == n; ++i)
+              if (got[i] != want[i]) first = i;
+            EXPECT_EQ(first, n) << (on_gpu ? "lavapipe" : "native") << " k=" << k << " set " << set << " n=" << n
+                                << (exclusive ? " exclusive" : " inclusive") << ": first difference at " << first
+                                << (first < n ? ": got " + std::to_string(from_bits<float>(got[first])) + " want " +
+                                                    std::to_string(from_bits<float>(want[first]))
+                                              : std::string());
+            ++checked;
+          }
+      }
+    }
+  EXPECT_GT(checked, 100u);
 }
 
 TEST(Multi, ScanAndSortAcrossSevenParticipants) {

@@ -74,6 +74,69 @@ TEST(Expr, LowersOperationsWithUndefinedSpirvResults) {
   EXPECT_NO_THROW(detail::expr_program("a % b % 3", dtype::i32));
 }
 
+// Issue 29 row 11: `a << 1u` over i32 was refused and `a >> -1` accepted. Shifts take WGSL's typing: the shifted
+// value (i32 or u32) gives the type, the count is a u32 (an unsuffixed literal count is u32 whatever the shifted
+// type; an i32 count, such as b of an i32 operator, is taken as its bits); a constant count that is negative or not
+// below 32 is refused with one line, a run-time count is taken modulo 32 (the GPU agrees: GpuAgreesWithTheCpuTwin).
+TEST(Hostile, Row11ShiftCountIsAU32) {
+  EXPECT_EQ(ev("a << 1u", dtype::i32, ib(-3), 0), ib(-6));
+  EXPECT_EQ(ev("a << 1", dtype::i32, ib(-3), 0), ib(-6));
+  EXPECT_EQ(ev("a >> 1u", dtype::i32, ib(-8), 0), ib(-4));  // still an arithmetic shift
+  EXPECT_EQ(ev("a >> 31", dtype::i32, ib(-8), 0), ib(-1));
+  EXPECT_EQ(ev("a >> 31u", dtype::u32, 0x80000000u, 0), 1u);
+  EXPECT_EQ(ev("a << (b & 7)", dtype::i32, 1, 13), 32u);         // the count's literal meets b: i32
+  EXPECT_EQ(ev("a << (30 + 1)", dtype::u32, 1, 0), 0x80000000u);  // a constant count below 32
+  EXPECT_EQ(ev("a << b", dtype::i32, 1, 33), 2u);                 // run time: modulo 32
+  EXPECT_EQ(ev("a << b", dtype::i32, 1, ib(-1)), 0x80000000u);    // -1 is 0xffffffff: 31
+  EXPECT_EQ(ev("a >> b", dtype::i32, ib(-8), ib(-31)), ib(-4));    // -31 is 1 modulo 32
+  EXPECT_EQ(ev("(1 << 4) + a", dtype::i32, 1, 0), 17u);           // the shifted literal: the element type
+  // The WGSL: the count is a u32 (a literal count too), masked to the bit width.
+  EXPECT_EQ(detail::expr_program("a << 1", dtype::i32).wgsl(), "(a << (u32(bitcast<u32>(0x00000001u)) & 31u))");
+  // Transforms and predicates: the count of any integer type; the result keeps the shifted type.
+  EXPECT_EQ(detail::expr_program::unary("u32(a) >> 3", dtype::f32).result_type(), dtype::u32);
+  EXPECT_EQ(detail::expr_program::unary("i32(a) << 2u", dtype::f32).result_type(), dtype::i32);
+  EXPECT_EQ(detail::expr_program::unary("i32(a) << 2u", dtype::f32).eval(to_bits(-3.0f), 0), ib(-12));
+  EXPECT_EQ(detail::expr_program::unary("a >> u32(a)", dtype::i32).eval(ib(-63), 0), ib(-32));  // count 0xffffffc1: 1
+  EXPECT_EQ(detail::expr_program("(a >> 1u) > 2", dtype::i32, detail::expr_program::mode::predicate).eval(6, 0), 1u);
+
+  struct refused { const char* text; dtype t; int kind; const char* says; };  // kind 0 op, 1 transform, 2 predicate
+  const refused cases[] = {
+      {"a >> -1", dtype::i32, 0, "shift count -1 is negative"},
+      {"a >> -1", dtype::u32, 0, "shift count -1 is negative"},
+      {"a << -1i", dtype::u32, 0, "shift count -1 is negative"},
+      {"a << (-1)", dtype::i32, 0, "shift count -1 is negative"},
+      {"a << 32", dtype::i32, 0, "shift count 32 is not below 32, the bit width of i32"},
+      {"a << 32u", dtype::u32, 0, "shift count 32 is not below 32, the bit width of u32"},
+      {"a >> (16 * 2)", dtype::u32, 0, "shift count 32 is not below 32"},
+      {"a >> (0 - 1)", dtype::u32, 0, "shift count 4294967295 is not below 32"},
+      {"a >> (0 - 1)", dtype::i32, 0, "shift count 4294967295 is not below 32"},  // the count's literals: u32
+      {"a << 99999999999", dtype::i32, 0, "not a valid u32"},
+      {"a << 1.5", dtype::i32, 0, "the count of << is f32"},
+      {"a << 1f", dtype::i32, 0, "the count of << is f32"},
+      {"a << b", dtype::f32, 0, "<< is not defined for f32"},
+      {"a >> 1", dtype::f32, 0, "not defined for f32"},
+      {"a << true", dtype::u32, 0, "<< needs values of the element type"},
+      {"a << 1", dtype::f32, 1, "transform: << is not defined for f32"},
+      {"u32(a) >> 40", dtype::f32, 1, "transform: shift count 40 is not below 32, the bit width of u32"},
+      {"u32(a) >> a", dtype::f32, 1, "transform: the count of >> is f32"},
+      {"u32(a) << -2", dtype::f32, 1, "transform: shift count -2 is negative"},
+      {"(a << 33u) > 0", dtype::u32, 2, "predicate: shift count 33 is not below 32"},
+  };
+  for (const refused& c : cases) {
+    try {
+      if (c.kind == 0) detail::expr_program p(c.text, c.t);
+      else if (c.kind == 1) (void)detail::expr_program::unary(c.text, c.t);
+      else detail::expr_program p(c.text, c.t, detail::expr_program::mode::predicate);
+      ADD_FAILURE() << "accepted '" << c.text << "' over " << dtype_name(c.t);
+    } catch (const error& e) {
+      const std::string w = e.what();
+      EXPECT_EQ(e.code(), errc::invalid_argument) << w;
+      EXPECT_NE(w.find(c.says), std::string::npos) << "'" << c.text << "' over " << dtype_name(c.t) << ": " << w;
+      EXPECT_EQ(w.find('\n'), std::string::npos) << w;
+    }
+  }
+}
+
 TEST(Expr, RemainderAndDivisionFollowWgslForNegativeOperands) {
   EXPECT_EQ(ev("a % b", dtype::i32, ib(-1), 2), ib(-1));  // the dividend's sign (the H200 gave 1 before)
   EXPECT_EQ(ev("a % b", dtype::i32, 7, ib(-2)), 1u);
@@ -311,7 +374,9 @@ TEST(Expr, GpuAgreesWithTheCpuTwinElementByElement) {
       {dtype::i32, "abs(a) + clamp(b, 7, a)"}, {dtype::u32, "clamp(a, b, 7u)"}, {dtype::i32, "(a + b) % -3"},
       {dtype::f32, "a - a * b"}, {dtype::f32, "-(a * b) + b * b"}, {dtype::f32, "min(a, b * 0.0) + max(b, -0.0)"},
       // division by +-0 (lavapipe gave NaN for 1.5 / 0.0, hostile pass 2026-11-29): +-inf, and NaN for 0 / 0
-      {dtype::f32, "a / (b - b)"}, {dtype::f32, "(a - a) / (b - b)"}};
+      {dtype::f32, "a / (b - b)"}, {dtype::f32, "(a - a) / (b - b)"},
+      // shift counts typed u32 whatever the shifted type (issue 29 row 11); run-time counts modulo 32
+      {dtype::i32, "a << 3u"}, {dtype::i32, "a >> 31"}, {dtype::i32, "(a >> (b & 7)) << 1"}, {dtype::u32, "a >> (b - 3)"}};
   std::mt19937 rng(5);
   const std::uint32_t specials[] = {0u, 1u, 2u, 31u, 32u, 33u, 0xffffffffu, 0x80000000u, 0x7fffffffu, 0xfffffffeu};
   const std::size_t n = 4096;

@@ -89,6 +89,13 @@ std::exception_ptr dist_failure(std::exception_ptr e);  // maps non-wgprim excep
 /// gets the identity), false -> allreduce.
 std::uint32_t dist_combine(communicator& c, const monoid& m, std::uint32_t local_bits, bool scan, bool commutative);
 superaccumulator dist_combine_exact(communicator& c, const superaccumulator& local);
+/// The exclusive scan of the ranks' superaccumulators in rank order (56 bytes each): rank r gets the exact sum of
+/// ranks 0 .. r-1 (rank 0 an exact zero).
+superaccumulator dist_exscan_exact(communicator& c, const superaccumulator& local);
+/// This rank's part of an exact (accuracy::reproducible) f32 sum scan, started from the whole accumulator `carry`:
+/// every output is the exact prefix sum of the whole array, rounded once.
+void dist_exact_scan(context& ctx, const range_ref& in, const range_ref& out, scan_kind kind,
+                     const superaccumulator& carry, const run_options& opt);
 /// Whether combine commutes (built-ins do; a custom expression is checked on the CPU twin).
 bool dist_commutes(const monoid& m);
 /// The last element of an output range (read back from the device for device ranges).
@@ -168,6 +175,8 @@ T reduce(context& ctx, communicator& comm, const R& local, const op& o = op::sum
 /// This rank's part of the scan of the whole array, into `out` (same length as `local`; host or device ranges as
 /// for wgprim::inclusive_scan). The operator must be associative; it need not commute (the rank order is kept).
 /// Every rank but the last reads its part three times (reduce, then scan), the one-GPU scan twice.
+/// f32 sums with accuracy::reproducible (exact) carry the ranks' exact superaccumulators instead of rounded totals:
+/// the output is the one-process exact scan bit for bit, for any number of ranks and any split.
 template <class In, class Out, class = detail::if_ranges<In, Out>>
 void scan(context& ctx, communicator& comm, const In& local, Out&& out, scan_kind kind, const op& o = op::sum(),
           const run_options& opt = {}, dist_stats* st = nullptr) {
@@ -176,8 +185,10 @@ void scan(context& ctx, communicator& comm, const In& local, Out&& out, scan_kin
   const auto t0 = clock::now();
   static_assert(sizeof(T) == 4, "wgprim: the distributed primitives take 32-bit elements (f32, i32, u32)");
   const monoid m(o, dtype_of<T>::value);
+  const bool exact = std::is_same_v<T, float> && m.is_sum() && opt.accuracy == accuracy::reproducible;
   std::exception_ptr failure;
   std::uint32_t total = m.identity_bits();
+  superaccumulator exact_total, exact_carry;
   bool commutes = true;
   double local_ms = 0;
   // The last rank's total reaches nobody (rank r's carry combines ranks 0..r-1): it skips the local reduce, and one
@@ -185,7 +196,11 @@ void scan(context& ctx, communicator& comm, const In& local, Out&& out, scan_kin
   const bool need_total = comm.rank() + 1 < comm.size();
   try {
     commutes = detail::dist_commutes(m);
-    if (need_total && commutes) {
+    if (exact) {
+      if constexpr (std::is_same_v<T, float>) {
+        if (need_total) exact_total = exact_sum(ctx, local, opt).accumulator;
+      }
+    } else if (need_total && commutes) {
       total = to_bits(wgprim::reduce(ctx, local, o, opt));
     } else if (need_total) {
       // reduce() may reorder: a non-commutative operator's total is the last element of the local scan.
@@ -198,12 +213,15 @@ void scan(context& ctx, communicator& comm, const In& local, Out&& out, scan_kin
   }
   auto t1 = clock::now();
   local_ms += detail::ms_between(t0, t1);
-  comm.agree(failure, detail::dist_fingerprint(m, 2));
-  const T carry = from_bits<T>(detail::dist_combine(comm, m, total, true, commutes));
+  comm.agree(failure, detail::dist_fingerprint(m, exact ? 3 : 2));
+  T carry{};
+  if (exact) exact_carry = detail::dist_exscan_exact(comm, exact_total);
+  else carry = from_bits<T>(detail::dist_combine(comm, m, total, true, commutes));
   const auto t2 = clock::now();
   try {
     // Rank 0 has no carry: its scan is the one-process scan (no init, which for f32 sums keeps a leading -0.0).
     if (comm.rank() == 0) wgprim::scan(ctx, local, out, kind, o, opt);
+    else if (exact) detail::dist_exact_scan(ctx, detail::in_ref(local), detail::out_ref(out), kind, exact_carry, opt);
     else if (kind == scan_kind::inclusive) wgprim::inclusive_scan(ctx, local, out, o, carry, opt);
     else wgprim::exclusive_scan(ctx, local, out, carry, o, opt);
   } catch (...) {

@@ -14,7 +14,7 @@ struct exact_scan_params {
   tile_offset: u32, // the chunk's first tile, counted over the whole array
   tiles: u32,       // tiles of the whole array (tile_prefixes)
   exclusive: u32,
-  has_init: u32,
+  has_init: u32,    // 1: init_bits, an f32; 2: an accumulator in partials[tiles] (serialized, normalized)
   init_bits: u32,
   pad0: u32,
   pad1: u32,
@@ -202,9 +202,13 @@ fn tile_prefixes(@builtin(local_invocation_index) l: u32) {
     for (var j = 0u; j < SA_WORDS; j += 1u) {
       c[j] = 0u;
     }
-    if (params.has_init != 0u) {
+    if (params.has_init == 1u) {
       words_add(&c, params.init_bits);
       words_normalize_signed(&c);
+    } else if (params.has_init == 2u) {  // a whole accumulator (a carry between ranks), serialized after the tiles
+      for (var j = 0u; j < SA_WORDS; j += 1u) {
+        c[j] = partials[params.tiles * SA_WORDS + j];
+      }
     }
     for (var j = 0u; j < SA_WORDS; j += 1u) {
       carry_words[j] = c[j];

@@ -13,6 +13,9 @@
 // type, as in WGSL. Conversions follow WGSL with the out-of-range cases defined: f32 -> integer truncates toward
 // zero and saturates, NaN gives 0; integer -> f32 rounds to nearest; i32 <-> u32 keeps the bits.
 // Integer semantics follow WGSL at run time: wrapping arithmetic, x/0 == x, x%0 == 0, shifts modulo 32.
+// Shifts (WGSL's typing): the shifted operand is i32 or u32 and gives the result type; the count is a u32 (an i32
+// count is taken as its bits), an unsuffixed literal count is u32 whatever the shifted type; a constant count
+// (no a or b in it) that is negative or not below 32 is refused, a run-time count is taken modulo 32.
 #include "core/expr.hpp"
 
 #include <algorithm>
@@ -77,6 +80,7 @@ class parser {
   std::size_t pos_ = 0;
   int depth_ = 0;
   bool unary_ = false, predicate_ = false;
+  bool count_ = false;  // parsing the count of a shift: unsuffixed literals are open and settle to u32 (WGSL)
   dtype result_ = dtype::f32;
 
   [[noreturn]] void fail(const std::string& why) const {
@@ -125,8 +129,9 @@ class parser {
     p.t = t;
     p.literal = -1;
   }
-  /// An open literal with nothing to meet takes the input's type.
-  void settle(parsed& p) { resolve(p, t_); }
+  /// An open literal with nothing to meet takes the input's type (in a shift count: u32, as WGSL's abstract
+  /// integers become there).
+  void settle(parsed& p) { resolve(p, count_ ? dtype::u32 : t_); }
   /// Operands of one operator: one type (an open literal takes the other's).
   dtype unify(parsed& l, parsed& r, const char* what) {
     if (l.literal >= 0 && r.literal >= 0) settle(l);
@@ -186,13 +191,8 @@ class parser {
         emit_typed(c, t);
         return {kind::value, "(" + l.wgsl + " " + sym + " " + r.wgsl + ")", t};
       }
-      case code::shl: case code::shr: {
-        need(l, kind::value, tok); need(r, kind::value, tok);
-        const dtype t = unify(l, r, tok);
-        need_int(tok, t);
-        emit_typed(c, t);
-        return {kind::value, "(" + l.wgsl + " " + sym + " (u32(" + r.wgsl + ") & 31u))", t};
-      }
+      case code::shl: case code::shr:
+        fail("internal: shifts are combined by shift()");
       default: {
         need(l, kind::value, tok); need(r, kind::value, tok);
         const dtype t = unify(l, r, tok);
@@ -254,7 +254,53 @@ class parser {
       if (accept(o.first)) return combine(o.first, o.second, lhs, parse_shift());
     return lhs;
   }
-  parsed parse_shift() { return binary_chain(&parser::parse_add, {{"<<", code::shl}, {">>", code::shr}}); }
+  // Shifts follow WGSL's typing: the shifted value is i32 or u32 and keeps its type; the count is a u32 (an i32
+  // count, e.g. `b` of an i32 operator, is taken as its bits). An unsuffixed literal in the count is typed by what
+  // it meets there, alone u32, whatever the shifted type (`a << 1` and `a << 1u` over i32). A count without `a`
+  // or `b` in it is a constant: negative, or not below 32 (the bit width), is refused as WGSL refuses a constant
+  // count that large; a count computed at run time is taken modulo 32 (WGSL), on the GPU and in the CPU twin.
+  parsed parse_shift() {
+    parsed lhs = parse_add();
+    for (;;) {
+      code c;
+      const char* tok;
+      if (accept("<<")) c = code::shl, tok = "<<";
+      else if (accept(">>")) c = code::shr, tok = ">>";
+      else return lhs;
+      const std::size_t from = out_.size();  // the count's instructions: out_[from, end)
+      const bool outer = count_;
+      count_ = true;
+      parsed rhs = parse_add();
+      count_ = outer;
+      lhs = shift(tok, c, lhs, rhs, from);
+    }
+  }
+  parsed shift(const char* tok, code c, parsed l, parsed r, std::size_t count_from) {
+    need(l, kind::value, tok); need(r, kind::value, tok);
+    settle(l);
+    need_int(tok, l.t);
+    if (r.literal >= 0) {
+      if (!r.text.empty() && r.text[0] == '-')
+        fail("shift count " + r.text + " is negative (a shift count is a u32 below 32, the bit width)");
+      resolve(r, dtype::u32);
+    }
+    if (r.t == dtype::f32)
+      fail(std::string("the count of ") + tok + " is f32; a shift count is a u32 (e.g. 3u)");
+    bool constant = true;
+    for (std::size_t k = count_from; k < out_.size(); ++k)
+      if (out_[k].c == code::load_a || out_[k].c == code::load_b) constant = false;
+    if (constant) {
+      const std::uint32_t v = expr_program::eval_constant(out_, count_from, out_.size());
+      if (r.t == dtype::i32 && static_cast<std::int32_t>(v) < 0)
+        fail("shift count " + std::to_string(static_cast<std::int32_t>(v)) +
+             " is negative (a shift count is a u32 below 32, the bit width)");
+      if (v >= 32)
+        fail("shift count " + std::to_string(v) + " is not below 32, the bit width of " + dtype_name(l.t) +
+             " (WGSL refuses a constant count that large)");
+    }
+    emit_typed(c, l.t);
+    return {kind::value, "(" + l.wgsl + " " + tok + " (u32(" + r.wgsl + ") & 31u))", l.t};
+  }
   parsed parse_add() { return binary_chain(&parser::parse_mul, {{"+", code::add}, {"-", code::sub}}); }
   parsed parse_mul() {
     return binary_chain(&parser::parse_unary, {{"*", code::mul}, {"/", code::div}, {"%", code::rem}});
@@ -300,16 +346,18 @@ class parser {
     // WGSL suffixes: the value is converted to T anyway, but a suffix for another type is an error.
     const bool hex = text.rfind("0x", 0) == 0 || text.rfind("0X", 0) == 0;
     dtype lt = t_;
-    bool open = unary_;  // unary mode: an integer literal without a suffix is typed by what it meets
+    // unary mode and shift counts: an integer literal without a suffix is typed by what it meets
+    bool open = unary_ || count_;
     // ("inf" ends in 'f' but is not a suffixed literal.)
     if (!text.empty() && text != "inf" && (text.back() == 'u' || text.back() == 'i' || (text.back() == 'f' && !hex))) {
       char suf = text.back();
       const dtype st = suf == 'u' ? dtype::u32 : suf == 'i' ? dtype::i32 : dtype::f32;
-      if (!unary_ && st != t_) fail("literal '" + text + "' does not have the element type " + dtype_name(t_));
+      if (!unary_ && !count_ && st != t_)
+        fail("literal '" + text + "' does not have the element type " + dtype_name(t_));
       lt = st;
       open = false;
       text.pop_back();
-    } else if (unary_ && !hex && text.find_first_of(".eEna") != std::string::npos) {
+    } else if ((unary_ || count_) && !hex && text.find_first_of(".eEna") != std::string::npos) {
       lt = dtype::f32;  // written as a float: 2.5, 1e3, inf, nan
       open = false;
     }
@@ -531,13 +579,22 @@ std::uint32_t expr_program::eval(std::uint32_t a, std::uint32_t b) const { retur
 // choice[k] says how fusion site k is evaluated: 0 rounded product then add, 1 fuse the left product, 2 the
 // right one. A product operand is tracked on a side stack (its factors, and whether it was negated since).
 std::uint32_t expr_program::eval_with(std::uint32_t a, std::uint32_t b, const std::uint8_t* choice) const {
+  return run(prog_.data(), prog_.size(), sites_.data(), sites_.size(), a, b, choice);
+}
+
+std::uint32_t expr_program::eval_constant(const std::vector<instr>& prog, std::size_t from, std::size_t to) {
+  return run(prog.data() + from, to - from, nullptr, 0, 0, 0, nullptr);
+}
+
+std::uint32_t expr_program::run(const instr* prog, std::size_t count, const site* sites, std::size_t nsites,
+                                std::uint32_t a, std::uint32_t b, const std::uint8_t* choice) {
   std::uint32_t st[max_depth * 4 + 8];
   struct product { bool is; bool negated; float p, q; };
   product pr[max_depth * 4 + 8];
   int sp = 0;
   std::size_t site = 0;
-  for (std::size_t at = 0; at < prog_.size(); ++at) {
-    const instr& in = prog_[at];
+  for (std::size_t at = 0; at < count; ++at) {
+    const instr& in = prog[at];
     const bool fl = in.t == dtype::f32, sg = in.t == dtype::i32;  // the operands' type
     auto lt = [&](std::uint32_t x, std::uint32_t y) { return fl ? f(x) < f(y) : sg ? i(x) < i(y) : x < y; };
     std::uint32_t y = sp > 0 ? st[sp - 1] : 0, x = sp > 1 ? st[sp - 2] : 0, r = 0;
@@ -573,7 +630,7 @@ std::uint32_t expr_program::eval_with(std::uint32_t a, std::uint32_t b, const st
       case code::sub: {
         if (!fl) { r = in.c == code::add ? x + y : x - y; break; }
         std::uint8_t how = 0;
-        if (site < sites_.size() && sites_[site].at == at) {
+        if (site < nsites && sites[site].at == at) {
           if (choice) how = choice[site];
           ++site;
         }

@@ -46,6 +46,8 @@ class expr_program {
     std::uint32_t imm;
     dtype t = dtype::f32;  // the operands' type (conversions: the source type)
   };
+  /// The value of prog[from, to), a piece of program that loads neither a nor b (a constant shift count).
+  static std::uint32_t eval_constant(const std::vector<instr>& prog, std::size_t from, std::size_t to);
 
  private:
   expr_program(const std::string& text, dtype t, bool unary);
@@ -57,6 +59,8 @@ class expr_program {
   struct site { std::size_t at; std::uint8_t products; };
   std::vector<site> sites_;
   std::uint32_t eval_with(std::uint32_t a, std::uint32_t b, const std::uint8_t* choice) const;
+  static std::uint32_t run(const instr* prog, std::size_t count, const site* sites, std::size_t nsites,
+                           std::uint32_t a, std::uint32_t b, const std::uint8_t* choice);
 };
 
 }  // namespace wgprim::detail

@@ -8,6 +8,7 @@
 #include <new>
 
 #include "gpu/gpu.hpp"
+#include "primitives/scan/scan.hpp"
 
 namespace wgprim {
 
@@ -165,6 +166,28 @@ superaccumulator dist_combine_exact(communicator& c, const superaccumulator& loc
   };
   c.allreduce(&w, sizeof w, f, /*commutative=*/true);
   return superaccumulator::deserialize(w);
+}
+
+superaccumulator dist_exscan_exact(communicator& c, const superaccumulator& local) {
+  const superaccumulator::words w = local.serialize();
+  superaccumulator::words carry = superaccumulator().serialize();  // rank 0's: an exact zero
+  const communicator::combine_fn f = [](const void* lower, void* inout) {
+    superaccumulator::words a, b;
+    std::memcpy(&a, lower, sizeof a);
+    std::memcpy(&b, inout, sizeof b);
+    superaccumulator x = superaccumulator::deserialize(a);
+    x.combine(superaccumulator::deserialize(b));
+    const superaccumulator::words r = x.serialize();
+    std::memcpy(inout, &r, sizeof r);
+  };
+  // Integer addition: associative and commutative, so MPI may group the ranks as it likes.
+  c.exscan(&w, &carry, sizeof w, f, /*commutative=*/true);
+  return superaccumulator::deserialize(carry);
+}
+
+void dist_exact_scan(context& ctx, const range_ref& in, const range_ref& out, scan_kind kind,
+                     const superaccumulator& carry, const run_options& opt) {
+  scan_run_exact_carry(ctx, in, out, kind, carry, opt);
 }
 
 std::uint32_t dist_last_bits(context& ctx, const range_ref& r) {

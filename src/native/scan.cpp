@@ -20,6 +20,7 @@
 
 #include "native/backend.hpp"
 #include "native/loops.hpp"
+#include "primitives/scan/scan.hpp"
 #include "core/double_word.hpp"
 #include "gpu/gpu.hpp"
 #include "wgprim/error.hpp"
@@ -270,8 +271,9 @@ void scan_with(const Op& op, bool commutes, const std::uint32_t* x, std::uint32_
 
 }  // namespace
 
-void scan(context& ctx, const range_ref& in, const range_ref& out, const monoid& m, scan_kind kind,
-          const std::uint32_t* init, const run_options& opt) {
+namespace {
+void scan_impl(context& ctx, const range_ref& in, const range_ref& out, const monoid& m, scan_kind kind,
+               const std::uint32_t* init, const run_options& opt, const superaccumulator* carry) {
   check_algorithm("scan", opt.algorithm);
   if (in.on_device != out.on_device)
     throw error(errc::invalid_argument, "scan: input and output must both be on the device or both on the host");
@@ -304,6 +306,7 @@ void scan(context& ctx, const range_ref& in, const range_ref& out, const monoid&
   if (exact) {
     sum_exact_scanner s{xf, yf, exclusive};
     superaccumulator start;
+    if (carry) start = *carry;  // a whole accumulator (dist::scan's carry between ranks)
     if (init) start.add(bits_to<float>(*init));
     chained(s, n, true, start, false, false);
   } else if (pairs) {
@@ -322,6 +325,18 @@ void scan(context& ctx, const range_ref& in, const range_ref& out, const monoid&
     with_op(m, [&](auto op) { scan_with(op, true, x, y, n, exclusive, init, stress); });
   }
   fill(opt, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(), name);
+}
+}  // namespace
+
+void scan(context& ctx, const range_ref& in, const range_ref& out, const monoid& m, scan_kind kind,
+          const std::uint32_t* init, const run_options& opt) {
+  scan_impl(ctx, in, out, m, kind, init, opt, nullptr);
+}
+
+void scan_exact_carry(context& ctx, const range_ref& in, const range_ref& out, scan_kind kind,
+                      const superaccumulator& carry, const run_options& opt) {
+  const monoid m(op::sum(), dtype::f32);
+  scan_impl(ctx, in, out, m, kind, nullptr, opt, &carry);
 }
 
 }  // namespace wgprim::detail::cpu_backend

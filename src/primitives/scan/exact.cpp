@@ -54,13 +54,18 @@ void record_scan_exact(recorder& rec, const scan_args& a) {
                               std::uint64_t(ctx.limits().max_compute_workgroups_per_dimension) * tile);
   const auto parts = chunks_of(n, per_chunk);
   const std::uint64_t tiles = (n + tile - 1) / tile;  // chunks are whole tiles
-  buffer partials = ctx.create_buffer(tiles * words_bytes);
+  // A whole accumulator as the init (a carry between ranks, dist::scan) follows the tiles' slots.
+  buffer partials = ctx.create_buffer((tiles + (a.exact_init ? 1 : 0)) * words_bytes);
+  if (a.exact_init) {
+    const superaccumulator::words w = a.exact_init->serialize();
+    wgpu_write(ctx, partials.native(), tiles * words_bytes, w.w.data(), words_bytes);
+  }
   buffer dummy_in = ctx.create_buffer(16), dummy_out = ctx.create_buffer(16);
   const std::uint32_t init_bits = a.init ? static_cast<std::uint32_t>(*a.init) : 0;
   auto params = [&](std::uint64_t count, std::uint64_t tile_offset) {
     return scan_exact_params{static_cast<std::uint32_t>(count), static_cast<std::uint32_t>(tile_offset),
                              static_cast<std::uint32_t>(tiles), a.kind == scan_kind::exclusive ? 1u : 0u,
-                             a.init ? 1u : 0u, init_bits, 0, 0};
+                             a.exact_init ? 2u : a.init ? 1u : 0u, init_bits, 0, 0};
   };
   std::uint64_t offset = 0;
   for (const chunk& c : parts) {

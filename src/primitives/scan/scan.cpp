@@ -43,8 +43,27 @@ std::string ran(const context& ctx, const scan_args& a) {
 }
 }  // namespace
 
+namespace {
+void scan_impl(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref& out, const monoid& m,
+               scan_kind kind, const std::uint64_t* init, const run_options& opt, const superaccumulator* carry);
+}  // namespace
+
 void scan_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref& out, const monoid& m,
               scan_kind kind, const std::uint64_t* init, const run_options& opt) {
+  scan_impl(ctx, encoder, in, out, m, kind, init, opt, nullptr);
+}
+
+void scan_run_exact_carry(context& ctx, const range_ref& in, const range_ref& out, scan_kind kind,
+                          const superaccumulator& carry, const run_options& opt) {
+  if (opt.accuracy != accuracy::reproducible)
+    throw error(errc::invalid_argument, "internal: an accumulator carry is for accuracy::reproducible scans");
+  const monoid m(op::sum(), dtype::f32);
+  scan_impl(ctx, nullptr, in, out, m, kind, nullptr, opt, &carry);
+}
+
+namespace {
+void scan_impl(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref& out, const monoid& m,
+               scan_kind kind, const std::uint64_t* init, const run_options& opt, const superaccumulator* carry) {
   require_type(ctx, is_narrow(in.type) ? in.type : m.type(), "scan", /*narrow_ok=*/true, /*wide_ok=*/true);
   if ((!is_narrow(in.type) && dtype_bytes(in.type) != dtype_bytes(m.type())) ||
       dtype_bytes(out.type) != dtype_bytes(m.type()))
@@ -62,6 +81,7 @@ void scan_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, con
       throw error(errc::unsupported, "scan into a WGPUCommandEncoder needs a WebGPU context; this one runs the "
                                      "native CPU backend (call the scan without an encoder)");
     const std::uint32_t init32 = init ? static_cast<std::uint32_t>(*init) : 0;
+    if (carry) return cpu_backend::scan_exact_carry(ctx, in, out, kind, *carry, opt);
     return cpu_backend::scan(ctx, in, out, m, kind, init ? &init32 : nullptr, opt);
   }
   const std::uint32_t ob = dtype_bytes(m.type());
@@ -73,6 +93,7 @@ void scan_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, con
                                             " elements, the input " + std::to_string(in.count));
   if (opt.check_operator) m.check(/*need_commutative=*/false);
   scan_args a{in.view, out.view, &m, kind, init, &opt, nullptr};
+  a.exact_init = carry;
   const std::string name = ran(ctx, a);
   if (in.on_device) {
     check_view(ctx, in.view, "scan input");
@@ -130,5 +151,6 @@ void scan_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, con
     if (opt.stats) opt.stats->download_ms = std::chrono::duration<double, std::milli>(clock::now() - t1).count();
   }
 }
+}  // namespace
 
 }  // namespace wgprim::detail

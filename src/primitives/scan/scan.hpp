@@ -4,6 +4,10 @@
 #include "wgprim/op.hpp"
 #include "wgprim/scan.hpp"
 
+namespace wgprim {
+class superaccumulator;
+}
+
 namespace wgprim::detail {
 
 struct scan_args {
@@ -13,9 +17,21 @@ struct scan_args {
   const std::uint64_t* init;      // may be null: the scan starts from combine(init, ...) (a carry into tile 0)
   const run_options* opt;
   const buffer* fallbacks;        // decoupled: per-chunk look-back fallback counts land here (may be null)
+  const superaccumulator* exact_init = nullptr;  // exact scans: a whole accumulator as the init (dist::scan's carry)
   bool pairs() const;             // double-word accumulation (compensated f32 sums)
   bool exact() const;             // exact prefix sums, correctly rounded (reproducible / exact f32 sums)
 };
+
+/// The exact (accuracy::reproducible) f32 sum scan started from a whole accumulator `carry` instead of an f32 init:
+/// every output is carry + the exact prefix sum, rounded once (dist::scan's carry between ranks; native or WebGPU).
+void scan_run_exact_carry(context& ctx, const range_ref& in, const range_ref& out, scan_kind kind,
+                          const superaccumulator& carry, const run_options& opt);
+
+namespace cpu_backend {
+/// The native backend's exact f32 sum scan started from `carry` (src/native/scan.cpp; opt.accuracy reproducible).
+void scan_exact_carry(context& ctx, const range_ref& in, const range_ref& out, scan_kind kind,
+                      const superaccumulator& carry, const run_options& opt);
+}  // namespace cpu_backend
 
 /// Records the scan of args.in into args.out; the algorithm comes from the registry.
 void record_scan(recorder& rec, const scan_args& args);
