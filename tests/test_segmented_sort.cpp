@@ -179,6 +179,17 @@ TEST(SegmentedSort, BadArguments) {
               errc::invalid_argument);
     std::vector<double> d(4);
     EXPECT_EQ(code([&] { segmented_sort(*c, d, std::vector<std::uint32_t>{0, 4}); }), errc::unsupported);
+    // Device offsets (binned on the GPU there): the same errors, and the keys untouched.
+    std::vector<std::uint32_t> keys = {5, 4, 3, 2, 1, 0, 9, 8, 7, 6};
+    buffer kb = c->create_buffer(40), db = c->create_buffer(16), pb = c->create_buffer(12);
+    c->write(kb, 0, keys.data(), 40);
+    c->write(db, 0, dec.data(), 16);
+    c->write(pb, 0, past.data(), 12);
+    EXPECT_EQ(code([&] { segmented_sort_bits(*c, kb, 10, db, 3, dtype::u32, {}); }), errc::invalid_argument);
+    EXPECT_EQ(code([&] { segmented_sort_bits(*c, kb, 10, pb, 2, dtype::u32, {}); }), errc::invalid_argument);
+    std::vector<std::uint32_t> after(10);
+    c->read(kb, 0, after.data(), 40);
+    EXPECT_EQ(after, keys) << c->adapter().name;
   }
 }
 

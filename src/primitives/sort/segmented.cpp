@@ -1,14 +1,15 @@
 // Segmented sort (cub::DeviceSegmentedSort's stable sorts): every segment of CSR offsets sorted on its own, in
-// place, keys or pairs, with the device sort's order (sort_order: direction and bit range). The offsets are read
-// to the host once (a copy for device ranges: one small readback before anything runs), checked there, and
-// binned by length on the host in that same pass:
+// place, keys or pairs, with the device sort's order (sort_order: direction and bit range). The segments are
+// binned by length in one pass over the offsets: on the GPU for device offsets (shaders/sort/segmented_bin.wgsl:
+// one submission, then four counts and the long segments come back, and bad offsets are an error before anything
+// is sorted), on the host for host offsets (checked there):
 //   0..1 keys: nothing to do;
 //   2..tiny_max: sort_tiny (shaders/sort/segmented.wgsl), one invocation per segment, dispatched over every
 //     segment (the others return at once), so no list is needed;
-//   tiny_max + 1..mid_max: sort_mid, one workgroup per segment of a list uploaded with the offsets;
+//   tiny_max + 1..segment_mid_max: sort_mid, one workgroup per segment of the list the binning made;
 //   longer: record_sort (the device radix sort) on the segment's sub-range, longest first (the scratch buffers
 //     grow once), directly where the segment starts at a bindable offset, else through an aligned temporary.
-// Everything is recorded into one submission. Elements outside [offsets[0], offsets[n_segments]) are not touched.
+// The sorts are recorded into one submission. Keys outside [offsets[0], offsets[n_segments]) are not touched.
 // Keys must fit one storage binding (errc::limit otherwise). Many long segments make many record_sort calls
 // (about seven dispatches each): a batched path for them is future work.
 #include <algorithm>
@@ -40,6 +41,11 @@ const kernel_spec sort_seg_tiny_spec{
     "sort_tiny",
     {slot::uniform, slot::storage_read, slot::storage_read, slot::storage_rw, slot::storage_rw},
     sizeof(seg_params)};
+const kernel_spec sort_seg_bin_spec{
+    "sort/segmented_bin.wgsl",
+    "bin_segments",
+    {slot::uniform, slot::storage_read, slot::storage_rw, slot::storage_rw, slot::storage_rw},
+    16};
 const kernel_spec sort_seg_mid_spec{
     "sort/segmented.wgsl",
     "sort_mid",
@@ -130,6 +136,76 @@ sort_key_kind kind_of(dtype t) {
                   std::string("segmented sort: keys of type ") + dtype_name(t) + " are not supported (u32, i32, f32)");
   }
 }
+
+/// The segments by path: whether any has 2..tiny_max keys, the list of those sort_mid takes (on the device: `mid`
+/// of them in `list`), and the long ones as (first, end). `offsets`: the offsets as the kernels bind them.
+struct bins {
+  bool any_tiny = false;
+  std::uint64_t mid = 0, broken = 0, large_total = 0;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> large;
+  buffer offsets, list;
+};
+
+bins bin_host(context& ctx, const std::vector<std::uint32_t>& off) {
+  bins b;
+  std::vector<std::uint32_t> mid;
+  for (std::uint64_t s = 0; s + 1 < off.size(); ++s) {
+    const std::uint32_t len = off[s + 1] - off[s];
+    if (len < 2) continue;
+    if (len <= tiny_max) b.any_tiny = true;
+    else if (len <= segment_mid_max) mid.push_back(u32(s));
+    else b.large.push_back({off[s], off[s + 1]});
+  }
+  b.mid = mid.size();
+  b.large_total = b.large.size();
+  b.offsets = ctx.create_buffer(off.size() * 4);
+  ctx.write(b.offsets, 0, off.data(), off.size() * 4);
+  b.list = ctx.create_buffer(std::max<std::size_t>(mid.size(), 1) * 4);
+  if (!mid.empty()) ctx.write(b.list, 0, mid.data(), mid.size() * 4);
+  return b;
+}
+
+// Long segments the GPU binning brings back one by one (8 bytes each); past that the host reads the offsets.
+constexpr std::uint32_t large_cap = 4096;
+
+/// Bins device offsets on the GPU (segmented_bin.wgsl): one submission, then the four counts and the long
+/// segments come back instead of every offset.
+bins bin_gpu(context& ctx, const device_view& offsets, std::uint64_t segs, std::uint64_t n) {
+  bins b;
+  b.list = ctx.create_buffer(std::max<std::uint64_t>(segs, 1) * 4);
+  // counts at 0, the long segments at the next bindable offset.
+  const std::uint64_t at = std::max<std::uint64_t>(ctx.limits().min_storage_buffer_offset_alignment, 16);
+  buffer counts = ctx.create_buffer(at + 2ull * large_cap * 4);
+  recorder rec(ctx);
+  // The kernels bind the offsets as a buffer of their own (a GPU copy of 4 (n_segments + 1) bytes).
+  b.offsets = ctx.create_buffer((segs + 1) * 4);
+  rec.copy_raw(offsets.buf, offsets.offset, b.offsets.native(), 0, (segs + 1) * 4);
+  rec.clear(counts, 0, 16);
+  wgsl_constants constants = sort_constants(seg_wg, 1, 1);
+  constants.push_back({"TINY", std::to_string(tiny_max) + "u"});
+  constants.push_back({"MID", std::to_string(segment_mid_max) + "u"});
+  static const monoid m(op::sum(), dtype::u32);
+  const auto& k = get_kernel(ctx, sort_seg_bin_spec, compose_wgsl(sort_seg_bin_spec.file, m, constants), true);
+  std::uint32_t gx, gy;
+  grid_2d((segs + seg_wg - 1) / seg_wg, ctx.limits().max_compute_workgroups_per_dimension, gx, gy);
+  const std::uint32_t p[4] = {u32(n), u32(segs), gx, large_cap};
+  rec.dispatch(k, {rec.params(p, sizeof p), bind(b.offsets), bind(b.list), bind(counts, 0, 16),
+                   bind(counts, at, 2ull * large_cap * 4)},
+               gx, gy);
+  std::uint32_t c[4] = {};
+  const recorder::readback rb{counts.native(), 0, 16, c};
+  rec.submit(&rb);
+  b.mid = c[0];
+  b.large_total = c[1];
+  b.broken = c[2];
+  b.any_tiny = c[3] != 0;
+  if (b.large_total && b.large_total <= large_cap) {
+    std::vector<std::uint32_t> pairs(2 * b.large_total);
+    ctx.read(counts, at, pairs.data(), pairs.size() * 4);
+    for (std::uint64_t i = 0; i < b.large_total; ++i) b.large.push_back({pairs[2 * i], pairs[2 * i + 1]});
+  }
+  return b;
+}
 }  // namespace
 
 void segmented_sort_run(context& ctx, const range_ref& keys, const range_ref* vals, const range_ref& offsets,
@@ -155,10 +231,17 @@ void segmented_sort_run(context& ctx, const range_ref& keys, const range_ref* va
   if (offsets.count == 0)
     throw error(errc::invalid_argument, "segmented sort: give n_segments + 1 offsets (at least one)");
   if (n > 0xffffffffull) throw error(errc::limit, "segmented sort: more than 2^32 - 1 keys");
-  const std::vector<std::uint32_t> off = host_offsets(ctx, offsets);
-  check_offsets_host(off.data(), off.size(), n, "segmented sort");
-  const std::uint64_t segs = off.size() - 1;
-  if (cpu_backend::native(ctx))
+  const bool native = cpu_backend::native(ctx);
+  // Device offsets on the GPU are binned there (bin_gpu below); host offsets, native buffers and the offsets of no
+  // segment are read (or copied) to the host and binned in one pass here.
+  const bool gpu_bins = !native && offsets.on_device && offsets.count > 1;
+  std::vector<std::uint32_t> off;
+  if (!gpu_bins) {
+    off = host_offsets(ctx, offsets);
+    check_offsets_host(off.data(), off.size(), n, "segmented sort");
+  }
+  const std::uint64_t segs = offsets.count - 1;
+  if (native)
     return cpu_backend::segmented_sort(ctx, keys, vals, off.data(), segs, key_type, so.direction, begin_bit, end_bit,
                                        opt);
   if (!opt.algorithm.empty() && opt.algorithm != "segmented")
@@ -169,26 +252,28 @@ void segmented_sort_run(context& ctx, const range_ref& keys, const range_ref* va
     if (pairs && n && vals->view.buf == keys.view.buf)
       throw error(errc::invalid_argument, "segmented sort: keys and values must be in different buffers");
   }
-  if (n * 4 > ctx.binding_limit())
+  if (n * 4 > ctx.binding_limit() || segs * 4 >= ctx.binding_limit())
     throw error(errc::limit, "segmented sort: " + std::to_string(n) + " keys exceed one storage binding (" +
                                  std::to_string(ctx.binding_limit() / 4) + " keys)");
-  // The bins, in the one pass over the offsets.
-  std::vector<std::uint32_t> mid;
-  std::vector<std::uint32_t> large;
-  bool any_tiny = false;
-  for (std::uint64_t s = 0; s < segs; ++s) {
-    const std::uint32_t len = off[s + 1] - off[s];
-    if (len < 2) continue;
-    if (len <= tiny_max) any_tiny = true;
-    else if (len <= segment_mid_max) mid.push_back(u32(s));
-    else large.push_back(u32(s));
+  auto t0 = clock::now();
+  bins bn;
+  if (gpu_bins) {
+    check_view(ctx, offsets.view, "segmented sort offsets");
+    bn = bin_gpu(ctx, offsets.view, segs, n);
+    if (bn.broken)
+      throw error(errc::invalid_argument, "segmented sort: the offsets decrease or pass n (" +
+                                              std::to_string(bn.broken) + " segments out of order)");
+    if (bn.large_total > bn.large.size()) {  // too many long segments to bring back one by one: the host bins
+      off = host_offsets(ctx, offsets);
+      bn = bin_host(ctx, off);
+    }
+  } else {
+    bn = bin_host(ctx, off);
   }
-  if (!any_tiny && mid.empty() && large.empty()) {
+  if (!bn.any_tiny && bn.mid == 0 && bn.large.empty()) {
     if (opt.stats) *opt.stats = run_stats{0, false, 0, 0, "segmented", 0};
     return;
   }
-  double upload_ms = 0;
-  auto t0 = clock::now();
   // Keys and values: uploaded (host ranges) or the caller's views, made bindable.
   buffer up_k, up_v;
   device_view kv, vv;
@@ -205,12 +290,8 @@ void segmented_sort_run(context& ctx, const range_ref& keys, const range_ref* va
       vv = view_of(up_v, n);
     }
   }
-  buffer off_buf = ctx.create_buffer(off.size() * 4);
-  ctx.write(off_buf, 0, off.data(), off.size() * 4);
-  buffer list_buf = ctx.create_buffer(std::max<std::size_t>(mid.size(), 1) * 4);
-  if (!mid.empty()) ctx.write(list_buf, 0, mid.data(), mid.size() * 4);
   ctx.finish();
-  upload_ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
+  const double upload_ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
 
   recorder rec(ctx, opt.timestamps || opt.stats != nullptr);
   // In place: an unaligned view is sorted in an aligned temporary, copied in first and back at the end.
@@ -228,20 +309,20 @@ void segmented_sort_run(context& ctx, const range_ref& keys, const range_ref* va
   c.ord = so.direction;
   c.begin_bit = begin_bit;
   c.end_bit = end_bit;
-  record_segment_sorts(rec, c, kv, pairs ? &vv : nullptr, off_buf, segs, any_tiny, list_buf, mid.size());
+  record_segment_sorts(rec, c, kv, pairs ? &vv : nullptr, bn.offsets, segs, bn.any_tiny, bn.list, bn.mid);
+  std::vector<std::pair<std::uint32_t, std::uint32_t>>& large = bn.large;
   if (!large.empty()) {
     // Longest first: the sort's scratch buffers (and the temporaries here) reach their size at the first one.
-    std::stable_sort(large.begin(), large.end(), [&](std::uint32_t a, std::uint32_t b) {
-      return off[a + 1] - off[a] > off[b + 1] - off[b];
-    });
-    const std::uint64_t longest = off[large[0] + 1] - off[large[0]];
+    std::stable_sort(large.begin(), large.end(),
+                     [](const auto& a, const auto& b) { return a.second - a.first > b.second - b.first; });
+    const std::uint64_t longest = large[0].second - large[0].first;
     const std::uint64_t align = std::max<std::uint64_t>(ctx.limits().min_storage_buffer_offset_alignment, 4);
     buffer tmp_k, tmp_v;
     run_options sort_opt = opt;  // the device sort's own default algorithm, no stats of its own
     sort_opt.algorithm.clear();
     sort_opt.stats = nullptr;
-    for (std::uint32_t s : large) {
-      const std::uint64_t first = off[s], len = off[s + 1] - first;
+    for (const auto& [first, end] : large) {
+      const std::uint64_t len = end - first;
       sort_args a;
       a.n = len;
       a.key_words = 1;
@@ -251,9 +332,9 @@ void segmented_sort_run(context& ctx, const range_ref& keys, const range_ref* va
       a.end_bit = end_bit;
       a.opt = &sort_opt;
       device_view sk = kv, sv = vv;
-      sk.offset += first * 4;
+      sk.offset += std::uint64_t(first) * 4;
       sk.count = len;
-      sv.offset += first * 4;
+      sv.offset += std::uint64_t(first) * 4;
       sv.count = len;
       const bool direct = sk.offset % align == 0 && (!pairs || sv.offset % align == 0);
       if (!direct) {

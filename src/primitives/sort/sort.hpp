@@ -104,7 +104,7 @@ constexpr std::uint32_t segment_mid_max = 2048;
 void record_segment_sorts(recorder& rec, const key_compare& c, const device_view& keys, const device_view* vals,
                           const buffer& offsets, std::uint64_t n_segments, bool tiny, const buffer& list,
                           std::uint64_t list_count);
-extern const kernel_spec sort_seg_tiny_spec, sort_seg_mid_spec, sort_merge_level_spec;
+extern const kernel_spec sort_seg_tiny_spec, sort_seg_mid_spec, sort_seg_bin_spec, sort_merge_level_spec;
 
 /// Test entry for 64-bit keys until the public element types exist (wgprim/testing.hpp: sort_words).
 void sort_words_run(context& ctx, const buffer& keys_in, buffer& keys_out, std::uint64_t n, std::uint32_t key_words,
