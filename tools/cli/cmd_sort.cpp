@@ -5,6 +5,8 @@
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <iostream>
+#include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <nlohmann/json.hpp>
@@ -322,6 +324,78 @@ std::vector<std::pair<std::string, sort_order>> sort_bit_variants() {
 }
 }  // namespace
 
+namespace {
+/// Rows of the segmented sort (u32 keys in segments of 16 and of 1,000: CUB's DeviceSegmentedSort rows) and of the
+/// comparator sort ("a < b": CUB's DeviceMergeSort row). Both sort in place, so each run first copies the unsorted
+/// keys into the sorted buffer (a separate submission: run's GPU time is the sort's alone; call's wall time
+/// includes that copy).
+void add_sort_extra_cases(context& ctx, std::size_t n_max, const bench_wants& wants, std::vector<bench_case>& cases) {
+  auto unsorted = std::make_shared<buffer>();
+  auto keys = [&ctx, n_max, unsorted]() -> const buffer& {  // random u32 keys, made at the first run
+    if (!*unsorted) {
+      *unsorted = ctx.create_buffer(n_max * 4);
+      std::vector<std::uint32_t> host(std::min<std::size_t>(n_max, std::size_t(1) << 24));
+      std::mt19937 rng(3);
+      for (std::size_t off = 0; off < n_max; off += host.size()) {
+        for (auto& v : host) v = rng();
+        ctx.write(*unsorted, off * 4, host.data(), std::min(host.size(), n_max - off) * 4);
+      }
+    }
+    return *unsorted;
+  };
+  auto work = std::make_shared<buffer>();
+  auto offs = std::make_shared<std::map<std::size_t, buffer>>();
+  auto prepare = [&ctx, n_max, work, keys](std::size_t n) -> buffer& {
+    if (!*work) *work = ctx.create_buffer(n_max * 4);
+    copy(ctx, device_span<const std::uint32_t>(keys(), 0, n), device_span<std::uint32_t>(*work, 0, n));
+    return *work;
+  };
+  auto offsets_for = [&ctx, n_max, offs](std::size_t len) -> const buffer& {
+    auto it = offs->find(len);
+    if (it != offs->end()) return it->second;
+    std::vector<std::uint32_t> h;
+    for (std::size_t i = 0; i <= n_max / len; ++i) h.push_back(static_cast<std::uint32_t>(i * len));
+    buffer b = ctx.create_buffer(h.size() * 4);
+    ctx.write(b, 0, h.data(), h.size() * 4);
+    return offs->emplace(len, std::move(b)).first->second;
+  };
+  for (const std::size_t len : {std::size_t(16), std::size_t(1000)}) {
+    if (!wants("segmented_sort_keys", "segmented")) break;
+    auto go = [&ctx, prepare, offsets_for, len](std::size_t n, run_options ro) {
+      buffer& k = prepare(n);
+      segmented_sort_bits(ctx, k, n, offsets_for(len), n / len, dtype::u32, {}, nullptr, ro);
+    };
+    bench_case c{"segmented_sort_keys", "segmented", "u32", "segments of " + std::to_string(len), 8.0, nullptr, nullptr,
+                 nullptr};
+    c.run = [go](std::size_t n) {
+      run_stats st;
+      run_options ro;
+      ro.stats = &st;
+      go(n, ro);
+      return st.gpu_ms;
+    };
+    c.call = [go](std::size_t n) { go(n, {}); };
+    cases.push_back(std::move(c));
+  }
+  if (wants("sort_keys", "merge")) {
+    auto go = [&ctx, prepare](std::size_t n, run_options ro) {
+      buffer& k = prepare(n);
+      sort_less_bits(ctx, k, n, dtype::u32, comparator::expr("a < b"), nullptr, ro);
+    };
+    bench_case c{"sort_keys", "merge", "u32", "less: a < b", 8.0, nullptr, nullptr, nullptr};
+    c.run = [go](std::size_t n) {
+      run_stats st;
+      run_options ro;
+      ro.stats = &st;
+      go(n, ro);
+      return st.gpu_ms;
+    };
+    c.call = [go](std::size_t n) { go(n, {}); };
+    cases.push_back(std::move(c));
+  }
+}
+}  // namespace
+
 void add_sort_bench_cases(context& ctx, std::size_t n_max, const bench_wants& wants, std::vector<bench_case>& cases) {
   // Random keys over the whole range (every digit pass runs); the sort reads them and writes into `out`, so every
   // run sorts the same unsorted data. call_ms: the sort and a read of the last key (as CUB's call_ms);
@@ -362,6 +436,7 @@ void add_sort_bench_cases(context& ctx, std::size_t n_max, const bench_wants& wa
   }
   bool any = false;
   for (const auto& v : variants) any |= wants("sort_keys", v.ro.algorithm) || wants("sort_pairs", v.ro.algorithm);
+  add_sort_extra_cases(ctx, n_max, wants, cases);
   if (!any) return;
   b->keys_u32 = make(false);
   b->keys_f32 = make(true);
