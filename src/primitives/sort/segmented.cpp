@@ -143,7 +143,10 @@ struct bins {
   bool any_tiny = false;
   std::uint64_t mid = 0, broken = 0, large_total = 0;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> large;
-  buffer offsets, list;
+  buffer offsets, list;                                  // host bins: uploaded here
+  const buffer* offsets_s = nullptr, *list_s = nullptr;  // GPU bins: the context's scratch buffers
+  const buffer& offs() const { return offsets_s ? *offsets_s : offsets; }
+  const buffer& lst() const { return list_s ? *list_s : list; }
 };
 
 bins bin_host(context& ctx, const std::vector<std::uint32_t>& off) {
@@ -172,14 +175,15 @@ constexpr std::uint32_t large_cap = 4096;
 /// segments come back instead of every offset.
 bins bin_gpu(context& ctx, const device_view& offsets, std::uint64_t segs, std::uint64_t n) {
   bins b;
-  b.list = ctx.create_buffer(std::max<std::uint64_t>(segs, 1) * 4);
-  // counts at 0, the long segments at the next bindable offset.
+  // Scratch buffers (no allocation per call once they are large enough): the list; counts at 0 and the long
+  // segments at the next bindable offset; the offsets, which the kernels bind as a buffer of their own (a GPU copy
+  // of 4 (n_segments + 1) bytes).
+  b.list_s = &scratch(ctx, "sort.seg_list", std::max<std::uint64_t>(segs, 1) * 4);
   const std::uint64_t at = std::max<std::uint64_t>(ctx.limits().min_storage_buffer_offset_alignment, 16);
-  buffer counts = ctx.create_buffer(at + 2ull * large_cap * 4);
+  const buffer& counts = scratch(ctx, "sort.seg_counts", at + 2ull * large_cap * 4);
+  b.offsets_s = &scratch(ctx, "sort.seg_offsets", (segs + 1) * 4);
   recorder rec(ctx);
-  // The kernels bind the offsets as a buffer of their own (a GPU copy of 4 (n_segments + 1) bytes).
-  b.offsets = ctx.create_buffer((segs + 1) * 4);
-  rec.copy_raw(offsets.buf, offsets.offset, b.offsets.native(), 0, (segs + 1) * 4);
+  rec.copy_raw(offsets.buf, offsets.offset, b.offsets_s->native(), 0, (segs + 1) * 4);
   rec.clear(counts, 0, 16);
   wgsl_constants constants = sort_constants(seg_wg, 1, 1);
   constants.push_back({"TINY", std::to_string(tiny_max) + "u"});
@@ -189,7 +193,7 @@ bins bin_gpu(context& ctx, const device_view& offsets, std::uint64_t segs, std::
   std::uint32_t gx, gy;
   grid_2d((segs + seg_wg - 1) / seg_wg, ctx.limits().max_compute_workgroups_per_dimension, gx, gy);
   const std::uint32_t p[4] = {u32(n), u32(segs), gx, large_cap};
-  rec.dispatch(k, {rec.params(p, sizeof p), bind(b.offsets), bind(b.list), bind(counts, 0, 16),
+  rec.dispatch(k, {rec.params(p, sizeof p), bind(*b.offsets_s, 0, (segs + 1) * 4), bind(*b.list_s), bind(counts, 0, 16),
                    bind(counts, at, 2ull * large_cap * 4)},
                gx, gy);
   std::uint32_t c[4] = {};
@@ -309,7 +313,7 @@ void segmented_sort_run(context& ctx, const range_ref& keys, const range_ref* va
   c.ord = so.direction;
   c.begin_bit = begin_bit;
   c.end_bit = end_bit;
-  record_segment_sorts(rec, c, kv, pairs ? &vv : nullptr, bn.offsets, segs, bn.any_tiny, bn.list, bn.mid);
+  record_segment_sorts(rec, c, kv, pairs ? &vv : nullptr, bn.offs(), segs, bn.any_tiny, bn.lst(), bn.mid);
   std::vector<std::pair<std::uint32_t, std::uint32_t>>& large = bn.large;
   if (!large.empty()) {
     // Longest first: the sort's scratch buffers (and the temporaries here) reach their size at the first one.
