@@ -198,6 +198,20 @@ expect_error "segments decrease" reduce --input "$T/sv.csv" --segments "$T/sbad.
 printf '0\n7\n' >"$T/spast.csv"
 expect_error "segments pass n" scan --input "$T/sv.csv" --segments "$T/spast.csv"
 expect_error "reduce output without segments" reduce --input "$T/sv.csv" --output "$T/x.csv"
+# segmented sort: sv.csv sorted descending within [0,2) [2,2) [2,5), key 5 outside; then ascending pairs
+"$W" sort --input "$T/sv.csv" --segments "$T/so.csv" --descending --output "$T/sso.csv" --json >"$T/sso.json" \
+  2>"$T/err" && [ "$(tr '\n' ' ' <"$T/sso.csv")" = "2 1 5 4 3 6 " ] && grep -q '"segments":3' "$T/sso.json" && ok \
+  || bad "segmented sort: $(cat "$T/err")"
+printf '9\n8\n5\n7\n6\n1\n' >"$T/sk2.csv"
+"$W" sort --input "$T/sk2.csv" --values "$T/sv.csv" --segments "$T/so.csv" --output "$T/ssk.csv" \
+  --values-output "$T/ssv.csv" >/dev/null 2>"$T/err" && [ "$(tr '\n' ' ' <"$T/ssk.csv")" = "8 9 5 6 7 1 " ] \
+  && [ "$(tr '\n' ' ' <"$T/ssv.csv")" = "2 1 3 5 4 6 " ] && ok || bad "segmented sort pairs: $(cat "$T/err")"
+expect_error "segmented sort, offsets decrease" sort --input "$T/sv.csv" --segments "$T/sbad.csv"
+# comparator sort: stable by |a|; an expression that is no strict weak order is refused
+printf -- '-3\n1\n2\n-1\n' >"$T/kl.csv"
+"$W" sort --input "$T/kl.csv" --type i32 --less 'abs(a) < abs(b)' --output "$T/kls.csv" >/dev/null 2>"$T/err" \
+  && [ "$(tr '\n' ' ' <"$T/kls.csv")" = "1 -1 2 -3 " ] && ok || bad "comparator sort: $(cat "$T/err")"
+expect_error "comparator not a strict weak order" sort --input "$T/kl.csv" --type i32 --less 'a <= b'
 printf '1\n2\n' >"$T/sk2.csv"
 expect_error "keys and values differ in length" reduce --keys "$T/sk2.csv" --input "$T/sv.csv"
 # --- error classes

@@ -6,6 +6,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "wgprim/arg_reduce.hpp"
@@ -55,6 +56,15 @@ void stable_sort64(std::uint64_t* keys, std::size_t n, int kind, bool descending
 /// The whole width falls back to stable_sort / stable_sort64 (the order written on the values).
 void stable_sort_bits(std::uint32_t* keys, std::size_t n, dtype t, bool descending, unsigned begin_bit,
                       unsigned end_bit, std::uint32_t* values = nullptr);
+/// The twin of segmented_sort: stable_sort_bits on every segment [offsets[s], offsets[s + 1]) of keys (and values),
+/// n_segments + 1 offsets (not checked).
+void segmented_stable_sort(std::uint32_t* keys, const std::uint32_t* offsets, std::size_t n_segments, dtype t,
+                           bool descending, unsigned begin_bit = 0, unsigned end_bit = 0,
+                           std::uint32_t* values = nullptr);
+/// The twin of the comparator sort: std::stable_sort of n keys of type t by the comparator expression `less` in
+/// `a` and `b` (evaluated by the expression front end's CPU program), values following their keys.
+void stable_sort_less(std::uint32_t* keys, std::size_t n, dtype t, const std::string& less,
+                      std::uint32_t* values = nullptr);
 /// stable_sort_bits for 64-bit keys (kind as stable_sort64).
 void stable_sort64_bits(std::uint64_t* keys, std::size_t n, int kind, bool descending, unsigned begin_bit,
                         unsigned end_bit, std::uint32_t* values = nullptr);

@@ -19,6 +19,7 @@
 /// @endcode
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <type_traits>
@@ -191,6 +192,110 @@ inline void sort_bits(context& ctx, const buffer& keys_in, buffer& keys_out, std
   const detail::range_ref vi = in_ref(device_span<const std::uint32_t>(*values_in, 0, n));
   const detail::range_ref vo = out_ref(device_span<std::uint32_t>(*values_out, 0, n));
   detail::sort_run(ctx, nullptr, ki, ko, &vi, &vo, key_type, o, opt);
+}
+
+namespace detail {
+/// The segmented sort's type-erased entry point (src/primitives/sort/segmented.cpp); vals null: keys only.
+void segmented_sort_run(context& ctx, const range_ref& keys, const range_ref* vals, const range_ref& offsets,
+                        dtype key_type, const sort_order& o, const run_options& opt);
+template <class K, class Off>
+using if_segmented_sort =
+    std::enable_if_t<is_range_v<K> && is_range_v<Off> && std::is_same_v<range_value_t<Off>, std::uint32_t>>;
+}  // namespace detail
+
+/// Segmented sort, like cub::DeviceSegmentedSort::StableSortKeys: sorts every segment of CSR offsets on its own,
+/// in place and stably, in the order sort() uses (sort_order: direction, bit range; f32 NaNs last, -0.0 before
+/// +0.0). offsets: n_segments + 1 non-decreasing u32 values, offsets[n_segments] <= keys.size(); segment s is
+/// [offsets[s], offsets[s + 1]) (empty segments allowed); keys outside [offsets[0], offsets[n_segments]) are left
+/// as they are. Keys u32, i32 or f32; all ranges on the device or all on the host. Bad offsets give
+/// errc::invalid_argument (they are read to the host first: device offsets cost one small readback).
+/// On the GPU, segments of up to 32 keys are sorted one per invocation, up to 2,048 one per workgroup in
+/// workgroup memory, longer ones by the device radix sort on their sub-range (see docs/cpp.md).
+/// @code
+///   wgprim::segmented_sort(ctx, d_keys, d_offsets);                            // every segment ascending
+///   wgprim::segmented_sort_pairs(ctx, keys, values, offsets, wgprim::order::descending);
+/// @endcode
+template <class K, class Off, class = detail::if_segmented_sort<K, Off>>
+void segmented_sort(context& ctx, K&& keys, const Off& offsets, sort_order o = {}, const run_options& opt = {}) {
+  using T = detail::range_value_t<K>;
+  const detail::range_ref k = detail::in_place_ref(std::forward<K>(keys));
+  detail::segmented_sort_run(ctx, k, nullptr, detail::in_ref(offsets), dtype_of<T>::value, o, opt);
+}
+/// Segmented sort of keys with values (any 32-bit type) that follow their keys, like
+/// cub::DeviceSegmentedSort::StablePairs; in place.
+template <class K, class V, class Off,
+          class = std::enable_if_t<detail::is_range_v<V> && std::is_same_v<detail::if_segmented_sort<K, Off>, void>>>
+void segmented_sort_pairs(context& ctx, K&& keys, V&& values, const Off& offsets, sort_order o = {},
+                          const run_options& opt = {}) {
+  using T = detail::range_value_t<K>;
+  const detail::range_ref k = detail::in_place_ref(std::forward<K>(keys));
+  const detail::range_ref v = detail::in_place_ref(std::forward<V>(values));
+  detail::segmented_sort_run(ctx, k, &v, detail::in_ref(offsets), dtype_of<T>::value, o, opt);
+}
+/// Runtime-typed segmented sort (for tools): n keys of key_type in place, n_segments + 1 u32 offsets; values may
+/// be null (keys only).
+inline void segmented_sort_bits(context& ctx, buffer& keys, std::size_t n, const buffer& offsets,
+                                std::size_t n_segments, dtype key_type, sort_order o, buffer* values = nullptr,
+                                const run_options& opt = {}) {
+  detail::range_ref k = detail::in_place_ref(device_span<std::uint32_t>(keys, 0, n));
+  k.type = key_type;
+  const detail::range_ref off = detail::in_ref(device_span<const std::uint32_t>(offsets, 0, n_segments + 1));
+  if (!values) return detail::segmented_sort_run(ctx, k, nullptr, off, key_type, o, opt);
+  const detail::range_ref v = detail::in_place_ref(device_span<std::uint32_t>(*values, 0, n));
+  detail::segmented_sort_run(ctx, k, &v, off, key_type, o, opt);
+}
+
+/// A sort order written as a WGSL bool expression in `a` and `b` of the key type, true when a goes before b (the
+/// comparator of std::stable_sort), e.g. comparator::expr("abs(a) < abs(b)") or "a > b". The same expression
+/// language as custom operators (op::expr), with comparisons, && || ! and select(); f32 comparisons follow IEEE
+/// (every comparison with NaN false but !=). It must be a strict weak order: before a sort runs it is checked on a
+/// sample of keys of the type (irreflexive, asymmetric, transitive, and incomparability transitive; NaN is not in
+/// the sample), and refused with errc::invalid_argument naming the keys that break it (run_options::check_operator
+/// = false skips the check). On data where it is not a strict weak order (NaN keys with `a < b`) the result is
+/// some permutation of the keys.
+class comparator {
+ public:
+  /// The comparator of an expression in `a` and `b`.
+  static comparator expr(std::string expression) { return comparator(std::move(expression)); }
+  /// The expression as written.
+  const std::string& expression() const { return expression_; }
+
+ private:
+  explicit comparator(std::string e) : expression_(std::move(e)) {}
+  std::string expression_;
+};
+
+namespace detail {
+/// The comparator sort's type-erased entry point (src/primitives/sort/comparator.cpp); vals null: keys only.
+void comparator_sort_run(context& ctx, const range_ref& keys, const range_ref* vals, dtype key_type,
+                         const comparator& less, const run_options& opt);
+}  // namespace detail
+
+/// Sorts keys (u32, i32 or f32) in place by a comparator expression, stably (a merge sort, like
+/// cub::DeviceMergeSort::StableSortKeys with a user comparison): wgprim::sort(ctx, keys,
+/// wgprim::comparator::expr("abs(a) < abs(b)")).
+template <class K, class = detail::if_range<K>>
+void sort(context& ctx, K&& keys, const comparator& less, const run_options& opt = {}) {
+  using T = detail::range_value_t<K>;
+  const detail::range_ref r = detail::in_place_ref(std::forward<K>(keys));
+  detail::comparator_sort_run(ctx, r, nullptr, dtype_of<T>::value, less, opt);
+}
+/// Sorts keys in place by a comparator expression, stably, and applies the same permutation to values (32-bit).
+template <class K, class V, class = std::enable_if_t<detail::is_range_v<K> && detail::is_range_v<V>>>
+void sort_pairs(context& ctx, K&& keys, V&& values, const comparator& less, const run_options& opt = {}) {
+  using T = detail::range_value_t<K>;
+  const detail::range_ref k = detail::in_place_ref(std::forward<K>(keys));
+  const detail::range_ref v = detail::in_place_ref(std::forward<V>(values));
+  detail::comparator_sort_run(ctx, k, &v, dtype_of<T>::value, less, opt);
+}
+/// Runtime-typed comparator sort (for tools): n keys of key_type in place; values may be null (keys only).
+inline void sort_less_bits(context& ctx, buffer& keys, std::size_t n, dtype key_type, const comparator& less,
+                           buffer* values = nullptr, const run_options& opt = {}) {
+  detail::range_ref k = detail::in_place_ref(device_span<std::uint32_t>(keys, 0, n));
+  k.type = key_type;
+  if (!values) return detail::comparator_sort_run(ctx, k, nullptr, key_type, less, opt);
+  const detail::range_ref v = detail::in_place_ref(device_span<std::uint32_t>(*values, 0, n));
+  detail::comparator_sort_run(ctx, k, &v, key_type, less, opt);
 }
 
 /// One phase of a sort, timed alone (sort_phases).

@@ -503,12 +503,63 @@ wgprim::sort_order sort_order_of(bool descending, unsigned begin_bit, std::optio
   return {descending ? wgprim::order::descending : wgprim::order::ascending, begin_bit, end_bit.value_or(0)};
 }
 
+/// A copy of a sorted by a comparator expression in a and b (a stable merge sort).
+nb::object comparator_sort_py(const input& in, const std::string& less, opt_device device) {
+  const device_ptr dev = pick_device({&in}, device);
+  const wgprim::comparator c = wgprim::comparator::expr(less);
+  result_1d out(in.dev, dev, in.type, in.n);
+  on_device(*dev, [&] {
+    visit(in.type, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if (in.dev) {
+        wgprim::copy(dev->ctx, dev_in<T>(in), out.dspan<T>());
+        wgprim::sort(dev->ctx, out.dspan<T>(), c);
+      } else {
+        const wgprim::host_span<const T> x = host_in<T>(in);
+        std::copy(x.data(), x.data() + in.n, out.hspan<T>().data());
+        wgprim::sort(dev->ctx, out.hspan<T>(), c);
+      }
+    });
+  });
+  return out.finish();
+}
+
+/// A copy of a sorted by segments (CSR offsets: n_segments + 1), each segment on its own (segmented_sort).
+nb::object segmented_sort_py(const input& in, nb::handle offsets, const wgprim::sort_order& ord, opt_device device) {
+  const index_input off = as_index(offsets, "sort: offsets", false);
+  if (off.arr.n == 0)
+    throw wgprim::error(errc::invalid_argument, "sort: offsets needs at least one element (n_segments + 1)");
+  const device_ptr dev = pick_device({&in, &off.arr}, device);
+  const index_on_side side(off, bool(in.dev), dev, "sort: offsets");
+  result_1d out(in.dev, dev, in.type, in.n);
+  on_device(*dev, [&] {
+    visit(in.type, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if (in.dev) {
+        wgprim::copy(dev->ctx, dev_in<T>(in), out.dspan<T>());
+        wgprim::segmented_sort(dev->ctx, out.dspan<T>(), side.dspan(), ord);
+      } else {
+        const wgprim::host_span<const T> x = host_in<T>(in);
+        std::copy(x.data(), x.data() + in.n, out.hspan<T>().data());
+        wgprim::segmented_sort(dev->ctx, out.hspan<T>(), side.hspan(), ord);
+      }
+    });
+  });
+  return out.finish();
+}
+
 nb::object sort(nb::handle a, bool descending, unsigned begin_bit, std::optional<unsigned> end_bit,
-                opt_device device) {
+                nb::handle offsets, std::optional<std::string> less, opt_device device) {
   const input in = as_input(a, "sort");
   require_1d(in, "sort");
-  const device_ptr dev = pick_device({&in}, device);
   const wgprim::sort_order ord = sort_order_of(descending, begin_bit, end_bit);
+  if (less) {
+    if (!offsets.is_none() || descending || begin_bit || end_bit)
+      throw wgprim::error(errc::invalid_argument, "sort: less= gives the order (no offsets, descending or bits)");
+    return comparator_sort_py(in, *less, device);
+  }
+  if (!offsets.is_none()) return segmented_sort_py(in, offsets, ord, device);
+  const device_ptr dev = pick_device({&in}, device);
   result_1d out(in.dev, dev, in.type, in.n);
   on_device(*dev, [&] {
     visit(in.type, [&](auto tag) {
@@ -1295,11 +1346,14 @@ NB_MODULE(_wgprim, m) {
         "a"_a, nb::kw_only(), "device"_a = nb::none(),
         "np.cumsum(a) in the input's dtype (flattened; float16/uint8/int8: float32/uint32/int32).");
   m.def("sort", &sort, "a"_a, nb::kw_only(), "descending"_a = false, "begin_bit"_a = 0u, "end_bit"_a = nb::none(),
-        "device"_a = nb::none(),
+        "offsets"_a = nb::none(), "less"_a = nb::none(), "device"_a = nb::none(),
         "A sorted copy of a 1-D array (stable radix sort; floats: -inf < ... < -0.0 < +0.0 < ... < inf < NaN). "
         "float32/int32/uint32 keys, and float64/int64/uint64 on a WebGPU device. begin_bit / end_bit (as CUB's): "
         "compare only those bits of the ordered key (signed: sign flipped; floats: negatives flipped, NaN all "
-        "ones); keys equal there keep their order.");
+        "ones); keys equal there keep their order. offsets= (n_segments + 1 CSR offsets, 32-bit keys): every "
+        "segment a[offsets[s]:offsets[s+1]] sorted on its own, the rest copied as it is. less= (32-bit keys): a "
+        "bool expression in a and b, true when a goes first ('abs(a) < abs(b)'): a stable merge sort in that order, "
+        "refused unless it is a strict weak order on a sample.");
   m.def("argsort", &argsort, "a"_a, nb::kw_only(), "descending"_a = false, "begin_bit"_a = 0u,
         "end_bit"_a = nb::none(), "device"_a = nb::none(),
         "The indices that sort a 1-D array, stably (np.argsort(a, kind='stable'), except that -0.0 sorts before "

@@ -287,7 +287,9 @@ def _sorted(name, a, kwargs):
 
 def sort(a, **kwargs):
     """A sorted copy of a 1-D array (stable radix sort; floats: -inf < ... < -0.0 < +0.0 < ... < inf < NaN).
-    Keywords: descending=False, device=None (see the extension's sort)."""
+    Keywords: descending=False, offsets=None (CSR offsets: every segment sorted on its own), less=None (a bool
+    expression in a and b, true when a goes first: a stable merge sort in that order), device=None (see the
+    extension's sort)."""
     return _sorted("sort", a, kwargs)
 
 

@@ -32,24 +32,40 @@ struct merge_params {
   pad2: u32,
 }
 
-// Key i of the bound A / B window as (low word, high word), transformed.
+// COMPARATOR (a constant of the composition): keys are compared by the caller's expression instead,
+// wgprim_less(a: E, b: E) -> bool from the prelude (src/primitives/sort/comparator.cpp; 32-bit keys): key_a / key_b
+// give the raw key and key_le(x, y) is !less(y, x), so ties still take A first.
+
+// Key i of the bound A / B window as (low word, high word), transformed (raw with a comparator).
 fn key_a(i: u32) -> vec2<u32> {
+//! if COMPARATOR
+  return vec2<u32>(keys_a[i], 0u);
+//! else
   if (KEY_WORDS == 1u) {
     return vec2<u32>(sortable(keys_a[i]), 0u);
   }
   return sortable2(vec2<u32>(keys_a[2u * i], keys_a[2u * i + 1u]));
+//! endif
 }
 
 fn key_b(i: u32) -> vec2<u32> {
+//! if COMPARATOR
+  return vec2<u32>(keys_b[i], 0u);
+//! else
   if (KEY_WORDS == 1u) {
     return vec2<u32>(sortable(keys_b[i]), 0u);
   }
   return sortable2(vec2<u32>(keys_b[2u * i], keys_b[2u * i + 1u]));
+//! endif
 }
 
-// Whether transformed key x goes before (or ties with) y.
+// Whether key x goes before (or ties with) y.
 fn key_le(x: vec2<u32>, y: vec2<u32>) -> bool {
+//! if COMPARATOR
+  return !wgprim_less(bitcast<E>(y.x), bitcast<E>(x.x));
+//! else
   return x.y < y.y || (x.y == y.y && x.x <= y.x);
+//! endif
 }
 
 // The merge-path test for a (run-relative): A[a - 1] <= B[d - a]; both keys inside the bound windows.

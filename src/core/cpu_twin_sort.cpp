@@ -6,6 +6,7 @@
 #include <vector>
 #include <numeric>
 
+#include "core/expr.hpp"
 #include "wgprim/cpu_twin.hpp"
 #include "wgprim/types.hpp"
 
@@ -115,6 +116,18 @@ void stable_sort64_bits(std::uint64_t* keys, std::size_t n, int kind, bool desce
     const std::uint64_t x = ordered64(a, kind) & mask, y = ordered64(b, kind) & mask;
     return descending ? y < x : x < y;
   });
+}
+
+void segmented_stable_sort(std::uint32_t* keys, const std::uint32_t* offsets, std::size_t n_segments, dtype t,
+                           bool descending, unsigned begin_bit, unsigned end_bit, std::uint32_t* values) {
+  for (std::size_t s = 0; s < n_segments; ++s)
+    stable_sort_bits(keys + offsets[s], offsets[s + 1] - offsets[s], t, descending, begin_bit, end_bit,
+                     values ? values + offsets[s] : nullptr);
+}
+
+void stable_sort_less(std::uint32_t* keys, std::size_t n, dtype t, const std::string& less, std::uint32_t* values) {
+  const detail::expr_program p(less, t, detail::expr_program::mode::less);
+  sort_with(keys, n, values, [&p](std::uint32_t a, std::uint32_t b) { return p.eval(a, b) != 0; });
 }
 
 }  // namespace wgprim::cpu

@@ -57,7 +57,9 @@ class parser {
     skip_space();
     if (pos_ != s_.size()) fail("unexpected '" + std::string(1, s_[pos_]) + "'");
     if (predicate_) {
-      if (p.k != kind::boolean) fail("the expression is of the element type; a predicate must be a bool (e.g. a > 0)");
+      if (p.k != kind::boolean)
+        fail(unary_ ? "the expression is of the element type; a predicate must be a bool (e.g. a > 0)"
+                    : "the expression is of the element type; a comparator must be a bool (e.g. a < b)");
       return bounded(p.wgsl);
     }
     if (p.k != kind::value) fail("the expression is a bool; it must be of the element type");
@@ -70,6 +72,8 @@ class parser {
   void unary_mode() { unary_ = true; }
   /// Predicates: `a` alone, typed values, a bool result; f32 comparisons NaN-exact (shared/predicate.wgsl).
   void predicate_mode() { unary_ = predicate_ = true; }
+  /// Comparators: `a` and `b` of the element type, a bool result, f32 comparisons as predicates'.
+  void less_mode() { predicate_ = true; }
   dtype result_type() const { return result_; }
 
  private:
@@ -555,20 +559,21 @@ expr_program::expr_program(const std::string& text, dtype t, mode md) : type_(t)
     *this = expr_program(text, t);
     return;
   }
-  refuse_type(t, "predicates");
+  refuse_type(t, md == mode::less ? "comparators" : "predicates");
   try {
     if (text.size() > max_length) throw error(errc::invalid_argument, "custom operator: expression too long");
     for (char c : text)
       if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) > 0x7e)
         if (c != '\t') throw error(errc::invalid_argument, "custom operator: non-printable character in expression");
     parser p(text, t, prog_);
-    p.predicate_mode();
+    if (md == mode::less) p.less_mode();
+    else p.predicate_mode();
     wgsl_ = p.run();
     result_ = dtype::u32;  // eval gives 0 or 1
   } catch (const error& e) {
     std::string m = e.what();
     const std::string prefix = "custom operator: ";
-    if (m.rfind(prefix, 0) == 0) m = "predicate: " + m.substr(prefix.size());
+    if (m.rfind(prefix, 0) == 0) m = (md == mode::less ? "comparator: " : "predicate: ") + m.substr(prefix.size());
     throw error(e.code(), m);
   }
 }

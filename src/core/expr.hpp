@@ -16,7 +16,9 @@ class expr_program {
   expr_program(const std::string& text, dtype t);
   /// predicate: an expression in `a` alone whose value is a bool (select / partition); eval returns 0 or 1.
   /// Its f32 comparisons call shaders/shared/predicate.wgsl (NaN-exact), which the shader must import.
-  enum class mode { op, predicate };
+  /// less: an expression in `a` and `b` whose value is a bool, true when a goes before b (a sort's comparator);
+  /// eval returns 0 or 1. f32 comparisons as in predicate mode.
+  enum class mode { op, predicate, less };
   expr_program(const std::string& text, dtype t, mode md);
   /// A transform: an expression in `a` alone (of type `input`) whose values may change type through literals with
   /// a suffix (0u, 1i, 2.5f) and the conversions f32(), i32(), u32(); result_type() is the type it yields.

@@ -27,6 +27,10 @@
 #include "wgprim/sort.hpp"
 #include "wgprim/transform_reduce.hpp"
 
+namespace wgprim::detail {
+class expr_program;
+}
+
 namespace wgprim::detail::cpu_backend {
 
 inline bool native(const context& ctx) { return ctx.backend() == backend_choice::native; }
@@ -84,6 +88,14 @@ std::uint64_t reduce_by_key(context& ctx, const range_ref& keys, dtype key_type,
 void sort(context& ctx, const range_ref& keys_in, const range_ref& keys_out, const range_ref* vals_in,
           const range_ref* vals_out, dtype key_type, order ord, unsigned begin_bit, unsigned end_bit,
           const run_options& opt);
+/// Segmented sort (sort.cpp): every segment [off[s], off[s + 1]) of keys (and values) sorted in place, stably, in
+/// the sort's order; the offsets are on the host and already checked (segs + 1 of them, non-decreasing, <= n).
+void segmented_sort(context& ctx, const range_ref& keys, const range_ref* vals, const std::uint32_t* off,
+                    std::uint64_t segs, dtype key_type, order ord, unsigned begin_bit, unsigned end_bit,
+                    const run_options& opt);
+/// The comparator sort (sort.cpp): keys (and values) in place by a checked comparator expression, stably.
+void sort_less(context& ctx, const range_ref& keys, const range_ref* vals, const expr_program& less,
+               const run_options& opt);
 /// The digit passes the last sort on this thread ran on `ctx` (testing::sort_passes_run).
 std::vector<unsigned> sort_passes_run(const context& ctx);
 

@@ -11,11 +11,13 @@
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/parallel_for.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstring>
 #include <vector>
 
+#include "core/expr.hpp"
 #include "native/backend.hpp"
 #include "wgprim/error.hpp"
 
@@ -188,6 +190,80 @@ void sort(context& ctx, const range_ref& keys_in, const range_ref& keys_out, con
     else sort_typed<dtype::u32>(ki, ko, vi, vo, n, ord, begin_bit, end_bit);
   }
   fill(opt, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(), "native-radix");
+}
+
+namespace {
+/// Every segment sorted on (ordered key, index within the segment): a unique 64-bit pattern per element, so an
+/// unstable std::sort gives the stable order; keys and values are then gathered from a copy of the segment.
+template <class Key>
+void sort_segments(std::uint32_t* k, std::uint32_t* v, const std::uint32_t* off, std::uint64_t segs, Key key) {
+  tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, segs), [&](const tbb::blocked_range<std::uint64_t>& r) {
+    std::vector<std::uint64_t> order_of;
+    std::vector<std::uint32_t> ck, cv;
+    for (std::uint64_t s = r.begin(); s != r.end(); ++s) {
+      const std::uint32_t b = off[s], len = off[s + 1] - b;
+      if (len < 2) continue;
+      order_of.resize(len);
+      ck.assign(k + b, k + b + len);
+      for (std::uint32_t i = 0; i < len; ++i) order_of[i] = (std::uint64_t(key(ck[i])) << 32) | i;
+      std::sort(order_of.begin(), order_of.end());
+      for (std::uint32_t i = 0; i < len; ++i) k[b + i] = ck[static_cast<std::uint32_t>(order_of[i])];
+      if (v) {
+        cv.assign(v + b, v + b + len);
+        for (std::uint32_t i = 0; i < len; ++i) v[b + i] = cv[static_cast<std::uint32_t>(order_of[i])];
+      }
+    }
+  });
+}
+
+template <dtype T>
+void segmented_typed(std::uint32_t* k, std::uint32_t* v, const std::uint32_t* off, std::uint64_t segs, order ord,
+                     unsigned begin_bit, unsigned end_bit) {
+  const std::uint32_t mask = static_cast<std::uint32_t>(((end_bit >= 32 ? 1ull << 32 : 1ull << end_bit) - 1) &
+                                                        ~((1ull << begin_bit) - 1));
+  if (ord == order::descending) sort_segments(k, v, off, segs, key_fn<T, true>{mask});
+  else sort_segments(k, v, off, segs, key_fn<T, false>{mask});
+}
+}  // namespace
+
+void segmented_sort(context& ctx, const range_ref& keys, const range_ref* vals, const std::uint32_t* off,
+                    std::uint64_t segs, dtype key_type, order ord, unsigned begin_bit, unsigned end_bit,
+                    const run_options& opt) {
+  if (!opt.algorithm.empty() && opt.algorithm != "segmented")
+    throw error(errc::invalid_argument, "segmented sort: unknown algorithm '" + opt.algorithm + "' (segmented)");
+  std::uint32_t* k = host_out(ctx, keys, "segmented sort keys");
+  std::uint32_t* v = vals ? host_out(ctx, *vals, "segmented sort values") : nullptr;
+  const std::size_t n = keys.count;
+  if (v && n && k < v + n && v < k + n)
+    throw error(errc::invalid_argument, "segmented sort: keys and values must be in different buffers");
+  const auto t0 = std::chrono::steady_clock::now();
+  if (key_type == dtype::f32) segmented_typed<dtype::f32>(k, v, off, segs, ord, begin_bit, end_bit);
+  else if (key_type == dtype::i32) segmented_typed<dtype::i32>(k, v, off, segs, ord, begin_bit, end_bit);
+  else segmented_typed<dtype::u32>(k, v, off, segs, ord, begin_bit, end_bit);
+  fill(opt, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(), "native-segmented");
+}
+
+void sort_less(context& ctx, const range_ref& keys, const range_ref* vals, const expr_program& less,
+               const run_options& opt) {
+  if (!opt.algorithm.empty() && opt.algorithm != "merge")
+    throw error(errc::invalid_argument, "comparator sort: unknown algorithm '" + opt.algorithm + "' (merge)");
+  std::uint32_t* k = host_out(ctx, keys, "sort keys");
+  std::uint32_t* v = vals ? host_out(ctx, *vals, "sort values") : nullptr;
+  const std::size_t n = keys.count;
+  if (v && n && k < v + n && v < k + n)
+    throw error(errc::invalid_argument, "sort: keys and values must be in different buffers");
+  const auto t0 = std::chrono::steady_clock::now();
+  // std::stable_sort of the indices by the expression's evaluation, then a gather.
+  std::vector<std::uint32_t> idx(n), ck(k, k + n), cv;
+  for (std::size_t i = 0; i < n; ++i) idx[i] = static_cast<std::uint32_t>(i);
+  std::stable_sort(idx.begin(), idx.end(),
+                   [&](std::uint32_t x, std::uint32_t y) { return less.eval(ck[x], ck[y]) != 0; });
+  for (std::size_t i = 0; i < n; ++i) k[i] = ck[idx[i]];
+  if (v) {
+    cv.assign(v, v + n);
+    for (std::size_t i = 0; i < n; ++i) v[i] = cv[idx[i]];
+  }
+  fill(opt, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(), "native-merge");
 }
 
 std::vector<unsigned> sort_passes_run(const context& ctx) {

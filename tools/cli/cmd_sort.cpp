@@ -5,6 +5,8 @@
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <iostream>
+#include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <nlohmann/json.hpp>
@@ -24,7 +26,7 @@ using namespace wgprim;
 namespace {
 
 struct sort_cli {
-  std::string adapter, input, generate, type, output, values, values_output, algorithm, bits;
+  std::string adapter, input, generate, type, output, values, values_output, algorithm, bits, segments, less;
   bool descending = false, json = false, phases = false, no_check = false;
   int repeat = 1;
   tuning tune;
@@ -53,6 +55,27 @@ void parse_bits(const std::string& text, unsigned& lo, unsigned& hi) {
   if (hi == 0) throw error(errc::invalid_argument, "--bits " + text + ": HI must be above LO");
 }
 
+/// A --segments file: n_segments + 1 non-negative integers of any integer type (NumPy's default int64 included),
+/// each below 2^32; the library checks their order.
+std::vector<std::uint32_t> load_offsets(const std::string& path) {
+  const io::array a = io::read_array(path);
+  const bool wide = a.type == dtype::i64 || a.type == dtype::u64;
+  if (!wide && a.type != dtype::i32 && a.type != dtype::u32)
+    throw error(errc::invalid_argument, std::string("--segments holds ") + dtype_name(a.type) +
+                                            " elements; it takes integers (i32, u32, i64 or u64)");
+  std::vector<std::uint32_t> v(wide ? a.bits.size() / 2 : a.bits.size());
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const std::uint64_t x = wide ? std::uint64_t(a.bits[2 * i]) | (std::uint64_t(a.bits[2 * i + 1]) << 32) : a.bits[i];
+    const bool negative = a.type == dtype::i64 ? static_cast<std::int64_t>(x) < 0
+                          : a.type == dtype::i32 ? static_cast<std::int32_t>(a.bits[i]) < 0 : false;
+    if (negative || x > 0xffffffffull)
+      throw error(errc::invalid_argument, "--segments: offsets[" + std::to_string(i) + "] is not in [0, 2^32)");
+    v[i] = static_cast<std::uint32_t>(x);
+  }
+  if (v.empty()) throw error(errc::invalid_argument, "--segments: the file is empty (give n_segments + 1 offsets)");
+  return v;
+}
+
 }  // namespace
 
 CLI::App* add_sort_command(CLI::App& app) {
@@ -77,6 +100,12 @@ CLI::App* add_sort_command(CLI::App& app) {
   s->add_option("--values-output", o.values_output, "the values in key order");
   s->add_flag("--descending", o.descending, "largest first (still stable; f32 NaNs first)");
   s->add_option("--algorithm", o.algorithm, "onesweep | reduce-then-scan (default: the adapter's)");
+  s->add_option("--less", o.less,
+                "comparator: a bool expression in a and b, true when a goes first (e.g. 'abs(a) < abs(b)'): a stable "
+                "merge sort in that order (checked to be a strict weak order)");
+  s->add_option("--segments", o.segments,
+                "CSR offsets file (n_segments + 1 integers): sort every segment on its own, in place (cub's "
+                "DeviceSegmentedSort; stable)");
   s->add_option("--repeat", o.repeat, "sort this many times and report the median GPU time (the first run compiles)")
       ->check(CLI::Range(1, 1000));
   s->add_option("--items", o.tune.items, "policy override: keys per invocation per tile");
@@ -113,7 +142,20 @@ int run_sort_command() {
   if (!o.values_output.empty()) io::check_writable(o.values_output);
   const sort_order ord(o.descending ? order::descending : order::ascending, bit_lo, bit_hi);
   const std::size_t n = keys.bits.size();
+  const bool segmented = !o.segments.empty();
+  const std::vector<std::uint32_t> off = segmented ? load_offsets(o.segments) : std::vector<std::uint32_t>{};
+  if (segmented && o.phases) throw error(errc::invalid_argument, "--phases does not apply to --segments");
+  const bool by_less = !o.less.empty();
+  if (by_less && (segmented || o.phases || o.descending || !o.bits.empty()))
+    throw error(errc::invalid_argument, "--less gives the order: it takes no --segments, --phases, --descending or --bits");
+  std::optional<comparator> less;
+  if (by_less) less = comparator::expr(o.less);
   context ctx(context_options{o.adapter});
+  buffer off_buf;
+  if (segmented) {
+    off_buf = ctx.create_buffer(off.size() * 4);
+    ctx.write(off_buf, 0, off.data(), off.size() * 4);
+  }
 
   auto t0 = std::chrono::steady_clock::now();
   buffer kin = ctx.create_buffer(std::max<std::size_t>(n, 1) * 4), kout = ctx.create_buffer(std::max<std::size_t>(n, 1) * 4);
@@ -135,7 +177,14 @@ int run_sort_command() {
   std::vector<double> times;
   std::uint64_t fallbacks = 0;
   for (int r = 0; r < o.repeat; ++r) {
-    sort_bits(ctx, kin, kout, n, keys.type, ord, pairs ? &vin : nullptr, pairs ? &vout : nullptr, ro);
+    if (segmented || by_less) {  // in place in kout / vout, from the input each time
+      if (n) ctx.write(kout, 0, keys.bits.data(), n * 4);
+      if (pairs && n) ctx.write(vout, 0, vals.bits.data(), n * 4);
+      if (by_less) sort_less_bits(ctx, kout, n, keys.type, *less, pairs ? &vout : nullptr, ro);
+      else segmented_sort_bits(ctx, kout, n, off_buf, off.size() - 1, keys.type, ord, pairs ? &vout : nullptr, ro);
+    } else {
+      sort_bits(ctx, kin, kout, n, keys.type, ord, pairs ? &vin : nullptr, pairs ? &vout : nullptr, ro);
+    }
     times.push_back(st.gpu_ms);
     fallbacks += st.lookback_fallbacks;
   }
@@ -165,7 +214,13 @@ int run_sort_command() {
   std::size_t mismatches = 0;
   double cpu_ms = 0;
   if (!o.no_check) {
-    cpu::stable_sort_bits(want.data(), n, keys.type, o.descending, bit_lo, bit_hi, pairs ? want_v.data() : nullptr);
+    if (by_less)
+      cpu::stable_sort_less(want.data(), n, keys.type, o.less, pairs ? want_v.data() : nullptr);
+    else if (segmented)
+      cpu::segmented_stable_sort(want.data(), off.data(), off.size() - 1, keys.type, o.descending, bit_lo, bit_hi,
+                                 pairs ? want_v.data() : nullptr);
+    else
+      cpu::stable_sort_bits(want.data(), n, keys.type, o.descending, bit_lo, bit_hi, pairs ? want_v.data() : nullptr);
     cpu_ms = ms_since(t1);
     for (std::size_t i = 0; i < n; ++i)
       mismatches += got.bits[i] != want[i] || (pairs && got_v.bits[i] != want_v[i]);
@@ -173,7 +228,7 @@ int run_sort_command() {
 
   if (!o.output.empty()) io::write_array(o.output, got);
   if (!o.values_output.empty()) io::write_array(o.values_output, got_v);
-  json j = {{"op", pairs ? "sort_pairs" : "sort_keys"},
+  json j = {{"op", std::string(segmented ? "segmented_" : "") + (pairs ? "sort_pairs" : "sort_keys")},
             {"type", dtype_name(keys.type)},
             {"n", n},
             {"order", o.descending ? "descending" : "ascending"},
@@ -187,6 +242,8 @@ int run_sort_command() {
             {"lookback_fallbacks", st.lookback_fallbacks},
             {"bits", fmt::format("{}:{}", ord.begin_bit, ord.end_bit ? ord.end_bit : 32)},
             {"checked", !o.no_check}};
+  if (segmented) j["segments"] = off.size() - 1;
+  if (by_less) j["less"] = o.less;
   if (o.phases) {
     json ph = json::array();
     for (const auto& p : phases)
@@ -197,7 +254,8 @@ int run_sort_command() {
   if (o.json) {
     std::cout << j.dump() << "\n";
   } else {
-    fmt::print("{} {} of {} {} keys on {} ({})\n", st.algorithm, pairs ? "sort_pairs" : "sort",
+    fmt::print("{} {} of {} {} keys on {} ({})\n", st.algorithm,
+               std::string(segmented ? "segmented " : "") + (pairs ? "sort_pairs" : "sort"),
                n, dtype_name(keys.type), ctx.adapter().name, o.descending ? "descending" : "ascending");
     if (!o.bits.empty()) fmt::print("  bits {} of the ordered key\n", j["bits"].get<std::string>());
     if (o.no_check) fmt::print("  not checked against std::stable_sort (--no-check)\n");
@@ -266,6 +324,78 @@ std::vector<std::pair<std::string, sort_order>> sort_bit_variants() {
 }
 }  // namespace
 
+namespace {
+/// Rows of the segmented sort (u32 keys in segments of 16 and of 1,000: CUB's DeviceSegmentedSort rows) and of the
+/// comparator sort ("a < b": CUB's DeviceMergeSort row). Both sort in place, so each run first copies the unsorted
+/// keys into the sorted buffer (a separate submission: run's GPU time is the sort's alone; call's wall time
+/// includes that copy).
+void add_sort_extra_cases(context& ctx, std::size_t n_max, const bench_wants& wants, std::vector<bench_case>& cases) {
+  auto unsorted = std::make_shared<buffer>();
+  auto keys = [&ctx, n_max, unsorted]() -> const buffer& {  // random u32 keys, made at the first run
+    if (!*unsorted) {
+      *unsorted = ctx.create_buffer(n_max * 4);
+      std::vector<std::uint32_t> host(std::min<std::size_t>(n_max, std::size_t(1) << 24));
+      std::mt19937 rng(3);
+      for (std::size_t off = 0; off < n_max; off += host.size()) {
+        for (auto& v : host) v = rng();
+        ctx.write(*unsorted, off * 4, host.data(), std::min(host.size(), n_max - off) * 4);
+      }
+    }
+    return *unsorted;
+  };
+  auto work = std::make_shared<buffer>();
+  auto offs = std::make_shared<std::map<std::size_t, buffer>>();
+  auto prepare = [&ctx, n_max, work, keys](std::size_t n) -> buffer& {
+    if (!*work) *work = ctx.create_buffer(n_max * 4);
+    copy(ctx, device_span<const std::uint32_t>(keys(), 0, n), device_span<std::uint32_t>(*work, 0, n));
+    return *work;
+  };
+  auto offsets_for = [&ctx, n_max, offs](std::size_t len) -> const buffer& {
+    auto it = offs->find(len);
+    if (it != offs->end()) return it->second;
+    std::vector<std::uint32_t> h;
+    for (std::size_t i = 0; i <= n_max / len; ++i) h.push_back(static_cast<std::uint32_t>(i * len));
+    buffer b = ctx.create_buffer(h.size() * 4);
+    ctx.write(b, 0, h.data(), h.size() * 4);
+    return offs->emplace(len, std::move(b)).first->second;
+  };
+  for (const std::size_t len : {std::size_t(16), std::size_t(1000)}) {
+    if (!wants("segmented_sort_keys", "segmented")) break;
+    auto go = [&ctx, prepare, offsets_for, len](std::size_t n, run_options ro) {
+      buffer& k = prepare(n);
+      segmented_sort_bits(ctx, k, n, offsets_for(len), n / len, dtype::u32, {}, nullptr, ro);
+    };
+    bench_case c{"segmented_sort_keys", "segmented", "u32", "segments of " + std::to_string(len), 8.0, nullptr, nullptr,
+                 nullptr};
+    c.run = [go](std::size_t n) {
+      run_stats st;
+      run_options ro;
+      ro.stats = &st;
+      go(n, ro);
+      return st.gpu_ms;
+    };
+    c.call = [go](std::size_t n) { go(n, {}); };
+    cases.push_back(std::move(c));
+  }
+  if (wants("sort_keys", "merge")) {
+    auto go = [&ctx, prepare](std::size_t n, run_options ro) {
+      buffer& k = prepare(n);
+      sort_less_bits(ctx, k, n, dtype::u32, comparator::expr("a < b"), nullptr, ro);
+    };
+    bench_case c{"sort_keys", "merge", "u32", "less: a < b", 8.0, nullptr, nullptr, nullptr};
+    c.run = [go](std::size_t n) {
+      run_stats st;
+      run_options ro;
+      ro.stats = &st;
+      go(n, ro);
+      return st.gpu_ms;
+    };
+    c.call = [go](std::size_t n) { go(n, {}); };
+    cases.push_back(std::move(c));
+  }
+}
+}  // namespace
+
 void add_sort_bench_cases(context& ctx, std::size_t n_max, const bench_wants& wants, std::vector<bench_case>& cases) {
   // Random keys over the whole range (every digit pass runs); the sort reads them and writes into `out`, so every
   // run sorts the same unsorted data. call_ms: the sort and a read of the last key (as CUB's call_ms);
@@ -306,6 +436,7 @@ void add_sort_bench_cases(context& ctx, std::size_t n_max, const bench_wants& wa
   }
   bool any = false;
   for (const auto& v : variants) any |= wants("sort_keys", v.ro.algorithm) || wants("sort_pairs", v.ro.algorithm);
+  add_sort_extra_cases(ctx, n_max, wants, cases);
   if (!any) return;
   b->keys_u32 = make(false);
   b->keys_f32 = make(true);

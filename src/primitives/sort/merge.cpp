@@ -88,10 +88,15 @@ void record_sort_merged(recorder& rec, const sort_args& a) {
   if (levels == 0) return;
 
   const monoid m(op::sum(), dtype::u32);
-  const auto& split_k = get_kernel(
-      ctx, sort_merge_split_spec, compose_wgsl(sort_merge_split_spec.file, m, sort_constants(split_wg, 1, a.key_words)), true);
-  const auto& merge_k = get_kernel(
-      ctx, sort_merge_spec, compose_wgsl(sort_merge_spec.file, m, sort_constants(merge_wg, merge_items, a.key_words)), true);
+  auto constants = [&](std::uint32_t wg, std::uint32_t items) {
+    wgsl_constants c = sort_constants(wg, items, a.key_words);
+    c.push_back({"COMPARATOR", "false"});
+    return c;
+  };
+  const auto& split_k = get_kernel(ctx, sort_merge_split_spec,
+                                   compose_wgsl(sort_merge_split_spec.file, m, constants(split_wg, 1)), true);
+  const auto& merge_k = get_kernel(ctx, sort_merge_spec,
+                                   compose_wgsl(sort_merge_spec.file, m, constants(merge_wg, merge_items)), true);
   // Split entries of a level: (la + lb) / window + 2 per pair at most; the first level has the most pairs.
   const std::uint64_t split_words = n / window + 2 * (n / chunk_keys + 2);
   const buffer& splits = scratch(ctx, "sort.merge_splits", split_words * 4);

@@ -84,6 +84,28 @@ struct sort_algorithm {
 std::unique_ptr<sort_algorithm> make_sort_rts(recorder& rec, const sort_args& a);
 std::unique_ptr<sort_algorithm> make_sort_onesweep(recorder& rec, const sort_args& a);
 
+class expr_program;
+/// How the segment kernels (shaders/sort/segmented.wgsl) and the level merge (merge_level.wgsl) compare 32-bit
+/// keys: on the radix sort's transformed bits (kind, order, bits), or by a comparator expression over `type`.
+struct key_compare {
+  sort_key_kind kind = sort_key_kind::unsigned_int;
+  order ord = order::ascending;
+  std::uint32_t begin_bit = 0, end_bit = 32;
+  const expr_program* less = nullptr;  // a comparator (mode::less): then kind, ord and the bits are unused
+  dtype type = dtype::u32;             // the comparator's element type
+};
+/// The composed text of a sort shader for a comparison: COMPARATOR false, or true with the comparator's prelude
+/// (alias E, wgprim_less(a, b)) and shared/predicate.wgsl.
+std::string sort_compare_source(const std::string& file, const key_compare& c, wgsl_constants constants);
+/// Segments of at most this many keys are sorted by one workgroup (segmented.wgsl: sort_mid).
+constexpr std::uint32_t segment_mid_max = 2048;
+/// segmented.cpp: records sort_tiny over every segment (tiny: those of 2..32 keys) and sort_mid over the
+/// `list_count` segments listed in `list` (each of at most segment_mid_max keys), in place in keys (and vals).
+void record_segment_sorts(recorder& rec, const key_compare& c, const device_view& keys, const device_view* vals,
+                          const buffer& offsets, std::uint64_t n_segments, bool tiny, const buffer& list,
+                          std::uint64_t list_count);
+extern const kernel_spec sort_seg_tiny_spec, sort_seg_mid_spec, sort_seg_bin_spec, sort_merge_level_spec;
+
 /// Test entry for 64-bit keys until the public element types exist (wgprim/testing.hpp: sort_words).
 void sort_words_run(context& ctx, const buffer& keys_in, buffer& keys_out, std::uint64_t n, std::uint32_t key_words,
                     sort_key_kind kind, const sort_order& o, const buffer* vals_in, buffer* vals_out,

@@ -1,0 +1,208 @@
+// The comparator sort: a stable merge sort of 32-bit keys (and values) whose order is a checked expression in `a`
+// and `b` (wgprim::comparator). The expression goes through the custom-operator front end (core/expr.cpp,
+// mode::less: WGSL for the shaders, a stack program as its CPU twin) and is checked on a sample of keys to be a
+// strict weak order before anything runs. Then, in one submission, in place:
+//   blocks: every tile of segment_mid_max keys sorted by one workgroup (the segmented sort's sort_mid with the
+//     COMPARATOR hook: a bitonic network on (key, index), stable);
+//   levels: neighbouring sorted runs merged pairwise (shaders/sort/merge_level.wgsl, merge_keys.wgsl's key_le with
+//     the same hook), log2(n / tile) levels ping-ponging between the keys and a scratch buffer, a copy back when
+//     the count is odd.
+// The keys must fit one storage binding (errc::limit otherwise).
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <random>
+
+#include "core/expr.hpp"
+#include "native/backend.hpp"
+#include "primitives/sort/sort.hpp"
+#include "wgprim/error.hpp"
+
+namespace wgprim::detail {
+
+namespace {
+constexpr std::uint32_t level_wg = 256, level_items = 8;
+
+struct merge_params {  // sort/merge_keys.wgsl: merge_params (merge_level reads la, out_count, grid_x, pairs)
+  std::uint32_t key_kind, descending, pairs, la, lb, a_first, a_count, b_first, b_count, out_first, out_count,
+      split_base, split_index, window, step, diagonals, grid_x, mask_lo, mask_hi, pad2;
+};
+static_assert(sizeof(merge_params) == 80);
+
+/// Keys of the type on which the comparator is checked: the type's edges, small values with repeats, random ones.
+std::vector<std::uint32_t> sample_keys(dtype t) {
+  std::vector<std::uint32_t> v;
+  std::mt19937 rng(12345);
+  if (t == dtype::f32) {
+    const float inf = std::numeric_limits<float>::infinity();
+    for (float f : {-inf, -3e38f, -1e5f, -2.5f, -1.0f, -0.5f, -1e-45f, -0.0f, 0.0f, 1e-45f, 0.5f, 1.0f, 2.5f, 3.0f,
+                    1e5f, 3e38f, inf})
+      v.push_back(to_bits(f));
+    for (int i = 0; i < 8; ++i) v.push_back(to_bits(std::uniform_real_distribution<float>(-100.f, 100.f)(rng)));
+  } else if (t == dtype::i32) {
+    for (std::int32_t x : {std::numeric_limits<std::int32_t>::min(), -1000000, -100, -3, -2, -1, 0, 1, 2, 3, 7, 100,
+                           1000000, std::numeric_limits<std::int32_t>::max()})
+      v.push_back(static_cast<std::uint32_t>(x));
+    for (int i = 0; i < 10; ++i) v.push_back(rng());
+  } else {
+    for (std::uint32_t x : {0u, 1u, 2u, 3u, 7u, 100u, 1000000u, 0x7fffffffu, 0x80000000u, 0xfffffffeu, 0xffffffffu})
+      v.push_back(x);
+    for (int i = 0; i < 13; ++i) v.push_back(rng());
+  }
+  return v;
+}
+
+/// Refuses an expression that is not a strict weak order on the sample (one line naming the keys).
+void check_strict_weak_order(const expr_program& p, dtype t, const std::string& text) {
+  const std::vector<std::uint32_t> s = sample_keys(t);
+  const std::size_t m = s.size();
+  std::vector<std::uint8_t> lt(m * m);
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t j = 0; j < m; ++j) lt[i * m + j] = p.eval(s[i], s[j]) != 0;
+  auto v = [&](std::size_t i) { return format_bits(t, s[i]); };
+  auto fail = [&](const std::string& why) {
+    throw error(errc::invalid_argument, "comparator '" + excerpt(text, 60) + "' is not a strict weak order: " + why);
+  };
+  for (std::size_t i = 0; i < m; ++i)
+    if (lt[i * m + i]) fail("less(a, a) holds for a = " + v(i));
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t j = 0; j < m; ++j)
+      if (lt[i * m + j] && lt[j * m + i]) fail("less(a, b) and less(b, a) both hold for a = " + v(i) + ", b = " + v(j));
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t j = 0; j < m; ++j)
+      for (std::size_t k = 0; k < m; ++k) {
+        if (lt[i * m + j] && lt[j * m + k] && !lt[i * m + k])
+          fail("less(a, b) and less(b, c) but not less(a, c) for a = " + v(i) + ", b = " + v(j) + ", c = " + v(k));
+        const bool ij = !lt[i * m + j] && !lt[j * m + i], jk = !lt[j * m + k] && !lt[k * m + j];
+        if (ij && jk && (lt[i * m + k] || lt[k * m + i]))
+          fail("a ~ b and b ~ c (neither goes first) but not a ~ c for a = " + v(i) + ", b = " + v(j) + ", c = " + v(k));
+      }
+}
+}  // namespace
+
+const kernel_spec sort_merge_level_spec{"sort/merge_level.wgsl",
+                                        "merge_level",
+                                        {slot::uniform, slot::storage_read, slot::storage_read, slot::storage_rw,
+                                         slot::storage_read, slot::storage_rw},
+                                        sizeof(merge_params)};
+
+void comparator_sort_run(context& ctx, const range_ref& keys, const range_ref* vals, dtype key_type,
+                         const comparator& less, const run_options& opt) {
+  using clock = std::chrono::steady_clock;
+  if (key_type != dtype::u32 && key_type != dtype::i32 && key_type != dtype::f32)
+    throw error(errc::unsupported, std::string("comparator sort: keys of type ") + dtype_name(key_type) +
+                                       " are not supported (u32, i32, f32)");
+  const expr_program prog(less.expression(), key_type, expr_program::mode::less);
+  if (opt.check_operator) check_strict_weak_order(prog, key_type, less.expression());
+  const bool pairs = vals != nullptr;
+  const std::uint64_t n = keys.count;
+  if (pairs && vals->on_device != keys.on_device)
+    throw error(errc::invalid_argument, "sort: keys and values must both be on the device or both on the host");
+  if (pairs && vals->count != n) throw error(errc::invalid_argument, "sort: the keys and values ranges differ in length");
+  if (pairs && dtype_bytes(vals->type) != 4)
+    throw error(errc::unsupported, std::string("sort: values of type ") + dtype_name(vals->type) +
+                                       " are not supported (values are 32-bit)");
+  if (n > 0xffffffffull) throw error(errc::limit, "comparator sort: more than 2^32 - 1 keys");
+  if (cpu_backend::native(ctx)) return cpu_backend::sort_less(ctx, keys, vals, prog, opt);
+  if (!opt.algorithm.empty() && opt.algorithm != "merge")
+    throw error(errc::invalid_argument, "comparator sort: unknown algorithm '" + opt.algorithm + "' (merge)");
+  if (keys.on_device) {
+    check_view(ctx, keys.view, "sort keys");
+    if (pairs) check_view(ctx, vals->view, "sort values");
+    if (pairs && n && vals->view.buf == keys.view.buf)
+      throw error(errc::invalid_argument, "sort: keys and values must be in different buffers");
+  }
+  if (n * 4 > ctx.binding_limit())
+    throw error(errc::limit, "comparator sort: " + std::to_string(n) + " keys exceed one storage binding (" +
+                                 std::to_string(ctx.binding_limit() / 4) + " keys)");
+  if (n < 2) {
+    if (opt.stats) *opt.stats = run_stats{0, false, 0, 0, "merge", 0};
+    return;
+  }
+  auto t0 = clock::now();
+  buffer up_k, up_v;
+  device_view kv, vv;
+  if (keys.on_device) {
+    kv = keys.view;
+    if (pairs) vv = vals->view;
+  } else {
+    up_k = ctx.create_buffer(n * 4);
+    ctx.write(up_k, 0, keys.host, n * 4);
+    kv = view_of(up_k, n);
+    if (pairs) {
+      up_v = ctx.create_buffer(n * 4);
+      ctx.write(up_v, 0, vals->host, n * 4);
+      vv = view_of(up_v, n);
+    }
+  }
+  // The blocks as segments: tile boundaries and the list of every tile.
+  const std::uint64_t tile = segment_mid_max, tiles = (n + tile - 1) / tile;
+  std::vector<std::uint32_t> off(tiles + 1), list(tiles);
+  for (std::uint64_t i = 0; i <= tiles; ++i) off[i] = static_cast<std::uint32_t>(std::min(i * tile, n));
+  for (std::uint64_t i = 0; i < tiles; ++i) list[i] = static_cast<std::uint32_t>(i);
+  buffer off_buf = ctx.create_buffer(off.size() * 4), list_buf = ctx.create_buffer(list.size() * 4);
+  ctx.write(off_buf, 0, off.data(), off.size() * 4);
+  ctx.write(list_buf, 0, list.data(), list.size() * 4);
+  ctx.finish();
+  const double upload_ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
+
+  recorder rec(ctx, opt.timestamps || opt.stats != nullptr);
+  auto bindable = [&](device_view& v, bindable_output& o) {
+    const device_view v0 = v;
+    o = bindable_output_of(rec, v);
+    if (o.temp) rec.copy_raw(v0.buf, v0.offset, o.view.buf, o.view.offset, v0.bytes());
+    v = o.view;
+  };
+  bindable_output ok, ov;
+  bindable(kv, ok);
+  if (pairs) bindable(vv, ov);
+  key_compare c;
+  c.less = &prog;
+  c.type = key_type;
+  record_segment_sorts(rec, c, kv, pairs ? &vv : nullptr, off_buf, tiles, false, list_buf, tiles);
+
+  if (tiles > 1) {
+    wgsl_constants constants = sort_constants(level_wg, level_items, 1);
+    const std::string src = sort_compare_source(sort_merge_level_spec.file, c, constants);
+    const auto& k = get_kernel(ctx, sort_merge_level_spec, src, /*trusted=*/false);
+    const buffer& tmp_k = scratch(ctx, "sort.level_keys", n * 4);
+    device_view yk = view_of(tmp_k, n), yv;
+    if (pairs) yv = view_of(scratch(ctx, "sort.level_vals", n * 4), n);
+    const buffer& none_in = scratch(ctx, "sort.none_vals_in", 16);
+    const buffer& none_out = scratch(ctx, "sort.none_vals_x", 16);
+    device_view src_k = kv, dst_k = yk, src_v = vv, dst_v = yv;
+    std::uint32_t gx, gy;
+    grid_2d((n + level_wg * level_items - 1) / (level_wg * level_items),
+            ctx.limits().max_compute_workgroups_per_dimension, gx, gy);
+    merge_params p{};
+    p.pairs = pairs ? 1u : 0u;
+    p.out_count = static_cast<std::uint32_t>(n);
+    p.grid_x = gx;
+    unsigned levels = 0;
+    for (std::uint64_t run = tile; run < n; run *= 2, ++levels) {
+      merge_params q = p;
+      q.la = static_cast<std::uint32_t>(run);
+      rec.dispatch(k,
+                   {rec.params(q), bind(src_k), bind(src_k), bind(dst_k), pairs ? bind(src_v) : bind(none_in),
+                    pairs ? bind(dst_v) : bind(none_out)},
+                   gx, gy);
+      std::swap(src_k, dst_k);
+      std::swap(src_v, dst_v);
+    }
+    if (levels % 2) {  // the result is in the scratch buffers
+      rec.copy_raw(src_k.buf, src_k.offset, kv.buf, kv.offset, n * 4);
+      if (pairs) rec.copy_raw(src_v.buf, src_v.offset, vv.buf, vv.offset, n * 4);
+    }
+  }
+  ok.finish(rec);
+  if (pairs) ov.finish(rec);
+  fill_stats(opt, rec.submit(), "merge");
+  if (opt.stats) opt.stats->upload_ms = keys.on_device ? 0 : upload_ms;
+  if (!keys.on_device) {
+    ctx.read(up_k, 0, keys.host_out, n * 4);
+    if (pairs) ctx.read(up_v, 0, vals->host_out, n * 4);
+  }
+}
+
+}  // namespace wgprim::detail

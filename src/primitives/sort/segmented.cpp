@@ -1,0 +1,372 @@
+// Segmented sort (cub::DeviceSegmentedSort's stable sorts): every segment of CSR offsets sorted on its own, in
+// place, keys or pairs, with the device sort's order (sort_order: direction and bit range). The segments are
+// binned by length in one pass over the offsets: on the GPU for device offsets (shaders/sort/segmented_bin.wgsl:
+// one submission, then four counts and the long segments come back, and bad offsets are an error before anything
+// is sorted), on the host for host offsets (checked there):
+//   0..1 keys: nothing to do;
+//   2..tiny_max: sort_tiny (shaders/sort/segmented.wgsl), one invocation per segment, dispatched over every
+//     segment (the others return at once), so no list is needed;
+//   tiny_max + 1..segment_mid_max: sort_mid, one workgroup per segment of the list the binning made;
+//   longer: record_sort (the device radix sort) on the segment's sub-range, longest first (the scratch buffers
+//     grow once), directly where the segment starts at a bindable offset, else through an aligned temporary.
+// The sorts are recorded into one submission. Keys outside [offsets[0], offsets[n_segments]) are not touched.
+// Keys must fit one storage binding (errc::limit otherwise). Many long segments make many record_sort calls
+// (about seven dispatches each): a batched path for them is future work.
+#include <algorithm>
+#include <chrono>
+#include <numeric>
+
+#include "core/expr.hpp"
+#include "core/host_checks.hpp"
+#include "native/backend.hpp"
+#include "primitives/sort/sort.hpp"
+#include "wgprim/error.hpp"
+
+namespace wgprim::detail {
+
+namespace {
+struct seg_params {
+  std::uint32_t key_kind, descending, mask_lo, mask_hi, pairs, n_segments, grid_x, list_count;
+};
+static_assert(sizeof(seg_params) == 32);
+
+// Workgroup size of both kernels; segments up to tiny_max keys are sorted by one invocation, up to
+// segment_mid_max by one workgroup (that many compared keys and their indices: 16 KiB of workgroup memory,
+// WebGPU's default limit).
+constexpr std::uint32_t seg_wg = 256, tiny_max = 32;
+}  // namespace
+
+const kernel_spec sort_seg_tiny_spec{
+    "sort/segmented.wgsl",
+    "sort_tiny",
+    {slot::uniform, slot::storage_read, slot::storage_read, slot::storage_rw, slot::storage_rw},
+    sizeof(seg_params)};
+const kernel_spec sort_seg_bin_spec{
+    "sort/segmented_bin.wgsl",
+    "bin_segments",
+    {slot::uniform, slot::storage_read, slot::storage_rw, slot::storage_rw, slot::storage_rw},
+    16};
+const kernel_spec sort_seg_mid_spec{
+    "sort/segmented.wgsl",
+    "sort_mid",
+    {slot::uniform, slot::storage_read, slot::storage_read, slot::storage_rw, slot::storage_rw},
+    sizeof(seg_params)};
+
+std::string sort_compare_source(const std::string& file, const key_compare& c, wgsl_constants constants) {
+  if (!c.less) {
+    static const monoid m(op::sum(), dtype::u32);
+    constants.push_back({"COMPARATOR", "false"});
+    return compose_wgsl(file, m, constants);
+  }
+  constants.push_back({"COMPARATOR", "true"});
+  const std::string e = dtype_name(c.type);  // f32, i32 or u32: the WGSL type of the same name
+  const std::string prelude = "alias E = " + e + ";\nfn wgprim_less(a: E, b: E) -> bool {\n  return " +
+                              c.less->wgsl() + ";\n}\n";
+  return compose_wgsl_with_prelude(file, prelude, constants, {"shared/predicate.wgsl"});
+}
+
+void record_segment_sorts(recorder& rec, const key_compare& c, const device_view& keys, const device_view* vals,
+                          const buffer& offsets, std::uint64_t n_segments, bool tiny, const buffer& list,
+                          std::uint64_t list_count) {
+  context& ctx = rec.ctx();
+  seg_params p{};
+  p.key_kind = static_cast<std::uint32_t>(c.kind);
+  p.descending = c.ord == order::descending ? 1u : 0u;
+  p.mask_lo = static_cast<std::uint32_t>(sort_bit_mask(c.begin_bit, c.end_bit));
+  p.pairs = vals ? 1u : 0u;
+  p.n_segments = static_cast<std::uint32_t>(n_segments);
+  wgsl_constants constants = sort_constants(seg_wg, 1, 1);
+  constants.push_back({"TINY", std::to_string(tiny_max) + "u"});
+  constants.push_back({"MID", std::to_string(segment_mid_max) + "u"});
+  constants.push_back({"PAIRS", vals ? "true" : "false"});  // keys only: the values' registers compile away
+  const std::string src = sort_compare_source("sort/segmented.wgsl", c, constants);
+  const bool trusted = c.less == nullptr;
+  const binding vals_binding = vals ? bind(*vals) : bind(scratch(ctx, "sort.none_vals_x", 16));
+  const std::uint32_t max_dim = ctx.limits().max_compute_workgroups_per_dimension;
+  if (tiny) {
+    const auto& k = get_kernel(ctx, sort_seg_tiny_spec, src, trusted);
+    std::uint32_t gx, gy;
+    grid_2d((n_segments + seg_wg - 1) / seg_wg, max_dim, gx, gy);
+    seg_params q = p;
+    q.grid_x = gx;
+    rec.dispatch(k, {rec.params(q), bind(offsets), bind(list), bind(keys), vals_binding}, gx, gy);
+  }
+  if (list_count) {
+    const auto& k = get_kernel(ctx, sort_seg_mid_spec, src, trusted);
+    std::uint32_t gx, gy;
+    grid_2d(list_count, max_dim, gx, gy);
+    seg_params q = p;
+    q.grid_x = gx;
+    q.list_count = static_cast<std::uint32_t>(list_count);
+    rec.dispatch(k, {rec.params(q), bind(offsets), bind(list), bind(keys), vals_binding}, gx, gy);
+  }
+}
+
+namespace {
+std::uint32_t u32(std::uint64_t x) { return static_cast<std::uint32_t>(x); }
+
+/// The offsets as a host vector: the caller's host memory, a native buffer, or a copy read back from the GPU.
+std::vector<std::uint32_t> host_offsets(context& ctx, const range_ref& r) {
+  std::vector<std::uint32_t> h(r.count);
+  if (r.count == 0) return h;
+  if (!r.on_device) {
+    const auto* p = static_cast<const std::uint32_t*>(r.host);
+    std::copy(p, p + r.count, h.begin());
+  } else if (cpu_backend::native(ctx)) {
+    const std::uint32_t* p = cpu_backend::host_in(ctx, r, "segmented sort offsets");
+    std::copy(p, p + r.count, h.begin());
+  } else {
+    check_view(ctx, r.view, "segmented sort offsets");
+    buffer tmp = ctx.create_buffer(r.count * 4);
+    recorder rec(ctx);
+    rec.copy_raw(r.view.buf, r.view.offset, tmp.native(), 0, r.count * 4);
+    rec.submit();
+    ctx.read(tmp, 0, h.data(), r.count * 4);
+  }
+  return h;
+}
+
+sort_key_kind kind_of(dtype t) {
+  switch (t) {
+    case dtype::u32: return sort_key_kind::unsigned_int;
+    case dtype::i32: return sort_key_kind::signed_int;
+    case dtype::f32: return sort_key_kind::floating;
+    default:
+      throw error(errc::unsupported,
+                  std::string("segmented sort: keys of type ") + dtype_name(t) + " are not supported (u32, i32, f32)");
+  }
+}
+
+/// The segments by path: whether any has 2..tiny_max keys, the list of those sort_mid takes (on the device: `mid`
+/// of them in `list`), and the long ones as (first, end). `offsets`: the offsets as the kernels bind them.
+struct bins {
+  bool any_tiny = false;
+  std::uint64_t mid = 0, broken = 0, large_total = 0;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> large;
+  buffer offsets, list;                                  // host bins: uploaded here
+  const buffer* offsets_s = nullptr, *list_s = nullptr;  // GPU bins: the context's scratch buffers
+  const buffer& offs() const { return offsets_s ? *offsets_s : offsets; }
+  const buffer& lst() const { return list_s ? *list_s : list; }
+};
+
+bins bin_host(context& ctx, const std::vector<std::uint32_t>& off) {
+  bins b;
+  std::vector<std::uint32_t> mid;
+  for (std::uint64_t s = 0; s + 1 < off.size(); ++s) {
+    const std::uint32_t len = off[s + 1] - off[s];
+    if (len < 2) continue;
+    if (len <= tiny_max) b.any_tiny = true;
+    else if (len <= segment_mid_max) mid.push_back(u32(s));
+    else b.large.push_back({off[s], off[s + 1]});
+  }
+  b.mid = mid.size();
+  b.large_total = b.large.size();
+  b.offsets = ctx.create_buffer(off.size() * 4);
+  ctx.write(b.offsets, 0, off.data(), off.size() * 4);
+  b.list = ctx.create_buffer(std::max<std::size_t>(mid.size(), 1) * 4);
+  if (!mid.empty()) ctx.write(b.list, 0, mid.data(), mid.size() * 4);
+  return b;
+}
+
+// Long segments the GPU binning brings back one by one (8 bytes each); past that the host reads the offsets.
+constexpr std::uint32_t large_cap = 4096;
+
+/// Bins device offsets on the GPU (segmented_bin.wgsl): one submission, then the four counts and the long
+/// segments come back instead of every offset.
+bins bin_gpu(context& ctx, const device_view& offsets, std::uint64_t segs, std::uint64_t n) {
+  bins b;
+  // Scratch buffers (no allocation per call once they are large enough): the list; counts at 0 and the long
+  // segments at the next bindable offset; the offsets, which the kernels bind as a buffer of their own (a GPU copy
+  // of 4 (n_segments + 1) bytes).
+  b.list_s = &scratch(ctx, "sort.seg_list", std::max<std::uint64_t>(segs, 1) * 4);
+  const std::uint64_t at = std::max<std::uint64_t>(ctx.limits().min_storage_buffer_offset_alignment, 16);
+  const buffer& counts = scratch(ctx, "sort.seg_counts", at + 2ull * large_cap * 4);
+  b.offsets_s = &scratch(ctx, "sort.seg_offsets", (segs + 1) * 4);
+  recorder rec(ctx);
+  rec.copy_raw(offsets.buf, offsets.offset, b.offsets_s->native(), 0, (segs + 1) * 4);
+  rec.clear(counts, 0, 16);
+  wgsl_constants constants = sort_constants(seg_wg, 1, 1);
+  constants.push_back({"TINY", std::to_string(tiny_max) + "u"});
+  constants.push_back({"MID", std::to_string(segment_mid_max) + "u"});
+  static const monoid m(op::sum(), dtype::u32);
+  const auto& k = get_kernel(ctx, sort_seg_bin_spec, compose_wgsl(sort_seg_bin_spec.file, m, constants), true);
+  std::uint32_t gx, gy;
+  grid_2d((segs + seg_wg - 1) / seg_wg, ctx.limits().max_compute_workgroups_per_dimension, gx, gy);
+  const std::uint32_t p[4] = {u32(n), u32(segs), gx, large_cap};
+  rec.dispatch(k, {rec.params(p, sizeof p), bind(*b.offsets_s, 0, (segs + 1) * 4), bind(*b.list_s), bind(counts, 0, 16),
+                   bind(counts, at, 2ull * large_cap * 4)},
+               gx, gy);
+  std::uint32_t c[4] = {};
+  const recorder::readback rb{counts.native(), 0, 16, c};
+  rec.submit(&rb);
+  b.mid = c[0];
+  b.large_total = c[1];
+  b.broken = c[2];
+  b.any_tiny = c[3] != 0;
+  if (b.large_total && b.large_total <= large_cap) {
+    std::vector<std::uint32_t> pairs(2 * b.large_total);
+    ctx.read(counts, at, pairs.data(), pairs.size() * 4);
+    for (std::uint64_t i = 0; i < b.large_total; ++i) b.large.push_back({pairs[2 * i], pairs[2 * i + 1]});
+  }
+  return b;
+}
+}  // namespace
+
+void segmented_sort_run(context& ctx, const range_ref& keys, const range_ref* vals, const range_ref& offsets,
+                        dtype key_type, const sort_order& so, const run_options& opt) {
+  using clock = std::chrono::steady_clock;
+  const sort_key_kind kind = kind_of(key_type);
+  const std::uint32_t begin_bit = so.begin_bit, end_bit = so.end_bit ? so.end_bit : 32;
+  if (begin_bit >= end_bit || end_bit > 32)
+    throw error(errc::invalid_argument, "segmented sort: bits [" + std::to_string(so.begin_bit) + ", " +
+                                            std::to_string(so.end_bit) +
+                                            ") are not a bit range of a 32-bit key (0 <= begin_bit < end_bit <= 32)");
+  const bool pairs = vals != nullptr;
+  const std::uint64_t n = keys.count;
+  if (pairs && vals->on_device != keys.on_device)
+    throw error(errc::invalid_argument, "segmented sort: keys and values must both be on the device or both on the host");
+  if (offsets.on_device != keys.on_device)
+    throw error(errc::invalid_argument, "segmented sort: keys and offsets must both be on the device or both on the host");
+  if (pairs && vals->count != n)
+    throw error(errc::invalid_argument, "segmented sort: the keys and values ranges differ in length");
+  if (pairs && dtype_bytes(vals->type) != 4)
+    throw error(errc::unsupported, std::string("segmented sort: values of type ") + dtype_name(vals->type) +
+                                       " are not supported (values are 32-bit)");
+  if (offsets.count == 0)
+    throw error(errc::invalid_argument, "segmented sort: give n_segments + 1 offsets (at least one)");
+  if (n > 0xffffffffull) throw error(errc::limit, "segmented sort: more than 2^32 - 1 keys");
+  const bool native = cpu_backend::native(ctx);
+  // Device offsets on the GPU are binned there (bin_gpu below); host offsets, native buffers and the offsets of no
+  // segment are read (or copied) to the host and binned in one pass here.
+  const bool gpu_bins = !native && offsets.on_device && offsets.count > 1;
+  std::vector<std::uint32_t> off;
+  if (!gpu_bins) {
+    off = host_offsets(ctx, offsets);
+    check_offsets_host(off.data(), off.size(), n, "segmented sort");
+  }
+  const std::uint64_t segs = offsets.count - 1;
+  if (native)
+    return cpu_backend::segmented_sort(ctx, keys, vals, off.data(), segs, key_type, so.direction, begin_bit, end_bit,
+                                       opt);
+  if (!opt.algorithm.empty() && opt.algorithm != "segmented")
+    throw error(errc::invalid_argument, "segmented sort: unknown algorithm '" + opt.algorithm + "' (segmented)");
+  if (keys.on_device) {
+    check_view(ctx, keys.view, "segmented sort keys");
+    if (pairs) check_view(ctx, vals->view, "segmented sort values");
+    if (pairs && n && vals->view.buf == keys.view.buf)
+      throw error(errc::invalid_argument, "segmented sort: keys and values must be in different buffers");
+  }
+  if (n * 4 > ctx.binding_limit() || segs * 4 >= ctx.binding_limit())
+    throw error(errc::limit, "segmented sort: " + std::to_string(n) + " keys exceed one storage binding (" +
+                                 std::to_string(ctx.binding_limit() / 4) + " keys)");
+  auto t0 = clock::now();
+  bins bn;
+  if (gpu_bins) {
+    check_view(ctx, offsets.view, "segmented sort offsets");
+    bn = bin_gpu(ctx, offsets.view, segs, n);
+    if (bn.broken)
+      throw error(errc::invalid_argument, "segmented sort: the offsets decrease or pass n (" +
+                                              std::to_string(bn.broken) + " segments out of order)");
+    if (bn.large_total > bn.large.size()) {  // too many long segments to bring back one by one: the host bins
+      off = host_offsets(ctx, offsets);
+      bn = bin_host(ctx, off);
+    }
+  } else {
+    bn = bin_host(ctx, off);
+  }
+  if (!bn.any_tiny && bn.mid == 0 && bn.large.empty()) {
+    if (opt.stats) *opt.stats = run_stats{0, false, 0, 0, "segmented", 0};
+    return;
+  }
+  // Keys and values: uploaded (host ranges) or the caller's views, made bindable.
+  buffer up_k, up_v;
+  device_view kv, vv;
+  if (keys.on_device) {
+    kv = keys.view;
+    if (pairs) vv = vals->view;
+  } else {
+    up_k = ctx.create_buffer(std::max<std::uint64_t>(n, 1) * 4);
+    ctx.write(up_k, 0, keys.host, n * 4);
+    kv = view_of(up_k, n);
+    if (pairs) {
+      up_v = ctx.create_buffer(std::max<std::uint64_t>(n, 1) * 4);
+      ctx.write(up_v, 0, vals->host, n * 4);
+      vv = view_of(up_v, n);
+    }
+  }
+  ctx.finish();
+  const double upload_ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
+
+  recorder rec(ctx, opt.timestamps || opt.stats != nullptr);
+  // In place: an unaligned view is sorted in an aligned temporary, copied in first and back at the end.
+  auto bindable = [&](device_view& v, bindable_output& o) {
+    const device_view v0 = v;
+    o = bindable_output_of(rec, v);
+    if (o.temp) rec.copy_raw(v0.buf, v0.offset, o.view.buf, o.view.offset, v0.bytes());
+    v = o.view;
+  };
+  bindable_output ok, ov;
+  bindable(kv, ok);
+  if (pairs) bindable(vv, ov);
+  key_compare c;
+  c.kind = kind;
+  c.ord = so.direction;
+  c.begin_bit = begin_bit;
+  c.end_bit = end_bit;
+  record_segment_sorts(rec, c, kv, pairs ? &vv : nullptr, bn.offs(), segs, bn.any_tiny, bn.lst(), bn.mid);
+  std::vector<std::pair<std::uint32_t, std::uint32_t>>& large = bn.large;
+  if (!large.empty()) {
+    // Longest first: the sort's scratch buffers (and the temporaries here) reach their size at the first one.
+    std::stable_sort(large.begin(), large.end(),
+                     [](const auto& a, const auto& b) { return a.second - a.first > b.second - b.first; });
+    const std::uint64_t longest = large[0].second - large[0].first;
+    const std::uint64_t align = std::max<std::uint64_t>(ctx.limits().min_storage_buffer_offset_alignment, 4);
+    buffer tmp_k, tmp_v;
+    run_options sort_opt = opt;  // the device sort's own default algorithm, no stats of its own
+    sort_opt.algorithm.clear();
+    sort_opt.stats = nullptr;
+    for (const auto& [first, end] : large) {
+      const std::uint64_t len = end - first;
+      sort_args a;
+      a.n = len;
+      a.key_words = 1;
+      a.kind = kind;
+      a.ord = so.direction;
+      a.begin_bit = begin_bit;
+      a.end_bit = end_bit;
+      a.opt = &sort_opt;
+      device_view sk = kv, sv = vv;
+      sk.offset += std::uint64_t(first) * 4;
+      sk.count = len;
+      sv.offset += std::uint64_t(first) * 4;
+      sv.count = len;
+      const bool direct = sk.offset % align == 0 && (!pairs || sv.offset % align == 0);
+      if (!direct) {
+        if (!tmp_k) tmp_k = ctx.create_buffer(longest * 4);
+        if (pairs && !tmp_v) tmp_v = ctx.create_buffer(longest * 4);
+        rec.copy_raw(sk.buf, sk.offset, tmp_k.native(), 0, len * 4);
+        if (pairs) rec.copy_raw(sv.buf, sv.offset, tmp_v.native(), 0, len * 4);
+        a.keys_in = a.keys_out = view_of(tmp_k, len);
+        if (pairs) a.vals_in = a.vals_out = view_of(tmp_v, len);
+      } else {
+        a.keys_in = a.keys_out = sk;
+        if (pairs) a.vals_in = a.vals_out = sv;
+      }
+      record_sort(rec, a);
+      if (!direct) {
+        rec.copy_raw(tmp_k.native(), 0, sk.buf, sk.offset, len * 4);
+        if (pairs) rec.copy_raw(tmp_v.native(), 0, sv.buf, sv.offset, len * 4);
+      }
+    }
+  }
+  ok.finish(rec);
+  if (pairs) ov.finish(rec);
+  fill_stats(opt, rec.submit(), "segmented");
+  if (opt.stats) opt.stats->upload_ms = keys.on_device ? 0 : upload_ms;
+  if (!keys.on_device) {
+    ctx.read(up_k, 0, keys.host_out, n * 4);
+    if (pairs) ctx.read(up_v, 0, vals->host_out, n * 4);
+  }
+}
+
+}  // namespace wgprim::detail

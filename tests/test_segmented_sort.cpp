@@ -1,0 +1,277 @@
+// segmented_sort / segmented_sort_pairs: every key type and order over segment layouts that meet every path of the
+// GPU (1-key, tiny: one invocation, mid: one workgroup, at their edges 32/33 and 2048/2049, long: the device sort,
+// at aligned and unaligned starts), on the WebGPU and native contexts, against the CPU twin (stable_sort_bits per
+// segment). Values are the input indices, so every pairs check is also a stability check.
+#include <cmath>
+#include <limits>
+
+#include "common.hpp"
+
+namespace wgprim::test {
+namespace {
+
+constexpr dtype key_types[] = {dtype::u32, dtype::i32, dtype::f32};
+
+/// Keys with many duplicates (few = true) or the full range; f32 with NaNs (two payloads, both signs), +-0, +-inf.
+std::vector<std::uint32_t> seg_keys(dtype t, std::size_t n, std::uint32_t seed, bool few) {
+  std::mt19937 rng(seed);
+  std::vector<std::uint32_t> v(n);
+  const std::uint32_t specials[] = {0x7fc00000u, 0xffc00001u, 0x80000000u, 0u, 0x7f800000u, 0xff800000u};
+  for (auto& x : v) {
+    if (t == dtype::f32) {
+      const std::uint32_t r = rng() % 16;
+      if (r < 6) x = specials[r];
+      else x = few ? to_bits(static_cast<float>(static_cast<int>(rng() % 7) - 3))
+                   : to_bits(std::uniform_real_distribution<float>(-1e3f, 1e3f)(rng));
+    } else {
+      x = few ? rng() % 7 - 3 : rng();
+    }
+  }
+  return v;
+}
+
+/// Offsets of segments of the given lengths starting at `first`.
+std::vector<std::uint32_t> offsets_of(std::uint32_t first, const std::vector<std::uint32_t>& lengths) {
+  std::vector<std::uint32_t> off = {first};
+  for (std::uint32_t l : lengths) off.push_back(off.back() + l);
+  return off;
+}
+
+/// Sorts x by segments on `c` (device buffers, runtime-typed) and compares bit for bit with the twin.
+void check_segmented(context& c, dtype t, order o, const std::vector<std::uint32_t>& x,
+                     const std::vector<std::uint32_t>& off, bool pairs, const std::string& what,
+                     unsigned begin_bit = 0, unsigned end_bit = 0) {
+  const std::size_t n = x.size(), segs = off.size() - 1;
+  std::vector<std::uint32_t> want = x, want_v(n), idx(n);
+  for (std::size_t i = 0; i < n; ++i) idx[i] = want_v[i] = static_cast<std::uint32_t>(i);
+  cpu::segmented_stable_sort(want.data(), off.data(), segs, t, o == order::descending, begin_bit, end_bit,
+                             pairs ? want_v.data() : nullptr);
+  buffer k = c.create_buffer(std::max<std::size_t>(n, 1) * 4), v = c.create_buffer(std::max<std::size_t>(n, 1) * 4);
+  buffer ob = c.create_buffer(off.size() * 4);
+  if (n) {
+    c.write(k, 0, x.data(), n * 4);
+    c.write(v, 0, idx.data(), n * 4);
+  }
+  c.write(ob, 0, off.data(), off.size() * 4);
+  segmented_sort_bits(c, k, n, ob, segs, t, sort_order(o, begin_bit, end_bit), pairs ? &v : nullptr);
+  std::vector<std::uint32_t> got(n), got_v(n);
+  if (n) {
+    c.read(k, 0, got.data(), n * 4);
+    c.read(v, 0, got_v.data(), n * 4);
+  }
+  std::size_t bad = 0;
+  std::string first;
+  for (std::size_t i = 0; i < n; ++i) {
+    const bool kb = got[i] != want[i], vb = pairs ? got_v[i] != want_v[i] : got_v[i] != i;
+    if ((kb || vb) && !bad++)
+      first = "i=" + std::to_string(i) + " got " + format_bits(t, got[i]) + "@" + std::to_string(got_v[i]) + " want " +
+              format_bits(t, want[i]) + "@" + std::to_string(want_v[i]);
+  }
+  EXPECT_EQ(bad, 0u) << what << " " << dtype_name(t) << (o == order::descending ? " descending" : " ascending")
+                     << (pairs ? " pairs" : " keys") << " n=" << n << " segments=" << segs << ": " << first;
+}
+
+/// The layouts: (name, offsets, n). Lengths at every path's edges, empty and 1-key segments, mixed lengths, keys
+/// before the first and after the last segment, one long segment at an unaligned start.
+struct layout {
+  std::string name;
+  std::vector<std::uint32_t> off;
+  std::size_t n;
+};
+std::vector<layout> layouts() {
+  std::vector<layout> out;
+  for (std::uint32_t len : {1u, 2u, 16u, 31u, 32u, 33u, 255u, 256u, 257u, 1000u, 2047u, 2048u, 2049u}) {
+    const std::uint32_t count = len <= 33 ? 97 : len <= 257 ? 9 : 3;
+    std::vector<std::uint32_t> off = offsets_of(0, std::vector<std::uint32_t>(count, len));
+    out.push_back({"segments of " + std::to_string(len), off, off.back()});
+  }
+  std::mt19937 rng(7);
+  std::vector<std::uint32_t> mixed;
+  for (int i = 0; i < 200; ++i) {
+    const std::uint32_t r = rng() % 10;
+    mixed.push_back(r < 3 ? rng() % 3 : r < 7 ? rng() % 40 : r < 9 ? rng() % 2100 : 2049 + rng() % 3000);
+  }
+  {
+    std::vector<std::uint32_t> off = offsets_of(5, mixed);
+    out.push_back({"mixed, keys outside the segments", off, off.back() + 11});
+  }
+  out.push_back({"one long segment", {0, 100003}, 100003});
+  out.push_back({"long segments at unaligned starts", offsets_of(3, {2, 5000, 0, 4097, 1}), 3 + 2 + 5000 + 4097 + 1 + 2});
+  out.push_back({"no keys", {0}, 0});
+  out.push_back({"empty segments", {0, 0, 0, 0}, 5});
+  return out;
+}
+
+TEST(SegmentedSort, EveryLayoutTypeAndOrder) {
+  const auto ls = layouts();
+  for (context* c : {&ctx(), &native_ctx()})
+    for (std::size_t i = 0; i < ls.size(); ++i)
+      for (dtype t : key_types) {
+        const layout& l = ls[i];
+        const order o = (i + static_cast<std::size_t>(t)) % 2 ? order::descending : order::ascending;
+        const bool pairs = i % 3 != 1;
+        check_segmented(*c, t, o, seg_keys(t, l.n, static_cast<std::uint32_t>(i) + 1, i % 2 == 0), l.off, pairs,
+                        c->adapter().name + ": " + l.name);
+      }
+}
+
+TEST(SegmentedSort, BothOrdersAndBitRanges) {
+  std::vector<std::uint32_t> lengths;
+  for (std::uint32_t len : {0u, 1u, 7u, 33u, 600u, 3000u}) lengths.push_back(len);
+  const std::vector<std::uint32_t> off = offsets_of(1, lengths);
+  for (context* c : {&ctx(), &native_ctx()})
+    for (dtype t : key_types)
+      for (order o : {order::ascending, order::descending}) {
+        check_segmented(*c, t, o, seg_keys(t, off.back(), 11, false), off, true, c->adapter().name);
+        check_segmented(*c, t, o, seg_keys(t, off.back(), 12, false), off, true, c->adapter().name + " bits 4:20", 4, 20);
+      }
+}
+
+TEST(SegmentedSort, HostRangesAndUnalignedViews) {
+  const std::vector<std::uint32_t> off = offsets_of(0, {3, 40, 2500, 1});
+  std::vector<float> x(off.back());
+  std::mt19937 rng(3);
+  for (auto& f : x) f = static_cast<float>(static_cast<int>(rng() % 50) - 25);
+  x[1] = -0.0f;
+  x[2] = std::numeric_limits<float>::quiet_NaN();
+  for (context* c : {&ctx(), &native_ctx()}) {
+    std::vector<float> got = x;
+    std::vector<std::uint32_t> vals(x.size());
+    for (std::size_t i = 0; i < vals.size(); ++i) vals[i] = static_cast<std::uint32_t>(i);
+    segmented_sort_pairs(*c, got, vals, off, order::descending);
+    std::vector<std::uint32_t> want(x.size()), want_v(x.size());
+    for (std::size_t i = 0; i < x.size(); ++i) want[i] = to_bits(x[i]), want_v[i] = static_cast<std::uint32_t>(i);
+    cpu::segmented_stable_sort(want.data(), off.data(), off.size() - 1, dtype::f32, true, 0, 0, want_v.data());
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) bad += to_bits(got[i]) != want[i] || vals[i] != want_v[i];
+    EXPECT_EQ(bad, 0u) << c->adapter().name << " host ranges";
+    // A device view starting at key 3 (not a bindable offset on the GPU), offsets also at an odd start.
+    std::vector<std::uint32_t> keys = seg_keys(dtype::u32, x.size() + 3, 9, false), off2 = {0, 0, 0};
+    off2.insert(off2.end(), off.begin(), off.end());
+    buffer kb = c->create_buffer(keys.size() * 4), ob = c->create_buffer(off2.size() * 4);
+    c->write(kb, 0, keys.data(), keys.size() * 4);
+    c->write(ob, 0, off2.data(), off2.size() * 4);
+    segmented_sort(*c, device_span<std::uint32_t>(kb, 3, x.size()), device_span<const std::uint32_t>(ob, 2, off.size()));
+    std::vector<std::uint32_t> got_k(keys.size()), want_k = keys;
+    c->read(kb, 0, got_k.data(), got_k.size() * 4);
+    cpu::segmented_stable_sort(want_k.data() + 3, off.data(), off.size() - 1, dtype::u32, false);
+    EXPECT_EQ(got_k, want_k) << c->adapter().name << " unaligned views";
+  }
+}
+
+TEST(SegmentedSort, BadArguments) {
+  auto code = [](auto f) {
+    try {
+      f();
+    } catch (const error& e) {
+      return e.code();
+    }
+    return errc::gpu;
+  };
+  for (context* c : {&ctx(), &native_ctx()}) {
+    std::vector<std::uint32_t> k(10, 1), v(10), v9(9);
+    const std::vector<std::uint32_t> dec = {0, 5, 3, 10}, past = {0, 5, 11}, none;
+    EXPECT_EQ(code([&] { segmented_sort(*c, k, dec); }), errc::invalid_argument);
+    EXPECT_EQ(code([&] { segmented_sort(*c, k, past); }), errc::invalid_argument);
+    EXPECT_EQ(code([&] { segmented_sort(*c, k, none); }), errc::invalid_argument);
+    EXPECT_EQ(code([&] { segmented_sort_pairs(*c, k, v9, std::vector<std::uint32_t>{0, 9}); }), errc::invalid_argument);
+    EXPECT_EQ(code([&] { segmented_sort(*c, k, std::vector<std::uint32_t>{0, 10}, key_bits(8, 40)); }),
+              errc::invalid_argument);
+    std::vector<double> d(4);
+    EXPECT_EQ(code([&] { segmented_sort(*c, d, std::vector<std::uint32_t>{0, 4}); }), errc::unsupported);
+    // Device offsets (binned on the GPU there): the same errors, and the keys untouched.
+    std::vector<std::uint32_t> keys = {5, 4, 3, 2, 1, 0, 9, 8, 7, 6};
+    buffer kb = c->create_buffer(40), db = c->create_buffer(16), pb = c->create_buffer(12);
+    c->write(kb, 0, keys.data(), 40);
+    c->write(db, 0, dec.data(), 16);
+    c->write(pb, 0, past.data(), 12);
+    EXPECT_EQ(code([&] { segmented_sort_bits(*c, kb, 10, db, 3, dtype::u32, {}); }), errc::invalid_argument);
+    EXPECT_EQ(code([&] { segmented_sort_bits(*c, kb, 10, pb, 2, dtype::u32, {}); }), errc::invalid_argument);
+    std::vector<std::uint32_t> after(10);
+    c->read(kb, 0, after.data(), 40);
+    EXPECT_EQ(after, keys) << c->adapter().name;
+  }
+}
+
+// ---- the comparator sort: a stable merge sort by an expression in a and b ----
+
+/// Sorts x by `less` on `c` (device buffers) and compares bit for bit with the twin (std::stable_sort by the same
+/// expression's CPU program); values are the indices (stability).
+void check_less(context& c, dtype t, const std::string& less, const std::vector<std::uint32_t>& x, bool pairs) {
+  const std::size_t n = x.size();
+  std::vector<std::uint32_t> want = x, want_v(n), idx(n);
+  for (std::size_t i = 0; i < n; ++i) idx[i] = want_v[i] = static_cast<std::uint32_t>(i);
+  cpu::stable_sort_less(want.data(), n, t, less, pairs ? want_v.data() : nullptr);
+  buffer k = c.create_buffer(std::max<std::size_t>(n, 1) * 4), v = c.create_buffer(std::max<std::size_t>(n, 1) * 4);
+  if (n) {
+    c.write(k, 0, x.data(), n * 4);
+    c.write(v, 0, idx.data(), n * 4);
+  }
+  sort_less_bits(c, k, n, t, comparator::expr(less), pairs ? &v : nullptr);
+  std::vector<std::uint32_t> got(n), got_v(n);
+  if (n) {
+    c.read(k, 0, got.data(), n * 4);
+    c.read(v, 0, got_v.data(), n * 4);
+  }
+  std::size_t bad = 0;
+  std::string first;
+  for (std::size_t i = 0; i < n; ++i) {
+    const bool kb = got[i] != want[i], vb = pairs ? got_v[i] != want_v[i] : got_v[i] != i;
+    if ((kb || vb) && !bad++)
+      first = "i=" + std::to_string(i) + " got " + format_bits(t, got[i]) + "@" + std::to_string(got_v[i]) + " want " +
+              format_bits(t, want[i]) + "@" + std::to_string(want_v[i]);
+  }
+  EXPECT_EQ(bad, 0u) << c.adapter().name << " '" << less << "' " << dtype_name(t) << (pairs ? " pairs" : " keys")
+                     << " n=" << n << ": " << first;
+}
+
+/// Keys without NaN (a comparator such as a < b is no strict weak order with NaNs): few distinct values (ties:
+/// stability) or many, -0.0 and +0.0 both (equal under abs(a) < abs(b) and a < b).
+std::vector<std::uint32_t> less_keys(dtype t, std::size_t n, std::uint32_t seed, bool few) {
+  std::vector<std::uint32_t> v = seg_keys(t, n, seed, few);
+  if (t == dtype::f32)
+    for (auto& x : v)
+      if ((x & 0x7fffffffu) > 0x7f800000u) x = (x & 0x80000000u) | 0x3f800000u;  // NaN -> +-1
+  return v;
+}
+
+TEST(ComparatorSort, ExpressionsTypesAndSizes) {
+  struct cmp { dtype t; const char* less; };
+  const cmp cmps[] = {{dtype::u32, "a < b"},          {dtype::u32, "(a & 255) > (b & 255)"},
+                      {dtype::i32, "abs(a) < abs(b)"}, {dtype::i32, "a > b"},
+                      {dtype::f32, "abs(a) < abs(b)"}, {dtype::f32, "a > b"}};
+  const std::size_t sizes[] = {0, 1, 2, 7, 2047, 2048, 2049, 4095, 4097, 10007, 65537};
+  for (context* c : {&ctx(), &native_ctx()})
+    for (std::size_t i = 0; i < std::size(cmps); ++i)
+      for (std::size_t j = 0; j < std::size(sizes); ++j) {
+        const bool few = (i + j) % 2 == 0;
+        check_less(*c, cmps[i].t, cmps[i].less, less_keys(cmps[i].t, sizes[j], static_cast<std::uint32_t>(7 * i + j), few),
+                   j % 3 != 1);
+      }
+}
+
+TEST(ComparatorSort, HostRangesAndRefusals) {
+  for (context* c : {&ctx(), &native_ctx()}) {
+    std::vector<float> x = {3.f, -1.f, -0.f, 2.f, 0.f, -3.f, 1.f, -2.f};
+    std::vector<std::uint32_t> v = {0, 1, 2, 3, 4, 5, 6, 7};
+    sort_pairs(*c, x, v, comparator::expr("abs(a) < abs(b)"));
+    // -0 and +0 tie, then 1 / -1 (input order -1 first), 2 / -2, 3 / -3.
+    EXPECT_EQ(v, (std::vector<std::uint32_t>{2, 4, 1, 6, 3, 7, 0, 5})) << c->adapter().name;
+    auto code = [](auto f) {
+      try {
+        f();
+      } catch (const error& e) {
+        return e.code();
+      }
+      return errc::gpu;
+    };
+    std::vector<std::int32_t> k = {5, 3, 1};
+    for (const char* bad : {"a <= b", "a != b", "abs(a - b) > 1", "a + b", "a < c"})
+      EXPECT_EQ(code([&] { sort(*c, k, comparator::expr(bad)); }), errc::invalid_argument) << bad;
+    std::vector<double> d(3);
+    EXPECT_EQ(code([&] { sort(*c, d, comparator::expr("a < b")); }), errc::unsupported);
+  }
+}
+
+}  // namespace
+}  // namespace wgprim::test
