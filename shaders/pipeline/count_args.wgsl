@@ -3,36 +3,32 @@
 //
 // size_grid (one invocation): clamps the count to the capacity the pass was recorded for, writes the grid of
 // ceil(n / tile) workgroups as indirect dispatch arguments (x, y, 1) at work[1..3], split in two dimensions as
-// detail::grid_2d does (x * y >= tiles; 0 x 0 when the count is 0: the pass does not run), and the pass's
-// parameter block at work[4 ..]: the block recorded on the host with its count-dependent words replaced (n,
-// tiles, grid_x; NONE leaves a word alone). The dispatch layer copies that block over the pass's uniform slot,
+// detail::grid_2d does (x * y >= tiles; 0 x 0 when the count is 0: the pass does not run), and patches the pass's
+// parameter block at work[4 ..] (written there by the host as recorded) in place: its count-dependent words
+// replaced (n, tiles, grid_x; NONE leaves a word alone). The dispatch layer copies that block over the pass's uniform slot,
 // so the pass's kernel reads the device count exactly where it read the host's, with no change to its WGSL.
 //
-// pad_tail: writes `pad` into dst[n .. capacity) (n = work[0] clamped): the tail of a counted range that a pass
+// pad_tail: writes params.pad into dst[n .. capacity) (n = work[0] clamped): the tail of a counted range that a pass
 // over the whole capacity must see as neutral (the largest key of an ascending sort, a reduction's identity).
 // One u32 per invocation, 2-D grid of grid_x workgroups per row.
 
 const NONE: u32 = 0xffffffffu;
 
 struct count_args_params {
-  block: array<vec4<u32>, 8>,  // the pass's parameter block as recorded (words <= 32)
   capacity: u32,
   tile: u32,                   // elements per workgroup of the pass
   max_dim: u32,                // workgroups per grid dimension
-  words: u32,
+  words: u32,                  // u32 words of the pass's parameter block (at work[4 ..])
   n_word: u32,                 // where n goes in the block (NONE: nowhere)
   tiles_word: u32,             // ceil(n / tile)
   grid_x_word: u32,            // workgroups per row of the 2-D grid
   n2_word: u32,                // a second copy of n (e.g. the width of an output window)
+  pad: u32,                    // pad_tail: the value written past the count
 }
 
 @group(0) @binding(0) var<uniform> params: count_args_params;
 @group(0) @binding(1) var<storage, read_write> work: array<u32>;
 @group(0) @binding(2) var<storage, read_write> dst: array<u32>;
-
-fn block_word(i: u32) -> u32 {
-  return params.block[i / 4u][i % 4u];
-}
 
 @compute @workgroup_size(1)
 fn size_grid() {
@@ -50,7 +46,7 @@ fn size_grid() {
   work[2] = y;
   work[3] = 1u;
   for (var i = 0u; i < params.words; i += 1u) {
-    var w = block_word(i);
+    var w = work[4u + i];
     if (i == params.n_word || i == params.n2_word) {
       w = n;
     } else if (i == params.tiles_word) {
@@ -67,6 +63,6 @@ fn pad_tail(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgrou
   let i = gid.x + gid.y * groups.x * 64u;
   let n = min(work[0], params.capacity);
   if (i >= n && i < params.capacity) {
-    dst[i] = params.block[0].x;
+    dst[i] = params.pad;
   }
 }

@@ -12,14 +12,13 @@
 namespace wgprim::detail {
 
 struct count_args_params {
-  std::uint32_t block[32];
-  std::uint32_t capacity, tile, max_dim, words, n_word, tiles_word, grid_x_word, n2_word;
+  std::uint32_t capacity, tile, max_dim, words, n_word, tiles_word, grid_x_word, n2_word, pad;
 };
-static_assert(sizeof(count_args_params) == 160);
+static_assert(sizeof(count_args_params) == 36);
 
 namespace {
 const std::vector<slot> count_args_layout = {slot::uniform, slot::storage_rw, slot::storage_rw};
-constexpr std::uint64_t work_bytes = 256;  // [0] count, [1..3] grid, [4..35] the patched block
+constexpr std::uint64_t work_bytes = 256;  // [0] count, [1..3] grid, [4 ..] the patched block
 
 const kernel& count_args_kernel(context& ctx, const kernel_spec& spec) {
   return get_kernel(ctx, spec, shader_text(spec.file), true);
@@ -38,10 +37,9 @@ const kernel_spec count_args_pad_spec{"pipeline/count_args.wgsl", "pad_tail", co
 counted_pass record_counted_pass(recorder& rec, const device_view& count, const void* block, std::size_t bytes,
                                  const count_words& words, std::uint64_t tile, std::uint64_t capacity, buffer& work) {
   context& ctx = rec.ctx();
-  if (bytes % 4 || bytes > sizeof(count_args_params::block))
-    throw error(errc::gpu, "internal: a counted pass's parameter block is at most 128 bytes, whole words");
+  if (bytes % 4 || bytes > work_bytes - 16)
+    throw error(errc::gpu, "internal: a counted pass's parameter block is at most 240 bytes, whole words");
   count_args_params cfg{};
-  std::memcpy(cfg.block, block, bytes);
   cfg.capacity = narrow(capacity, "capacity");
   cfg.tile = narrow(tile ? tile : 1, "tile");
   cfg.max_dim = ctx.limits().max_compute_workgroups_per_dimension;
@@ -52,6 +50,7 @@ counted_pass record_counted_pass(recorder& rec, const device_view& count, const 
   cfg.n2_word = words.n2;
   work = ctx.create_buffer(work_bytes);
   const buffer& spare = scratch(ctx, "count_args_spare", 256);
+  wgpu_write(ctx, work.native(), 16, block, bytes);  // queued: lands before the encoder's work runs
   rec.copy_raw(count.buf, count.offset, work.native(), 0, 4);
   rec.dispatch(count_args_kernel(ctx, count_args_size_spec), {rec.params(cfg), bind(work), bind(spare)}, 1);
   // The pass's slot is taken after the sizing pass's (a params() call may move the ring), then overwritten on
@@ -66,7 +65,7 @@ void record_pad_tail(recorder& rec, const device_view& count, const device_view&
   if (!v.count) return;
   context& ctx = rec.ctx();
   count_args_params cfg{};
-  cfg.block[0] = pad;
+  cfg.pad = pad;
   cfg.capacity = narrow(v.count, "capacity");
   cfg.tile = 64;
   work = ctx.create_buffer(work_bytes);

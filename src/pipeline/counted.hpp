@@ -29,7 +29,7 @@ struct counted_pass {
 
 /// Records the sizing of one pass of `tile` elements per workgroup over at most `capacity` elements from the u32
 /// at `count`: the grid into a new 256-byte buffer (`work`, keep it until recorded: wgpu holds it after) and the
-/// block (`bytes` <= 128, a multiple of 4) into a fresh parameter slot. Record the pass right after, with
+/// block (`bytes` <= 240, a multiple of 4) into a fresh parameter slot. Record the pass right after, with
 /// rec.dispatch_indirect(kernel, {result.params, ...}, result.args, result.args_offset).
 counted_pass record_counted_pass(recorder& rec, const device_view& count, const void* block, std::size_t bytes,
                                  const count_words& words, std::uint64_t tile, std::uint64_t capacity, buffer& work);
