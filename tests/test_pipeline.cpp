@@ -286,3 +286,30 @@ TEST(Pipeline, EnqueueDoesNotWaitAndTypesAreChecked) {
 
 }  // namespace
 }  // namespace wgprim::test
+
+namespace wgprim::test {
+namespace {
+
+// Run-length encoding leaves its count of runs in a device_count (its encoder overload), and the next call takes
+// its length from it: the sum of the run lengths, reduced over a counted range, is the input's length.
+TEST(CountedReduce, OfRunLengthsCountedOnTheDevice) {
+  context& c = ctx();
+  for (std::size_t n : {0u, 1u, 4097u, 30001u}) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    const std::vector<std::uint32_t> x = data_for(dtype::u32, n, 41);
+    device_vector<std::uint32_t> in(c, x), values(c, std::max<std::size_t>(n, 1)), lengths(c, std::max<std::size_t>(n, 1));
+    device_vector<std::uint32_t> total(c, 1);
+    device_count runs(c);
+    WGPUCommandEncoder enc = c.begin_commands();
+    run_length_encode(c, enc, in, values, lengths, runs);
+    reduce(c, enc, counted(lengths, runs), total);
+    c.submit(enc);
+    std::vector<std::uint32_t> v(std::max<std::size_t>(n, 1)), l(std::max<std::size_t>(n, 1));
+    const std::size_t want = cpu::run_length_encode(x.data(), dtype::u32, n, v.data(), l.data());
+    EXPECT_EQ(runs.read(), want);
+    EXPECT_EQ(total.to_host()[0], n);
+  }
+}
+
+}  // namespace
+}  // namespace wgprim::test

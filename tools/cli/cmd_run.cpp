@@ -190,3 +190,41 @@ std::function<int()> add_run_command(CLI::App& app) {
       ->check(CLI::Range(1, 1000));
   return [c, s]() -> int { return s->parsed() ? run(*c) : -1; };
 }
+
+// ---- the bench row ----
+namespace {
+std::uint32_t chain_mix(std::uint32_t x) {  // bench/cub/cub_bench.cu's mix, whose gen_u32(i) is mix(2i + 1)
+  x ^= x >> 16;
+  x *= 0x7feb352du;
+  x ^= x >> 15;
+  x *= 0x846ca68bu;
+  x ^= x >> 16;
+  return x;
+}
+}  // namespace
+
+void add_chain_bench_cases(context& ctx, std::size_t n_max, const bench_filter& wants, std::vector<bench_case>& cases) {
+  if (!wants("chain", "pipeline")) return;
+  auto x = std::make_shared<buffer>(ctx.create_buffer(std::max<std::size_t>(n_max, 1) * 4));
+  const std::size_t block = std::min<std::size_t>(n_max, std::size_t(1) << 22);
+  std::vector<std::uint32_t> h(block);
+  for (std::size_t off = 0; off < n_max; off += block) {
+    const std::size_t m = std::min(block, n_max - off);
+    for (std::size_t i = 0; i < m; ++i) h[i] = chain_mix(std::uint32_t(off + i) * 2u + 1u) & 0xffffu;
+    ctx.write(*x, off * 4, h.data(), m * 4);
+    ctx.finish();
+  }
+  auto p = std::make_shared<pipeline>(ctx, dtype::u32);
+  p->select_if(predicate::expr("(a & 1u) == 0u")).sort(key_bits(0, 16)).unique();
+  // Bytes as bench/cub counts the chain (4 n read, about n / 2 kept moved four times, few distinct): ~12 per element.
+  bench_case c{"chain", "pipeline", "u32", "select even of x & 0xffff -> sort 0:16 -> unique -> count", 12.0,
+               nullptr, nullptr, nullptr};
+  c.call = [p, x](std::size_t n) { p->run(device_span<const std::uint32_t>(*x, 0, n)); };
+  // No GPU timer spans a pipeline's submission: wall time of the run, the count read back included.
+  c.run = [p, x](std::size_t n) {
+    const auto t0 = std::chrono::steady_clock::now();
+    p->run(device_span<const std::uint32_t>(*x, 0, n));
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  };
+  cases.push_back(std::move(c));
+}
