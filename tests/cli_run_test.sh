@@ -16,6 +16,11 @@ expect_error() {
   else bad "$name: rc=$rc stderr=$(cat "$T/err")"; fi
 }
 
+# With no GPU the default is the native backend: name lavapipe, so that the first pass runs the WGSL.
+if "$W" info --json | python3 -c 'import json,sys; sys.exit(0 if json.load(sys.stdin)["backend"] == "native" else 1)'; then
+  export WGPRIM_ADAPTER=llvmpipe
+fi
+
 # Inputs: u32 in 0..2^17 (so that sort --bits 0:16 ties and unique drops), lengths 0, 1, 4097 and 20011.
 python3 - "$T" <<'PY'
 import random, struct, sys
@@ -39,9 +44,10 @@ for adapter in "" "--adapter cpu"; do
   for n in 0 1 4097 20011; do
     "$W" run 'select a % 2u == 0u | sort --bits 0:16 | unique | count' --input "$T/x$n.npy" --json $adapter \
       --repeat 3 >"$T/r.json" 2>"$T/err" || { bad "run n=$n $adapter: $(cat "$T/err")"; continue; }
-    python3 - "$T/r.json" "$(cat "$T/want$n")" <<'PY' && ok || bad "run n=$n $adapter: $(cat "$T/r.json")"
+    python3 - "$T/r.json" "$(cat "$T/want$n")" "$adapter" <<'PY' && ok || bad "run n=$n $adapter: $(cat "$T/r.json")"
 import json, sys
 j = json.load(open(sys.argv[1]))
+assert j["adapter"].startswith("native CPU") == (sys.argv[3] == "--adapter cpu"), j["adapter"]
 assert j["result"] == int(sys.argv[2]), (j["result"], sys.argv[2])
 assert j["mismatches"] == 0 and j["steps"] == 3 and j["replay_kernels_created"] == 0, j
 PY

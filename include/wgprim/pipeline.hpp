@@ -63,8 +63,9 @@ class pipeline {
     enqueue_ref(detail::in_ref(in));
     return count().read();
   }
-  /// Queues the chain on `in` and returns without waiting (host input is copied before it returns); count(),
-  /// output() and context::finish() wait. The input must stay alive until then only if it is a device range.
+  /// Queues the chain on `in` and returns without waiting; count(), output() and context::finish() wait. Host
+  /// input is copied before it returns; a device input may be changed or released at once (later writes queue
+  /// behind the run, and wgpu keeps a released buffer until the work that reads it is done).
   template <class R, class = std::enable_if_t<detail::is_range_v<R>>>
   void enqueue(const R& in) {
     check_type(dtype_of<detail::range_value_t<R>>::value);

@@ -93,8 +93,13 @@ void pipeline::enqueue_ref(const detail::range_ref& in) {
   const bool native = cpu_backend::native(ctx);
   s.count.write(n);
   WGPUCommandEncoder enc = native ? nullptr : ctx.begin_commands();
+  // A device input whose first step is a compaction is read where it is (the step writes the pipeline's buffer);
+  // a sort first, or no step, sorts or returns a copy.
+  const bool read_in_place = !native && in.on_device && !s.steps.empty() && s.steps.front().kind != step_kind::sort;
   try {
-    if (n && !in.on_device) {
+    if (read_in_place) {
+      // nothing to copy
+    } else if (n && !in.on_device) {
       ctx.write(s.a, 0, in.host, n * 4);
     } else if (n && native) {
       std::memcpy(s.a.host_data(), static_cast<const unsigned char*>(in.view.host) + in.view.offset, n * 4);
@@ -117,6 +122,16 @@ void pipeline::enqueue_ref(const detail::range_ref& in) {
     buffer* cur = &s.a;
     buffer* other = &s.b;
     for (const step& st : s.steps) {
+      if (read_in_place && &st == &s.steps.front()) {
+        // The caller's range, n elements, and the count n: the step writes a, then the chain goes on from there.
+        const bool sel = st.kind == step_kind::select_if;
+        select_run_counted(ctx, enc, in, cv, nullptr, ref(s.a), &count_ref,
+                           sel ? select_mode::predicate : select_mode::unique, false, s.type,
+                           sel ? &*st.pred : nullptr, opt);
+        cur = &s.a;
+        other = &s.b;
+        continue;
+      }
       switch (st.kind) {
         case step_kind::sort:
           sort_counted(ctx, enc, ref(*cur), cv, st.order, opt);

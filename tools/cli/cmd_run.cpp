@@ -156,7 +156,8 @@ int run(const run_cli& c) {
     std::cout << j.dump() << "\n";
   } else {
     fmt::print("run '{}' over {} {} values on {}\n", c.chain, n, dtype_name(a.type), ctx.adapter().name);
-    fmt::print("  result {} ({} steps, one submission per run)\n", result, p.steps());
+    fmt::print("  result {} ({} steps, {})\n", result, p.steps(),
+               ctx.backend() == backend_choice::native ? "run eagerly" : "one submission per run");
     if (!c.no_check)
       fmt::print("  {}\n", mismatches ? fmt::format("{} values differ from the CPU twin", mismatches)
                                       : std::string("every value matches the CPU twin"));
