@@ -218,6 +218,19 @@ TEST(DeviceCount, WriteReadAndBadInput) {
     device_vector<double> wide;  // 64-bit elements are not counted-range types
     (void)wide;
   }
+  // A counted input past one storage binding is refused (errc::limit), not run in chunks on a count it cannot see.
+  {
+    context& small = small_binding_ctx();
+    const std::size_t big = (std::size_t(1) << 20) / 4 + 4096;
+    device_vector<std::uint32_t> in(small, big), out(small, big);
+    device_count n(small, 10);
+    try {
+      unique(small, counted(in, n), out, n);
+      ADD_FAILURE() << "no error past one binding";
+    } catch (const error& e) {
+      EXPECT_EQ(e.code(), errc::limit) << e.what();
+    }
+  }
   // A misaligned counted range is refused with one line (the tail is written by a pass that binds it).
   device_vector<std::uint32_t> v(ctx(), 100);
   device_count n(ctx(), 5);
