@@ -20,7 +20,10 @@
 ///   wgprim::select_if(ctx, d_in, d_out, d_count, pred);            // the count stays on the device (d_count[0])
 ///   wgprim::unique(ctx, encoder, d_in, d_out, d_count);            // recorded into the caller's encoder
 ///   std::vector<float> kept = wgprim::select_if(ctx, host_vector, pred);
+///   wgprim::unique(ctx, wgprim::counted(d_in.span(), n), d_out, n);  // length and count on the device
 /// @endcode
+/// A counted input (device_count.hpp) takes its length from a device_count when the work runs; such calls need a
+/// device range for the count and arrays within one storage binding (context::binding_limit()).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -29,6 +32,7 @@
 
 #include "wgprim/algorithm.hpp"
 #include "wgprim/context.hpp"
+#include "wgprim/device_count.hpp"
 #include "wgprim/device_vector.hpp"
 #include "wgprim/predicate.hpp"
 
@@ -45,6 +49,28 @@ namespace detail {
 std::uint64_t select_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref* flags,
                          const range_ref& out, const range_ref* count, select_mode mode, bool partition, dtype type,
                          const predicate* pred, const run_options& opt);
+
+/// select_run with the input's length read on the device from in_count (one u32) when the work runs.
+std::uint64_t select_run_counted(context& ctx, WGPUCommandEncoder encoder, const range_ref& in,
+                                 const device_view& in_count, const range_ref* flags, const range_ref& out,
+                                 const range_ref* count, select_mode mode, bool partition, dtype type,
+                                 const predicate* pred, const run_options& opt);
+template <class T, class F, class Out, class C>
+void select_counted(context& ctx, WGPUCommandEncoder enc, const counted_span<T>& in, const F* flags, Out&& out,
+                    C&& count, select_mode mode, bool partition, const predicate* p, const run_options& opt) {
+  using V = std::remove_cv_t<T>;
+  static_assert(std::is_same_v<V, range_value_t<Out>>, "wgprim: input and output element types differ");
+  static_assert(is_device_range_v<Out> && is_device_range_v<C>, "wgprim: a counted input needs device ranges");
+  static_assert(std::is_same_v<range_value_t<C>, std::uint32_t>, "wgprim: a count is one std::uint32_t");
+  range_ref f;
+  if constexpr (!std::is_same_v<F, void>) {
+    static_assert(std::is_same_v<range_value_t<F>, std::uint32_t>, "wgprim: flags are std::uint32_t");
+    f = in_ref(*flags);
+  }
+  const range_ref c = out_ref(std::forward<C>(count));
+  select_run_counted(ctx, enc, counted_ref(in), count_view_of(in), flags ? &f : nullptr,
+                     out_ref(std::forward<Out>(out)), &c, mode, partition, dtype_of<V>::value, p, opt);
+}
 
 template <class In, class Out>
 using if_select_ranges =
@@ -166,6 +192,49 @@ std::vector<T> unique(context& ctx, const std::vector<T>& in, const run_options&
   std::vector<T> out(in.size());
   out.resize(unique(ctx, in, out, opt));
   return out;
+}
+
+// ---- counted inputs: the length is a device_count (device_count.hpp), the count lands in a device range ----
+/// select_if of the first `in.count` elements (read on the device); the number kept lands in count[0].
+template <class T, class Out, class C>
+void select_if(context& ctx, const counted_span<T>& in, Out&& out, C&& count, const predicate& p,
+               const run_options& opt = {}) {
+  detail::select_counted<T, void>(ctx, nullptr, in, nullptr, std::forward<Out>(out), std::forward<C>(count),
+                                  select_mode::predicate, false, &p, opt);
+}
+/// select_if of a counted input, recorded into the caller's encoder.
+template <class T, class Out, class C>
+void select_if(context& ctx, WGPUCommandEncoder encoder, const counted_span<T>& in, Out&& out, C&& count,
+               const predicate& p, const run_options& opt = {}) {
+  detail::select_counted<T, void>(ctx, encoder, in, nullptr, std::forward<Out>(out), std::forward<C>(count),
+                                  select_mode::predicate, false, &p, opt);
+}
+/// select_flagged of a counted input (the flags are bound by the same count).
+template <class T, class F, class Out, class C>
+void select_flagged(context& ctx, const counted_span<T>& in, const F& flags, Out&& out, C&& count,
+                    const run_options& opt = {}) {
+  detail::select_counted(ctx, nullptr, in, &flags, std::forward<Out>(out), std::forward<C>(count),
+                         select_mode::flags, false, nullptr, opt);
+}
+/// partition of a counted input: kept, then rejected, over the first `in.count` elements.
+template <class T, class Out, class C>
+void partition(context& ctx, const counted_span<T>& in, Out&& out, C&& count, const predicate& p,
+               const run_options& opt = {}) {
+  detail::select_counted<T, void>(ctx, nullptr, in, nullptr, std::forward<Out>(out), std::forward<C>(count),
+                                  select_mode::predicate, true, &p, opt);
+}
+/// unique of a counted input; `count` may be the input's own count (it is read before it is written).
+template <class T, class Out, class C>
+void unique(context& ctx, const counted_span<T>& in, Out&& out, C&& count, const run_options& opt = {}) {
+  detail::select_counted<T, void>(ctx, nullptr, in, nullptr, std::forward<Out>(out), std::forward<C>(count),
+                                  select_mode::unique, false, nullptr, opt);
+}
+/// unique of a counted input, recorded into the caller's encoder.
+template <class T, class Out, class C>
+void unique(context& ctx, WGPUCommandEncoder encoder, const counted_span<T>& in, Out&& out, C&& count,
+            const run_options& opt = {}) {
+  detail::select_counted<T, void>(ctx, encoder, in, nullptr, std::forward<Out>(out), std::forward<C>(count),
+                                  select_mode::unique, false, nullptr, opt);
 }
 
 }  // namespace wgprim

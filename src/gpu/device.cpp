@@ -525,7 +525,8 @@ buffer context::create_buffer(std::uint64_t bytes) {
                                  std::to_string(s.limits.max_buffer_size) + " bytes");
   bytes = std::max<std::uint64_t>(4, (bytes + 3) / 4 * 4);
   WGPUBufferDescriptor d = WGPU_BUFFER_DESCRIPTOR_INIT;
-  d.usage = WGPUBufferUsage_Storage | WGPUBufferUsage_CopySrc | WGPUBufferUsage_CopyDst;
+  // Indirect: a buffer may hold the grid of an indirect dispatch (device counts, src/pipeline).
+  d.usage = WGPUBufferUsage_Storage | WGPUBufferUsage_CopySrc | WGPUBufferUsage_CopyDst | WGPUBufferUsage_Indirect;
   d.size = bytes;
   WGPUBuffer b = wgpuDeviceCreateBuffer(s.device, &d);
   if (!b) throw error(errc::out_of_memory, "could not allocate " + std::to_string(bytes) + " bytes on the GPU");

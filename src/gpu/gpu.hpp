@@ -99,6 +99,10 @@ class recorder {
   template <class P> binding params(const P& p) { return params(&p, sizeof p); }
 
   void dispatch(const kernel& k, std::initializer_list<binding> bindings, std::uint32_t x, std::uint32_t y = 1);
+  /// A dispatch whose grid (x, y, z: three u32) is read from `args` at `offset` when it runs (a buffer of
+  /// context::create_buffer, written by an earlier pass: a count that stays on the device sizes the grid).
+  void dispatch_indirect(const kernel& k, std::initializer_list<binding> bindings, WGPUBuffer args,
+                         std::uint64_t offset);
   void copy(const buffer& src, std::uint64_t src_offset, const buffer& dst, std::uint64_t dst_offset,
             std::uint64_t bytes);
   void copy_raw(WGPUBuffer src, std::uint64_t src_offset, WGPUBuffer dst, std::uint64_t dst_offset,
@@ -130,6 +134,7 @@ class recorder {
   struct state;
   context& ctx_;
   std::unique_ptr<state> s_;
+  binding indirect_;  // set by dispatch_indirect for the dispatch it makes
 };
 
 
@@ -146,6 +151,10 @@ WGPUBuffer mapped_result(context& ctx, std::uint64_t bytes, std::uint64_t& size)
 /// The next epoch (1 .. 2^24 - 1) of the context's counter `name`, for kernels that tag what they publish with the
 /// call that published it; `restarted` is set when the count starts again at 1 (the caller clears its state).
 std::uint32_t next_epoch(context& ctx, const std::string& name, bool& restarted);
+
+/// How many compute kernels (shader module + pipeline) this context has created so far: a replayed pipeline
+/// (src/pipeline) creates none.
+std::uint64_t kernels_created(context& ctx);
 
 /// Whether testing::set_lookback_stress is on for this context.
 bool lookback_stress(context& ctx);

@@ -118,4 +118,8 @@ const kernel& get_kernel(context& ctx, const std::string& source, const std::str
 }
 
 
+std::uint64_t kernels_created(context& ctx) {
+  return ctx.backend() == backend_choice::native ? 0 : ctx.impl().kernels.size();
+}
+
 }  // namespace wgprim::detail

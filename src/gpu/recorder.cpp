@@ -130,7 +130,16 @@ void context_impl::forget_buffer(WGPUBuffer b) {
   }
 }
 
+void recorder::dispatch_indirect(const kernel& k, std::initializer_list<binding> bindings, WGPUBuffer args,
+                                 std::uint64_t offset) {
+  if (!args || offset % 4) throw error(errc::gpu, "internal: indirect arguments must be a 4-byte aligned buffer range");
+  indirect_ = {args, offset, 12};
+  dispatch(k, bindings, 1, 1);
+}
+
 void recorder::dispatch(const kernel& k, std::initializer_list<binding> bindings, std::uint32_t x, std::uint32_t y) {
+  const binding indirect = indirect_;
+  indirect_ = {};
   auto& c = ctx_.impl();
   if (bindings.size() != k.slots) throw error(errc::gpu, "internal: binding count does not match the kernel");
   if (bindings.size() > group_key::max_slots) throw error(errc::gpu, "internal: too many bindings for one kernel");
@@ -217,7 +226,8 @@ void recorder::dispatch(const kernel& k, std::initializer_list<binding> bindings
   wgpuComputePassEncoderSetPipeline(s_->pass, k.pipeline);
   wgpuComputePassEncoderSetBindGroup(s_->pass, 0, g, n_dyn, n_dyn ? dyn : nullptr);
   if (immediate) wgpuComputePassEncoderSetImmediates(s_->pass, 0, immediate, k.immediate_bytes);
-  wgpuComputePassEncoderDispatchWorkgroups(s_->pass, x, y, 1);
+  if (indirect.buf) wgpuComputePassEncoderDispatchWorkgroupsIndirect(s_->pass, indirect.buf, indirect.offset);
+  else wgpuComputePassEncoderDispatchWorkgroups(s_->pass, x, y, 1);
 }
 
 void recorder::copy(const buffer& src, std::uint64_t so, const buffer& dst, std::uint64_t dof, std::uint64_t bytes) {

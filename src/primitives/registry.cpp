@@ -7,6 +7,7 @@
 #include "primitives/scan/scan.hpp"
 #include "primitives/sort/sort.hpp"
 #include "primitives/select/select.hpp"
+#include "pipeline/counted.hpp"
 
 namespace wgprim::detail {
 
@@ -68,6 +69,7 @@ const std::vector<const kernel_spec*>& kernel_specs() {
       &histogram_atomic_spec, &seg_heads_offsets_spec, &seg_heads_keys_spec, &seg_tile_reduce_spec,
       &seg_spine_spec,        &seg_tile_scan_spec,  &seg_gather_spec, &segr_bounds_spec, &segr_tile_spec, &segr_spine_up_spec, &segr_spine_top_spec, &segr_spine_down_spec, &segr_scan_spec,
       &select_decoupled_spec, &select_count_spec, &by_key_spec,
+      &count_args_size_spec,  &count_args_pad_spec,
   };
   return specs;
 }

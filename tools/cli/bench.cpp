@@ -2,6 +2,7 @@
 // bytes (the adapter's limit). GPU time from timestamp queries (wall time on CPU adapters), median of `reps`
 // runs after `warmup` discarded runs. GB/s = bytes moved / time: reduce reads 4n bytes, scan and copy move 8n.
 #include "bench.hpp"
+#include "cmd_run.hpp"
 #include "cmd_types.hpp"
 #include "cmd_arg_reduce.hpp"
 #include "cmd_transform_reduce.hpp"
@@ -279,6 +280,7 @@ int cmd_bench(const bench_args& a) {
     }
     add_select_bench_cases(ctx, n_max, wants, cases);
     add_sort_bench_cases(ctx, n_max, wants, cases);
+    add_chain_bench_cases(ctx, n_max, wants, cases);
     add_arg_reduce_bench_cases(ctx, in, wants, cases);
     add_transform_reduce_bench_cases(ctx, in, wants, cases);
     add_types_bench_cases(ctx, n_max, wants, cases);

@@ -23,6 +23,7 @@
 #include "cmd_hist.hpp"
 #include "json_value.hpp"
 #include "cmd_select.hpp"
+#include "cmd_run.hpp"
 #include "plot.hpp"
 #include "wgprim/io.hpp"
 #include "wgprim/wgprim.hpp"
@@ -760,6 +761,7 @@ int main(int argc, char** argv) {
   const cli_command seg_cmd = add_segmented_options(
       red, sc, {&c.adapter, &c.input, &c.generate, &c.type, &c.op, &c.identity, &c.output, &c.json, &c.exclusive, &c.repeat});
   auto run_select = add_select_commands(app);
+  auto run_chain = add_run_command(app);
   bench_args ba;
   auto* bench = app.add_subcommand("bench", "GB/s of every algorithm over n = 2^min..2^max, and a copy kernel");
   bench->add_option("--adapter", ba.adapter, "adapter name substring");
@@ -816,6 +818,7 @@ int main(int argc, char** argv) {
     if (so->parsed()) return run_sort_command();
     if (demo->parsed()) return cmd_demo(c);
     if (int rc = run_select(); rc >= 0) return rc;
+    if (int rc = run_chain(); rc >= 0) return rc;
     if (bench->parsed()) {
       check_bench_args(ba);
       return ba.accuracy ? cmd_bench_accuracy(ba) : cmd_bench(ba);

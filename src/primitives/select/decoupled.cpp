@@ -5,6 +5,7 @@
 #include "gpu/gpu.hpp"
 #include "primitives/select/policy.hpp"
 #include "primitives/select/select.hpp"
+#include "pipeline/counted.hpp"
 #include "wgprim/error.hpp"
 
 namespace wgprim::detail {
@@ -92,12 +93,40 @@ void record_select_decoupled(recorder& rec, const select_args& a) {
   // dynamic-indexed, out of registers): H200 2^28, select_if f32 (checked) 2.32 ms vs unique u32 (trusted)
   // 1.12 ms on the same kernel.
   const bool trusted = true;
-  const auto& k = get_kernel(ctx, select_decoupled_spec, src, trusted);
+  // A counted input (a.in_count): every pass over the capacity, its grid and the count words of its parameter
+  // block sized on the device (pipeline/counted.hpp); one chunk, so the chunk's n is the whole count.
+  const bool counted = a.in_count.buf != nullptr;
+  const auto& k = counted ? counted_kernel(ctx, select_decoupled_spec, src, trusted)
+                          : get_kernel(ctx, select_decoupled_spec, src, trusted);
   const std::uint64_t n = a.in.count;
   const std::uint64_t tile = std::uint64_t(pol.wg_size) * pol.items * 4;
   const std::uint64_t per_binding = elements_per_binding(ctx, 4, tile);  // whole tiles per chunk and window
   const auto parts = chunks_of(n, per_binding);
   const std::uint64_t chunks = parts.size();
+  if (counted && chunks > 1)
+    throw error(errc::limit, "select: a counted input must fit one storage binding (" +
+                                 std::to_string(per_binding) + " elements here)");
+  std::vector<buffer> works;
+  auto run = [&](const kernel& kk, const select_params& p, std::initializer_list<binding> rest, std::uint32_t gx,
+                 std::uint32_t gy) {
+    std::vector<binding> all;
+    counted_pass cp;
+    if (counted) {
+      // n, tiles, grid_x and the window's width (the whole output: one chunk) follow the count.
+      count_words w;
+      w.n = 0; w.tiles = 1; w.grid_x = 2; w.n2 = 5;
+      works.emplace_back();
+      cp = record_counted_pass(rec, a.in_count, &p, sizeof p, w, tile, n, works.back());
+      all.push_back(cp.params);
+    } else {
+      all.push_back(rec.params(p));
+    }
+    all.insert(all.end(), rest.begin(), rest.end());
+    // select_layout: 8 slots.
+    const std::initializer_list<binding> b = {all[0], all[1], all[2], all[3], all[4], all[5], all[6], all[7]};
+    if (counted) rec.dispatch_indirect(kk, b, cp.args, cp.args_offset);
+    else rec.dispatch(kk, b, gx, gy);
+  };
   const std::uint64_t max_tiles = chunks ? (parts.front().count + tile - 1) / tile : 1;
   // carry: [0, chunks] kept before each chunk, [chunks + 1] the partition's total, [chunks + 2 + c] the element
   // before chunk c (unique).
@@ -128,15 +157,17 @@ void record_select_decoupled(recorder& rec, const select_args& a) {
 
   if (a.partition) {
     // The total kept, so that rejected elements can be written in input order in the same pass as the kept ones.
-    const auto& kc = get_kernel(ctx, select_count_spec, src, trusted);
+    const auto& kc = counted ? counted_kernel(ctx, select_count_spec, src, trusted)
+                              : get_kernel(ctx, select_count_spec, src, trusted);
     for (std::uint64_t c = 0; c < chunks; ++c) {
       const chunk& ch = parts[c];
       const std::uint64_t tiles = (ch.count + tile - 1) / tile;
       std::uint32_t gx, gy;
       grid_2d(tiles, ctx.limits().max_compute_workgroups_per_dimension, gx, gy);
-      rec.dispatch(kc, {rec.params(params_for(c, tiles, gx, 0, 0)), bind(a.in, ch.first, ch.count), vec(a.in, ch),
-                        flag_bind(ch), flag_vec(ch), bind(a.out, 0, 1), bind(view_of(state)), bind(view_of(carry))},
-                   gx, gy);
+      run(kc, params_for(c, tiles, gx, 0, 0),
+          {bind(a.in, ch.first, ch.count), vec(a.in, ch), flag_bind(ch), flag_vec(ch), bind(a.out, 0, 1),
+           bind(view_of(state)), bind(view_of(carry))},
+          gx, gy);
     }
   }
   std::uint64_t slot_index = 0;
@@ -151,10 +182,10 @@ void record_select_decoupled(recorder& rec, const select_args& a) {
     for (std::uint64_t w = 0; w * per_binding < reach; ++w) {
       const std::uint64_t win_first = w * per_binding, win_count = std::min(per_binding, n - win_first);
       rec.clear(state, 0, (2 + 2 * tiles) * 4);
-      rec.dispatch(k, {rec.params(params_for(c, tiles, gx, win_first, win_count)), bind(a.in, ch.first, ch.count),
-                       vec(a.in, ch), flag_bind(ch), flag_vec(ch), bind(a.out, win_first, win_count),
-                       bind(view_of(state)), bind(view_of(carry))},
-                   gx, gy);
+      run(k, params_for(c, tiles, gx, win_first, win_count),
+          {bind(a.in, ch.first, ch.count), vec(a.in, ch), flag_bind(ch), flag_vec(ch),
+           bind(a.out, win_first, win_count), bind(view_of(state)), bind(view_of(carry))},
+          gx, gy);
       if (a.fallbacks) rec.copy(state, 4, *a.fallbacks, 4 * slot_index++, 4);
     }
   }

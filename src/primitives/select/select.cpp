@@ -4,6 +4,7 @@
 #include "primitives/select/select.hpp"
 
 #include <chrono>
+#include <cstring>
 #include <optional>
 
 #include "native/backend.hpp"
@@ -31,9 +32,10 @@ const char* op_name(select_mode mode, bool partition) {
 }
 }  // namespace
 
-std::uint64_t select_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref* flags,
-                         const range_ref& out, const range_ref* count, select_mode mode, bool partition, dtype type,
-                         const predicate* pred, const run_options& opt) {
+namespace {
+std::uint64_t select_impl(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const device_view* in_count,
+                          const range_ref* flags, const range_ref& out, const range_ref* count, select_mode mode,
+                          bool partition, dtype type, const predicate* pred, const run_options& opt) {
   require_type(ctx, in.type, "select");
   require_type(ctx, type, "select");
   using clock = std::chrono::steady_clock;
@@ -54,8 +56,24 @@ std::uint64_t select_run(context& ctx, WGPUCommandEncoder encoder, const range_r
     if (!pred) throw fail("no predicate");
     bound.emplace(*pred, type);  // checks the expression before any GPU work
   }
+  if (in_count && (!in.on_device || !count)) throw fail("a counted input needs device ranges and a device count");
+  if (in_count) check_view(ctx, *in_count, (what + " input count").c_str());
   if (cpu_backend::native(ctx)) {
     if (encoder) cpu_backend::no_encoder(what.c_str());
+    if (in_count) {
+      // The native backend runs eagerly: the count is read here, and the call runs on that prefix.
+      std::uint32_t n = 0;
+      std::memcpy(&n, static_cast<const unsigned char*>(in_count->host) + in_count->offset, 4);
+      range_ref prefix = in;
+      prefix.count = prefix.view.count = std::min<std::uint64_t>(n, in.count);
+      range_ref f;
+      if (flags) {
+        f = *flags;
+        f.count = f.view.count = prefix.count;
+      }
+      return cpu_backend::select(ctx, prefix, flags ? &f : nullptr, out, count, mode, partition, type,
+                                 bound ? &*bound : nullptr, opt);
+    }
     return cpu_backend::select(ctx, in, flags, out, count, mode, partition, type, bound ? &*bound : nullptr, opt);
   }
   const std::string name = pick_algorithm(ctx, "select", opt.algorithm).name;
@@ -76,6 +94,10 @@ std::uint64_t select_run(context& ctx, WGPUCommandEncoder encoder, const range_r
 
   select_args a{in.view, flags ? flags->view : device_view{}, out.view, count_view, mode, partition, type,
                 bound ? &*bound : nullptr, &opt, nullptr};
+  if (in_count) {
+    a.in_count = *in_count;
+    a.in_count.count = 1;
+  }
   double upload_ms = 0;
   buffer up, up_flags, down, own_count;
   const std::uint64_t n = in.count;
@@ -137,6 +159,20 @@ std::uint64_t select_run(context& ctx, WGPUCommandEncoder encoder, const range_r
     if (opt.stats) opt.stats->download_ms = std::chrono::duration<double, std::milli>(clock::now() - t1).count();
   }
   return kept;
+}
+}  // namespace
+
+std::uint64_t select_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref* flags,
+                         const range_ref& out, const range_ref* count, select_mode mode, bool partition, dtype type,
+                         const predicate* pred, const run_options& opt) {
+  return select_impl(ctx, encoder, in, nullptr, flags, out, count, mode, partition, type, pred, opt);
+}
+
+std::uint64_t select_run_counted(context& ctx, WGPUCommandEncoder encoder, const range_ref& in,
+                                 const device_view& in_count, const range_ref* flags, const range_ref& out,
+                                 const range_ref* count, select_mode mode, bool partition, dtype type,
+                                 const predicate* pred, const run_options& opt) {
+  return select_impl(ctx, encoder, in, &in_count, flags, out, count, mode, partition, type, pred, opt);
 }
 
 }  // namespace wgprim::detail

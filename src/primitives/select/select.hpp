@@ -18,6 +18,8 @@ struct select_args {
   const bound_predicate* pred;     // select_mode::predicate
   const run_options* opt;
   const buffer* fallbacks;         // per-dispatch look-back fallback counts land here (may be null)
+  device_view in_count = {};       // buf set: the input's length is this u32, read on the device (in.count is
+                                   // the capacity; one storage binding at most)
 };
 
 /// Records the whole operation (count pass, select passes, the count copy) without submitting.

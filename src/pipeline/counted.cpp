@@ -1,0 +1,100 @@
+// Counted passes: see counted.hpp and shaders/pipeline/count_args.wgsl.
+#include "pipeline/counted.hpp"
+
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <utility>
+
+#include "core/wgsl_compose.hpp"
+#include "wgprim/error.hpp"
+
+namespace wgprim::detail {
+
+struct count_args_params {
+  std::uint32_t capacity, tile, max_dim, words, n_word, tiles_word, grid_x_word, n2_word, pad;
+};
+static_assert(sizeof(count_args_params) == 36);
+
+namespace {
+const std::vector<slot> count_args_layout = {slot::uniform, slot::storage_rw, slot::storage_rw};
+constexpr std::uint64_t work_bytes = 256;  // [0] count, [1..3] grid, [4 ..] the patched block
+
+const kernel& count_args_kernel(context& ctx, const kernel_spec& spec) {
+  return get_kernel(ctx, spec, shader_text(spec.file), true);
+}
+std::uint32_t narrow(std::uint64_t x, const char* what) {
+  if (x > 0xffffffffull) throw error(errc::limit, std::string("counted pass: ") + what + " past 2^32 - 1");
+  return static_cast<std::uint32_t>(x);
+}
+}  // namespace
+
+const kernel_spec count_args_size_spec{"pipeline/count_args.wgsl", "size_grid", count_args_layout,
+                                       sizeof(count_args_params)};
+const kernel_spec count_args_pad_spec{"pipeline/count_args.wgsl", "pad_tail", count_args_layout,
+                                      sizeof(count_args_params)};
+
+counted_pass record_counted_pass(recorder& rec, const device_view& count, const void* block, std::size_t bytes,
+                                 const count_words& words, std::uint64_t tile, std::uint64_t capacity, buffer& work) {
+  context& ctx = rec.ctx();
+  if (bytes % 4 || bytes > work_bytes - 16)
+    throw error(errc::gpu, "internal: a counted pass's parameter block is at most 240 bytes, whole words");
+  count_args_params cfg{};
+  cfg.capacity = narrow(capacity, "capacity");
+  cfg.tile = narrow(tile ? tile : 1, "tile");
+  cfg.max_dim = ctx.limits().max_compute_workgroups_per_dimension;
+  cfg.words = static_cast<std::uint32_t>(bytes / 4);
+  cfg.n_word = words.n;
+  cfg.tiles_word = words.tiles;
+  cfg.grid_x_word = words.grid_x;
+  cfg.n2_word = words.n2;
+  work = ctx.create_buffer(work_bytes);
+  const buffer& spare = scratch(ctx, "count_args_spare", 256);
+  wgpu_write(ctx, work.native(), 16, block, bytes);  // queued: lands before the encoder's work runs
+  rec.copy_raw(count.buf, count.offset, work.native(), 0, 4);
+  rec.dispatch(count_args_kernel(ctx, count_args_size_spec), {rec.params(cfg), bind(work), bind(spare)}, 1);
+  // The pass's slot is taken after the sizing pass's (a params() call may move the ring), then overwritten on
+  // the device: the host's upload of the block lands first (queue writes precede the command buffer).
+  const binding p = rec.params(block, bytes);
+  rec.copy_raw(work.native(), 16, p.buf, p.offset, bytes);
+  return counted_pass{p, work.native(), 4};
+}
+
+void record_pad_tail(recorder& rec, const device_view& count, const device_view& v, std::uint32_t pad,
+                     buffer& work) {
+  if (!v.count) return;
+  context& ctx = rec.ctx();
+  count_args_params cfg{};
+  cfg.pad = pad;
+  cfg.capacity = narrow(v.count, "capacity");
+  cfg.tile = 64;
+  work = ctx.create_buffer(work_bytes);
+  rec.copy_raw(count.buf, count.offset, work.native(), 0, 4);
+  std::uint32_t gx, gy;
+  grid_2d((v.count + 63) / 64, ctx.limits().max_compute_workgroups_per_dimension, gx, gy);
+  rec.dispatch(count_args_kernel(ctx, count_args_pad_spec), {rec.params(cfg), bind(work), bind(v)}, gx, gy);
+}
+
+const kernel& counted_kernel(context& ctx, const kernel_spec& spec, const std::string& source, bool trusted) {
+  // One marked copy of each source text (a distinct text: the cache keeps the immediate-block kernel of the same
+  // WGSL apart), kept for the process as compose_wgsl's texts are.
+  static std::mutex mu;
+  static std::map<std::string, std::string> marked;
+  const std::string* text;
+  {
+    std::lock_guard<std::mutex> g(mu);
+    auto it = marked.find(source);
+    if (it == marked.end()) it = marked.emplace(source, "// counted pass: parameters patched on the device\n" + source).first;
+    text = &it->second;
+  }
+  return get_kernel(ctx, *text, spec.entry, spec.layout, trusted, nullptr, 0);
+}
+
+std::uint64_t host_count(const device_view& count) {
+  if (!count.host) throw error(errc::invalid_argument, "counted range: the count is not on this backend");
+  std::uint32_t n = 0;
+  std::memcpy(&n, static_cast<const unsigned char*>(count.host) + count.offset, 4);
+  return n;
+}
+
+}  // namespace wgprim::detail

@@ -1,0 +1,187 @@
+// Recorded pipelines (wgprim/pipeline.hpp): the steps are kept as data; a run encodes them into one command
+// encoder over two ping-pong buffers and one device_count, each step's length being the count the step before
+// it left on the device (the compactions' counted inputs, the counted sort), and submits once.
+#include "wgprim/pipeline.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <optional>
+#include <utility>
+
+#include "native/backend.hpp"
+#include "pipeline/counted.hpp"
+#include "primitives/primitive.hpp"
+#include "wgprim/counted.hpp"
+#include "wgprim/cpu_twin.hpp"
+#include "wgprim/error.hpp"
+#include "wgprim/select.hpp"
+
+namespace wgprim {
+
+namespace {
+enum class step_kind { select_if, sort, unique };
+struct step {
+  step_kind kind;
+  std::optional<predicate> pred;
+  sort_order order;
+};
+}  // namespace
+
+struct pipeline::state {
+  context* ctx;
+  dtype type;
+  std::vector<step> steps;
+  buffer a, b;                  // ping-pong: the input is copied into a
+  std::uint64_t capacity = 0;   // elements of a and b
+  bool result_in_a = true;
+  device_count count;
+  std::uint64_t created = 0;
+  state(context& c, dtype t) : ctx(&c), type(t), count(c) {}
+};
+
+pipeline::pipeline(context& ctx, dtype type) : s_(std::make_unique<state>(ctx, type)) {
+  if (type != dtype::u32 && type != dtype::i32 && type != dtype::f32)
+    throw error(errc::unsupported, std::string("pipeline: elements are u32, i32 or f32, not ") + dtype_name(type));
+}
+pipeline::~pipeline() = default;
+pipeline::pipeline(pipeline&& o) noexcept = default;
+pipeline& pipeline::operator=(pipeline&& o) noexcept = default;
+
+pipeline& pipeline::select_if(const predicate& p) {
+  bound_predicate check(p, s_->type);  // a bad predicate fails here, not at the first run
+  s_->steps.push_back({step_kind::select_if, p, {}});
+  return *this;
+}
+pipeline& pipeline::sort(sort_order o) {
+  if (o.end_bit > 32 || (o.end_bit && o.begin_bit >= o.end_bit) || o.begin_bit >= 32)
+    throw error(errc::invalid_argument, "pipeline: sort bits [" + std::to_string(o.begin_bit) + ", " +
+                                            std::to_string(o.end_bit) + ") are not within a 32-bit key");
+  if (s_->type == dtype::f32 && o.direction == order::descending)
+    throw error(errc::unsupported, "pipeline: an f32 sort step sorts ascending only");
+  s_->steps.push_back({step_kind::sort, std::nullopt, o});
+  return *this;
+}
+pipeline& pipeline::unique() {
+  s_->steps.push_back({step_kind::unique, std::nullopt, {}});
+  return *this;
+}
+std::size_t pipeline::steps() const { return s_->steps.size(); }
+dtype pipeline::type() const { return s_->type; }
+const device_count& pipeline::count() const { return s_->count; }
+std::uint64_t pipeline::kernels_created_last_run() const { return s_->created; }
+
+void pipeline::check_type(dtype t) const {
+  if (t != s_->type)
+    throw error(errc::invalid_argument, std::string("pipeline: it takes ") + dtype_name(s_->type) + " elements, not " +
+                                            dtype_name(t));
+}
+
+void pipeline::enqueue_ref(const detail::range_ref& in) {
+  using namespace detail;
+  state& s = *s_;
+  context& ctx = *s.ctx;
+  const std::uint64_t n = in.count;
+  if (n > 0xffffffffull) throw error(errc::limit, "pipeline: at most 2^32 - 1 elements");
+  if (in.on_device) check_view(ctx, in.view, "pipeline input");
+  if (n > s.capacity || !s.a) {
+    // Grown to the largest input seen: new buffers, the same kernels.
+    s.capacity = std::max<std::uint64_t>({n, 1, s.capacity});
+    s.a = ctx.create_buffer(s.capacity * 4);
+    s.b = ctx.create_buffer(s.capacity * 4);
+  }
+  const std::uint64_t before = kernels_created(ctx);
+  const bool native = cpu_backend::native(ctx);
+  s.count.write(n);
+  WGPUCommandEncoder enc = native ? nullptr : ctx.begin_commands();
+  // A device input whose first step is a compaction is read where it is (the step writes the pipeline's buffer);
+  // a sort first, or no step, sorts or returns a copy.
+  const bool read_in_place = !native && in.on_device && !s.steps.empty() && s.steps.front().kind != step_kind::sort;
+  try {
+    if (read_in_place) {
+      // nothing to copy
+    } else if (n && !in.on_device) {
+      ctx.write(s.a, 0, in.host, n * 4);
+    } else if (n && native) {
+      std::memcpy(s.a.host_data(), static_cast<const unsigned char*>(in.view.host) + in.view.offset, n * 4);
+    } else if (n) {
+      recorder rec(ctx, enc);
+      rec.copy_raw(in.view.buf, in.view.offset, s.a.native(), 0, n * 4);
+      rec.end();
+    }
+    auto ref = [&](const buffer& b) {
+      range_ref r;
+      r.on_device = true;
+      r.view = view_of(b, s.capacity);
+      r.count = s.capacity;
+      r.type = s.type;
+      return r;
+    };
+    const device_view cv = s.count.span().view();
+    range_ref count_ref = out_ref(s.count.span());
+    const run_options opt;
+    buffer* cur = &s.a;
+    buffer* other = &s.b;
+    for (const step& st : s.steps) {
+      if (read_in_place && &st == &s.steps.front()) {
+        // The caller's range, n elements, and the count n: the step writes a, then the chain goes on from there.
+        const bool sel = st.kind == step_kind::select_if;
+        select_run_counted(ctx, enc, in, cv, nullptr, ref(s.a), &count_ref,
+                           sel ? select_mode::predicate : select_mode::unique, false, s.type,
+                           sel ? &*st.pred : nullptr, opt);
+        cur = &s.a;
+        other = &s.b;
+        continue;
+      }
+      switch (st.kind) {
+        case step_kind::sort:
+          sort_counted(ctx, enc, ref(*cur), cv, st.order, opt);
+          break;
+        case step_kind::select_if:
+        case step_kind::unique: {
+          const bool sel = st.kind == step_kind::select_if;
+          select_run_counted(ctx, enc, ref(*cur), cv, nullptr, ref(*other), &count_ref,
+                             sel ? select_mode::predicate : select_mode::unique, false, s.type,
+                             sel ? &*st.pred : nullptr, opt);
+          std::swap(cur, other);
+          break;
+        }
+      }
+    }
+    s.result_in_a = cur == &s.a;
+    if (enc) ctx.submit(enc);
+  } catch (...) {
+    // Releases the encoder (what it holds is whole steps before the failing one); the first error is the one
+    // to report.
+    if (enc) try { ctx.submit(enc); } catch (...) {}
+    throw;
+  }
+  s.created = kernels_created(ctx) - before;
+}
+
+void pipeline::read_output(void* dst, std::size_t n) {
+  if (!n) return;
+  s_->ctx->read(s_->result_in_a ? s_->a : s_->b, 0, dst, std::uint64_t(n) * 4);
+}
+
+std::vector<std::uint32_t> pipeline::reference(const std::uint32_t* bits, std::size_t n) const {
+  std::vector<std::uint32_t> x(bits, bits + n), y(n);
+  for (const step& st : s_->steps) {
+    switch (st.kind) {
+      case step_kind::select_if:
+        x.resize(cpu::select_if(x.data(), x.size(), bound_predicate(*st.pred, s_->type), y.data()));
+        std::copy(y.begin(), y.begin() + x.size(), x.begin());
+        break;
+      case step_kind::unique:
+        x.resize(cpu::unique(x.data(), x.size(), s_->type, y.data()));
+        std::copy(y.begin(), y.begin() + x.size(), x.begin());
+        break;
+      case step_kind::sort:
+        cpu::stable_sort_bits(x.data(), x.size(), s_->type, st.order.direction == order::descending,
+                              st.order.begin_bit, st.order.end_bit);
+        break;
+    }
+  }
+  return x;
+}
+
+}  // namespace wgprim

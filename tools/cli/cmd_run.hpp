@@ -1,0 +1,17 @@
+// wgprim run 'STAGE | STAGE | ...': a chain of primitives recorded once as a wgprim::pipeline (cmd_run.cpp).
+#pragma once
+#include <functional>
+#include <vector>
+
+#include "bench.hpp"
+
+namespace CLI { class App; }
+
+/// Adds the `run` subcommand; the returned function runs it when it was parsed and returns its exit code, or -1.
+std::function<int()> add_run_command(CLI::App& app);
+
+/// The bench row of issue 27's chain, as bench/cub's "chain": select the even values of x & 0xffff, sort them on
+/// bits 0:16, unique, count, with x the u32 data of bench/cub/cub_bench.cu. A wgprim::pipeline, one submission and
+/// one count read back per call; x & 0xffff is materialised (CUB fuses it as a transform iterator).
+void add_chain_bench_cases(wgprim::context& ctx, std::size_t n_max, const bench_filter& wants,
+                           std::vector<bench_case>& cases);
