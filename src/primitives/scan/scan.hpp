@@ -3,6 +3,7 @@
 #include "primitives/primitive.hpp"
 #include "wgprim/op.hpp"
 #include "wgprim/scan.hpp"
+#include "wgprim/view.hpp"
 
 namespace wgprim::detail {
 
@@ -13,6 +14,8 @@ struct scan_args {
   const std::uint64_t* init;      // may be null: the scan starts from combine(init, ...) (a carry into tile 0)
   const run_options* opt;
   const buffer* fallbacks;        // decoupled: per-chunk look-back fallback counts land here (may be null)
+  const view_desc* view = nullptr;            // a bindable view read instead of `in` (decoupled only); in.count = its size
+  const bound_transform* transform = nullptr; // the view's transform (applied in the load), may be null
   bool pairs() const;             // double-word accumulation (compensated f32 sums)
   bool exact() const;             // exact prefix sums, correctly rounded (reproducible / exact f32 sums)
 };

@@ -4,6 +4,7 @@
 #include "primitives/segmented/segmented.hpp"
 #include "wgprim/predicate.hpp"
 #include "wgprim/select.hpp"
+#include "wgprim/view.hpp"
 
 namespace wgprim::detail {
 
@@ -18,6 +19,7 @@ struct select_args {
   const bound_predicate* pred;     // select_mode::predicate
   const run_options* opt;
   const buffer* fallbacks;         // per-dispatch look-back fallback counts land here (may be null)
+  const view_desc* view = nullptr; // a bindable view read instead of `in` (in.count = its size; one chunk for unique)
 };
 
 /// Records the whole operation (count pass, select passes, the count copy) without submitting.
