@@ -691,5 +691,31 @@ TEST(Sort, BadArguments) {
   EXPECT_THROW(sort(ctx(), k, order::ascending, opt), error);
 }
 
+TEST(Sort, OnesweepWorkgroupsOf512) {
+  // The GPU policy's tiles of 512 invocations (invocations 256..511 own no digit: they rank, count in the fallback
+  // and scatter), forced on this adapter through WGPRIM_ONESWEEP_WG: sizes around its tiles (512 x 24 on a CPU
+  // adapter, 512 x 15 or fewer items where workgroup memory is short), pairs, 64-bit keys, skipped passes and the
+  // fallback under stress.
+  ::setenv("WGPRIM_ONESWEEP_WG", "512", 1);
+  const std::size_t sizes[] = {0, 1, 257, 7679, 7680, 7681, 12287, 12288, 12289, 60001};
+  for (std::size_t i = 0; i < std::size(sizes); ++i) {
+    const std::size_t n = sizes[i];
+    const dtype t = key_types[i % 3];
+    check_sort(ctx(), "onesweep", t, orders[i % 2], random_keys(t, n, static_cast<std::uint32_t>(n) + 11, false), i % 2 == 0);
+    if (i % 3 == 2) check_sort(ctx(), "onesweep", t, orders[i % 2], random_keys(t, n, 7, true), i % 2 == 1);
+  }
+  for (std::size_t n : {std::size_t(6145), std::size_t(20000)})
+    check_sort64(ctx(), "onesweep", 0, order::ascending, random_keys64(0, n, static_cast<std::uint32_t>(n), false), true,
+                 false);
+  {
+    context c(webgpu_options());
+    testing::set_lookback_stress(c, true);
+    run_stats st;
+    check_sort(c, "onesweep", dtype::u32, order::ascending, random_keys(dtype::u32, 60000, 4, false), true, &st);
+    EXPECT_GT(st.lookback_fallbacks, 0u);
+  }
+  ::unsetenv("WGPRIM_ONESWEEP_WG");
+}
+
 }  // namespace
 }  // namespace wgprim::test

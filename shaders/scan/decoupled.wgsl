@@ -173,18 +173,10 @@ fn scan(@builtin(local_invocation_index) l: u32, li: lane_info) {
   if (params.use_carry != 0u) {
     carry_in = carry[params.carry_index];
   }
-  publish_aggregate(tile, l, aggregate, params.stress != 0u);
-  let walked = look_back(tile, l, li, params.spin_limit, params.stress != 0u);
-  var prefix = walked.prefix;
-  if (!walked.inclusive && params.use_carry != 0u) {
-    prefix = combine(carry_in, prefix);  // the walk reached past tile 0 (or this is tile 0): add earlier chunks
-  }
-  let inclusive = combine(prefix, aggregate);
-  if (l == 0u) {
-    publish(tile, INCLUSIVE, inclusive);
-    if (tile == params.tiles - 1u) {
-      carry[params.carry_index + 1u] = inclusive;
-    }
+  let prefix = tile_prefix(tile, l, li, aggregate, carry_in, params.use_carry != 0u, params.spin_limit,
+                           params.stress != 0u);
+  if (l == 0u && tile == params.tiles - 1u) {
+    carry[params.carry_index + 1u] = combine(prefix, aggregate);
   }
 
 //! if RAKED

@@ -220,17 +220,28 @@ fn block_carry_slot(b: u32) -> u32 {
   return 4u * params.tiles + 2u * params.blocks + b;
 }
 
-@compute @workgroup_size(WG_SIZE)
-fn spine_up(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid: vec3<u32>) {
-  let T_ = params.tiles;
-  let b = wid.x;
-  let first = min(b * SPINE_BLOCK + l * SPINE_K, T_);
-  let last = min(first + SPINE_K, T_);
+// Invocation l's first tile in spine block b (it folds SPINE_K consecutive tiles from there).
+fn block_first_tile(l: u32, b: u32) -> u32 {
+  return min(b * SPINE_BLOCK + l * SPINE_K, params.tiles);
+}
+
+// The flagged scan over spine block b of each invocation's fold of its SPINE_K tiles (spine_up and spine_down).
+// Contains the barriers of flagged_scan: call it from uniform control flow.
+fn scan_block_tiles(l: u32, b: u32) -> flagged_scan_result {
+  let first = block_first_tile(l, b);
+  let last = min(first + SPINE_K, params.tiles);
   var p = flagged(0u, identity());
   for (var t = first; t < last; t += 1u) {
     p = flagged_combine(p, tile_pair(t));
   }
-  let r = flagged_scan(l, p);
+  return flagged_scan(l, p);
+}
+
+@compute @workgroup_size(WG_SIZE)
+fn spine_up(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid: vec3<u32>) {
+  let T_ = params.tiles;
+  let b = wid.x;
+  let r = scan_block_tiles(l, b);
   if (l == 0u) {
     tiles[4u * T_ + 2u * b] = r.total.f;
     tiles[4u * T_ + 2u * b + 1u] = t_to_words(r.total.v).x;
@@ -260,13 +271,9 @@ fn spine_top(@builtin(local_invocation_index) l: u32) {
 fn spine_down(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid: vec3<u32>) {
   let T_ = params.tiles;
   let b = wid.x;
-  let first = min(b * SPINE_BLOCK + l * SPINE_K, T_);
+  let first = block_first_tile(l, b);
   let last = min(first + SPINE_K, T_);
-  var p = flagged(0u, identity());
-  for (var t = first; t < last; t += 1u) {
-    p = flagged_combine(p, tile_pair(t));
-  }
-  let r = flagged_scan(l, p);
+  let r = scan_block_tiles(l, b);
   // The block's carry leads (its flag does not matter: only values are carried).
   var c = r.exclusive;
   if (params.blocks > 1u) {

@@ -190,15 +190,10 @@ fn reduce_by_key(@builtin(local_invocation_index) l: u32, li: lane_info) {
   if (params.use_carry != 0u) {
     carry_in = vec2<u32>(carry[2u * params.carry_index], carry[2u * params.carry_index + 1u]);
   }
-  publish_aggregate(tile, l, parts.aggregate, params.stress != 0u);
-  let walked = look_back(tile, l, li, params.spin_limit, params.stress != 0u);
-  var prefix = walked.prefix;
-  if (!walked.inclusive && params.use_carry != 0u) {
-    prefix = combine(carry_in, prefix);  // the walk reached past tile 0 (or this is tile 0): add earlier chunks
-  }
+  let prefix = tile_prefix(tile, l, li, parts.aggregate, carry_in, params.use_carry != 0u, params.spin_limit,
+                           params.stress != 0u);
   if (l == 0u) {
     let inclusive = combine(prefix, parts.aggregate);
-    publish(tile, INCLUSIVE, inclusive);
     if (tile == params.tiles - 1u) {
       carry[2u * params.carry_index + 2u] = inclusive.x;
       carry[2u * params.carry_index + 3u] = inclusive.y;

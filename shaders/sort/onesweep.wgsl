@@ -3,7 +3,8 @@
 // The dispatch runs slot params.slot of the plan (sort/buffers.wgsl): which pass, which buffer it reads and which
 // it writes, all read from the state buffer; an inactive slot returns at once. Each workgroup claims the next tile
 // of TILE = WG_SIZE * ITEMS keys from the slot's atomic counter (a tile only waits on tiles whose workgroups have
-// started), keeps its keys in registers, then:
+// started), keeps its keys in registers, then (WG_SIZE is RADIX or a multiple of it: invocations d < RADIX own
+// digit d in the per-digit steps, the others only rank, count and scatter):
 // 1. ranks its keys: each subgroup owns a contiguous segment of ITEMS * subgroup_size keys, read striped (lane i
 //    reads element k * size + i: coalesced); per key, eight ballots find the lanes with the same digit (only the
 //    first ballot word when the subgroup has at most 32 lanes, all four otherwise: any size 4..128), the lowest of
@@ -13,24 +14,21 @@
 //    Then the subgroup counts are scanned per digit: every key has its rank among the tile's keys of its digit, in
 //    input order (stable).
 // 2. publishes its digit counts per (tile, digit) and looks back for each digit's prefix: invocation d owns digit
-//    d (WG_SIZE == RADIX) and walks back on its own, without barriers, reading LB_WINDOW predecessor states at
-//    once. A digit whose predecessor stays NOT_READY for spin_limit polls stops; then the workgroup meets, and if
-//    any digit stopped, counts the highest such tile's digits itself from its keys and publishes them (the same
-//    values that tile publishes), and the stopped digits walk on.
+//    d (d < RADIX) and walks digit d's chain back on its own (tile/lookback_core.wgsl's walk_word_chain), without
+//    barriers, reading WINDOW predecessor states at once and polling a NOT_READY one alone; it publishes its
+//    INCLUSIVE prefix as soon as it has it. A digit whose predecessor stays NOT_READY for spin_limit polls stops;
+//    then the workgroup meets, and if any digit stopped, counts the highest such tile's digits itself from its
+//    keys and publishes them (the same values that tile publishes), and the stopped digits walk on.
 // 3. writes its keys (each word of 64-bit keys in turn, then its values) into workgroup memory in sorted order,
 //    and from there to the output in order of sorted position: consecutive invocations write consecutive addresses
 //    within a digit's run.
-// Tile state: one u32 per (tile, digit) at TILE_STATES, (flag << 30) | count, written with atomicMax so it only
-// moves forward (NOT_READY < AGGREGATE < INCLUSIVE); counts fit in 30 bits as n < 2^30.
+// Tile state: one u32 per (tile, digit) at TILE_STATES + tile * RADIX + digit, lookback_core's one-word state
+// (flag << 30) | count, written with atomicMax so it only moves forward; counts fit in 30 bits as n < 2^30.
 // The missing keys of the last tile rank as digit 255 after every real key and are never written or counted.
 //! import sort/buffers.wgsl
+//! import tile/lookback_core.wgsl
 
 const TILE: u32 = WG_SIZE * ITEMS;
-const NOT_READY: u32 = 0u;
-const AGGREGATE: u32 = 1u;
-const INCLUSIVE: u32 = 2u;
-const PAST_TILE_ZERO: u32 = 3u;
-const COUNT_MASK: u32 = 0x3fffffffu;
 const INACTIVE: u32 = 0xffffffffu;
 
 @group(0) @binding(0) var<uniform> params: sort_params;
@@ -128,7 +126,9 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
   let dst = packed >> 16u;
   let base = tile * TILE;
   let valid = min(TILE, params.n - base);
-  wg_count[l] = 0u;
+  if (l < RADIX) {
+    wg_count[l] = 0u;
+  }
 
   // 1. Rank.
   let segment = li.id * ITEMS * li.size;
@@ -176,13 +176,15 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
       workgroupBarrier();  // this step's counts are visible to the next step's lowest lanes
     }
     // Per digit: the keys of earlier subgroups (earlier phases: wg_count) before each slot's keys.
-    var running = wg_count[l];
-    for (var s = 0u; s < SLOTS; s += 1u) {
-      let c = wg_pool[s * RADIX + l];
-      wg_pool[s * RADIX + l] = running;
-      running += c;
+    if (l < RADIX) {
+      var running = wg_count[l];
+      for (var s = 0u; s < SLOTS; s += 1u) {
+        let c = wg_pool[s * RADIX + l];
+        wg_pool[s * RADIX + l] = running;
+        running += c;
+      }
+      wg_count[l] = running;
     }
-    wg_count[l] = running;
     workgroupBarrier();
     if (ranking) {
       for (var k = 0u; k < ITEMS; k += 1u) {
@@ -191,89 +193,47 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
     }
     workgroupBarrier();  // read before the next phase clears the slots
   }
-  var count = wg_count[l];
-  if (l == 255u) {
-    count -= TILE - valid;  // the missing keys of the last tile
+  var count = 0u;
+  if (l < RADIX) {
+    count = wg_count[l];
   }
-  let tile_start = workgroup_scan(l, wg_count[l], li).exclusive;
+  let tile_start = workgroup_scan(l, count, li).exclusive;
+  if (l == RADIX - 1u) {
+    count -= TILE - valid;  // the missing keys of the last tile (after every real key: no tile_start moves)
+  }
 
   // 2. Publish, look back.
   let own = TILE_STATES + tile * RADIX + l;
   if (tile == 0u) {
-    atomicMax(&state[own], (INCLUSIVE << 30u) | count);
+    if (l < RADIX) {
+      atomicMax(&state[own], (INCLUSIVE << 30u) | count);
+    }
   } else {
     if (params.stress != 0u && tile % 3u == 1u) {
       // Test-only: hold this tile's counts back so that its successor gives up waiting and falls back.
       if (l == 0u) {
-        var sink = 0u;
-        for (var i = 0u; i < 20000u; i += 1u) {
-          sink += atomicLoad(&state[8u + params.slot]);
-        }
-        if (sink == 0xffffffffu) {
-          atomicAdd(&state[8u + params.slot], 0u);
-        }
+        stress_hold_back(8u + params.slot);
       }
       workgroupBarrier();
     }
-    atomicMax(&state[own], (AGGREGATE << 30u) | count);
+    if (l < RADIX) {
+      atomicMax(&state[own], (AGGREGATE << 30u) | count);
+    }
   }
   var prefix = 0u;
   if (tile > 0u) {
-    var j = tile - 1u;  // the next predecessor this digit needs
-    var pending = true;
+    var w = word_walk_start(tile);
+    w.done = l >= RADIX;  // the other invocations only meet the barriers and count in the fallback
     loop {
-      // This digit walks alone: no barriers until it is done or stuck.
-      var spins = 0u;
-      loop {
-        if (!pending) {
-          break;
+      // Each digit walks its chain alone (tile/lookback_core.wgsl): no barriers until it is done or stuck, and it
+      // publishes its inclusive prefix as soon as it has it (the successors' walks stop there).
+      if (!w.done) {
+        w = walk_word_chain(w, TILE_STATES + l, RADIX, tile, params.spin_limit, params.stress != 0u);
+        if (w.done) {
+          atomicMax(&state[own], (INCLUSIVE << 30u) | (w.prefix + count));
+        } else {
+          atomicMax(&wg_stuck, w.next + 1u);
         }
-        var s: array<u32, LB_WINDOW>;
-        for (var w = 0u; w < LB_WINDOW; w += 1u) {
-          s[w] = PAST_TILE_ZERO << 30u;
-          if (w <= j) {
-            s[w] = atomicLoad(&state[TILE_STATES + (j - w) * RADIX + l]);
-            if (params.stress != 0u && tile % 3u == 2u && j - w + 1u == tile) {
-              s[w] = NOT_READY << 30u;  // test-only: the fallback runs whatever the scheduling
-            }
-          }
-        }
-        var steps = 0u;
-        var stop = AGGREGATE;  // the whole window AGGREGATE, unless a state below says otherwise
-        for (var w = 0u; w < LB_WINDOW; w += 1u) {
-          let f = s[w] >> 30u;
-          if (f == NOT_READY || f == PAST_TILE_ZERO) {
-            stop = f;
-            break;
-          }
-          prefix += s[w] & COUNT_MASK;
-          steps += 1u;
-          if (f == INCLUSIVE) {
-            stop = INCLUSIVE;
-            break;
-          }
-        }
-        if (stop == INCLUSIVE || stop == PAST_TILE_ZERO || (stop == AGGREGATE && j < LB_WINDOW)) {
-          pending = false;  // every earlier tile is counted (the last case: the window ended at tile 0)
-          break;
-        }
-        if (stop == AGGREGATE) {
-          j -= LB_WINDOW;
-          spins = 0u;
-          continue;
-        }
-        // Tile j - steps is NOT_READY.
-        if (steps > 0u) {
-          j -= steps;
-          spins = 0u;
-        }
-        spins += 1u;
-        if (spins >= params.spin_limit) {
-          break;  // stuck at tile j
-        }
-      }
-      if (pending) {
-        atomicMax(&wg_stuck, j + 1u);
       }
       workgroupBarrier();
       if (l == 0u) {
@@ -286,30 +246,38 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
       }
       // Fallback: count tile js's digits here instead of waiting for its workgroup (js < tile: a full tile).
       let js = stuck - 1u;
-      atomicStore(&wg_bins[l], 0u);
+      if (l < RADIX) {
+        atomicStore(&wg_bins[l], 0u);
+      }
       workgroupBarrier();
       for (var k = 0u; k < ITEMS; k += 1u) {
         atomicAdd(&wg_bins[digit_of(load_key(src, js * TILE + k * WG_SIZE + l), dpass)], 1u);
       }
       workgroupBarrier();
-      let c = atomicLoad(&wg_bins[l]);
-      atomicMax(&state[TILE_STATES + js * RADIX + l], (AGGREGATE << 30u) | c);
+      var c = 0u;
+      if (l < RADIX) {
+        c = atomicLoad(&wg_bins[l]);
+        atomicMax(&state[TILE_STATES + js * RADIX + l], (AGGREGATE << 30u) | c);
+      }
       if (l == 0u) {
         atomicAdd(&state[8u + params.slot], 1u);
       }
-      if (pending && j == js) {
-        prefix += c;
+      if (!w.done && w.next == js) {
+        w.prefix += c;
         if (js == 0u) {
-          pending = false;
+          w.done = true;
+          atomicMax(&state[own], (INCLUSIVE << 30u) | (w.prefix + count));
         } else {
-          j -= 1u;
+          w.next = js - 1u;
         }
       }
     }
-    atomicMax(&state[own], (INCLUSIVE << 30u) | (prefix + count));
+    prefix = w.prefix;
   }
-  wg_global[l] = atomicLoad(&state[STARTS + dpass * RADIX + l]) + prefix - tile_start;
-  wg_count[l] = tile_start;
+  if (l < RADIX) {
+    wg_global[l] = atomicLoad(&state[STARTS + dpass * RADIX + l]) + prefix - tile_start;
+    wg_count[l] = tile_start;
+  }
   workgroupBarrier();
 
   // 3. Scatter through workgroup memory: sorted position of each key, then each word in turn.

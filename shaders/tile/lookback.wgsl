@@ -37,15 +37,11 @@
 //   binds   `state: array<atomic<u32>>`, cleared before the dispatch: state[0] the tile counter, state[1] counts
 //           fallbacks (tests, stats), state[state_at(t) ..] the 2 T_WORDS words of tile t;
 //   workgroup memory: wg_tile, wg_flag, wg_walk_tile (u32), wg_prefix (T), WINDOW u32 + WINDOW T;
-//   barriers: claim_tile and look_back contain barriers (workgroupUniformLoad): call them from uniform control
+//   barriers: claim_tile, look_back and tile_prefix contain barriers (workgroupUniformLoad): call them from uniform control
 //           flow with every invocation; publish_aggregate and publish contain none.
-// Another layout of states (the onesweep sort's one word per (tile, digit)) would reuse publish/read_state with
-// its own state_at; the walks assume one chain of tiles.
-
-const NOT_READY: u32 = 0u;
-const AGGREGATE: u32 = 1u;
-const INCLUSIVE: u32 = 2u;
-const PAST_TILE_ZERO: u32 = 3u;  // a reader's flag for "no such tile"
+// The flags and the stress rules come from tile/lookback_core.wgsl, which also walks chains of one-word states
+// per invocation (the onesweep sort's one chain per digit); the walks here assume one chain of tiles.
+//! import tile/lookback_core.wgsl
 
 const VERDICT_WALK: u32 = 0u;
 const VERDICT_INCLUSIVE: u32 = 1u;
@@ -103,7 +99,7 @@ fn read_state(tile: u32, reader: u32, stress: bool) -> tile_state {
     consistent = consistent && f == (lo2 >> 16u) && f == (hi2 >> 16u);
     w.y = (hi2 << 16u) | (lo2 & 0xffffu);
   }
-  if (!consistent || (stress && reader % 3u == 2u && tile + 1u == reader)) {
+  if (!consistent || stress_hides(tile, reader, stress)) {
     f = NOT_READY;
   }
   return tile_state(f, t_from_words(w));
@@ -115,13 +111,7 @@ fn publish_aggregate(tile: u32, l: u32, aggregate: T, stress: bool) {
     return;
   }
   if (stress && tile % 3u == 1u) {
-    var sink = 0u;
-    for (var i = 0u; i < 20000u; i += 1u) {
-      sink += atomicLoad(&state[1]);
-    }
-    if (sink == 0xffffffffu) {
-      atomicAdd(&state[1], 0u);
-    }
+    stress_hold_back(1u);
   }
   publish(tile, AGGREGATE, aggregate);
 }
@@ -149,6 +139,23 @@ fn look_back(tile: u32, l: u32, li: lane_info, spin_limit: u32, stress: bool) ->
 //! else
   return look_back_window(tile, l, li, spin_limit, stress);
 //! endif
+}
+
+// The decoupled step of a tile, whole: publish its aggregate, walk back, and when the walk went past tile 0 add
+// `carry_in` (the total of earlier chunks; has_carry false: none), then invocation 0 publishes the tile's
+// INCLUSIVE state. Returns the tile's exclusive prefix (in every invocation). Call from uniform control flow.
+fn tile_prefix(tile: u32, l: u32, li: lane_info, aggregate: T, carry_in: T, has_carry: bool, spin_limit: u32,
+               stress: bool) -> T {
+  publish_aggregate(tile, l, aggregate, stress);
+  let walked = look_back(tile, l, li, spin_limit, stress);
+  var prefix = walked.prefix;
+  if (!walked.inclusive && has_carry) {
+    prefix = combine(carry_in, prefix);  // the walk reached past tile 0 (or this is tile 0): add earlier chunks
+  }
+  if (l == 0u) {
+    publish(tile, INCLUSIVE, combine(prefix, aggregate));
+  }
+  return prefix;
 }
 
 //! if SUBGROUP_LOOKBACK

@@ -63,6 +63,23 @@ void check_offsets_gpu(context& ctx, const segmented_workspace& ws, const char* 
                                             std::to_string(broken) + " offsets out of order)");
 }
 
+// The end of every segmented call: close the output, then either leave the work in the caller's encoder, or submit,
+// fill the stats, check the offsets the GPU validated (ws null: nothing was validated) and read a host output back
+// (`words` 32-bit values from `down`).
+void finish_call(context& ctx, recorder& rec, bindable_output& o, bool own, const run_options& opt, const char* alg,
+                 const range_ref& in, double upload_ms, const segmented_workspace* ws, const char* what,
+                 const buffer& down, const range_ref& out, std::uint64_t words) {
+  o.finish(rec);
+  if (!own) {
+    rec.end();
+    return;
+  }
+  fill_stats(opt, rec.submit(), alg);
+  if (opt.stats) opt.stats->upload_ms = in.on_device ? 0 : upload_ms;
+  if (ws) check_offsets_gpu(ctx, *ws, what);
+  if (!out.on_device) ctx.read(down, 0, out.host_out, words * 4);
+}
+
 void check_common(context& ctx, const range_ref& in, const range_ref& offsets, const range_ref& out, const char* what) {
   same_side({&in, &offsets, &out}, what);
   if (offsets.count == 0)
@@ -126,15 +143,7 @@ void segmented_scan_run(context& ctx, WGPUCommandEncoder encoder, const range_re
                                ? record_segmented_scan_streaming(rec, m, a.values, in.count, a.offsets, a.n_segments,
                                                                  a.out, a.exclusive)
                                : record_segmented(rec, a);
-  o.finish(rec);
-  if (!own) {
-    rec.end();
-    return;
-  }
-  fill_stats(opt, rec.submit(), alg.name);
-  if (opt.stats) opt.stats->upload_ms = in.on_device ? 0 : upload_ms;
-  check_offsets_gpu(ctx, ws, what);
-  if (!out.on_device) ctx.read(down, 0, out.host_out, in.count * 4);
+  finish_call(ctx, rec, o, own, opt, alg.name, in, upload_ms, &ws, what, down, out, in.count);
 }
 
 void segmented_reduce_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref& offsets,
@@ -177,15 +186,7 @@ void segmented_reduce_run(context& ctx, WGPUCommandEncoder encoder, const range_
   a.offsets = bindable_input(rec, a.offsets, temps, &o.view);
   if (std::string(alg.name) == "tiles" && segmented_reduce_streams(ctx, in.count, segs)) {
     segmented_workspace ws = record_segmented_reduce(rec, m, a.values, in.count, a.offsets, segs, o.view);
-    o.finish(rec);
-    if (!own) {
-      rec.end();
-      return;
-    }
-    fill_stats(opt, rec.submit(), alg.name);
-    if (opt.stats) opt.stats->upload_ms = in.on_device ? 0 : upload_ms;
-    check_offsets_gpu(ctx, ws, what);
-    if (!out.on_device) ctx.read(down, 0, out.host_out, segs * 4);
+    finish_call(ctx, rec, o, own, opt, alg.name, in, upload_ms, &ws, what, down, out, segs);
     return;
   }
   // Past one binding: the segmented inclusive scan into a temporary, then each segment's last element.
@@ -196,15 +197,7 @@ void segmented_reduce_run(context& ctx, WGPUCommandEncoder encoder, const range_
     ws = record_segmented(rec, a);
   }
   record_segment_gather(rec, m, view_of(inclusive, in.count), in.count, a.offsets, segs, o.view);
-  o.finish(rec);
-  if (!own) {
-    rec.end();
-    return;
-  }
-  fill_stats(opt, rec.submit(), alg.name);
-  if (opt.stats) opt.stats->upload_ms = in.on_device ? 0 : upload_ms;
-  if (in.count) check_offsets_gpu(ctx, ws, what);
-  if (!out.on_device) ctx.read(down, 0, out.host_out, segs * 4);
+  finish_call(ctx, rec, o, own, opt, alg.name, in, upload_ms, in.count ? &ws : nullptr, what, down, out, segs);
 }
 
 std::uint64_t reduce_by_key_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& keys, dtype key_type,

@@ -2,7 +2,26 @@
 // in registers, subgroup-ballot ranking, per-digit look-back (each digit walks alone over a window of
 // predecessors) with the decoupled fallback, scatter through workgroup memory. Needs subgroups. The tile states of
 // a slot are cleared before it (1 KiB per tile).
+//
+// Per-tile work (issue 25 item 2, measured on the H200 with 256 x 15 keys per tile): a tile is 3,840 keys (15 KiB of
+// u32 keys), so 2^24 keys are 4,370 tiles and 2^28 keys 69,906. Its look-back is digit-parallel already: invocation
+// d walks digit d's chain alone (no barrier until every digit is done or stuck), reading `window` (4) one-word
+// states per round, polling a NOT_READY one up to `spin` (256) times before the fallback. Each round of the
+// workgroup reads window x 1 KiB, and a walk goes back to the youngest INCLUSIVE tile: about as many tiles as are in
+// flight (132 SMs x the resident workgroups), since in-flight tiles spend their life walking. So a pass reads about
+// tiles x tiles-in-flight x 1 KiB of tile states (e.g. 4,370 x ~500 x 1 KiB = ~2 GB of L2 reads at 2^24) against
+// 134 MB of keys moved. The H200 numbers fit that: a pass costs ~96 ns per tile at 2^24 (0.42 ms) and at 2^28
+// (6.5 ms), linear in tiles (a throughput bound, not a first-wave latency), window 1 beat 4 beat 8 (wave 4: fewer
+// states read), and the barrier-free ranking gained only 2% (wave 6). The look-back traffic falls with the square
+// of the tile size at a fixed number of keys in flight (fewer tiles, each walking past fewer tiles).
+// Since then (this file's policy): 512 x 15 = 7,680 keys per tile on GPUs that allow it (2,185 tiles at 2^24), the
+// walk in tile/lookback_core.wgsl polling a NOT_READY state alone and each digit publishing its INCLUSIVE state
+// as soon as it has it; not yet measured on the H200 when written.
+// The scatter is staged through workgroup memory (each digit's run written by consecutive invocations), and the
+// plan (sort/plan.wgsl) already skips a pass whose digit is the same for every key.
 #include <algorithm>
+#include <cstdlib>
+#include <string>
 
 #include "primitives/sort/policy.hpp"
 #include "primitives/sort/sort.hpp"
@@ -17,11 +36,22 @@ const kernel_spec sort_onesweep_spec{"sort/onesweep.wgsl",
                                      sizeof(sort_params)};
 
 namespace {
-// Workgroup memory of the kernel besides the pool: wg_bins, wg_count, wg_global, the lanes' subgroup totals
-// (1 KiB each) and a few words.
-constexpr std::uint32_t fixed_wg_bytes = 4 * 1024 + 64;
+// Workgroup memory of the kernel besides the pool: wg_bins, wg_count, wg_global (1 KiB each), the lanes'
+// subgroup totals (one word per invocation) and a few words.
+std::uint32_t fixed_wg_bytes(std::uint32_t wg_size) { return 3 * 1024 + 4 * wg_size + 64; }
 constexpr std::uint64_t tile_states_word = 4160;
 std::uint32_t pool_words(const sort_onesweep_policy& p) { return std::max(p.wg_size * p.items, p.slots * 256); }
+std::uint32_t wg_bytes(const sort_onesweep_policy& p) { return pool_words(p) * 4 + fixed_wg_bytes(p.wg_size); }
+// WGPRIM_ONESWEEP_WG=256|512 overrides the policy's workgroup size (A/B runs, and the tests of the 512 shape on a
+// CPU adapter, whose policy keeps 256); 0 or unset: the policy.
+std::uint32_t wg_size_override() {
+  const char* e = std::getenv("WGPRIM_ONESWEEP_WG");
+  if (!e || !*e || std::string(e) == "0") return 0;
+  const std::string v = e;
+  if (v == "256") return 256;
+  if (v == "512") return 512;
+  throw error(errc::invalid_argument, "WGPRIM_ONESWEEP_WG must be 256 or 512");
+}
 }  // namespace
 
 sort_onesweep_policy sort_onesweep_policy_for(const context& ctx, const tuning& t, bool stress,
@@ -34,10 +64,26 @@ sort_onesweep_policy sort_onesweep_policy_for(const context& ctx, const tuning& 
   if (cpu) p.items = 24;
   if (key_words == 2 && !cpu) p.items = 12;  // two key words in registers
   const std::uint32_t limit = ctx.limits().max_compute_workgroup_storage_size;
+  const auto& L = ctx.limits();
+  const auto wg_fits = [&](std::uint32_t w) {
+    return L.max_compute_invocations_per_workgroup >= w && L.max_compute_workgroup_size_x >= w;
+  };
+  // On a GPU, tiles of 512 invocations x items where the adapter allows them (7,680 32-bit keys, as CUB's Onesweep
+  // tile on sm_90): half the tiles, each walking past half as many tiles in flight, at the same registers per
+  // invocation (more keys per invocation did not pay on the H200: wave 4, items 20 and 24 ran 1.5x slower).
+  if (!cpu && wg_fits(512)) {
+    sort_onesweep_policy big = p;
+    big.wg_size = 512;
+    if (wg_bytes(big) <= limit) p = big;
+  }
+  if (const std::uint32_t w = wg_size_override()) {
+    if (!wg_fits(w)) throw error(errc::unsupported, "WGPRIM_ONESWEEP_WG: the adapter's workgroups are smaller");
+    p.wg_size = w;
+  }
   // 16 subgroup histograms (16 KiB) where they fit: subgroups of 16 lanes or more rank in one phase.
-  p.slots = 16 * 256 * 4 + fixed_wg_bytes <= limit ? 16 : 8;
+  p.slots = 16 * 256 * 4 + fixed_wg_bytes(p.wg_size) <= limit ? 16 : 8;
   // The largest tile (up to the default keys per invocation) whose pool fits the adapter's workgroup memory.
-  while (p.items > 1 && pool_words(p) * 4 + fixed_wg_bytes > limit) --p.items;
+  while (p.items > 1 && wg_bytes(p) > limit) --p.items;
   if (t.items) {
     if (t.items > 32) throw error(errc::invalid_argument, "tuning: items must be 1..32 for the onesweep sort");
     p.items = t.items;
@@ -47,7 +93,7 @@ sort_onesweep_policy sort_onesweep_policy_for(const context& ctx, const tuning& 
       throw error(errc::invalid_argument, "tuning: lookback_window must be 1..32 for the onesweep sort");
     p.window = t.lookback_window;
   }
-  if (pool_words(p) * 4 + fixed_wg_bytes > limit)
+  if (wg_bytes(p) > limit)
     throw error(errc::invalid_argument, "tuning: " + std::to_string(p.items) +
                                             " keys per invocation exceed the adapter's workgroup memory");
   if (t.spin_limit) p.spin = t.spin_limit;
@@ -67,7 +113,7 @@ class onesweep final : public sort_algorithm {
     wgsl_constants c = sort_constants(pol_.wg_size, pol_.items, a.key_words);
     c.push_back({"SLOTS", std::to_string(pol_.slots) + "u"});
     c.push_back({"POOL", std::to_string(pool_words(pol_)) + "u"});
-    c.push_back({"LB_WINDOW", std::to_string(pol_.window) + "u"});
+    c.push_back({"WINDOW", std::to_string(pol_.window) + "u"});
     const monoid m(op::sum(), dtype::u32);
     kernel_ = &get_kernel(ctx, sort_onesweep_spec,
                           compose_wgsl(sort_onesweep_spec.file, m, c, {"shared/lanes_subgroup.wgsl"}), true);
