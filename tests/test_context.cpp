@@ -50,15 +50,23 @@ TEST(Context, BrokenShaderIsAShaderError) {
   EXPECT_EQ(reduce(ctx(), std::vector<std::uint32_t>{1, 2, 3}), 6u);
 }
 
+// tile/load.wgsl's constants with no view (the input buffer itself): modules that import it need them.
+detail::wgsl_constants view_off() {
+  return {{"VIEW_COUNTING", "false"}, {"VIEW_CONSTANT", "false"}, {"VIEW_GATHER", "false"}, {"VIEW_FLOAT", "false"},
+          {"VIEW_FUSED", "false"}};
+}
+
 TEST(Context, ComposeKeepsOnlyTheChosenBranch) {
   // `//! if NAME` / `//! else` / `//! endif`: the branch not taken never reaches naga (the subgroup walk of
   // tile/lookback.wgsl, the raked layout of the scan), and a missing or non-boolean constant is an error.
   const monoid m(op::sum(), dtype::u32);
+  const detail::wgsl_constants no_view = view_off();
   auto with = [&](bool sub, bool raked) {
     return detail::compose_wgsl("scan/decoupled.wgsl", m,
                                 {{"WG_SIZE", "256u"}, {"ITEMS", "4u"}, {"STAGED", "false"},
                                  {"RAKED", raked ? "true" : "false"}, {"WINDOW", "32u"}, {"STAGE_SIZE", "1u"},
-                                 {"SUBGROUP_LOOKBACK", sub ? "true" : "false"}},
+                                 {"SUBGROUP_LOOKBACK", sub ? "true" : "false"}, no_view[0], no_view[1], no_view[2],
+                                 no_view[3], no_view[4]},
                                 {"shared/lanes_subgroup.wgsl"});
   };
   const std::string& plain = with(false, false);
@@ -103,8 +111,9 @@ TEST(Context, EveryComposedVariantCompiles) {
       }
       if (m.is_sum() && t == dtype::f32) {  // the exact sum's module (superaccumulator), checked runtime bounds
         for (const char* vec : {"true", "false"}) {
-          auto r = detail::compose_wgsl("reduce/exact.wgsl", m,
-                                        {{"WG_SIZE", "256u"}, {"ITEMS", "8u"}, {"VEC_LOADS", vec}, {"WINDOW", vec}});
+          detail::wgsl_constants c{{"WG_SIZE", "256u"}, {"ITEMS", "8u"}, {"VEC_LOADS", vec}, {"WINDOW", vec}};
+          for (const auto& v : view_off()) c.push_back(v);
+          auto r = detail::compose_wgsl("reduce/exact.wgsl", m, c);
           for (const char* e : {"accumulate_elements", "combine_partials"})
             EXPECT_NO_THROW(detail::get_kernel(
                 ctx(), r, e, {slot::uniform, slot::storage_read, slot::storage_read, slot::storage_rw}, false))
@@ -114,8 +123,9 @@ TEST(Context, EveryComposedVariantCompiles) {
       std::vector<std::string> lanes = {"shared/lanes_workgroup.wgsl"};
       if (ctx().features().subgroups) lanes.push_back("shared/lanes_subgroup.wgsl");
       for (const auto& lane : lanes) {
-        auto r = detail::compose_wgsl("reduce/fast.wgsl", m,
-                                      {{"WG_SIZE", "256u"}, {"ITEMS", "4u"}, {"VEC_LOADS", "true"}}, {lane});
+        detail::wgsl_constants fc{{"WG_SIZE", "256u"}, {"ITEMS", "4u"}, {"VEC_LOADS", "true"}};
+        for (const auto& v : view_off()) fc.push_back(v);
+        auto r = detail::compose_wgsl("reduce/fast.wgsl", m, fc, {lane});
         EXPECT_NO_THROW(detail::get_kernel(
             ctx(), r, "reduce", {slot::uniform, slot::storage_read, slot::storage_read, slot::storage_rw}, false))
             << lane << " " << describe(m, 0);
@@ -130,7 +140,8 @@ TEST(Context, EveryComposedVariantCompiles) {
               "scan/decoupled.wgsl", m,
               {{"WG_SIZE", "256u"}, {"ITEMS", "4u"}, {"STAGED", name == "staged" ? "true" : "false"},
                {"RAKED", name == "raked" ? "true" : "false"}, {"WINDOW", "32u"}, {"STAGE_SIZE", "1024u"},
-               {"SUBGROUP_LOOKBACK", sub ? "true" : "false"}},
+               {"SUBGROUP_LOOKBACK", sub ? "true" : "false"}, view_off()[0], view_off()[1], view_off()[2],
+               view_off()[3], view_off()[4]},
               {lane});
           EXPECT_NO_THROW(detail::get_kernel(ctx(), sc, "scan",
                                              {slot::uniform, slot::storage_read, slot::storage_read,

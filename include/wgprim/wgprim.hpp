@@ -22,3 +22,4 @@
 #include "wgprim/segmented.hpp"
 #include "wgprim/select.hpp"
 #include "wgprim/types.hpp"
+#include "wgprim/view.hpp"

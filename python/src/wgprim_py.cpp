@@ -1195,6 +1195,115 @@ const char* errc_name(errc c) {
 
 }  // namespace
 
+// ---- Views (python/wgprim/view.py): ranges computed in the load of the primitive that reads them ----
+
+/// The view python/wgprim/view.py describes: kind 'counting' / 'constant' / 'gather' / 'buffer', the source's
+/// dtype name, n, the bits of start (constant: the value) and step, the base and index DeviceArrays (gather;
+/// buffer: base), and the transform's expression ('' for none).
+wgprim::detail::view_desc view_of_py(const std::string& kind, const std::string& type, std::size_t n,
+                                     std::uint32_t start, std::uint32_t step, py_array* base, py_array* index,
+                                     const std::string& expr) {
+  using src = wgprim::detail::view_desc::source;
+  wgprim::detail::view_desc d;
+  d.type = wgprim::parse_dtype(type);
+  wgprim::detail::check_view_type(d.type, "wgprim.view");
+  d.count = n;
+  d.start = start;
+  d.step = step;
+  if (kind == "counting") d.kind = src::counting;
+  else if (kind == "constant") d.kind = src::constant;
+  else if (kind == "gather") d.kind = src::gather;
+  else if (kind == "buffer") d.kind = src::buffer;
+  else throw wgprim::error(errc::invalid_argument, "wgprim.view: unknown kind '" + kind + "'");
+  if (d.kind == src::gather || d.kind == src::buffer) {
+    if (!base) throw wgprim::error(errc::invalid_argument, "wgprim.view: the view needs its array");
+    if (base->type != d.type) throw wgprim::error(errc::invalid_argument, "wgprim.view: the array's dtype differs");
+    d.base = wgprim::device_span<const std::uint32_t>(base->buf, 0, base->n).view();
+    if (d.kind == src::buffer) d.count = base->n;
+  }
+  if (d.kind == src::gather) {
+    if (!index || index->type != dtype::u32)
+      throw wgprim::error(errc::invalid_argument, "wgprim.view.gather: the indices are a uint32 array");
+    d.index = wgprim::device_span<const std::uint32_t>(index->buf, 0, index->n).view();
+    d.count = index->n;
+  }
+  if (!expr.empty()) d.tr = std::make_shared<const wgprim::transform>(wgprim::transform::expr(expr));
+  return d;
+}
+
+device_ptr view_device(py_array* base, py_array* index, opt_device device) {
+  device_ptr d = device && *device ? *device : nullptr;
+  for (py_array* a : {base, index}) {
+    if (!a) continue;
+    if (d && d != a->dev) throw wgprim::error(errc::invalid_argument, "arrays of different wgprim.Device objects in one call");
+    d = a->dev;
+  }
+  return d ? d : default_device();
+}
+
+nb::object view_reduce(const std::string& kind, const std::string& type, std::size_t n, std::uint32_t start,
+                       std::uint32_t step, py_array* base, py_array* index, const std::string& expr,
+                       const std::string& op_name, nb::handle identity, const std::string& accuracy,
+                       opt_device device) {
+  const wgprim::detail::view_desc d = view_of_py(kind, type, n, start, step, base, index, expr);
+  const device_ptr dev = view_device(base, index, device);
+  const wgprim::op o = make_op(op_name, identity);
+  const wgprim::run_options opt = options(accuracy, true);
+  const dtype t = d.value_type();
+  std::uint64_t raw = 0;
+  on_device(*dev, [&] { raw = wgprim::detail::reduce_view_raw(dev->ctx, d, wgprim::monoid(o, t), nullptr, opt); });
+  const std::uint32_t bits = static_cast<std::uint32_t>(raw);
+  return scalar(t, &bits);
+}
+
+std::int64_t view_arg(const std::string& kind, const std::string& type, std::size_t n, std::uint32_t start,
+                      std::uint32_t step, py_array* base, py_array* index, const std::string& expr, bool is_max,
+                      opt_device device) {
+  const wgprim::detail::view_desc d = view_of_py(kind, type, n, start, step, base, index, expr);
+  const device_ptr dev = view_device(base, index, device);
+  std::uint64_t at = 0;
+  on_device(*dev, [&] {
+    at = wgprim::detail::arg_reduce_view_bits(dev->ctx, d, is_max ? wgprim::arg_op::max : wgprim::arg_op::min, {})
+             .index;
+  });
+  return static_cast<std::int64_t>(at);
+}
+
+nb::object view_select(const std::string& kind, const std::string& type, std::size_t n, std::uint32_t start,
+                       std::uint32_t step, py_array* base, py_array* index, const std::string& expr,
+                       const std::string& condition, opt_device device) {
+  const wgprim::detail::view_desc d = view_of_py(kind, type, n, start, step, base, index, expr);
+  const device_ptr dev = view_device(base, index, device);
+  const wgprim::predicate pred = wgprim::predicate::expr(condition);
+  std::unique_ptr<py_array> out(new_array(dev, d.value_type(), {static_cast<std::size_t>(d.count)}));
+  std::uint64_t kept = 0;
+  on_device(*dev, [&] {
+    kept = wgprim::detail::select_view_run(
+        dev->ctx, d, wgprim::detail::out_ref(wgprim::device_span<std::uint32_t>(out->buf, 0, out->n)),
+        wgprim::select_mode::predicate, false, &pred, {});
+  });
+  out->n = kept;
+  out->shape = {static_cast<std::size_t>(kept)};
+  return to_numpy(*out);
+}
+
+nb::object view_scan(const std::string& kind, const std::string& type, std::size_t n, std::uint32_t start,
+                     std::uint32_t step, py_array* base, py_array* index, const std::string& expr, bool inclusive,
+                     const std::string& op_name, nb::handle identity, bool to_host, opt_device device) {
+  const wgprim::detail::view_desc d = view_of_py(kind, type, n, start, step, base, index, expr);
+  const device_ptr dev = view_device(base, index, device);
+  const wgprim::op o = make_op(op_name, identity);
+  const dtype t = d.value_type();
+  std::unique_ptr<py_array> out(new_array(dev, t, {static_cast<std::size_t>(d.count)}));
+  on_device(*dev, [&] {
+    wgprim::detail::scan_view_run(dev->ctx, d, wgprim::detail::out_ref(wgprim::device_span<std::uint32_t>(out->buf, 0, out->n)),
+                                  wgprim::monoid(o, t), inclusive ? wgprim::scan_kind::inclusive : wgprim::scan_kind::exclusive,
+                                  nullptr, {});
+  });
+  if (to_host) return to_numpy(*out);
+  return nb::cast(std::move(out));
+}
+
 NB_MODULE(_wgprim, m) {
   m.doc() = "wgprim's C++ library bound with nanobind; use the package `wgprim`, which re-exports this.";
 
@@ -1345,6 +1454,17 @@ NB_MODULE(_wgprim, m) {
   m.def("cumsum", [](nb::handle a, opt_device device) { return scan(a, true, "sum", nb::none(), "fast", true, device); },
         "a"_a, nb::kw_only(), "device"_a = nb::none(),
         "np.cumsum(a) in the input's dtype (flattened; float16/uint8/int8: float32/uint32/int32).");
+  m.def("_view_reduce", &view_reduce, "kind"_a, "type"_a, "n"_a, "start"_a, "step"_a, "base"_a.none(),
+        "index"_a.none(), "expr"_a, "op"_a, "identity"_a.none(), "accuracy"_a, "device"_a = nb::none(),
+        "Reduces a view (wgprim.view builds the arguments).");
+  m.def("_view_arg", &view_arg, "kind"_a, "type"_a, "n"_a, "start"_a, "step"_a, "base"_a.none(), "index"_a.none(),
+        "expr"_a, "is_max"_a, "device"_a = nb::none(), "arg-min / arg-max of a view (wgprim.view builds the arguments).");
+  m.def("_view_select", &view_select, "kind"_a, "type"_a, "n"_a, "start"_a, "step"_a, "base"_a.none(),
+        "index"_a.none(), "expr"_a, "condition"_a, "device"_a = nb::none(),
+        "The values of a view that satisfy a condition, in order (wgprim.view builds the arguments).");
+  m.def("_view_scan", &view_scan, "kind"_a, "type"_a, "n"_a, "start"_a, "step"_a, "base"_a.none(), "index"_a.none(),
+        "expr"_a, "inclusive"_a, "op"_a, "identity"_a.none(), "to_host"_a, "device"_a = nb::none(),
+        "Scans a view into a new array (wgprim.view builds the arguments).");
   m.def("sort", &sort, "a"_a, nb::kw_only(), "descending"_a = false, "begin_bit"_a = 0u, "end_bit"_a = nb::none(),
         "offsets"_a = nb::none(), "less"_a = nb::none(), "device"_a = nb::none(),
         "A sorted copy of a 1-D array (stable radix sort; floats: -inf < ... < -0.0 < +0.0 < ... < inf < NaN). "

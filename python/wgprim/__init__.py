@@ -34,7 +34,7 @@ __version__ = "0.1.0"
 __all__ = ["Device", "DeviceArray", "Error", "TypeError", "ValueError", "adapters", "argmax", "argmin", "argsort",
            "asarray", "count_nonzero", "cumprod", "cumsum", "default_device", "exclusive_scan", "histogram",
            "inclusive_scan", "max", "mean", "min", "prod", "reduce", "segment_reduce", "select", "sort", "sum",
-           "unique", "wgpu_version"]
+           "unique", "view", "wgpu_version"]
 
 
 class Error(Exception):
@@ -108,6 +108,41 @@ def _array_like_first(f, name):
 
 for _name in ("reduce", "inclusive_scan", "exclusive_scan", "segment_reduce", "select"):
     globals()[_name] = _array_like_first(_short_errors(getattr(_wgprim, _name), _name), _name)
+
+from . import view  # noqa: E402
+
+
+def _view_aware(f, name):
+    """f, with a wgprim.view.View as its first argument computed in the primitive's load (reduce, scans)."""
+
+    @_functools.wraps(f)
+    def call(a, op="sum", identity=None, *, accuracy="fast", check=True, device=None):
+        if isinstance(a, view.View):
+            if name == "reduce":
+                return a._reduce(op, identity, accuracy, device=device)
+            return a._scan(name == "inclusive_scan", op, identity, device=device)
+        return f(a, op, identity, accuracy=accuracy, check=check, device=device)
+
+    return call
+
+
+for _name in ("reduce", "inclusive_scan", "exclusive_scan"):
+    globals()[_name] = _view_aware(globals()[_name], _name)
+
+
+def _view_select(f):
+    @_functools.wraps(f)
+    def call(a, condition, *, device=None):
+        if isinstance(a, view.View):
+            if not isinstance(condition, str):
+                raise TypeError("select: a view takes a condition expression in a (e.g. \"a > 0.5\"), not a mask")
+            return _wgprim._view_select(*a._args(), condition, device=device)
+        return f(a, condition, device=device)
+
+    return call
+
+
+select = _view_select(select)  # noqa: F821 - defined by the loop above
 
 from ._numpy import (argmax, argmin, argsort, asarray, count_nonzero, cumprod, cumsum, max, mean, min, prod,  # noqa: E402
                      sort, sum, unique)

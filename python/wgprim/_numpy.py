@@ -13,6 +13,7 @@ import numpy as _np
 
 from . import TypeError, ValueError, _short_errors, _wgprim
 from ._wgprim import DeviceArray
+from . import view as _view
 
 _INT = _np.dtype(_np.int_)  # NumPy's default integer: what small integer sums accumulate in
 _UINT = _np.dtype(_np.uint)
@@ -112,6 +113,13 @@ def _finish(r, out, name):
 
 
 def _reduction(name, op, a, axis, dtype, out, keepdims, device, accuracy="fast", widen=True):
+    if isinstance(a, _view.View):  # computed in the reduction's load, in the view's dtype
+        if axis is not None or dtype is not None or out is not None or keepdims:
+            raise ValueError(f"{name}: axis=, dtype=, out= and keepdims= take arrays, not views")
+        if op in ("min", "max") and a.n == 0:
+            raise ValueError(f"zero-size array to reduction operation {'minimum' if op == 'min' else 'maximum'} "
+                             "which has no identity")
+        return a._reduce(op, accuracy=accuracy, device=device)
     x = _host(a, name)
     if isinstance(x, DeviceArray):
         if axis is not None or dtype is not None or out is not None or keepdims:
@@ -190,6 +198,10 @@ def count_nonzero(a, axis=None, *, keepdims=False, device=None):
 
 
 def _scan(name, op, a, axis, dtype, out, device):
+    if isinstance(a, _view.View):  # computed in the scan's load, in the view's dtype
+        if axis is not None or dtype is not None or out is not None:
+            raise ValueError(f"{name}: axis=, dtype= and out= take arrays, not views")
+        return a._scan(True, op, device=device)
     x = _host(a, name)
     if isinstance(x, DeviceArray):
         if axis is not None or dtype is not None or out is not None:
@@ -225,6 +237,12 @@ def cumprod(a, axis=None, dtype=None, out=None, *, device=None):
 
 
 def _arg(name, is_max, a, axis, out, keepdims, device):
+    if isinstance(a, _view.View):  # counting, constant and gather views, computed in the load
+        if axis is not None or out is not None or keepdims:
+            raise ValueError(f"{name}: axis=, out= and keepdims= take arrays, not views")
+        if a.n == 0:
+            raise ValueError(f"attempt to get {name} of an empty sequence")
+        return _wgprim._view_arg(*a._args(), is_max, device=device)
     x = _host(a, name)
     if isinstance(x, DeviceArray):
         if axis is not None or out is not None or keepdims:

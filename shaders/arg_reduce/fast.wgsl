@@ -1,7 +1,6 @@
 // Arg-min / arg-max in two passes, the fast reduce's shape over (value, index) pairs (arg_reduce/pair.wgsl).
-// arg_partials: each workgroup walks tiles of WG_SIZE * ITEMS * 4 elements in a grid-stride loop (ITEMS coalesced
-// vec4 loads per invocation per tile with VEC_LOADS, else scalar loads consecutive across invocations), keeping
-// four (value, index) accumulators per invocation. Each accumulator sees its elements in increasing index order
+// arg_partials: each workgroup walks tiles of WG_SIZE * ITEMS * 4 elements (tile/walk.wgsl: vec4 or scalar loads,
+// the input or a view fused into the load), keeping four (value, index) accumulators per invocation. Each accumulator sees its elements in increasing index order
 // and is replaced only by a strictly better value, so it holds the first index of its best value without
 // comparing indices in the loop. The workgroup's pairs meet in workgroup_reduce (subgroup shuffles of the pair, or
 // workgroup memory) with chunk-local u32 indices; invocation 0 adds the chunk's 64-bit base (params.base_lo/hi:
@@ -13,6 +12,8 @@
 // An index still NO_INDEX at the end means no element beat the identity's worst value and none was NaN: every
 // element equals the worst value, so the first index, 0, is the answer (its bits are the worst value's: it has
 // one encoding).
+
+//! import tile/walk.wgsl
 
 struct arg_params {
   n: u32,          // elements (arg_partials) or partial pairs (arg_final)
@@ -26,7 +27,11 @@ struct arg_params {
 }
 
 @group(0) @binding(0) var<uniform> params: arg_params;
+//! if VIEW_GATHER
+@group(0) @binding(1) var<storage, read> view_index: array<u32>;
+//! else
 @group(0) @binding(1) var<storage, read> src_vec: array<EV>;
+//! endif
 @group(0) @binding(2) var<storage, read> src: array<E>;
 @group(0) @binding(3) var<storage, read> partials: array<vec4<u32>>;
 @group(0) @binding(4) var<storage, read_write> dst: array<u32>;
@@ -41,6 +46,18 @@ fn take_better(a: acc, x: E, i: u32) -> acc {
     return acc(x, i);
   }
   return a;
+}
+
+// The tile walk's accumulate hook (tile/walk.wgsl): one (value, index) accumulator per chain.
+struct walk_state {
+  acc: array<acc, 4>,
+}
+
+fn walk_take(s: ptr<function, walk_state>, chain: u32, x: E, i: u32) {
+  (*s).acc[chain] = take_better((*s).acc[chain], x, i);
+}
+
+fn walk_tile_end(s: ptr<function, walk_state>) {
 }
 
 fn as_pair(a: acc) -> T {
@@ -63,67 +80,10 @@ fn write_result(at: u32, p: T) {
 fn arg_partials(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid: vec3u,
                 @builtin(num_workgroups) nwg: vec3u, li: lane_info) {
   let worst = bitcast<E>(worst_bits());
-  var acc0 = acc(worst, NO_INDEX);
-  var acc1 = acc0;
-  var acc2 = acc0;
-  var acc3 = acc0;
-  if (VEC_LOADS) {
-    let tile = WG_SIZE * ITEMS;  // in vec4
-    let n_vec = params.n_vec;
-    var base = wid.x * tile;
-    let stride = nwg.x * tile;
-    while (base + tile <= n_vec) {
-      for (var k = 0u; k < ITEMS; k += 1u) {
-        let j = base + k * WG_SIZE + l;
-        let v = src_vec[j];
-        acc0 = take_better(acc0, v[0], 4u * j);
-        acc1 = take_better(acc1, v[1], 4u * j + 1u);
-        acc2 = take_better(acc2, v[2], 4u * j + 2u);
-        acc3 = take_better(acc3, v[3], 4u * j + 3u);
-      }
-      base += stride;
-    }
-    if (base < n_vec) {
-      for (var k = 0u; k < ITEMS; k += 1u) {
-        let j = base + k * WG_SIZE + l;
-        if (j < n_vec) {
-          let v = src_vec[j];
-          acc0 = take_better(acc0, v[0], 4u * j);
-          acc1 = take_better(acc1, v[1], 4u * j + 1u);
-          acc2 = take_better(acc2, v[2], 4u * j + 2u);
-          acc3 = take_better(acc3, v[3], 4u * j + 3u);
-        }
-      }
-    }
-    let tail = n_vec * 4u;
-    if (wid.x == 0u && tail + l < params.n) {
-      acc0 = take_better(acc0, src[tail + l], tail + l);
-    }
-  } else {
-    let tile = WG_SIZE * ITEMS * 4u;  // in elements
-    let n = params.n;
-    var base = wid.x * tile;
-    let stride = nwg.x * tile;
-    while (base + tile <= n) {
-      for (var k = 0u; k < ITEMS * 4u; k += 4u) {
-        let i = base + k * WG_SIZE + l;
-        acc0 = take_better(acc0, src[i], i);
-        acc1 = take_better(acc1, src[i + WG_SIZE], i + WG_SIZE);
-        acc2 = take_better(acc2, src[i + 2u * WG_SIZE], i + 2u * WG_SIZE);
-        acc3 = take_better(acc3, src[i + 3u * WG_SIZE], i + 3u * WG_SIZE);
-      }
-      base += stride;
-    }
-    if (base < n) {
-      for (var k = 0u; k < ITEMS * 4u; k += 1u) {
-        let i = base + k * WG_SIZE + l;
-        if (i < n) {
-          acc0 = take_better(acc0, src[i], i);
-        }
-      }
-    }
-  }
-  let mine = combine(combine(as_pair(acc0), as_pair(acc1)), combine(as_pair(acc2), as_pair(acc3)));
+  var s = walk_state(array<acc, 4>(acc(worst, NO_INDEX), acc(worst, NO_INDEX), acc(worst, NO_INDEX),
+                                   acc(worst, NO_INDEX)));
+  tile_walk(&s, wid.x, nwg.x, l, params.n, params.n_vec);
+  let mine = combine(combine(as_pair(s.acc[0]), as_pair(s.acc[1])), combine(as_pair(s.acc[2]), as_pair(s.acc[3])));
   var total = workgroup_reduce(l, mine, li);
   if (l == 0u) {
     if (total.y != NO_INDEX) {

@@ -3,10 +3,12 @@
 // a batch of values), folds the columns into one, and writes it as SA_WORDS words to dst[(out_offset + group) *
 // SA_WORDS ..]. `combine_partials` then adds those partials with one workgroup. Integer additions only, so the words do
 // not depend on the grid, the tile, the chunking or the adapter; the host rounds them once.
-// Tiles: each invocation adds ITEMS vec4 (VEC_LOADS) or 4 * ITEMS scalars per tile, then normalizes its column,
-// so 4 * ITEMS + 3 (the tail) must stay within SA_BATCH. The data is read as u32 bits.
+// Tiles: the tile walk (tile/walk.wgsl, with views fused into its load); each invocation adds 4 * ITEMS values
+// per tile, then normalizes its column, so 4 * ITEMS + 3 (the partial tile and the tail) must stay within SA_BATCH.
+// The data is read as u32 bits (E = u32: the dispatch composes a u32 prelude), and so are the partials.
 // WINDOW: values go through a per-invocation register window first (sa_window: what CPU adapters run fastest).
 //! import shared/superaccumulator.wgsl
+//! import tile/walk.wgsl
 
 struct exact_params {
   n: u32,          // elements (accumulate) or partials (combine)
@@ -16,8 +18,12 @@ struct exact_params {
 }
 
 @group(0) @binding(0) var<uniform> params: exact_params;
-@group(0) @binding(1) var<storage, read> src_vec: array<vec4<u32>>;
-@group(0) @binding(2) var<storage, read> src: array<u32>;
+//! if VIEW_GATHER
+@group(0) @binding(1) var<storage, read> view_index: array<u32>;
+//! else
+@group(0) @binding(1) var<storage, read> src_vec: array<EV>;
+//! endif
+@group(0) @binding(2) var<storage, read> src: array<E>;
 @group(0) @binding(3) var<storage, read_write> dst: array<u32>;
 
 fn write_total(l: u32, slot: u32) {
@@ -40,61 +46,35 @@ fn end_batch(l: u32, w: ptr<function, sa_window>) {
   sa_normalize_signed(l);
 }
 
+// The tile walk's accumulate hook (tile/walk.wgsl): every element goes into this invocation's column (through
+// its register window), whatever its chain; a full tile ends a batch.
+struct walk_state {
+  w: sa_window,
+  flags: u32,
+  l: u32,
+}
+
+fn walk_take(s: ptr<function, walk_state>, chain: u32, x: E, i: u32) {
+  var w = (*s).w;
+  (*s).flags |= add_value((*s).l, &w, bitcast<u32>(x));
+  (*s).w = w;
+}
+
+fn walk_tile_end(s: ptr<function, walk_state>) {
+  var w = (*s).w;
+  end_batch((*s).l, &w);
+  (*s).w = w;
+}
+
 @compute @workgroup_size(WG_SIZE)
 fn accumulate_elements(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid: vec3u,
               @builtin(num_workgroups) nwg: vec3u) {
   sa_clear(l);
-  var flags = 0u;
-  var w = sa_window_new();
-  if (VEC_LOADS) {
-    let tile = WG_SIZE * ITEMS;  // in vec4
-    let n_vec = params.n_vec;
-    var base = wid.x * tile;
-    let stride = nwg.x * tile;
-    while (base + tile <= n_vec) {
-      for (var k = 0u; k < ITEMS; k += 1u) {
-        let v = src_vec[base + k * WG_SIZE + l];
-        flags |= add_value(l, &w, v.x) | add_value(l, &w, v.y) | add_value(l, &w, v.z) | add_value(l, &w, v.w);
-      }
-      end_batch(l, &w);
-      base += stride;
-    }
-    if (base < n_vec) {
-      for (var k = 0u; k < ITEMS; k += 1u) {
-        let i = base + k * WG_SIZE + l;
-        if (i < n_vec) {
-          let v = src_vec[i];
-          flags |= add_value(l, &w, v.x) | add_value(l, &w, v.y) | add_value(l, &w, v.z) | add_value(l, &w, v.w);
-        }
-      }
-    }
-    let tail = n_vec * 4u;
-    if (wid.x == 0u && tail + l < params.n) {
-      flags |= add_value(l, &w, src[tail + l]);
-    }
-  } else {
-    let tile = WG_SIZE * ITEMS * 4u;  // in elements
-    let n = params.n;
-    var base = wid.x * tile;
-    let stride = nwg.x * tile;
-    while (base + tile <= n) {
-      for (var k = 0u; k < ITEMS * 4u; k += 1u) {
-        flags |= add_value(l, &w, src[base + k * WG_SIZE + l]);
-      }
-      end_batch(l, &w);
-      base += stride;
-    }
-    if (base < n) {
-      for (var k = 0u; k < ITEMS * 4u; k += 1u) {
-        let i = base + k * WG_SIZE + l;
-        if (i < n) {
-          flags |= add_value(l, &w, src[i]);
-        }
-      }
-    }
-  }
+  var s = walk_state(sa_window_new(), 0u, l);
+  tile_walk(&s, wid.x, nwg.x, l, params.n, params.n_vec);
+  var w = s.w;
   end_batch(l, &w);
-  sa_cols[SA_LIMBS * WG_SIZE + l] = flags;
+  sa_cols[SA_LIMBS * WG_SIZE + l] = s.flags;
   sa_workgroup_total(l);
   write_total(l, params.out_offset + wid.x);
 }
@@ -107,7 +87,7 @@ fn combine_partials(@builtin(local_invocation_index) l: u32) {
   for (var g = l; g < params.n; g += WG_SIZE) {
     var words: array<u32, 14>;
     for (var j = 0u; j < SA_WORDS; j += 1u) {
-      words[j] = src[g * SA_WORDS + j];
+      words[j] = bitcast<u32>(src[g * SA_WORDS + j]);
     }
     sa_add_words(l, words);
     count += 1u;

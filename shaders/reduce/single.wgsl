@@ -13,7 +13,7 @@
 // state[0]: arrival counter (the last workgroup resets it to 0 for the next call; every other increment precedes
 // its own in the counter's modification order); state[1]: recomputed partials (tests); state[2 + 4 g + j]: words.
 // Needs a commutative combine and a 32-bit accumulator (plain accumulation; compensated sums take two passes).
-//! import shared/tile_walk.wgsl
+//! import reduce/walk.wgsl
 
 struct single_params {
   n: u32,
@@ -27,7 +27,11 @@ struct single_params {
 }
 
 @group(0) @binding(0) var<uniform> params: single_params;
+//! if VIEW_GATHER
+@group(0) @binding(1) var<storage, read> view_index: array<u32>;
+//! else
 @group(0) @binding(1) var<storage, read> src_vec: array<EV>;
+//! endif
 @group(0) @binding(2) var<storage, read> src: array<E>;
 @group(0) @binding(3) var<storage, read_write> dst: array<T>;
 @group(0) @binding(4) var<storage, read_write> state: array<atomic<u32>>;
@@ -67,7 +71,7 @@ fn reduce(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid: v
           @builtin(num_workgroups) nwg: vec3u, li: lane_info) {
   accum_init(nwg.x);
   let groups = nwg.x;
-  let total = workgroup_reduce(l, tile_walk(wid.x, groups, l, params.n, params.n_vec), li);
+  let total = workgroup_reduce(l, reduce_walk(wid.x, groups, l, params.n, params.n_vec), li);
   if (l == 0u) {
     let b = bitcast<u32>(total);
     for (var j = 0u; j < 4u; j += 1u) {
@@ -105,7 +109,7 @@ fn reduce(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid: v
   // Recompute the missing partials with the whole workgroup (the same walk and tree as their own workgroups).
   for (var i = 0u; i < missing; i += 1u) {
     let g = wg_missing[i];
-    let v = workgroup_reduce(l, tile_walk(g, groups, l, params.n, params.n_vec), li);
+    let v = workgroup_reduce(l, reduce_walk(g, groups, l, params.n, params.n_vec), li);
     if (l == 0u) {
       wg_recomputed[g] = v;
     }

@@ -18,7 +18,10 @@
 // subgroups when the adapter has them, workgroup memory otherwise.
 // carry[carry_index] is the total of earlier chunks (an array larger than one binding is scanned in chunks);
 // the last tile writes the running total to carry[carry_index + 1].
+// VIEW_FUSED: the input is a view (tile/load.wgsl's load_input, then the prelude's lift: a transform view's
+// expression) read with scalar loads in the direct layout; src then holds E, the view's element type.
 //! import tile/lookback.wgsl
+//! import tile/load.wgsl
 //! if RAKED
 //! import scan/tile_raked.wgsl
 //! endif
@@ -38,8 +41,12 @@ struct scan_params {
 }
 
 @group(0) @binding(0) var<uniform> params: scan_params;
-@group(0) @binding(1) var<storage, read> src: array<T>;
+@group(0) @binding(1) var<storage, read> src: array<E>;
+//! if VIEW_GATHER
+@group(0) @binding(2) var<storage, read> view_index: array<u32>;
+//! else
 @group(0) @binding(2) var<storage, read> src_vec: array<vec4<T>>;
+//! endif
 @group(0) @binding(3) var<storage, read_write> dst: array<T>;
 @group(0) @binding(4) var<storage, read_write> dst_vec: array<vec4<T>>;
 @group(0) @binding(5) var<storage, read_write> state: array<atomic<u32>>;
@@ -67,6 +74,14 @@ fn fold_vals() -> T {
 
 // The same fold straight from memory, for a full tile of a predecessor (fallback).
 fn fold_tile_from_memory(tile: u32, l: u32) -> T {
+//! if VIEW_FUSED
+  let first = tile * TILE + l * ITEMS4;
+  var acc = lift(load_input(first));
+  for (var k = 1u; k < ITEMS4; k += 1u) {
+    acc = combine(acc, lift(load_input(first + k)));
+  }
+  return acc;
+//! else
   let v0 = (tile * TILE + l * ITEMS4) / 4u;
   let first = src_vec[v0];
   var acc = combine(combine(combine(first.x, first.y), first.z), first.w);
@@ -75,6 +90,7 @@ fn fold_tile_from_memory(tile: u32, l: u32) -> T {
     acc = combine(combine(combine(combine(acc, v.x), v.y), v.z), v.w);
   }
   return acc;
+//! endif
 }
 
 // The look-back's fallback: a predecessor's aggregate, folded and combined exactly as its own workgroup does
@@ -97,6 +113,14 @@ fn scan(@builtin(local_invocation_index) l: u32, li: lane_info) {
   let full = (tile + 1u) * TILE <= params.n;
   let first = tile * TILE + l * ITEMS4;
   let raked = full && RAKED;
+//! if VIEW_FUSED
+  for (var k = 0u; k < ITEMS4; k += 1u) {
+    vals[k] = identity();
+    if (first + k < params.n) {
+      vals[k] = lift(load_input(first + k));
+    }
+  }
+//! else
   if (raked) {
     // loaded and scanned below
   } else if (full && STAGED) {
@@ -130,6 +154,7 @@ fn scan(@builtin(local_invocation_index) l: u32, li: lane_info) {
       }
     }
   }
+//! endif
   var aggregate: T;
   var thread_prefix: T;
 //! if RAKED

@@ -18,6 +18,10 @@
 // sum): the counts. The dispatch layer prepends `alias ELEM` (the element type) and `fn keep_predicate(a: ELEM)
 // -> bool` (the user's predicate; `true` for the other modes).
 //
+// VIEW_FUSED: the input is a view (tile/load.wgsl's load_input over the elements' bits, then view_lift: a transform
+// view's expression, prepended by the dispatch layer with ELEM its result type), four scalar loads where the
+// layouts load a vec4 (load_vec4).
+//
 // Chunks: an array larger than one storage binding is processed in chunks of whole tiles; carry[carry_index] is
 // what earlier chunks kept and the last tile writes carry[carry_index + 1]. The output is bound as a window of
 // at most one binding [win_first, win_first + win_count): elements whose destination falls outside are written by
@@ -47,8 +51,12 @@ struct select_params {
 }
 
 @group(0) @binding(0) var<uniform> params: select_params;
-@group(0) @binding(1) var<storage, read> src: array<u32>;
+@group(0) @binding(1) var<storage, read> src: array<E>;
+//! if VIEW_GATHER
+@group(0) @binding(2) var<storage, read> view_index: array<u32>;
+//! else
 @group(0) @binding(2) var<storage, read> src_vec: array<vec4<u32>>;
+//! endif
 @group(0) @binding(3) var<storage, read> flags: array<u32>;
 @group(0) @binding(4) var<storage, read> flags_vec: array<vec4<u32>>;
 @group(0) @binding(5) var<storage, read_write> dst: array<u32>;
@@ -56,6 +64,7 @@ struct select_params {
 @group(0) @binding(7) var<storage, read_write> carry: array<atomic<u32>>;
 
 //! import tile/lookback.wgsl
+//! import tile/load.wgsl
 //! import shared/predicate.wgsl
 
 var<private> vals: array<u32, ITEMS4>;
@@ -71,6 +80,23 @@ fn same_value(x: u32, y: u32) -> bool {
     return (x == y && (x & 0x7fffffffu) <= 0x7f800000u) || ((x | y) & 0x7fffffffu) == 0u;
   }
   return x == y;
+}
+
+// Element i of the chunk, and four of them from vec4 j (whole ones): loaded, or computed by the view.
+fn load_elem(i: u32) -> u32 {
+//! if VIEW_FUSED
+  return view_lift(load_input(i));
+//! else
+  return src[i];
+//! endif
+}
+
+fn load_vec4(j: u32) -> vec4<u32> {
+//! if VIEW_FUSED
+  return vec4<u32>(load_elem(4u * j), load_elem(4u * j + 1u), load_elem(4u * j + 2u), load_elem(4u * j + 3u));
+//! else
+  return src_vec[j];
+//! endif
 }
 
 fn keep_one(x: u32, flag: u32, prev: u32, has_prev: bool) -> bool {
@@ -89,7 +115,7 @@ fn element_before(i: u32) -> vec2<u32> {
     return vec2<u32>(0u, 0u);
   }
   if (i > 0u) {
-    return vec2<u32>(src[i - 1u], 1u);
+    return vec2<u32>(load_elem(i - 1u), 1u);
   }
   if (params.has_prev != 0u) {
     return vec2<u32>(atomicLoad(&carry[params.prev_index]), 1u);
@@ -117,7 +143,7 @@ fn load_tile(tile: u32, l: u32) -> u32 {
   var mask = 0u;
   if ((tile + 1u) * TILE <= params.n) {
     for (var j = 0u; j < ITEMS; j += 1u) {
-      let v = src_vec[first / 4u + j];
+      let v = load_vec4(first / 4u + j);
       vals[4u * j] = v.x;
       vals[4u * j + 1u] = v.y;
       vals[4u * j + 2u] = v.z;
@@ -130,7 +156,7 @@ fn load_tile(tile: u32, l: u32) -> u32 {
       vals[k] = 0u;
       let i = first + k;
       if (i < params.n) {
-        let x = src[i];
+        let x = load_elem(i);
         vals[k] = x;
         var f = 1u;
         if (MODE == MODE_FLAGS) {
@@ -152,7 +178,7 @@ fn lookback_fallback(tile: u32, l: u32, li: lane_info) -> T {
   var before = element_before(first);
   var count = 0u;
   for (var j = 0u; j < ITEMS; j += 1u) {
-    let v = src_vec[first / 4u + j];
+    let v = load_vec4(first / 4u + j);
     count += countOneBits(keep4(v, first + 4u * j, before));
     before = vec2<u32>(v.w, 1u);
   }
@@ -208,7 +234,7 @@ var<private> lane_kept: array<u32, ITEMS>;  // kept elements of the subgroup's c
 
 fn select_raked(tile: u32, l: u32, li: lane_info) {
   for (var k = 0u; k < ITEMS; k += 1u) {  // every load first: ITEMS in flight
-    rvals[k] = src_vec[raked_index(tile, k, li)];
+    rvals[k] = load_vec4(raked_index(tile, k, li));
   }
   var masks = 0u;  // bits 4 k .. 4 k + 3: vec4 k's elements kept
   for (var k = 0u; k < ITEMS; k += 1u) {

@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "native/backend.hpp"
+#include "primitives/view.hpp"
 
 #include "wgprim/error.hpp"
 
@@ -52,6 +53,42 @@ arg_result<std::uint32_t> arg_reduce_bits(context& ctx, const range_ref& in, dty
   ctx.read(result, 0, words, sizeof words);
   fill_stats(opt, time, alg.name);
   if (opt.stats) opt.stats->upload_ms = upload_ms;
+  return {words[0], words[1] | (std::uint64_t(words[2]) << 32)};
+}
+
+arg_result<std::uint32_t> arg_reduce_view_bits(context& ctx, const view_desc& v, arg_op o, const run_options& opt) {
+  check_view_desc(ctx, v, op_name(o));
+  if (v.tr || v.kind == view_desc::source::buffer)
+    throw error(errc::unsupported, std::string(op_name(o)) + " takes counting, constant and gather views (not a "
+                                                            "transform yet)");
+  range_ref in;
+  in.on_device = true;
+  in.count = v.count;
+  in.type = v.type;
+  check_not_empty(in, o);
+  if (cpu_backend::native(ctx)) {
+    // The native backend evaluates the view into a host array first (not fused).
+    const std::vector<std::uint32_t> values = view_values_on_host(ctx, v);
+    range_ref host = in;
+    host.on_device = false;
+    host.host = values.data();
+    return cpu_backend::arg_reduce(ctx, host, v.type, o, opt);
+  }
+  const algorithm_entry& alg = pick_algorithm(ctx, "arg_reduce", opt.algorithm);
+  arg_reduce_args a{in.view, v.type, o, nullptr, 0, 0, &opt};
+  a.in.count = v.count;
+  buffer result = ctx.create_buffer(16);
+  a.result = result.native();
+  a.result_bytes = result.size_bytes();
+  recorder rec(ctx, opt.timestamps || opt.stats);
+  std::vector<buffer> temps;
+  const view_desc bound = bindable_view(rec, v, temps);
+  a.view = &bound;
+  record_arg_reduce(rec, a);
+  gpu_time time = rec.submit();
+  std::uint32_t words[3];
+  ctx.read(result, 0, words, sizeof words);
+  fill_stats(opt, time, alg.name);
   return {words[0], words[1] | (std::uint64_t(words[2]) << 32)};
 }
 

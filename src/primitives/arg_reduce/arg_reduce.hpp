@@ -2,6 +2,7 @@
 #pragma once
 #include "primitives/primitive.hpp"
 #include "wgprim/arg_reduce.hpp"
+#include "wgprim/view.hpp"
 
 namespace wgprim::detail {
 
@@ -13,6 +14,7 @@ struct arg_reduce_args {
   std::uint64_t result_bytes; // of this buffer (bound whole)
   std::uint32_t result_word;
   const run_options* opt;
+  const view_desc* view = nullptr;  // a fused view (counting, constant, gather; bindable) read instead of `in`
 };
 
 /// Records the arg reduction of args.in into the result words. Picks the algorithm from the registry.

@@ -3,7 +3,10 @@
 // Arrays larger than one storage binding run chunk by chunk, each chunk's first index passed as a 64-bit base.
 #include <algorithm>
 
+#include <memory>
+
 #include "core/wgsl_compose.hpp"
+#include "primitives/view.hpp"
 #include "primitives/arg_reduce/arg_reduce.hpp"
 #include "primitives/arg_reduce/policy.hpp"
 #include "wgprim/error.hpp"
@@ -48,16 +51,20 @@ arg_reduce_policy arg_reduce_policy_for(const context& ctx, const tuning& t) {
 void record_arg_reduce_fast(recorder& rec, const arg_reduce_args& a) {
   context& ctx = rec.ctx();
   const std::uint64_t n = a.in.count;
-  const arg_reduce_policy pol = arg_reduce_policy_for(ctx, a.opt->tune);
-  const bool f32 = a.type == dtype::f32;
+  arg_reduce_policy pol = arg_reduce_policy_for(ctx, a.opt->tune);
+  // A fused view is computed in the tile walk's load (tile/load.wgsl): scalar loads.
+  const view_desc* view = view_fused(a.view) ? a.view : nullptr;
+  if (view) pol.vec_loads = false;
+  wgsl_constants constants{{"WG_SIZE", std::to_string(pol.wg_size) + "u"},
+                           {"ITEMS", std::to_string(pol.items) + "u"},
+                           {"VEC_LOADS", pol.vec_loads ? "true" : "false"},
+                           {"IS_MAX", a.op == arg_op::max ? "true" : "false"},
+                           {"IS_F32", a.type == dtype::f32 ? "true" : "false"},
+                           {"IS_I32", a.type == dtype::i32 ? "true" : "false"}};
+  for (auto& c : view_constants(view)) constants.push_back(c);
   const std::string source = compose_wgsl_with_prelude(
       arg_reduce_partials_spec.file, std::string("alias E = ") + dtype_name(a.type) + ";",
-      {{"WG_SIZE", std::to_string(pol.wg_size) + "u"},
-       {"ITEMS", std::to_string(pol.items) + "u"},
-       {"VEC_LOADS", pol.vec_loads ? "true" : "false"},
-       {"IS_MAX", a.op == arg_op::max ? "true" : "false"},
-       {"IS_F32", f32 ? "true" : "false"},
-       {"IS_I32", a.type == dtype::i32 ? "true" : "false"}},
+      constants,
       {"arg_reduce/pair.wgsl", pol.subgroups ? "shared/lanes_subgroup.wgsl" : "shared/lanes_workgroup.wgsl"});
   // Our own kernel, every index checked against n or inside a whole tile.
   const kernel& k_partials = get_kernel(ctx, arg_reduce_partials_spec, source, /*trusted=*/true);
@@ -76,6 +83,14 @@ void record_arg_reduce_fast(recorder& rec, const arg_reduce_args& a) {
 
   const std::uint64_t per_binding = elements_per_binding(ctx);
   if (n <= pol.small_n && n <= per_binding) {
+    if (view) {
+      const bound_view bv(ctx, *view, {chunk{0, n}});
+      rec.dispatch(k_partials,
+                   {rec.params(params(n, a.result_word, true, 0)), bv.slot1(0, bind(view_of(dummy))), bv.src(0),
+                    bind(view_of(dummy)), result},
+                   1);
+      return;
+    }
     rec.dispatch(k_partials,
                  {rec.params(params(n, a.result_word, true, 0)), vec_binding(0, n), bind(a.in), bind(view_of(dummy)),
                   result},
@@ -92,12 +107,14 @@ void record_arg_reduce_fast(recorder& rec, const arg_reduce_args& a) {
   if (total_groups > 0xffffffffull / 4) throw error(errc::limit, "arg reduce: too many partial results");
   buffer partials = ctx.create_buffer(total_groups * 16);
   std::uint64_t slot_offset = 0;
-  for (const chunk& c : parts) {
+  const std::unique_ptr<bound_view> bv = view ? std::make_unique<bound_view>(ctx, *view, parts) : nullptr;
+  for (std::size_t p = 0; p < parts.size(); ++p) {
+    const chunk& c = parts[p];
     const std::uint32_t g = groups_for(c.count);
     rec.dispatch(k_partials,
                  {rec.params(params(c.count, static_cast<std::uint32_t>(slot_offset), false, c.first)),
-                  vec_binding(c.first, c.count), bind(a.in, c.first, c.count), bind(view_of(dummy)),
-                  bind(view_of(partials))},
+                  bv ? bv->slot1(p, bind(view_of(dummy))) : vec_binding(c.first, c.count),
+                  bv ? bv->src(p) : bind(a.in, c.first, c.count), bind(view_of(dummy)), bind(view_of(partials))},
                  g);
     slot_offset += g;
   }

@@ -2,10 +2,12 @@
 // (shaders/reduce/exact.wgsl), one partial per workgroup and chunk, and one workgroup adds the partials. The
 // result is SA_WORDS words (wgprim::superaccumulator::words) at accumulator a.result_index of a.result.
 #include <algorithm>
+#include <memory>
 
 #include "core/wgsl_compose.hpp"
 #include "primitives/reduce/policy.hpp"
 #include "primitives/reduce/reduce.hpp"
+#include "primitives/view.hpp"
 #include "wgprim/error.hpp"
 #include "wgprim/exact.hpp"
 
@@ -54,13 +56,17 @@ exact_policy exact_policy_for(const context& ctx, const tuning& t) {
   return p;
 }
 
-std::string exact_module(const exact_policy& pol) {
-  const monoid m(op::sum(), dtype::f32);  // the prelude wants one; the kernels work on u32 bits
-  return compose_wgsl(reduce_exact_spec.file, m,
-                      {{"WG_SIZE", std::to_string(pol.wg_size) + "u"},
-                       {"ITEMS", std::to_string(pol.items) + "u"},
-                       {"VEC_LOADS", pol.vec_loads ? "true" : "false"},
-                       {"WINDOW", pol.window ? "true" : "false"}});
+// view (may be null): a fused view computed in the load (tile/load.wgsl), with scalar loads.
+std::string exact_module(const exact_policy& pol, const view_desc* view) {
+  // The prelude wants a monoid; the kernels add the values' u32 bits (E = u32: vec4<u32> loads, the partials'
+  // words read as they are, f32 views through tile/load.wgsl's bitcasts).
+  const monoid m(op::sum(), dtype::u32);
+  wgsl_constants constants{{"WG_SIZE", std::to_string(pol.wg_size) + "u"},
+                           {"ITEMS", std::to_string(pol.items) + "u"},
+                           {"VEC_LOADS", pol.vec_loads && !view ? "true" : "false"},
+                           {"WINDOW", pol.window ? "true" : "false"}};
+  for (auto& c : view_constants(view)) constants.push_back(c);
+  return compose_wgsl(reduce_exact_spec.file, m, constants);
 }
 }  // namespace
 
@@ -68,9 +74,10 @@ void record_reduce_exact(recorder& rec, const reduce_args& a) {
   context& ctx = rec.ctx();
   const std::uint64_t n = a.in.count;
   const exact_policy pol = exact_policy_for(ctx, a.opt->tune);
-  const std::string src = exact_module(pol);
+  const view_desc* view = view_fused(a.view) ? a.view : nullptr;
+  const std::string src = exact_module(pol, view);
   const auto& k = get_kernel(ctx, reduce_exact_spec, src, /*trusted=*/true);
-  const auto& k_combine = get_kernel(ctx, reduce_exact_combine_spec, src, /*trusted=*/true);
+  const auto& k_combine = get_kernel(ctx, reduce_exact_combine_spec, exact_module(pol, nullptr), /*trusted=*/true);
   const std::uint64_t tile = std::uint64_t(pol.wg_size) * pol.items * 4;
   buffer dummy = ctx.create_buffer(32);
   auto vec_binding = [&](const device_view& v, std::uint64_t first, std::uint64_t count) {
@@ -81,6 +88,13 @@ void record_reduce_exact(recorder& rec, const reduce_args& a) {
                         static_cast<std::uint32_t>(offset), 0};
   };
   if (n <= pol.small_n) {
+    if (view) {
+      const bound_view bv(ctx, *view, {chunk{0, n}});
+      rec.dispatch(k, {rec.params(params(n, a.result_index)), bv.slot1(0, bind(view_of(dummy))), bv.src(0),
+                       bind_result(a)},
+                   1);
+      return;
+    }
     rec.dispatch(k, {rec.params(params(n, a.result_index)), vec_binding(a.in, 0, n), bind(a.in), bind_result(a)}, 1);
     return;
   }
@@ -94,11 +108,18 @@ void record_reduce_exact(recorder& rec, const reduce_args& a) {
   for (const chunk& c : parts) total_groups += groups_for(c.count);
   buffer partials = ctx.create_buffer(total_groups * exact_words * 4);
   std::uint64_t offset = 0;
-  for (const chunk& c : parts) {
+  const std::unique_ptr<bound_view> bv = view ? std::make_unique<bound_view>(ctx, *view, parts) : nullptr;
+  for (std::size_t p = 0; p < parts.size(); ++p) {
+    const chunk& c = parts[p];
     std::uint32_t g = groups_for(c.count);
-    rec.dispatch(k, {rec.params(params(c.count, offset)), vec_binding(a.in, c.first, c.count),
-                     bind(a.in, c.first, c.count), bind(view_of(partials))},
-                 g);
+    if (bv)
+      rec.dispatch(k, {rec.params(params(c.count, offset)), bv->slot1(p, bind(view_of(dummy))), bv->src(p),
+                       bind(view_of(partials))},
+                   g);
+    else
+      rec.dispatch(k, {rec.params(params(c.count, offset)), vec_binding(a.in, c.first, c.count),
+                       bind(a.in, c.first, c.count), bind(view_of(partials))},
+                   g);
     offset += g;
   }
   rec.dispatch(k_combine, {rec.params(params(total_groups, a.result_index)), bind(view_of(dummy)),

@@ -2,10 +2,12 @@
 // dispatch of one workgroup for small n. With double-word accumulation (compensated f32 sums) the partials and
 // the result are (hi, lo) pairs, and the pass over the partials uses a module whose elements are pairs too.
 #include <algorithm>
+#include <memory>
 
 #include "core/wgsl_compose.hpp"
 #include "primitives/reduce/policy.hpp"
 #include "primitives/reduce/reduce.hpp"
+#include "primitives/view.hpp"
 #include "wgprim/error.hpp"
 
 namespace wgprim::detail {
@@ -51,16 +53,19 @@ void record_reduce_fast(recorder& rec, const reduce_args& a) {
   // 64-bit values through subgroup shuffles need Vulkan's shaderSubgroupExtendedTypes, which wgpu does not
   // request: 64-bit reductions meet in workgroup memory.
   if (is_wide(m.type())) pol.subgroups = false;
+  // A fused view is computed in the load: scalar loads through load_input (tile/load.wgsl).
+  const view_desc* view = view_fused(a.view) ? a.view : nullptr;
+  if (view) pol.vec_loads = false;
   const std::uint32_t eb = dtype_bytes(m.type());
   const std::string lanes = pol.subgroups ? "shared/lanes_subgroup.wgsl" : "shared/lanes_workgroup.wgsl";
   const bool dw = a.pairs();
   const accum acc = dw ? accum::double_word : accum::plain;
   auto module = [&](bool vec_loads, bool elements_are_accumulators) -> const std::string& {
-    return compose_wgsl(reduce_fast_spec.file, m,
-                        {{"WG_SIZE", std::to_string(pol.wg_size) + "u"},
-                         {"ITEMS", std::to_string(pol.items) + "u"},
-                         {"VEC_LOADS", vec_loads ? "true" : "false"}},
-                        {lanes}, acc, elements_are_accumulators, elements_are_accumulators ? nullptr : a.transform);
+    wgsl_constants constants{{"WG_SIZE", std::to_string(pol.wg_size) + "u"},
+                             {"ITEMS", std::to_string(pol.items) + "u"},
+                             {"VEC_LOADS", vec_loads ? "true" : "false"}};
+    for (auto& c : view_constants(elements_are_accumulators ? nullptr : view)) constants.push_back(c);
+    return compose_wgsl(reduce_fast_spec.file, m, constants, {lanes}, acc, elements_are_accumulators, elements_are_accumulators ? nullptr : a.transform);
   };
   // A transform is a user expression: never trusted. The pass over the partials folds accumulators, with no
   // transform (they are already transformed).
@@ -68,7 +73,8 @@ void record_reduce_fast(recorder& rec, const reduce_args& a) {
                              /*trusted=*/m.is_builtin() && !a.transform);
   const auto& k_partials =
       dw ? get_kernel(ctx, reduce_fast_spec, module(false, true), /*trusted=*/true)
-         : a.transform ? get_kernel(ctx, reduce_fast_spec, module(pol.vec_loads, true), m.is_builtin()) : k;
+         : a.transform || view ? get_kernel(ctx, reduce_fast_spec, module(pol.vec_loads, true), m.is_builtin())
+                               : k;
   const std::uint64_t acc_bytes = dw ? 8 : eb;
   const std::uint64_t tile = std::uint64_t(pol.wg_size) * pol.items * 4;
   const buffer& dummy = scratch(ctx, "reduce.dummy", 32);
@@ -81,6 +87,13 @@ void record_reduce_fast(recorder& rec, const reduce_args& a) {
   };
 
   if (n <= pol.small_n) {
+    if (view) {
+      const bound_view bv(ctx, *view, {chunk{0, n}});
+      rec.dispatch(k, {rec.params(params(n, a.result_index)), bv.slot1(0, bind(view_of(dummy))), bv.src(0),
+                       bind_result(a)},
+                   1);
+      return;
+    }
     rec.dispatch(k, {rec.params(params(n, a.result_index)), vec_binding(a.in, 0, n), bind(a.in), bind_result(a)}, 1);
     return;
   }
@@ -94,11 +107,18 @@ void record_reduce_fast(recorder& rec, const reduce_args& a) {
   for (const chunk& c : parts) total_groups += groups_for(c.count);
   const buffer& partials = scratch(ctx, "reduce.partials", std::max<std::uint64_t>(16, total_groups * acc_bytes));
   std::uint64_t offset = 0;
-  for (const chunk& c : parts) {
+  const std::unique_ptr<bound_view> bv = view ? std::make_unique<bound_view>(ctx, *view, parts) : nullptr;
+  for (std::size_t p = 0; p < parts.size(); ++p) {
+    const chunk& c = parts[p];
     std::uint32_t g = groups_for(c.count);
-    rec.dispatch(k, {rec.params(params(c.count, offset)), vec_binding(a.in, c.first, c.count),
-                     bind(a.in, c.first, c.count), bind(view_of(partials))},
-                 g);
+    if (bv)
+      rec.dispatch(k, {rec.params(params(c.count, offset)), bv->slot1(p, bind(view_of(dummy))), bv->src(p),
+                       bind(view_of(partials))},
+                   g);
+    else
+      rec.dispatch(k, {rec.params(params(c.count, offset)), vec_binding(a.in, c.first, c.count),
+                       bind(a.in, c.first, c.count), bind(view_of(partials))},
+                   g);
     offset += g;
   }
   const device_view pv = view_of(partials, total_groups, static_cast<std::uint32_t>(acc_bytes));

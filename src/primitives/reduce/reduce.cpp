@@ -2,10 +2,12 @@
 // bindable, records the passes (record_reduce), submits and reads the result back.
 #include "primitives/reduce/reduce.hpp"
 #include "primitives/copy/widen.hpp"
+#include "primitives/view.hpp"
 
 #include "native/backend.hpp"
 
 #include <chrono>
+#include <memory>
 
 #include "wgprim/error.hpp"
 #include "wgprim/exact.hpp"
@@ -64,6 +66,15 @@ std::string ran(const reduce_args& a, const algorithm_entry& alg) {
 void record_reduce(recorder& rec, const reduce_args& a) {
   const algorithm_entry& alg =
       effective(rec.ctx(), pick_algorithm(rec.ctx(), "reduce", a.opt->algorithm), *a.opt, a.in.count);
+  if (view_fused(a.view)) {
+    // A view is computed in the tile walk's load: the fast, single and exact reductions take it.
+    const std::string name = alg.name;
+    if (name == "seed" || name == "render")
+      throw error(errc::unsupported, "a view input runs on the 'single' or 'fast' reduce algorithm, not '" + name + "'");
+    if (a.exact()) return record_reduce_exact(rec, a);
+    if (name == "single" && !a.pairs()) return record_reduce_single(rec, a);
+    return record_reduce_fast(rec, a);
+  }
   if (a.transform) {
     // The transform is fused into the fast reduce's load (its prelude's lift); the others read elements as they are.
     if (a.pairs() || a.exact())
@@ -113,11 +124,12 @@ void check_types(context& ctx, const range_ref& in, const monoid& m, const run_o
 // Runs the reduction and reads back its result in the same submission: one word, a pair (compensated) or a
 // superaccumulator (exact). in.count > 0.
 std::vector<std::uint32_t> reduce_words(context& ctx, const range_ref& in, const monoid& m, const run_options& opt,
-                                        const std::string& name, const bound_transform* tr) {
+                                        const std::string& name, const bound_transform* tr,
+                                        const view_desc* view = nullptr) {
   reduce_args a{in.view, &m, nullptr, 0, 0, &opt, tr};
   double upload_ms = 0;
   buffer uploaded;
-  if (!in.on_device) {
+  if (!in.on_device && !view) {
     a.in = upload_host(ctx, in, uploaded, &upload_ms);
   }
   std::vector<std::uint32_t> words(a.exact() ? sizeof(superaccumulator::words) / 4 : a.pairs() ? 2 : 1);
@@ -133,8 +145,15 @@ std::vector<std::uint32_t> reduce_words(context& ctx, const range_ref& in, const
   if (is_wide(m.type())) words.resize(2);
   recorder rec(ctx, opt.timestamps || opt.stats);
   std::vector<buffer> temps;
-  a.in = bindable_input(rec, a.in, temps);
-  a.in = widened(rec, a.in, in.type, temps);
+  view_desc bound;
+  if (view) {
+    bound = bindable_view(rec, *view, temps);
+    a.view = &bound;
+    a.in.count = view->count;
+  } else {
+    a.in = bindable_input(rec, a.in, temps);
+    a.in = widened(rec, a.in, in.type, temps);
+  }
   record_reduce(rec, a);
   const recorder::readback rb{a.result, 0, words.size() * 4, words.data(), mapped != nullptr};
   gpu_time t = rec.submit(&rb);
@@ -171,8 +190,39 @@ std::uint32_t transform_reduce_bits(context& ctx, const range_ref& in, const bou
   return static_cast<std::uint32_t>(reduce_run(ctx, in, m, init ? &init_raw : nullptr, opt, &tr));
 }
 
+std::uint64_t reduce_view_raw(context& ctx, const view_desc& v, const monoid& m, const std::uint64_t* init,
+                              const run_options& opt) {
+  check_view_desc(ctx, v, "reduce");
+  std::unique_ptr<bound_transform> tr;
+  if (v.tr) {
+    tr = std::make_unique<bound_transform>(*v.tr, v.type);
+    check_transform_type(*tr, m.type());
+  } else if (v.type != m.type()) {
+    throw error(errc::invalid_argument, std::string("reduce: ") + dtype_name(m.type()) + " operator over a view of " +
+                                            dtype_name(v.type));
+  }
+  range_ref in;
+  in.on_device = true;
+  in.count = v.count;
+  in.type = v.type;
+  if (v.kind == view_desc::source::buffer) {  // a transform over a buffer: transform_reduce's path
+    in.view = v.base;
+    return reduce_run(ctx, in, m, init, opt, tr.get());
+  }
+  if (cpu_backend::native(ctx)) {
+    // The native backend evaluates the view into a host array first (not fused), then runs its reduce loops.
+    const std::vector<std::uint32_t> values = view_values_on_host(ctx, v);
+    range_ref host;
+    host.host = values.data();
+    host.count = values.size();
+    host.type = v.type;
+    return reduce_run(ctx, host, m, init, opt, tr.get());
+  }
+  return reduce_run(ctx, in, m, init, opt, tr.get(), &v);
+}
+
 std::uint64_t reduce_run(context& ctx, const range_ref& in, const monoid& m, const std::uint64_t* init,
-                         const run_options& opt, const bound_transform* tr) {
+                         const run_options& opt, const bound_transform* tr, const view_desc* view) {
   check_types(ctx, in, m, opt, tr);
   if (cpu_backend::native(ctx)) {  // 32-bit elements only there (check_types): init fits one word
     const std::uint32_t init32 = init ? static_cast<std::uint32_t>(*init) : 0;
@@ -182,11 +232,11 @@ std::uint64_t reduce_run(context& ctx, const range_ref& in, const monoid& m, con
   const reduce_args a{in.view, &m, nullptr, 0, 0, &opt, tr};
   if (tr && (a.pairs() || a.exact())) throw error(errc::unsupported, "transform_reduce supports accuracy::fast only");
   const std::string name = ran(a, alg);
-  if (in.on_device) check_view(ctx, in.view, "reduce input");
+  if (in.on_device && !view) check_view(ctx, in.view, "reduce input");
   if (opt.check_operator) m.check(/*need_commutative=*/true);
   if (a.exact()) {
     // The init value joins the exact sum before the one rounding.
-    superaccumulator s = in.count ? from_words(reduce_words(ctx, in, m, opt, name, tr)) : superaccumulator();
+    superaccumulator s = in.count ? from_words(reduce_words(ctx, in, m, opt, name, tr, view)) : superaccumulator();
     if (init) s.add(from_bits<float>(static_cast<std::uint32_t>(*init)));
     if (!in.count && opt.stats) *opt.stats = run_stats{0, false, 0, 0, name, 0};
     return to_bits(s.round_to_float());
@@ -197,7 +247,7 @@ std::uint64_t reduce_run(context& ctx, const range_ref& in, const monoid& m, con
     return finish(m.identity_raw());
   }
   // A pair's leading part is the correctly rounded value of hi + lo (combine ends with FastTwoSum).
-  const std::vector<std::uint32_t> w = reduce_words(ctx, in, m, opt, name, tr);
+  const std::vector<std::uint32_t> w = reduce_words(ctx, in, m, opt, name, tr, view);
   return finish(is_wide(m.type()) ? w[0] | (std::uint64_t(w[1]) << 32) : w[0]);
 }
 

@@ -3,6 +3,7 @@
 #include "primitives/primitive.hpp"
 #include "wgprim/op.hpp"
 #include "wgprim/transform_reduce.hpp"
+#include "wgprim/view.hpp"
 
 namespace wgprim::detail {
 
@@ -14,6 +15,7 @@ struct reduce_args {
   std::uint32_t result_index;
   const run_options* opt;
   const bound_transform* transform = nullptr;  // applied to every element in the load (fast algorithm only)
+  const view_desc* view = nullptr;  // a fused view (view_fused), bindable: what the load reads; in.count = its size
   bool pairs() const;         // double-word accumulation (compensated): the result is a (hi, lo) pair of f32
   bool exact() const;         // superaccumulator (reproducible): the result is superaccumulator::words
 };
@@ -34,8 +36,9 @@ void record_reduce_render(recorder& rec, const reduce_args& a);
 extern const kernel_spec reduce_fast_spec, reduce_single_spec, reduce_seed_spec, reduce_exact_spec, reduce_exact_combine_spec;
 
 /// reduce_bits / reduce_record with an optional transform (transform_reduce).
+/// view (may be null): a fused view (view_fused) read instead of `in`, whose count and type are the view's.
 std::uint64_t reduce_run(context& ctx, const range_ref& in, const monoid& m, const std::uint64_t* init,
-                         const run_options& opt, const bound_transform* tr);
+                         const run_options& opt, const bound_transform* tr, const view_desc* view = nullptr);
 void reduce_record_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref& result,
                        const monoid& m, const run_options& opt, const bound_transform* tr);
 

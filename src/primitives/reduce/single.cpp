@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/wgsl_compose.hpp"
+#include "primitives/view.hpp"
 #include "primitives/reduce/policy.hpp"
 #include "primitives/reduce/reduce.hpp"
 
@@ -31,11 +32,14 @@ void record_reduce_single(recorder& rec, const reduce_args& a) {
   if (a.pairs() || a.exact() || is_wide(m.type()) || n <= pol.small_n || n > elements_per_binding(ctx))
     return record_reduce_fast(rec, a);
   const std::string lanes = pol.subgroups ? "shared/lanes_subgroup.wgsl" : "shared/lanes_workgroup.wgsl";
-  const std::string& source = compose_wgsl(reduce_single_spec.file, m,
-                                           {{"WG_SIZE", std::to_string(pol.wg_size) + "u"},
-                                            {"ITEMS", std::to_string(pol.items) + "u"},
-                                            {"VEC_LOADS", pol.vec_loads ? "true" : "false"}},
-                                           {lanes}, accum::plain, false, a.transform);
+  // A fused view is computed in the load (tile/load.wgsl): scalar loads.
+  const view_desc* view = view_fused(a.view) ? a.view : nullptr;
+  wgsl_constants constants{{"WG_SIZE", std::to_string(pol.wg_size) + "u"},
+                           {"ITEMS", std::to_string(pol.items) + "u"},
+                           {"VEC_LOADS", pol.vec_loads && !view ? "true" : "false"}};
+  for (auto& c : view_constants(view)) constants.push_back(c);
+  const std::string& source =
+      compose_wgsl(reduce_single_spec.file, m, constants, {lanes}, accum::plain, false, a.transform);
   const auto& k = get_kernel(ctx, reduce_single_spec, source, /*trusted=*/m.is_builtin() && !a.transform);
   const std::uint64_t tile = std::uint64_t(pol.wg_size) * pol.items * 4;
   const auto groups = static_cast<std::uint32_t>(std::max<std::uint64_t>(
@@ -50,6 +54,12 @@ void record_reduce_single(recorder& rec, const reduce_args& a) {
   const binding vec = n / 4 ? binding{a.in.buf, a.in.offset, n / 4 * 16} : bind(view_of(dummy));
   const single_params p{static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(n / 4), a.result_index, epoch,
                         stress ? 0u : (ctx.adapter().kind == adapter_kind::cpu ? 16u : 1024u), stress ? 1u : 0u, 0, 0};
+  if (view) {
+    const bound_view bv(ctx, *view, {chunk{0, n}});
+    rec.dispatch(k, {rec.params(p), bv.slot1(0, bind(view_of(dummy))), bv.src(0), bind_result(a), bind(view_of(state))},
+                 groups);
+    return;
+  }
   rec.dispatch(k, {rec.params(p), vec, bind(a.in), bind_result(a), bind(view_of(state))}, groups);
 }
 

@@ -1,11 +1,14 @@
 // The single-pass decoupled-fallback scan: one dispatch per storage-binding chunk, tiles claimed in order from
 // an atomic counter, look-back over published tile states with a bounded spin and the fallback (see
 // shaders/scan/decoupled.wgsl). carry[c] holds the total of the chunks before chunk c (carry[0]: init).
+#include <memory>
+
 #include "core/wgsl_compose.hpp"
 #include "gpu/gpu.hpp"
 #include "primitives/copy/widen.hpp"
 #include "primitives/scan/policy.hpp"
 #include "primitives/scan/scan.hpp"
+#include "primitives/view.hpp"
 #include "wgprim/error.hpp"
 
 namespace wgprim::detail {
@@ -68,18 +71,23 @@ void record_scan_decoupled(recorder& rec, const scan_args& a) {
   if (eb == 8) pol.subgroups = false;
   if (pol.layout == tile_layout::raked && !pol.subgroups) pol.layout = tile_layout::direct;
   if (!pol.subgroups) pol.subgroup_lookback = false;
+  // A view (or a transform) is read through load_input with scalar loads: the direct layout.
+  const bool fused = a.view && (view_fused(a.view) || a.view->tr);
+  if (fused) pol.layout = tile_layout::direct;
   const bool staged = pol.layout == tile_layout::staged, raked = pol.layout == tile_layout::raked;
   const std::uint32_t words = eb / 4;  // T_WORDS: a tile's state is 2 * words u32
   const std::string lanes = pol.subgroups ? "shared/lanes_subgroup.wgsl" : "shared/lanes_workgroup.wgsl";
-  const std::string& src = compose_wgsl(
-      scan_decoupled_spec.file, m,
-      {{"WG_SIZE", std::to_string(pol.wg_size) + "u"}, {"ITEMS", std::to_string(pol.items) + "u"},
-       {"STAGED", staged ? "true" : "false"}, {"RAKED", raked ? "true" : "false"},
-       {"WINDOW", std::to_string(pol.window) + "u"},
-       {"STAGE_SIZE", staged ? std::to_string(pol.wg_size * pol.items) + "u" : "1u"},
-       {"SUBGROUP_LOOKBACK", pol.subgroup_lookback ? "true" : "false"}},
-      {lanes});
-  const auto& k = get_kernel(ctx, scan_decoupled_spec, src, /*trusted=*/m.is_builtin());
+  wgsl_constants constants{{"WG_SIZE", std::to_string(pol.wg_size) + "u"},
+                           {"ITEMS", std::to_string(pol.items) + "u"},
+                           {"STAGED", staged ? "true" : "false"},
+                           {"RAKED", raked ? "true" : "false"},
+                           {"WINDOW", std::to_string(pol.window) + "u"},
+                           {"STAGE_SIZE", staged ? std::to_string(pol.wg_size * pol.items) + "u" : "1u"},
+                           {"SUBGROUP_LOOKBACK", pol.subgroup_lookback ? "true" : "false"}};
+  for (auto& c : view_constants(fused ? a.view : nullptr)) constants.push_back(c);
+  const std::string& src =
+      compose_wgsl(scan_decoupled_spec.file, m, constants, {lanes}, accum::plain, false, fused ? a.transform : nullptr);
+  const auto& k = get_kernel(ctx, scan_decoupled_spec, src, /*trusted=*/m.is_builtin() && !(fused && a.transform));
   const std::uint64_t tile = std::uint64_t(pol.wg_size) * pol.items * 4;
   const auto parts = chunks_of(a.in.count, elements_per_binding(ctx, eb, tile));  // whole tiles per chunk
   const std::uint64_t max_tiles = (parts.front().count + tile - 1) / tile;
@@ -96,6 +104,7 @@ void record_scan_decoupled(recorder& rec, const scan_args& a) {
     const binding init_block = rec.params(&first_carry, eb);
     rec.copy_raw(init_block.buf, init_block.offset, carry.native(), 0, eb);
   }
+  const std::unique_ptr<bound_view> bv = fused ? std::make_unique<bound_view>(ctx, *a.view, parts) : nullptr;
   for (std::size_t c = 0; c < parts.size(); ++c) {
     const chunk& ch = parts[c];
     std::uint64_t tiles = (ch.count + tile - 1) / tile;
@@ -109,9 +118,16 @@ void record_scan_decoupled(recorder& rec, const scan_args& a) {
     auto vec = [&](const device_view& v, const buffer& placeholder) {
       return ch.count / 4 ? binding{v.buf, v.offset + ch.first * eb, ch.count / 4 * 4 * eb} : bind(view_of(placeholder));
     };
-    rec.dispatch(k, {rec.params(p), bind(a.in, ch.first, ch.count), vec(a.in, dummy_in), bind(a.out, ch.first, ch.count),
-                     vec(a.out, dummy_out), bind(view_of(state)), bind(view_of(carry))},
-                 gx, gy);
+    if (bv)
+      rec.dispatch(k, {rec.params(p), bv->src(c), bv->slot1(c, bind(view_of(dummy_in))),
+                       bind(a.out, ch.first, ch.count), vec(a.out, dummy_out), bind(view_of(state)),
+                       bind(view_of(carry))},
+                   gx, gy);
+    else
+      rec.dispatch(k, {rec.params(p), bind(a.in, ch.first, ch.count), vec(a.in, dummy_in),
+                       bind(a.out, ch.first, ch.count), vec(a.out, dummy_out), bind(view_of(state)),
+                       bind(view_of(carry))},
+                   gx, gy);
     if (a.fallbacks) rec.copy(state, 4, *a.fallbacks, c * 4, 4);  // this chunk's fallback count
   }
 }

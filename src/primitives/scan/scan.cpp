@@ -5,8 +5,10 @@
 #include "native/backend.hpp"
 
 #include <chrono>
+#include <memory>
 
 #include "primitives/copy/widen.hpp"
+#include "primitives/view.hpp"
 #include "wgprim/error.hpp"
 
 namespace wgprim::detail {
@@ -30,6 +32,11 @@ void record_scan(recorder& rec, const scan_args& a) {
   // Reproducible (exact) f32 sums: the exact prefix sums, correctly rounded (scan/exact.cpp), whatever the
   // algorithm asked. Compensated f32 sums go through the seed's shape with double-word accumulation (the
   // decoupled scan publishes 32-bit tile states; a pair would need four words).
+  if (a.view) {
+    if (a.exact() || a.pairs() || std::string(alg.name) == "seed")
+      throw error(errc::unsupported, "a view input runs on the decoupled scan with accuracy::fast");
+    return record_scan_decoupled(rec, a);
+  }
   if (a.exact()) return record_scan_exact(rec, a);
   if (a.pairs() || std::string(alg.name) == "seed") return record_scan_seed(rec, a);
   return record_scan_decoupled(rec, a);
@@ -45,25 +52,24 @@ std::string ran(const context& ctx, const scan_args& a) {
 
 namespace {
 void scan_impl(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref& out, const monoid& m,
-               scan_kind kind, const std::uint64_t* init, const run_options& opt, const superaccumulator* carry);
+               scan_kind kind, const std::uint64_t* init, const run_options& opt, const superaccumulator* carry,
+               const view_desc* view, const bound_transform* tr);
 }  // namespace
-
-void scan_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref& out, const monoid& m,
-              scan_kind kind, const std::uint64_t* init, const run_options& opt) {
-  scan_impl(ctx, encoder, in, out, m, kind, init, opt, nullptr);
-}
 
 void scan_run_exact_carry(context& ctx, const range_ref& in, const range_ref& out, scan_kind kind,
                           const superaccumulator& carry, const run_options& opt) {
   if (opt.accuracy != accuracy::reproducible)
     throw error(errc::invalid_argument, "internal: an accumulator carry is for accuracy::reproducible scans");
   const monoid m(op::sum(), dtype::f32);
-  scan_impl(ctx, nullptr, in, out, m, kind, nullptr, opt, &carry);
+  scan_impl(ctx, nullptr, in, out, m, kind, nullptr, opt, &carry, nullptr, nullptr);
 }
 
 namespace {
+// scan_run, exact scans from a carried accumulator (carry: dist::scan), and scans of a view (view: checked by the
+// caller; in.count / in.type are the view's, on the device).
 void scan_impl(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref& out, const monoid& m,
-               scan_kind kind, const std::uint64_t* init, const run_options& opt, const superaccumulator* carry) {
+               scan_kind kind, const std::uint64_t* init, const run_options& opt, const superaccumulator* carry,
+               const view_desc* view, const bound_transform* tr) {
   require_type(ctx, is_narrow(in.type) ? in.type : m.type(), "scan", /*narrow_ok=*/true, /*wide_ok=*/true);
   if ((!is_narrow(in.type) && dtype_bytes(in.type) != dtype_bytes(m.type())) ||
       dtype_bytes(out.type) != dtype_bytes(m.type()))
@@ -82,6 +88,21 @@ void scan_impl(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, co
                                      "native CPU backend (call the scan without an encoder)");
     const std::uint32_t init32 = init ? static_cast<std::uint32_t>(*init) : 0;
     if (carry) return cpu_backend::scan_exact_carry(ctx, in, out, kind, *carry, opt);
+    if (view) {
+      // The native backend evaluates the view into a host array first (not fused), then scans it.
+      std::vector<std::uint32_t> values = view_values_on_host(ctx, *view);
+      if (tr) {
+        std::vector<std::uint32_t> x(values.size());
+        tr->apply_many(values.data(), values.size(), x.data());
+        values.swap(x);
+      }
+      buffer held = ctx.create_buffer(std::max<std::size_t>(values.size(), 1) * 4);
+      if (!values.empty()) ctx.write(held, 0, values.data(), values.size() * 4);
+      range_ref host = in;
+      host.view = view_of(held, values.size());
+      host.type = m.type();
+      return cpu_backend::scan(ctx, host, out, m, kind, init ? &init32 : nullptr, opt);
+    }
     return cpu_backend::scan(ctx, in, out, m, kind, init ? &init32 : nullptr, opt);
   }
   const std::uint32_t ob = dtype_bytes(m.type());
@@ -94,9 +115,10 @@ void scan_impl(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, co
   if (opt.check_operator) m.check(/*need_commutative=*/false);
   scan_args a{in.view, out.view, &m, kind, init, &opt, nullptr};
   a.exact_init = carry;
-  const std::string name = ran(ctx, a);
+  const std::string name = view ? std::string("decoupled") : ran(ctx, a);
+  if (view && !out.on_device) throw error(errc::invalid_argument, "scan: a view's scan writes a device range");
   if (in.on_device) {
-    check_view(ctx, in.view, "scan input");
+    if (!view) check_view(ctx, in.view, "scan input");
     check_view(ctx, out.view, "scan output");
   }
   if (in.count == 0) {
@@ -115,8 +137,16 @@ void scan_impl(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, co
   std::vector<buffer> temps;
   bindable_output o = bindable_output_of(rec, a.out);
   a.out = o.view;
-  a.in = bindable_input(rec, a.in, temps, &a.out);
-  if (is_narrow(in.type)) {
+  view_desc bound;
+  if (view) {
+    bound = bindable_view(rec, *view, temps);
+    a.view = &bound;
+    a.transform = tr;
+    a.in.count = view->count;
+  } else {
+    a.in = bindable_input(rec, a.in, temps, &a.out);
+  }
+  if (is_narrow(in.type) && !view) {
     // Packed storage types are widened into a temporary of their accumulation type first (one extra pass).
     temps.push_back(ctx.create_buffer(in.count * ob));
     const device_view wide = view_of(temps.back(), in.count, ob);
@@ -124,7 +154,7 @@ void scan_impl(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, co
     a.in = wide;
   }
   buffer fallbacks;
-  if (own && opt.stats && !a.pairs() && !a.exact() && name == "decoupled") {
+  if (own && opt.stats && !a.pairs() && !a.exact() && name == "decoupled" && !view) {
     fallbacks = ctx.create_buffer(scan_fallback_slots(ctx, in.count) * 4);
     a.fallbacks = &fallbacks;
   }
@@ -152,5 +182,29 @@ void scan_impl(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, co
   }
 }
 }  // namespace
+
+void scan_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref& out, const monoid& m,
+              scan_kind kind, const std::uint64_t* init, const run_options& opt) {
+  scan_impl(ctx, encoder, in, out, m, kind, init, opt, nullptr, nullptr, nullptr);
+}
+
+void scan_view_run(context& ctx, const view_desc& v, const range_ref& out, const monoid& m, scan_kind kind,
+                   const std::uint64_t* init, const run_options& opt) {
+  check_view_desc(ctx, v, "scan");
+  std::unique_ptr<bound_transform> tr;
+  if (v.tr) {
+    tr = std::make_unique<bound_transform>(*v.tr, v.type);
+    check_transform_type(*tr, m.type());
+  } else if (v.type != m.type()) {
+    throw error(errc::invalid_argument, std::string("scan: ") + dtype_name(m.type()) + " operator over a view of " +
+                                            dtype_name(v.type));
+  }
+  range_ref in;
+  in.on_device = true;
+  in.count = v.count;
+  in.type = m.type();  // the checks compare the monoid's type with the values the view yields
+  in.view = v.base;
+  scan_impl(ctx, nullptr, in, out, m, kind, init, opt, nullptr, &v, tr.get());
+}
 
 }  // namespace wgprim::detail

@@ -3,6 +3,7 @@
 #include "primitives/primitive.hpp"
 #include "wgprim/op.hpp"
 #include "wgprim/scan.hpp"
+#include "wgprim/view.hpp"
 
 namespace wgprim {
 class superaccumulator;
@@ -18,6 +19,8 @@ struct scan_args {
   const run_options* opt;
   const buffer* fallbacks;        // decoupled: per-chunk look-back fallback counts land here (may be null)
   const superaccumulator* exact_init = nullptr;  // exact scans: a whole accumulator as the init (dist::scan's carry)
+  const view_desc* view = nullptr;            // a bindable view read instead of `in` (decoupled only); in.count = its size
+  const bound_transform* transform = nullptr; // the view's transform (applied in the load), may be null
   bool pairs() const;             // double-word accumulation (compensated f32 sums)
   bool exact() const;             // exact prefix sums, correctly rounded (reproducible / exact f32 sums)
 };

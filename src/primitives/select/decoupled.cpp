@@ -1,11 +1,14 @@
 // The single-pass decoupled-fallback select (shaders/select/decoupled.wgsl): one dispatch per storage-binding
 // chunk of the input and window of the output (one of each unless the array is larger than one binding), after
 // one count_kept dispatch per chunk for partitions, then the count copied to where the caller wants it.
+#include <memory>
+
 #include "core/wgsl_compose.hpp"
 #include "gpu/gpu.hpp"
 #include "primitives/select/policy.hpp"
 #include "primitives/select/select.hpp"
 #include "pipeline/counted.hpp"
+#include "primitives/view.hpp"
 #include "wgprim/error.hpp"
 
 namespace wgprim::detail {
@@ -65,6 +68,14 @@ std::string element_prelude(dtype t, const bound_predicate* pred) {
   return std::string("alias ELEM = ") + dtype_name(t) + ";\nfn keep_predicate(a: ELEM) -> bool {\n  return " +
          (pred ? pred->wgsl_expression() : std::string("true")) + ";\n}\n";
 }
+
+// view_lift (shaders/select/decoupled.wgsl, VIEW_FUSED): a view's transform on the elements' bits, else the bits.
+std::string view_lift_prelude(const view_desc* v) {
+  if (!v || !v->tr) return "fn view_lift(x: u32) -> u32 {\n  return x;\n}\n";
+  const bound_transform t(*v->tr, v->type);
+  return std::string("fn view_lift(x: u32) -> u32 {\n  let a = bitcast<") + dtype_name(v->type) +
+         ">(x);\n  return bitcast<u32>(" + t.wgsl() + ");\n}\n";
+}
 }  // namespace
 
 void record_select_decoupled(recorder& rec, const select_args& a) {
@@ -75,17 +86,18 @@ void record_select_decoupled(recorder& rec, const select_args& a) {
   const std::string lanes = pol.subgroups ? "shared/lanes_subgroup.wgsl" : "shared/lanes_workgroup.wgsl";
   const bool staged = pol.tile == select_policy::layout::staged;
   const char* mode = a.mode == select_mode::flags ? "1u" : a.mode == select_mode::unique ? "2u" : "0u";
-  const std::string src =
-      element_prelude(a.type, a.pred) +
-      compose_wgsl(select_decoupled_spec.file, counts,
-                   {{"WG_SIZE", std::to_string(pol.wg_size) + "u"}, {"ITEMS", std::to_string(pol.items) + "u"},
-                    {"WINDOW", std::to_string(pol.window) + "u"}, {"MODE", mode},
-                    {"PARTITION", a.partition ? "true" : "false"},
-                    {"IS_F32", a.type == dtype::f32 ? "true" : "false"}, {"STAGED", staged ? "true" : "false"},
-                    {"RAKED", pol.tile == select_policy::layout::raked ? "true" : "false"},
-                    {"STAGE_SIZE", staged ? std::to_string(pol.wg_size * pol.items * 4) + "u" : "1u"},
-                    {"SUBGROUP_LOOKBACK", pol.subgroups && pol.subgroup_lookback ? "true" : "false"}},
-                   {lanes});
+  // A view (fused, or a buffer with a transform) is read through load_input + view_lift.
+  const view_desc* view = a.view && (view_fused(a.view) || a.view->tr) ? a.view : nullptr;
+  wgsl_constants constants{{"WG_SIZE", std::to_string(pol.wg_size) + "u"}, {"ITEMS", std::to_string(pol.items) + "u"},
+                           {"WINDOW", std::to_string(pol.window) + "u"}, {"MODE", mode},
+                           {"PARTITION", a.partition ? "true" : "false"},
+                           {"IS_F32", a.type == dtype::f32 ? "true" : "false"}, {"STAGED", staged ? "true" : "false"},
+                           {"RAKED", pol.tile == select_policy::layout::raked ? "true" : "false"},
+                           {"STAGE_SIZE", staged ? std::to_string(pol.wg_size * pol.items * 4) + "u" : "1u"},
+                           {"SUBGROUP_LOOKBACK", pol.subgroups && pol.subgroup_lookback ? "true" : "false"}};
+  for (auto& c : view_constants(view)) constants.push_back(c);
+  const std::string src = element_prelude(a.type, a.pred) + view_lift_prelude(view) +
+                          compose_wgsl(select_decoupled_spec.file, counts, constants, {lanes});
   // Trusted (no naga bounds checks, no loop bounding) even with a user predicate: the predicate is re-emitted by
   // the expression front end (core/expr.cpp), a parenthesised expression in `a` with no indexing, no loops and
   // no calls but WGSL built-ins and shared/predicate.wgsl, so it cannot reach memory the kernel's proven indexing
@@ -135,6 +147,15 @@ void record_select_decoupled(recorder& rec, const select_args& a) {
   buffer state = ctx.create_buffer((2 + 2 * max_tiles) * 4);
   buffer dummy_vec = ctx.create_buffer(16), dummy_flags = ctx.create_buffer(16);
   rec.clear(carry, 0, carry.size_bytes());
+  if (view && a.mode == select_mode::unique && chunks > 1)
+    throw error(errc::limit, "unique over a view: at most one storage binding of elements (" +
+                                 std::to_string(per_binding) + ")");
+  const std::unique_ptr<bound_view> bv = view ? std::make_unique<bound_view>(ctx, *view, parts) : nullptr;
+  auto in_bind = [&](std::uint64_t c) { return bv ? bv->src(c) : bind(a.in, parts[c].first, parts[c].count); };
+  auto in_vec = [&](std::uint64_t c) {
+    return bv ? bv->slot1(c, bind(view_of(dummy_vec))) : parts[c].count / 4
+        ? binding{a.in.buf, a.in.offset + parts[c].first * 4, parts[c].count / 4 * 16} : bind(view_of(dummy_vec));
+  };
   if (a.mode == select_mode::unique)
     for (std::uint64_t c = 1; c < chunks; ++c)
       rec.copy_raw(a.in.buf, a.in.offset + (parts[c].first - 1) * 4, carry.native(), (prev_base + c) * 4, 4);
@@ -165,7 +186,7 @@ void record_select_decoupled(recorder& rec, const select_args& a) {
       std::uint32_t gx, gy;
       grid_2d(tiles, ctx.limits().max_compute_workgroups_per_dimension, gx, gy);
       run(kc, params_for(c, tiles, gx, 0, 0),
-          {bind(a.in, ch.first, ch.count), vec(a.in, ch), flag_bind(ch), flag_vec(ch), bind(a.out, 0, 1),
+          {in_bind(c), in_vec(c), flag_bind(ch), flag_vec(ch), bind(a.out, 0, 1),
            bind(view_of(state)), bind(view_of(carry))},
           gx, gy);
     }
@@ -183,7 +204,7 @@ void record_select_decoupled(recorder& rec, const select_args& a) {
       const std::uint64_t win_first = w * per_binding, win_count = std::min(per_binding, n - win_first);
       rec.clear(state, 0, (2 + 2 * tiles) * 4);
       run(k, params_for(c, tiles, gx, win_first, win_count),
-          {bind(a.in, ch.first, ch.count), vec(a.in, ch), flag_bind(ch), flag_vec(ch),
+          {in_bind(c), in_vec(c), flag_bind(ch), flag_vec(ch),
            bind(a.out, win_first, win_count), bind(view_of(state)), bind(view_of(carry))},
           gx, gy);
       if (a.fallbacks) rec.copy(state, 4, *a.fallbacks, 4 * slot_index++, 4);

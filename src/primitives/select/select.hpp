@@ -4,6 +4,7 @@
 #include "primitives/segmented/segmented.hpp"
 #include "wgprim/predicate.hpp"
 #include "wgprim/select.hpp"
+#include "wgprim/view.hpp"
 
 namespace wgprim::detail {
 
@@ -20,6 +21,7 @@ struct select_args {
   const buffer* fallbacks;         // per-dispatch look-back fallback counts land here (may be null)
   device_view in_count = {};       // buf set: the input's length is this u32, read on the device (in.count is
                                    // the capacity; one storage binding at most)
+  const view_desc* view = nullptr; // a bindable view read instead of `in` (in.count = its size; one chunk for unique)
 };
 
 /// Records the whole operation (count pass, select passes, the count copy) without submitting.

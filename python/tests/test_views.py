@@ -1,0 +1,110 @@
+"""wgprim.view against NumPy: counting, constant, gather and transform views through sum / min / max / reduce and
+the scans, over edge sizes, on the default device and on both backends; the expected values are NumPy's on the
+materialised range."""
+import functools
+
+import numpy as np
+import pytest
+
+import wgprim
+
+SIZES = [0, 1, 2, 255, 4095, 4096, 4097, 65535, 65537]
+DEVICES = [None, "webgpu", "native"]
+
+
+@functools.cache
+def device(kind):
+    """One Device per backend for the whole module (a Device compiles its own pipelines)."""
+    return None if kind is None else wgprim.Device(backend=kind)
+
+
+def cases(n, d=None):
+    """(view, the values it yields as a NumPy array)."""
+    rng = np.random.default_rng(n)
+    i = np.arange(n, dtype=np.uint64)
+    base = rng.integers(0, 2**32, n // 3 + 1, dtype=np.uint64).astype(np.uint32)
+    idx = rng.integers(0, base.size, n, dtype=np.uint64).astype(np.uint32)
+    x = rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
+    return [
+        (wgprim.view.counting(7, n, 3), ((7 + 3 * i) % 2**32).astype(np.uint32)),
+        (wgprim.view.counting(-5, n, -2), (-5 - 2 * i.astype(np.int64)).astype(np.int32)),
+        (wgprim.view.constant(2.5, n), np.full(n, 2.5, dtype=np.float32)),
+        (wgprim.view.gather(base, idx, device=d), base[idx]),
+        (wgprim.view.transform(x, "a & 0xffffu", device=d), x & 0xFFFF),
+        (wgprim.view.transform(wgprim.view.counting(0, n), "f32(a) * 0.5"), (i.astype(np.float32) * 0.5).astype(np.float32)),
+    ]
+
+
+@pytest.mark.parametrize("kind", DEVICES)
+@pytest.mark.parametrize("n", SIZES)
+def test_reductions_match_numpy(kind, n):
+    d = device(kind)
+    for v, want in cases(n, d):
+        assert v.size == n
+        if want.dtype == np.float32:
+            exact = np.float32(sum(float(w) for w in want.astype(np.float64)))  # halves and 2.5s: exact in float64
+            if v.expr:  # a transform view sums with accuracy='fast' only (as transform_reduce)
+                got = wgprim.sum(v, device=d)
+                assert abs(float(got) - float(exact)) <= 1e-5 * abs(float(exact)), v
+                with pytest.raises(wgprim.TypeError):
+                    wgprim.sum(v, accuracy="exact", device=d)
+            else:  # correctly rounded, whatever the order
+                got = wgprim.sum(v, accuracy="exact", device=d)
+                assert got == exact, v
+        else:
+            got = wgprim.sum(v, device=d)
+            assert got == want.sum(dtype=want.dtype), v
+        assert got.dtype == want.dtype
+        if n:
+            assert wgprim.min(v, device=d) == want.min(), v
+            assert wgprim.max(v, device=d) == want.max(), v
+        if n and not v.expr:
+            assert wgprim.argmin(v, device=d) == int(np.argmin(want)), v
+            assert wgprim.argmax(v, device=d) == int(np.argmax(want)), v
+        if want.dtype != np.float32:
+            assert wgprim.reduce(v, "xor", device=d) == np.bitwise_xor.reduce(want), v
+
+
+@pytest.mark.parametrize("kind", DEVICES)
+@pytest.mark.parametrize("n", SIZES)
+def test_scans_match_numpy(kind, n):
+    d = device(kind)
+    for v, want in cases(n, d):
+        if want.dtype == np.float32:
+            got = wgprim.inclusive_scan(v, "max", device=d)
+            np.testing.assert_array_equal(got, np.maximum.accumulate(want) if n else want)
+            continue
+        got = wgprim.cumsum(v, device=d)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, np.cumsum(want, dtype=want.dtype))
+        ex = wgprim.exclusive_scan(v, device=d)
+        np.testing.assert_array_equal(ex, (np.cumsum(want, dtype=want.dtype) - want).astype(want.dtype))
+
+
+@pytest.mark.parametrize("kind", DEVICES)
+@pytest.mark.parametrize("n", [0, 1, 4097, 65537])
+def test_select_matches_numpy(kind, n):
+    d = device(kind)
+    for v, want in cases(n, d):
+        cond, keep = ("a < 7.25", want < 7.25) if want.dtype == np.float32 else ("(a & 1) == 0", (want & 1) == 0)
+        if want.dtype == np.uint32:
+            cond = "(a & 1u) == 0u"
+        got = wgprim.select(v, cond, device=d)
+        np.testing.assert_array_equal(got, want[keep])
+        assert got.dtype == want.dtype
+
+
+def test_device_arrays_and_errors():
+    x = wgprim.asarray(np.arange(10, dtype=np.uint32))
+    assert wgprim.sum(wgprim.view.transform(x, "a * 2u")) == 90
+    assert wgprim.sum(wgprim.view.gather(x, [9, 9, 100])) == 27  # past the end: the last element
+    with pytest.raises(wgprim.ValueError):
+        wgprim.view.counting(0, 10, dtype=np.float64)
+    with pytest.raises(wgprim.ValueError):
+        wgprim.view.transform(wgprim.view.transform(x, "a"), "a")
+    with pytest.raises(wgprim.ValueError):
+        wgprim.min(wgprim.view.counting(0, 0))
+    with pytest.raises(wgprim.ValueError):
+        wgprim.sum(wgprim.view.counting(0, 10), axis=0)
+    with pytest.raises(wgprim.Error):
+        wgprim.sum(wgprim.view.transform(x, "a +"))

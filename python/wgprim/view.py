@@ -1,0 +1,127 @@
+"""Fused input views: ranges computed inside the load of the function that reads them, like CUB's fancy iterators
+and Thrust's counting / constant / transform / permutation iterators. No array ever holds their values.
+
+    >>> import numpy as np, wgprim
+    >>> int(wgprim.sum(wgprim.view.counting(0, 1000)))
+    499500
+    >>> x = np.array([0x10001, 0x20002], dtype=np.uint32)
+    >>> int(wgprim.sum(wgprim.view.transform(x, "a & 0xffffu")))
+    3
+
+Views yield uint32, int32 or float32 values. ``wgprim.sum``, ``wgprim.min``, ``wgprim.max``, ``wgprim.reduce``,
+``wgprim.cumsum``, ``wgprim.inclusive_scan``, ``wgprim.exclusive_scan`` take them, and ``wgprim.argmin`` /
+``wgprim.argmax`` take counting, constant and gather views, and ``wgprim.select(view, "a > 0.5")`` keeps the
+values that satisfy a condition; results have the view's
+dtype (integer sums wrap, as ``wgprim.reduce`` does: no widening to 64 bits). Arrays a view reads (``gather``'s
+base and indices, ``transform``'s array) are copied to the device once when they are NumPy arrays; pass
+``wgprim.asarray(x)`` to keep them there. On the native CPU backend a view's values are computed into a host
+array first.
+"""
+import numpy as _np
+
+from . import _wgprim
+
+__all__ = ["View", "counting", "constant", "gather", "transform"]
+
+_TYPES = {"uint32": "uint32", "int32": "int32", "float32": "float32"}
+
+
+def _dtype_name(dtype, *values):
+    if dtype is None:
+        if any(isinstance(v, (float, _np.floating)) for v in values):
+            return "float32"
+        if any(int(v) < 0 for v in values):
+            return "int32"
+        return "uint32"
+    name = _np.dtype(dtype).name
+    if name not in _TYPES:
+        from . import ValueError
+        raise ValueError(f"wgprim.view: views yield uint32, int32 or float32 values, not {name}")
+    return name
+
+
+def _bits(value, dtype):
+    return int(_np.array([value]).astype(dtype).view(_np.uint32)[0])
+
+
+class View:
+    """A range computed in the load of the function that reads it (make one with ``counting``, ``constant``,
+    ``gather`` or ``transform``)."""
+
+    __slots__ = ("kind", "dtype", "n", "start", "step", "base", "index", "expr")
+
+    def __init__(self, kind, dtype, n, start=0, step=0, base=None, index=None, expr=""):
+        self.kind, self.dtype, self.n = kind, dtype, int(n)
+        self.start, self.step, self.base, self.index, self.expr = start, step, base, index, expr
+
+    @property
+    def size(self):
+        """The number of values."""
+        return self.n
+
+    def __len__(self):
+        return self.n
+
+    def __repr__(self):
+        t = f", transform {self.expr!r}" if self.expr else ""
+        return f"wgprim.view.View({self.kind}, {self.dtype}, n={self.n}{t})"
+
+    def _args(self):
+        return (self.kind, self.dtype, self.n, self.start, self.step, self.base, self.index, self.expr)
+
+    def _reduce(self, op="sum", identity=None, accuracy="fast", device=None):
+        return _wgprim._view_reduce(*self._args(), op, identity, accuracy, device=device)
+
+    def _scan(self, inclusive, op="sum", identity=None, device=None):
+        return _wgprim._view_scan(*self._args(), inclusive, op, identity, True, device=device)
+
+
+def _device_array(x, dtype=None, device=None):
+    from . import asarray
+    if isinstance(x, _wgprim.DeviceArray):
+        return x
+    a = _np.ascontiguousarray(x if dtype is None else _np.asarray(x, dtype=dtype)).reshape(-1)
+    return asarray(a, device=device)
+
+
+def counting(start, n, step=1, dtype=None):
+    """start, start + step, start + 2 step, ... (n values). dtype: uint32, int32 or float32 (default: float32
+    when start or step is a float, int32 when one is negative, else uint32). Integers wrap modulo 2^32; float32
+    values are fma(i, step, start), one rounding each."""
+    t = _dtype_name(dtype, start, step)
+    return View("counting", t, n, _bits(start, t), _bits(step, t))
+
+
+def constant(value, n, dtype=None):
+    """n copies of value (dtype as for ``counting``)."""
+    t = _dtype_name(dtype, value)
+    return View("constant", t, n, _bits(value, t))
+
+
+def gather(x, index, device=None):
+    """x[index[0]], x[index[1]], ... (x: a 1-D array of uint32, int32 or float32; index: uint32, converted from
+    other integer arrays); an index past the end of x reads its last element."""
+    base = _device_array(x, device=device)
+    t = _dtype_name(base.dtype)
+    idx = index
+    if not isinstance(idx, _wgprim.DeviceArray):
+        idx = _np.asarray(idx)
+        if idx.dtype != _np.uint32:
+            if idx.size and (idx.min() < 0 or idx.max() > 0xFFFFFFFF):
+                from . import ValueError
+                raise ValueError("wgprim.view.gather: indices must be within 0 .. 2^32 - 1")
+            idx = idx.astype(_np.uint32)
+    idx = _device_array(idx, device=device)
+    return View("gather", t, idx.size, base=base, index=idx)
+
+
+def transform(x, expression, device=None):
+    """expression(x[0]), expression(x[1]), ...: a checked expression in ``a`` (e.g. "a & 0xffffu",
+    "f32(a) * 0.5", "select(0u, 1u, a > 10)"), over an array or another view (one transform per view)."""
+    if isinstance(x, View):
+        if x.expr:
+            from . import ValueError
+            raise ValueError("wgprim.view.transform: the view already has a transform")
+        return View(x.kind, x.dtype, x.n, x.start, x.step, x.base, x.index, expression)
+    base = _device_array(x, device=device)
+    return View("buffer", _dtype_name(base.dtype), base.size, base=base, expr=expression)

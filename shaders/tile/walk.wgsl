@@ -1,0 +1,82 @@
+// The tile walk of every reduction (CUB's AgentReduce loop): workgroup g of `groups` visits tiles g, g + groups,
+// ... of WG_SIZE * ITEMS * 4 elements, the full tiles without bounds checks, then one partial tile with checks.
+// VEC_LOADS: ITEMS coalesced vec4 loads per invocation per tile, and group 0 takes the 0-3 elements past the last
+// whole vec4; else 4 * ITEMS scalar loads consecutive across invocations (what CPU adapters vectorise best),
+// through load_input (tile/load.wgsl: the input buffer, or a view fused into the load).
+// Each element goes to the importer's accumulate hook on one of four chains (independent dependency chains per
+// invocation); within a chain an invocation sees its elements in increasing index order.
+// Deterministic: the same (g, groups, l, n) always hands the same elements to the same chains in the same order,
+// which the single-dispatch reduce relies on when it recomputes a partial.
+//
+// Contract:
+//   reads      src_vec: array<EV> (VEC_LOADS; only for a plain buffer input) and src: array<E> (its 0-3 tail), or
+//              load_input(i) (scalar loads), all declared by the importer;
+//   writes     nothing itself: the hooks fold the elements;
+//   workgroup memory, barriers, subgroup operations: none (the hooks may use per-invocation workgroup columns),
+//              so any subgroup size and non-uniform callers are fine;
+//   hooks      struct walk_state; fn walk_take(s: ptr<function, walk_state>, chain: u32, x: E, i: u32) folds
+//              element x (index i in the bound chunk) into chain 0..3; fn walk_tile_end(s) runs after every full
+//              tile (the exact sum normalises its batch there: at most 4 * ITEMS elements per batch, plus the
+//              partial tile and 3 tail elements before the importer's last normalisation);
+//   constants  WG_SIZE, ITEMS, VEC_LOADS (a compose-time condition).
+//   n_vec = n / 4 (VEC_LOADS only). Offsets are u32: the host keeps n + groups * tile below 2^32.
+//! import tile/load.wgsl
+
+fn tile_walk(s: ptr<function, walk_state>, g: u32, groups: u32, l: u32, n: u32, n_vec: u32) {
+//! if VEC_LOADS
+  let tile = WG_SIZE * ITEMS;  // in vec4
+  var base = g * tile;
+  let stride = groups * tile;
+  while (base + tile <= n_vec) {
+    for (var k = 0u; k < ITEMS; k += 1u) {
+      let j = base + k * WG_SIZE + l;
+      let v = src_vec[j];
+      walk_take(s, 0u, v[0], 4u * j);
+      walk_take(s, 1u, v[1], 4u * j + 1u);
+      walk_take(s, 2u, v[2], 4u * j + 2u);
+      walk_take(s, 3u, v[3], 4u * j + 3u);
+    }
+    walk_tile_end(s);
+    base += stride;
+  }
+  if (base < n_vec) {
+    for (var k = 0u; k < ITEMS; k += 1u) {
+      let j = base + k * WG_SIZE + l;
+      if (j < n_vec) {
+        let v = src_vec[j];
+        walk_take(s, 0u, v[0], 4u * j);
+        walk_take(s, 1u, v[1], 4u * j + 1u);
+        walk_take(s, 2u, v[2], 4u * j + 2u);
+        walk_take(s, 3u, v[3], 4u * j + 3u);
+      }
+    }
+  }
+  let tail = n_vec * 4u;
+  if (g == 0u && tail + l < n) {
+    walk_take(s, 0u, src[tail + l], tail + l);
+  }
+//! else
+  let tile = WG_SIZE * ITEMS * 4u;  // in elements
+  var base = g * tile;
+  let stride = groups * tile;
+  while (base + tile <= n) {
+    for (var k = 0u; k < ITEMS * 4u; k += 4u) {
+      let i = base + k * WG_SIZE + l;
+      walk_take(s, 0u, load_input(i), i);
+      walk_take(s, 1u, load_input(i + WG_SIZE), i + WG_SIZE);
+      walk_take(s, 2u, load_input(i + 2u * WG_SIZE), i + 2u * WG_SIZE);
+      walk_take(s, 3u, load_input(i + 3u * WG_SIZE), i + 3u * WG_SIZE);
+    }
+    walk_tile_end(s);
+    base += stride;
+  }
+  if (base < n) {
+    for (var k = 0u; k < ITEMS * 4u; k += 1u) {
+      let i = base + k * WG_SIZE + l;
+      if (i < n) {
+        walk_take(s, 0u, load_input(i), i);
+      }
+    }
+  }
+//! endif
+}

@@ -1,0 +1,430 @@
+// Fused input views (include/wgprim/view.hpp): every view-aware primitive (reduce in every accuracy mode, inclusive
+// and exclusive scan) x every view kind (counting, constant, gather, transform over a buffer / counting / gather)
+// x edge sizes (0, 1, tile-1, tile, tile+1, 2^k +- 1) against the CPU twin, on lavapipe (WebGPU) and on the native
+// backend. The expected values are computed here from the view's definition (not by the library's host helper),
+// then reduced / scanned by the twin. Exact comparisons: integers, f32 min/max, and f32 sums whose every partial
+// sum is exact (small integers, halves); other f32 sums compare the reproducible (exact) mode's result with the
+// correctly rounded sum, bit for bit.
+#include <cmath>
+#include <functional>
+
+#include "common.hpp"
+#include "wgprim/view.hpp"
+
+namespace wgprim::test {
+namespace {
+
+// 0, 1, tile-1/tile/tile+1 for the reduce / scan / select tile (256 x 4 x 4 = 4,096) and two tiles, the
+// single-workgroup reduce's limit on CPU adapters (65,536) and 2^k +- 1 (a short list: lavapipe runs every case).
+std::vector<std::size_t> view_sizes() {
+  return {0, 1, 2, 3, 31, 33, 255, 256, 257, 1023, 1025, 4095, 4096, 4097, 8191, 8192, 8193, 16385, 65535, 65536,
+          65537, 131071, 131073};
+}
+
+// One view case: how to make the view of n values on a context, and the values it must yield (bits).
+struct view_case {
+  std::string name;
+  dtype type;  // the values' type
+  std::function<detail::view_desc(context&, std::size_t, std::vector<device_vector<std::uint32_t>>&)> make;
+  std::function<std::vector<std::uint32_t>(std::size_t)> expect;
+};
+
+std::vector<std::uint32_t> random_words(std::size_t n, std::uint32_t seed, std::uint32_t mask = ~0u) {
+  std::mt19937 rng(seed);
+  std::vector<std::uint32_t> v(n);
+  for (auto& x : v) x = rng() & mask;
+  return v;
+}
+
+// Indices into a base of `base_n` elements, a few of them past its end (which read its last element).
+std::vector<std::uint32_t> indices(std::size_t n, std::size_t base_n, std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<std::uint32_t> ix(n);
+  for (std::size_t i = 0; i < n; ++i)
+    ix[i] = i % 97 == 5 ? static_cast<std::uint32_t>(base_n + rng() % 1000) : static_cast<std::uint32_t>(rng() % base_n);
+  return ix;
+}
+
+std::vector<view_case> view_cases() {
+  std::vector<view_case> c;
+  auto keep = [](context& ctx, std::vector<device_vector<std::uint32_t>>& hold, const std::vector<std::uint32_t>& h) {
+    hold.emplace_back(ctx, host_span<const std::uint32_t>(h.data(), h.size()));
+    return detail::in_ref(hold.back()).view;
+  };
+  c.push_back({"counting u32 (7, +3)", dtype::u32,
+               [](context&, std::size_t n, auto&) { return view::counting<std::uint32_t>(7, n, 3).desc(); },
+               [](std::size_t n) {
+                 std::vector<std::uint32_t> v(n);
+                 for (std::size_t i = 0; i < n; ++i) v[i] = 7u + 3u * static_cast<std::uint32_t>(i);
+                 return v;
+               }});
+  c.push_back({"counting i32 (-1000, -7)", dtype::i32,
+               [](context&, std::size_t n, auto&) { return view::counting<std::int32_t>(-1000, n, -7).desc(); },
+               [](std::size_t n) {
+                 std::vector<std::uint32_t> v(n);
+                 for (std::size_t i = 0; i < n; ++i)
+                   v[i] = static_cast<std::uint32_t>(-1000) + static_cast<std::uint32_t>(-7) * static_cast<std::uint32_t>(i);
+                 return v;
+               }});
+  c.push_back({"counting f32 (-3, 0.5)", dtype::f32,
+               [](context&, std::size_t n, auto&) { return view::counting<float>(-3.0f, n, 0.5f).desc(); },
+               [](std::size_t n) {
+                 std::vector<std::uint32_t> v(n);
+                 for (std::size_t i = 0; i < n; ++i) v[i] = to_bits(-3.0f + 0.5f * static_cast<float>(i));  // exact
+                 return v;
+               }});
+  c.push_back({"constant u32", dtype::u32,
+               [](context&, std::size_t n, auto&) { return view::constant<std::uint32_t>(0x9e3779b9u, n).desc(); },
+               [](std::size_t n) { return std::vector<std::uint32_t>(n, 0x9e3779b9u); }});
+  c.push_back({"constant f32", dtype::f32,
+               [](context&, std::size_t n, auto&) { return view::constant<float>(1.5f, n).desc(); },
+               [](std::size_t n) { return std::vector<std::uint32_t>(n, to_bits(1.5f)); }});
+  c.push_back({"gather u32", dtype::u32,
+               [](context& ctx, std::size_t n, auto& hold) {
+                 const std::size_t bn = n / 3 + 1;
+                 const auto base = random_words(bn, 11), ix = indices(n, bn, 12);
+                 hold.emplace_back(ctx, host_span<const std::uint32_t>(base));
+                 hold.emplace_back(ctx, host_span<const std::uint32_t>(ix));
+                 return view::gather(hold[0], hold[1]).desc();
+               },
+               [](std::size_t n) {
+                 const std::size_t bn = n / 3 + 1;
+                 const auto base = random_words(bn, 11);
+                 const auto ix = indices(n, bn, 12);
+                 std::vector<std::uint32_t> v(n);
+                 for (std::size_t i = 0; i < n; ++i) v[i] = base[std::min<std::size_t>(ix[i], bn - 1)];
+                 return v;
+               }});
+  c.push_back({"transform u32 buffer 'a & 0xffffu'", dtype::u32,
+               [](context& ctx, std::size_t n, auto& hold) {
+                 const auto x = random_words(n, 13);
+                 hold.emplace_back(ctx, host_span<const std::uint32_t>(x));
+                 return view::transform(hold.back(), "a & 0xffffu").desc();
+               },
+               [](std::size_t n) {
+                 auto v = random_words(n, 13);
+                 for (auto& x : v) x &= 0xffffu;
+                 return v;
+               }});
+  c.push_back({"transform counting u32 -> f32 'f32(a) * 0.5'", dtype::f32,
+               [](context&, std::size_t n, auto&) {
+                 return view::transform<float>(view::counting<std::uint32_t>(2, n), "f32(a) * 0.5").desc();
+               },
+               [](std::size_t n) {
+                 std::vector<std::uint32_t> v(n);
+                 for (std::size_t i = 0; i < n; ++i) v[i] = to_bits(static_cast<float>(2 + i) * 0.5f);
+                 return v;
+               }});
+  c.push_back({"transform gather i32 'abs(a) % 1000'", dtype::i32,
+               [keep](context& ctx, std::size_t n, auto& hold) {
+                 const std::size_t bn = n / 2 + 1;
+                 detail::view_desc d;
+                 d.kind = detail::view_desc::source::gather;
+                 d.type = dtype::i32;
+                 d.base = keep(ctx, hold, random_words(bn, 14));
+                 d.index = keep(ctx, hold, indices(n, bn, 15));
+                 d.count = n;
+                 return view::transform(input_view<std::int32_t>(d), "abs(a) % 1000").desc();
+               },
+               [](std::size_t n) {
+                 const std::size_t bn = n / 2 + 1;
+                 const auto base = random_words(bn, 14);
+                 const auto ix = indices(n, bn, 15);
+                 std::vector<std::uint32_t> v(n);
+                 for (std::size_t i = 0; i < n; ++i) {
+                   const std::int64_t a = static_cast<std::int32_t>(base[std::min<std::size_t>(ix[i], bn - 1)]);
+                   // WGSL abs(i32::MIN) wraps to i32::MIN; % truncates toward zero.
+                   const std::int32_t ab = static_cast<std::int32_t>(static_cast<std::uint32_t>(a < 0 ? -a : a));
+                   v[i] = static_cast<std::uint32_t>(ab % 1000);
+                 }
+                 return v;
+               }});
+  c.push_back({"transform counting u32 'a / 7u' (runs of 7)", dtype::u32,
+               [](context&, std::size_t n, auto&) {
+                 return view::transform(view::counting<std::uint32_t>(3, n), "a / 7u").desc();
+               },
+               [](std::size_t n) {
+                 std::vector<std::uint32_t> v(n);
+                 for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<std::uint32_t>(3 + i) / 7u;
+                 return v;
+               }});
+  return c;
+}
+
+// Ops whose result does not depend on the order of combination for these values: integers (all), f32 min/max,
+// and f32 sums of values whose partial sums are exact (constant 1.5 up to 2^22 elements; halves of small
+// integers below 2^24 in total).
+bool exact_f32_sum(const view_case& vc) {
+  if (vc.name.rfind("constant", 0) == 0) return true;
+  return false;  // counting halves: partial sums of n^2 / 4 pass 2^24: checked through the exact mode
+}
+
+std::vector<op> view_ops(dtype t) {
+  if (t == dtype::f32) return {op::sum(), op::min(), op::max()};
+  return {op::sum(), op::min(), op::max(), op::bit_xor()};
+}
+
+void check_reduce(context& c, const char* backend) {
+  for (const view_case& vc : view_cases()) {
+    for (std::size_t n : view_sizes()) {
+      std::vector<device_vector<std::uint32_t>> hold;
+      hold.reserve(4);  // the views refer to these
+      const detail::view_desc d = vc.make(c, n, hold);
+      const std::vector<std::uint32_t> want_values = vc.expect(n);
+      ASSERT_EQ(want_values.size(), n);
+      for (const op& o : view_ops(vc.type)) {
+        const monoid m(o, vc.type);
+        SCOPED_TRACE(std::string(backend) + " " + vc.name + " " + describe(m, n));
+        const std::uint32_t want = cpu::reduce(want_values.data(), n, m);
+        if (vc.type == dtype::f32 && m.is_sum()) {
+          const float cr = cpu::correctly_rounded_sum_f32(reinterpret_cast<const float*>(want_values.data()), n);
+          run_options ex;
+          ex.accuracy = accuracy::reproducible;
+          run_options comp;
+          comp.accuracy = accuracy::compensated;
+          if (d.tr) {  // a transform view takes accuracy::fast only, as transform_reduce
+            for (const run_options* o : {&ex, &comp}) {
+              try {
+                detail::reduce_view_raw(c, d, m, nullptr, *o);
+                ADD_FAILURE() << "a transform view ran with accuracy " << accuracy_name(o->accuracy);
+              } catch (const error& e) {
+                EXPECT_EQ(e.code(), errc::unsupported);
+              }
+            }
+          } else {
+            // The exact mode: correctly rounded, whatever the order.
+            const std::uint32_t got = static_cast<std::uint32_t>(detail::reduce_view_raw(c, d, m, nullptr, ex));
+            EXPECT_EQ(got, to_bits(cr)) << "reproducible";
+            // Compensated (double-word) sums take views too.
+            const float cs =
+                from_bits<float>(static_cast<std::uint32_t>(detail::reduce_view_raw(c, d, m, nullptr, comp)));
+            EXPECT_LE(std::fabs(double(cs) - double(cr)), std::fabs(double(cr)) * 0x1p-22 + 1e-30) << "compensated";
+          }
+          const float fast = from_bits<float>(static_cast<std::uint32_t>(detail::reduce_view_raw(c, d, m, nullptr, {})));
+          if (exact_f32_sum(vc)) {
+            EXPECT_EQ(to_bits(fast), want);
+          } else {
+            const double abs_sum = cpu::abs_sum_f32(reinterpret_cast<const float*>(want_values.data()), n);
+            EXPECT_LE(std::fabs(double(fast) - double(cr)), f32_sum_bound(double(n), abs_sum) + std::fabs(double(cr)) * 0x1p-24);
+          }
+        } else {
+          EXPECT_EQ(static_cast<std::uint32_t>(detail::reduce_view_raw(c, d, m, nullptr, {})), want);
+        }
+      }
+    }
+  }
+}
+
+void check_scan(context& c, const char* backend) {
+  for (const view_case& vc : view_cases()) {
+    for (std::size_t n : view_sizes()) {
+      std::vector<device_vector<std::uint32_t>> hold;
+      hold.reserve(4);  // the views refer to these
+      const detail::view_desc d = vc.make(c, n, hold);
+      const std::vector<std::uint32_t> want_values = vc.expect(n);
+      std::vector<op> ops = {op::max()};
+      if (vc.type != dtype::f32 || vc.name.rfind("constant", 0) == 0) ops.push_back(op::sum());
+      for (const op& o : ops) {
+        const monoid m(o, vc.type);
+        for (scan_kind kind : {scan_kind::inclusive, scan_kind::exclusive}) {
+          SCOPED_TRACE(std::string(backend) + " " + vc.name + " " + describe(m, n) +
+                       (kind == scan_kind::inclusive ? " inclusive" : " exclusive"));
+          std::vector<std::uint32_t> want(n);
+          if (kind == scan_kind::inclusive) cpu::inclusive_scan(want_values.data(), n, want.data(), m);
+          else cpu::exclusive_scan(want_values.data(), n, want.data(), m);
+          device_vector<std::uint32_t> out(c, n);
+          detail::scan_view_run(c, d, detail::out_ref(out), m, kind, nullptr, {});
+          const std::vector<std::uint32_t> got = out.to_host();
+          std::size_t bad = 0, first_bad = n;
+          for (std::size_t i = 0; i < n; ++i)
+            if (got[i] != want[i] && bad++ == 0) first_bad = i;
+          EXPECT_EQ(bad, 0u) << "first mismatch at " << first_bad;
+        }
+      }
+    }
+  }
+}
+
+void check_arg(context& c, const char* backend) {
+  for (const view_case& vc : view_cases()) {
+    if (vc.name.rfind("transform", 0) == 0) continue;  // arg-min/max take no transform view yet
+    for (std::size_t n : view_sizes()) {
+      if (n == 0) continue;  // an error, checked below
+      std::vector<device_vector<std::uint32_t>> hold;
+      hold.reserve(4);
+      const detail::view_desc d = vc.make(c, n, hold);
+      const std::vector<std::uint32_t> want_values = vc.expect(n);
+      for (arg_op o : {arg_op::min, arg_op::max}) {
+        SCOPED_TRACE(std::string(backend) + " " + vc.name + " n=" + std::to_string(n) +
+                     (o == arg_op::min ? " argmin" : " argmax"));
+        const arg_result<std::uint32_t> want = cpu::arg_reduce(want_values.data(), n, vc.type, o);
+        const arg_result<std::uint32_t> got = detail::arg_reduce_view_bits(c, d, o, {});
+        EXPECT_EQ(got.value, want.value);
+        EXPECT_EQ(got.index, want.index);
+      }
+    }
+  }
+}
+
+TEST(Views, ArgReduceMatchesTheTwin) {
+  check_arg(ctx(), "webgpu");
+  check_arg(native_ctx(), "native");
+}
+
+predicate keep_for(dtype t) {
+  if (t == dtype::u32) return predicate::expr("(a & 1u) == 0u");
+  if (t == dtype::i32) return predicate::expr("(a & 3) == 0");
+  return predicate::expr("a < 7.25");
+}
+
+// select_if, partition and unique over views against the twin (kept count and the output's first elements; a
+// partition's whole output).
+void check_select(context& c, const char* backend) {
+  for (const view_case& vc : view_cases()) {
+    for (std::size_t n : view_sizes()) {
+      if (n > 70000) continue;  // the chunked select is checked by ChunkedArrays; keep the sweep short
+      std::vector<device_vector<std::uint32_t>> hold;
+      hold.reserve(4);
+      const detail::view_desc d = vc.make(c, n, hold);
+      const std::vector<std::uint32_t> x = vc.expect(n);
+      const predicate p = keep_for(vc.type);
+      const bound_predicate bp(p, vc.type);
+      for (int which = 0; which < 3; ++which) {
+        const char* what = which == 0 ? "select_if" : which == 1 ? "partition" : "unique";
+        SCOPED_TRACE(std::string(backend) + " " + vc.name + " n=" + std::to_string(n) + " " + what);
+        std::vector<std::uint32_t> want(n);
+        const std::size_t want_kept = which == 0   ? cpu::select_if(x.data(), n, bp, want.data())
+                                      : which == 1 ? cpu::partition(x.data(), n, bp, want.data())
+                                                   : cpu::unique(x.data(), n, vc.type, want.data());
+        device_vector<std::uint32_t> out(c, n);
+        const std::uint64_t kept = detail::select_view_run(
+            c, d, detail::out_ref(out), which == 2 ? select_mode::unique : select_mode::predicate, which == 1,
+            which == 2 ? nullptr : &p, {});
+        ASSERT_EQ(kept, want_kept);
+        const std::vector<std::uint32_t> got = out.to_host();
+        const std::size_t check = which == 1 ? n : want_kept;
+        std::size_t bad = 0, first_bad = check;
+        for (std::size_t i = 0; i < check; ++i)
+          if (got[i] != want[i] && bad++ == 0) first_bad = i;
+        EXPECT_EQ(bad, 0u) << "first mismatch at " << first_bad;
+      }
+    }
+  }
+}
+
+TEST(Views, SelectMatchesTheTwinWebGpu) { check_select(ctx(), "webgpu"); }
+TEST(Views, SelectMatchesTheTwinNative) { check_select(native_ctx(), "native"); }
+
+TEST(Views, ReduceMatchesTheTwinWebGpu) { check_reduce(ctx(), "webgpu"); }
+TEST(Views, ReduceMatchesTheTwinNative) { check_reduce(native_ctx(), "native"); }
+TEST(Views, ScanMatchesTheTwinWebGpu) { check_scan(ctx(), "webgpu"); }
+TEST(Views, ScanMatchesTheTwinNative) { check_scan(native_ctx(), "native"); }
+
+// Arrays past one storage binding (1 MiB here): counting views carry each chunk's first index, gathers bind
+// the index chunk by chunk.
+TEST(Views, ChunkedArrays) {
+  context& c = small_binding_ctx();
+  const std::size_t n = (std::size_t(1) << 18) * 3 + 17;
+  {
+    const auto v = view::counting<std::uint32_t>(5, n, 2);
+    std::uint32_t want = 0;
+    for (std::size_t i = 0; i < n; ++i) want += 5u + 2u * static_cast<std::uint32_t>(i);
+    EXPECT_EQ(reduce(c, v), want);
+    EXPECT_EQ(reduce(c, v, op::max()), 5u + 2u * static_cast<std::uint32_t>(n - 1));
+    device_vector<std::uint32_t> out(c, n);
+    inclusive_scan(c, v, out);
+    const auto got = out.to_host();
+    std::uint32_t run = 0;
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      run += 5u + 2u * static_cast<std::uint32_t>(i);
+      bad += got[i] != run;
+    }
+    EXPECT_EQ(bad, 0u);
+  }
+  {
+    const auto base = random_words(1000, 21);
+    const auto ix = indices(n, base.size(), 22);
+    device_vector<std::uint32_t> b(c, host_span<const std::uint32_t>(base)), x(c, host_span<const std::uint32_t>(ix));
+    std::uint32_t want = 0;
+    for (std::size_t i = 0; i < n; ++i) want ^= base[std::min<std::size_t>(ix[i], base.size() - 1)];
+    EXPECT_EQ(reduce(c, view::gather(b, x), op::bit_xor()), want);
+    // select over chunks: the gathered values that are even, in order.
+    device_vector<std::uint32_t> out(c, n);
+    std::vector<std::uint32_t> kept;
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint32_t y = base[std::min<std::size_t>(ix[i], base.size() - 1)];
+      if ((y & 1u) == 0) kept.push_back(y);
+    }
+    ASSERT_EQ(select_if(c, view::gather(b, x), out, predicate::expr("(a & 1u) == 0u")), kept.size());
+    auto got = out.to_host();
+    got.resize(kept.size());
+    EXPECT_EQ(got, kept);
+  }
+}
+
+// The typed API: result types, init values, the Python-like spelling of a transform.
+TEST(Views, TypedApi) {
+  for (context* c : {&ctx(), &native_ctx()}) {
+    EXPECT_EQ(reduce(*c, view::counting<std::uint32_t>(0, 1000)), 499500u);
+    EXPECT_EQ(reduce(*c, view::counting<std::uint32_t>(0, 1000), 10u), 499510u);
+    EXPECT_EQ(reduce(*c, view::constant<std::int32_t>(-2, 300), op::min()), -2);
+    EXPECT_EQ(reduce(*c, view::counting<std::int32_t>(0, 0)), 0);  // empty: the identity
+    EXPECT_EQ(reduce(*c, view::constant<float>(2.0f, 0), op::max()), -INFINITY);
+    const std::vector<std::uint32_t> h = {0x10001u, 0x20002u, 0x30003u};
+    device_vector<std::uint32_t> x(*c, host_span<const std::uint32_t>(h));
+    EXPECT_EQ(reduce(*c, view::transform(x, "a & 0xffffu")), 6u);
+    EXPECT_EQ(reduce(*c, view::transform<float>(x, "f32(a >> 16u)"), op::max()), 3.0f);
+    device_vector<float> out(*c, 4);
+    inclusive_scan(*c, view::counting<float>(1.0f, 4), out);
+    EXPECT_EQ(out.to_host(), (std::vector<float>{1, 3, 6, 10}));
+    exclusive_scan(*c, view::constant<float>(0.25f, 4), out);
+    EXPECT_EQ(out.to_host(), (std::vector<float>{0, 0.25f, 0.5f, 0.75f}));
+    const arg_result<std::int32_t> lo = argmin(*c, view::counting<std::int32_t>(10, 100, -3));
+    EXPECT_EQ(lo.value, 10 - 3 * 99);
+    EXPECT_EQ(lo.index, 99u);
+    EXPECT_EQ(argmax(*c, view::constant<float>(1.0f, 50)).index, 0u);  // ties: the first
+    device_vector<std::uint32_t> u(*c, 100);
+    ASSERT_EQ(unique(*c, view::transform(view::counting<std::uint32_t>(0, 100), "a / 10u"), u), 10u);
+    EXPECT_EQ(u.to_host()[9], 9u);
+    ASSERT_EQ(partition(*c, view::counting<std::uint32_t>(0, 100), u, predicate::expr("a >= 90u")), 10u);
+    EXPECT_EQ(u.to_host()[0], 90u);
+    EXPECT_EQ(u.to_host()[10], 0u);
+  }
+}
+
+TEST(Views, BadInputGivesAClearError) {
+  context& c = ctx();
+  device_vector<std::uint32_t> x(c, 4);
+  auto code_of = [](auto f) {
+    try {
+      f();
+    } catch (const error& e) {
+      return e.code();
+    }
+    return errc::timeout;  // nothing thrown: no code this test expects
+  };
+  // The transform's result type must be the one asked for.
+  EXPECT_EQ(code_of([&] { view::transform<float>(x, "a + 1u"); }), errc::invalid_argument);
+  // One transform per view.
+  EXPECT_EQ(code_of([&] { view::transform(view::transform(x, "a + 1u"), "a * 2u"); }), errc::invalid_argument);
+  // A gather over an empty base.
+  device_vector<std::uint32_t> empty(c, 0);
+  EXPECT_EQ(code_of([&] { reduce(c, view::gather(empty, x)); }), errc::invalid_argument);
+  // Views of other contexts.
+  device_vector<std::uint32_t> other(native_ctx(), 4);
+  EXPECT_EQ(code_of([&] { reduce(c, view::gather(other, x)); }), errc::invalid_argument);
+  // An empty view has no extreme value; a transform view is not taken by arg reductions yet.
+  EXPECT_EQ(code_of([&] { argmin(c, view::counting<std::uint32_t>(0, 0)); }), errc::invalid_argument);
+  EXPECT_EQ(code_of([&] { argmax(c, view::transform(x, "a + 1u")); }), errc::unsupported);
+  // The seed and render algorithms do not take views.
+  run_options seed;
+  seed.algorithm = "seed";
+  EXPECT_EQ(code_of([&] { reduce(c, view::counting<std::uint32_t>(0, 10), op::sum(), seed); }), errc::unsupported);
+  // A scan's output must hold as many elements.
+  device_vector<std::uint32_t> out(c, 3);
+  EXPECT_EQ(code_of([&] { inclusive_scan(c, view::counting<std::uint32_t>(0, 4), out); }), errc::invalid_argument);
+}
+
+}  // namespace
+}  // namespace wgprim::test
