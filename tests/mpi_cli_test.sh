@@ -2,10 +2,12 @@
 # The CLI across ranks: `mpirun -np N wgprim reduce|scan|sort --input x.npy [--output y.npy]` and `--adapters`
 # give the same results as the one-process commands (scan/sort outputs byte for byte, reduce values exactly,
 # reproducible f32 sums bit for bit); a failing or stalled rank ends every rank with one error line and a
-# non-zero code. Usage: mpi_cli_test.sh path/to/wgprim path/to/mpiexec
+# non-zero code. Usage: mpi_cli_test.sh path/to/wgprim path/to/mpiexec path/to/wgprim-test-hooks (the test build of
+# the command: the only one that reads WGPRIM_TEST_FAIL_RANK and WGPRIM_TEST_STALL_RANK).
 set -u
 cli=$1
 mpiexec=$2
+hooks_cli=$3
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -155,13 +157,16 @@ expect_error() {  # $1: label, $2: expected code ("any" for non-zero), $3: text 
   [ "$lines" = 1 ] || fail "$label: $lines error lines: $err"
   echo "$err" | grep '^wgprim: error:' | grep -q -- "$text" || fail "$label: no '$text' in: $err"
 }
-expect_error "injected failure" any "rank 2: test failure injected" env WGPRIM_TEST_FAIL_RANK=2 "$mpiexec" --oversubscribe -np 3 "$cli" reduce --input "$tmp/u.npy"
+expect_error "injected failure" any "rank 2: test failure injected" env WGPRIM_TEST_FAIL_RANK=2 "$mpiexec" --oversubscribe -np 3 "$hooks_cli" reduce --input "$tmp/u.npy"
+# The command that is installed has no test hooks: the same variable changes nothing.
+env WGPRIM_TEST_FAIL_RANK=1 "$mpiexec" --oversubscribe -np 2 "$cli" reduce --input "$tmp/u.npy" > /dev/null ||
+  fail "the release command read WGPRIM_TEST_FAIL_RANK"
 expect_error "truncated file" any "rank 1: .*the file ends before" "$mpiexec" --oversubscribe -np 2 "$cli" scan --input "$tmp/short.npy" --output "$tmp/x.npy"
 [ ! -e "$tmp/x.npy" ] && [ ! -e "$tmp/x.npy.wgprim-part" ] || fail "a failed run left an output file"
 expect_error "bad operator" any "op" "$mpiexec" --oversubscribe -np 2 "$cli" reduce --input "$tmp/u.npy" --op 'a +* b'
 expect_error "missing input" any "cannot open" "$mpiexec" --oversubscribe -np 2 "$cli" reduce --input "$tmp/none.npy"
 expect_error "adapters: bad name" 7 "no adapter" "$cli" reduce --input "$tmp/u.npy" --adapters "#0,no-such-gpu"
-expect_error "stalled rank" any "no answer from the other ranks" env WGPRIM_TEST_STALL_RANK=1 WGPRIM_MPI_TIMEOUT_S=3 "$mpiexec" --oversubscribe -np 2 "$cli" reduce --input "$tmp/u.npy"
+expect_error "stalled rank" any "no answer from the other ranks" env WGPRIM_TEST_STALL_RANK=1 WGPRIM_MPI_TIMEOUT_S=3 "$mpiexec" --oversubscribe -np 2 "$hooks_cli" reduce --input "$tmp/u.npy"
 
 if [ "$fails" != 0 ]; then echo "$fails failures"; exit 1; fi
 echo "mpi cli: all passed"

@@ -96,14 +96,14 @@ TEST(Context, EveryComposedVariantCompiles) {
       const std::vector<slot> five{slot::uniform, slot::storage_read, slot::storage_rw, slot::storage_rw,
                                    slot::storage_rw};
       struct file { const char* name; const char* entry; const std::vector<slot>& layout; };
-      for (const file& f : {file{"reduce/seed.wgsl", "reduce", three}, file{"scan/seed.wgsl", "scan_blocks", five},
-                            file{"scan/seed.wgsl", "add_back", five}, file{"scan/seed.wgsl", "update_carry", five}}) {
+      for (const file& f : {file{"baselines/reduce_seed.wgsl", "reduce", three}, file{"baselines/scan_seed.wgsl", "scan_blocks", five},
+                            file{"baselines/scan_seed.wgsl", "add_back", five}, file{"baselines/scan_seed.wgsl", "update_carry", five}}) {
         auto src = detail::compose_wgsl(f.name, m, {{"WG_SIZE", "256u"}});
         EXPECT_NO_THROW(detail::get_kernel(ctx(), src, f.entry, f.layout, false)) << f.name << " " << describe(m, 0);
       }
       if (m.is_sum() && t == dtype::f32) {  // the double-word modules (compensated / reproducible)
         for (bool pairs : {false, true}) {
-          auto sc = detail::compose_wgsl("scan/seed.wgsl", m, {{"WG_SIZE", "256u"}}, {}, detail::accum::double_word,
+          auto sc = detail::compose_wgsl("baselines/scan_seed.wgsl", m, {{"WG_SIZE", "256u"}}, {}, detail::accum::double_word,
                                          pairs);
           for (const char* e : {"scan_blocks", "add_back", "update_carry"})
             EXPECT_NO_THROW(detail::get_kernel(ctx(), sc, e, five, false)) << e;

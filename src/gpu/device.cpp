@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include "native/backend.hpp"
+#include "core/env.hpp"
 #include "gpu/device_impl.hpp"
 #include "wgprim/testing.hpp"
 
@@ -102,15 +103,14 @@ std::vector<ranked_adapter> list(WGPUInstance inst) {
 WGPUInstance make_instance() {
   // Mesa's Vulkan WSI complains on every adapter probe when XDG_RUNTIME_DIR is unset (CI, containers):
   // give it a private directory, as a login session would.
-  if (!std::getenv("XDG_RUNTIME_DIR")) {
+  if (!detail::env::system("XDG_RUNTIME_DIR")) {
     std::string dir = "/tmp/wgprim-runtime-" + std::to_string(::getuid());
     ::mkdir(dir.c_str(), 0700);
     ::setenv("XDG_RUNTIME_DIR", dir.c_str(), 0);
   }
   WGPUInstanceExtras extras{};
   extras.chain.sType = static_cast<WGPUSType>(WGPUSType_InstanceExtras);
-  const char* env = std::getenv("WGPRIM_BACKENDS");
-  extras.backends = (env && std::string(env) == "all") ? WGPUInstanceBackend_All : WGPUInstanceBackend_Primary;
+  extras.backends = detail::env::all_backends() ? WGPUInstanceBackend_All : WGPUInstanceBackend_Primary;
   WGPUInstanceDescriptor d = WGPU_INSTANCE_DESCRIPTOR_INIT;
   d.nextInChain = &extras.chain;
   WGPUInstance inst = wgpuCreateInstance(&d);
@@ -226,11 +226,6 @@ void apply_binding_limit(context_impl& s, std::uint64_t override_bytes) {
   s.binding_limit = bl / granule * granule;
   if (s.binding_limit < 1024) throw error(errc::unsupported, "the adapter's storage binding limit is too small");
 }
-// A feature switch turned off by NAME=0 in the environment (for comparisons and for testing the fallback paths).
-bool env_off(const char* name) {
-  const char* v = std::getenv(name);
-  return v && std::string(v) == "0";
-}
 void read_limits(context_impl& s) {
   WGPULimits got = WGPU_LIMITS_INIT;
   wgpuDeviceGetLimits(s.device, &got);
@@ -245,23 +240,17 @@ void read_limits(context_impl& s) {
   L.min_uniform_buffer_offset_alignment = got.minUniformBufferOffsetAlignment;
   L.max_storage_buffers_per_shader_stage = got.maxStorageBuffersPerShaderStage;
   s.uniform_align = std::max<std::uint32_t>(256, got.minUniformBufferOffsetAlignment);
-  const bool imm = !env_off("WGPRIM_IMMEDIATES") &&
+  const bool imm = !env::immediates_off() &&
                    wgpuDeviceHasFeature(s.device, static_cast<WGPUFeatureName>(WGPUNativeFeature_Immediates));
   s.max_immediate = imm && got.maxImmediateSize != WGPU_LIMIT_U32_UNDEFINED ? std::min<std::uint32_t>(got.maxImmediateSize, 256) : 0;
   s.features.immediates = s.max_immediate > 0;
-  s.mappable_primary = !env_off("WGPRIM_MAPPED_RESULT") &&
+  s.mappable_primary = !env::mapped_result_off() &&
                        wgpuDeviceHasFeature(s.device, static_cast<WGPUFeatureName>(WGPUNativeFeature_MappablePrimaryBuffers));
   s.device_binding_limit = std::min<std::uint64_t>(L.max_storage_buffer_binding_size, L.max_buffer_size);
   apply_binding_limit(s, 0);
 }
 double checked_timeout(double t) {
-  if (const char* env = std::getenv("WGPRIM_TIMEOUT_S")) {
-    char* end = nullptr;
-    double v = std::strtod(env, &end);
-    if (end == env || *end || !(v > 0) || !std::isfinite(v))
-      throw error(errc::invalid_argument, "WGPRIM_TIMEOUT_S must be a positive number");
-    return v;
-  }
+  if (const std::optional<double> env = env::timeout_s()) return *env;  // WGPRIM_TIMEOUT_S
   if (!(t > 0) || !std::isfinite(t)) throw error(errc::invalid_argument, "timeout_s must be a positive number of seconds");
   return t;
 }
@@ -325,7 +314,7 @@ context::context(const context_options& options) : impl_(std::make_unique<detail
 
   std::string want = options.adapter;
   if (want.empty())
-    if (const char* env = std::getenv("WGPRIM_ADAPTER")) want = env;
+    want = detail::env::adapter();
   if (names_native(want) && options.backend == backend_choice::webgpu)
     throw error(errc::invalid_argument, "adapter '" + want + "' is the native CPU backend, but backend = webgpu was asked for");
   if (options.backend == backend_choice::native || names_native(want)) {
@@ -390,10 +379,10 @@ context::context(const context_options& options) : impl_(std::make_unique<detail
   s.features.shader_int64 = take(static_cast<WGPUFeatureName>(WGPUNativeFeature_ShaderInt64));
   // Immediate data (push constants) for the kernels' parameter blocks; WGPRIM_IMMEDIATES=0 keeps them in a
   // uniform ring instead (for comparison).
-  if (!detail::env_off("WGPRIM_IMMEDIATES")) take(static_cast<WGPUFeatureName>(WGPUNativeFeature_Immediates));
+  if (!detail::env::immediates_off()) take(static_cast<WGPUFeatureName>(WGPUNativeFeature_Immediates));
   // Storage buffers the host can map: a reduce's result is read straight from where its kernel wrote it
   // (WGPRIM_MAPPED_RESULT=0: copied into a staging buffer as on the web).
-  if (!detail::env_off("WGPRIM_MAPPED_RESULT")) take(static_cast<WGPUFeatureName>(WGPUNativeFeature_MappablePrimaryBuffers));
+  if (!detail::env::mapped_result_off()) take(static_cast<WGPUFeatureName>(WGPUNativeFeature_MappablePrimaryBuffers));
 
   // Limits: ask for everything the adapter allows (a zeroed WGPULimits would mean "0", not "default").
   WGPULimits lim = WGPU_LIMITS_INIT;

@@ -1,6 +1,8 @@
 // wgprim's collectives over MPI (wgprim/mpi.hpp): the only file of the wgprim::mpi library.
 #include "wgprim/mpi.hpp"
 
+#include "core/env.hpp"
+
 #include <unistd.h>
 
 #include <climits>
@@ -58,12 +60,7 @@ struct user_operation {
 };
 
 double env_timeout(double given) {
-  if (const char* e = std::getenv("WGPRIM_MPI_TIMEOUT_S")) {
-    char* end = nullptr;
-    const double v = std::strtod(e, &end);
-    if (end != e && *end == 0 && v >= 0) return v;
-  }
-  return given;
+  return detail::env::mpi_timeout_s().value_or(given);  // WGPRIM_MPI_TIMEOUT_S
 }
 
 }  // namespace
@@ -229,12 +226,12 @@ void communicator::alltoallv(const std::uint32_t* send, const std::vector<std::u
 
 bool launched() {
   for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"})
-    if (std::getenv(v)) return true;
+    if (detail::env::system(v)) return true;
   return false;
 }
 
 int local_rank(MPI_Comm comm) {
-  if (const char* e = std::getenv("OMPI_COMM_WORLD_LOCAL_RANK")) return std::atoi(e);
+  if (const char* e = detail::env::system("OMPI_COMM_WORLD_LOCAL_RANK")) return std::atoi(e);
   MPI_Comm node;
   MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
   int r = 0;

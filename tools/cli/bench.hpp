@@ -1,32 +1,12 @@
+// The rows of `wgprim bench` (cmd_bench.cpp): every file with bench rows adds them through one function declared
+// here, next to its command.
 #pragma once
 #include <cstddef>
 #include <functional>
 #include <string>
 #include <vector>
 
-namespace CLI { class App; }
-namespace wgprim { class context; }
-
 #include "wgprim/wgprim.hpp"
-
-struct bench_args {
-  std::string adapter, primitives = "all", algorithm, output;
-  // -1 (min_log2, reps, warmup, batch) and 0 (max_log2): not given, chosen for the adapter. The quick default
-  // (under a minute anywhere): 2^10..2^13, 3 reps, 2 warm-ups, K = 4 on CPU adapters; 2^16..2^26, 5 reps, 2 warm-ups,
-  // K = 10 on GPUs. --full: 2^16..2^24 (CPU adapters) or 2^28 (GPUs), 20 reps, 3 warm-ups, K = 50.
-  int min_log2 = -1, max_log2 = 0;
-  int reps = -1, warmup = -1;
-  int batch = -1;         // K: calls per timed round of call_ms, and per submission of batched_ms
-  bool full = false;      // the long sweep (the defaults above)
-  bool quiet = false;     // no progress on stderr
-  bool verbose = false;   // a line per case on stderr
-  bool json = false;
-  bool accuracy = false;  // the accuracy table instead of the speed sweep
-  std::string plot, cub, from;
-};
-
-int cmd_bench(const bench_args& a);
-int cmd_bench_accuracy(const bench_args& a);
 
 /// One row family of the sweep: a primitive/algorithm/type/op, measured three ways at every n.
 struct bench_case {
@@ -40,15 +20,32 @@ struct bench_case {
   std::function<void(WGPUCommandEncoder, std::size_t)> record;
 };
 
-/// The buffers every case reads and writes (n_max elements each; `in` holds floats in [1, 2)).
-struct bench_data {
-  wgprim::buffer in, out, result;
+/// The extra rows the command line asks for, each a comma-separated list (empty: none): --scan-tunes
+/// (decoupled-scan tunings), --sort-tunes (onesweep tunings), --sort-bits (bit ranges of the sort rows).
+struct bench_variants {
+  std::string scan_tunes, sort_tunes, sort_bits;
 };
+const bench_variants& bench_variants_asked();
+
 /// Whether the command line asks for (primitive, algorithm).
 using bench_wants = std::function<bool(const std::string& primitive, const std::string& algorithm)>;
-using bench_filter = bench_wants;
-// The sort subcommand and bench rows (tools/cli/cmd_sort.cpp).
-CLI::App* add_sort_command(CLI::App& app);
-int run_sort_command();
+
+/// select_if f32 (floats in +-500, a > 0), select_flagged u32, partition_if f32 and unique u32 (runs of 20), with
+/// the data of bench/cub/cub_bench.cu (cmd_select.cpp).
+void add_select_bench_cases(wgprim::context& ctx, std::size_t n_max, const bench_wants& wants,
+                            std::vector<bench_case>& cases);
+/// sort_keys and sort_pairs (cmd_sort.cpp).
 void add_sort_bench_cases(wgprim::context& ctx, std::size_t n_max, const bench_wants& wants,
                           std::vector<bench_case>& cases);
+/// arg_max f32 (primitive name as in bench/cub) (reduce_arg.cpp).
+void add_arg_reduce_bench_cases(wgprim::context& ctx, const wgprim::buffer& in, const bench_wants& wants,
+                                std::vector<bench_case>& cases);
+/// transform_reduce f32, the sum of squares (reduce_transform.cpp).
+void add_transform_reduce_bench_cases(wgprim::context& ctx, const wgprim::buffer& in, const bench_wants& wants,
+                                      std::vector<bench_case>& cases);
+/// f64 and i64 reduce and inclusive scan (sum), when the adapter has the features (reduce_scan_typed.cpp).
+void add_types_bench_cases(wgprim::context& ctx, std::size_t n_max, const bench_wants& wants,
+                           std::vector<bench_case>& cases);
+/// histogram_even, segmented_reduce, segmented_scan, reduce_by_key, run_length_encode (segmented.cpp).
+void add_hist_bench_cases(wgprim::context& ctx, std::size_t n_max, std::vector<bench_case>& cases,
+                          const bench_wants& wants);

@@ -5,9 +5,9 @@
 // primitive (primitive_rows: the native backend, the WGSL, the std:: parallel algorithm where there is one, and a
 // plain one-thread loop). Wall time of each call, data already in place (device buffers for wgprim), median of
 // --reps after --warmup runs. GB/s: the bytes each primitive must read and write once, over the time.
-#include "cmd_bench_cpu.hpp"
-
 #include <fmt/core.h>
+
+#include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -21,6 +21,7 @@
 #include <random>
 #include <thread>
 
+#include "command.hpp"
 #include "wgprim/io.hpp"
 #include "wgprim/wgprim.hpp"
 
@@ -350,7 +351,7 @@ int run(const bench_cpu_args& a) {
 
 }  // namespace
 
-subcommand register_bench_cpu(CLI::App& app) {
+command add_bench_cpu_command(CLI::App& app) {
   auto args = std::make_shared<bench_cpu_args>();
   CLI::App* s = app.add_subcommand("bench-cpu", "native CPU backend vs WGSL on lavapipe vs std par_unseq vs loops");
   s->add_option("--log2", args->log2, "sizes n = 2^k (default 24 26)");

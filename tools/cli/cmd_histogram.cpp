@@ -13,7 +13,10 @@
 #include <optional>
 #include <random>
 
-#include "cmd_hist.hpp"
+#include <CLI/CLI.hpp>
+
+#include "command.hpp"
+#include "util.hpp"
 #include "wgprim/io.hpp"
 #include "word_elements.hpp"
 
@@ -147,7 +150,7 @@ int run_histogram(const histogram_cli& c) {
 
 }  // namespace
 
-cli_command add_histogram_command(CLI::App& app) {
+command add_histogram_command(CLI::App& app) {
   auto c = std::make_shared<histogram_cli>();
   CLI::App* s = app.add_subcommand("histogram", "np.histogram: counts of values in even bins or between levels");
   s->add_option("--adapter", c->adapter, "adapter name substring");

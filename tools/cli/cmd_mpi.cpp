@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "command.hpp"
 #include "wgprim/io.hpp"
 #include "wgprim/multi.hpp"
 #include "wgprim/wgprim.hpp"
@@ -133,14 +134,6 @@ void create_output(const std::string& out, dtype t, std::uint64_t n, const std::
   if (!ok) throw error(errc::io, "cannot write '" + detail::excerpt(tmp, 200) + "': " + std::strerror(e));
 }
 
-// Test hooks (tests/mpi_cli_test.sh): make one rank fail, or stop answering, in its local step.
-void test_hooks(int rank) {
-  if (const char* e = std::getenv("WGPRIM_TEST_FAIL_RANK"); e && std::atoi(e) == rank)
-    throw error(errc::io, "test failure injected on this rank (WGPRIM_TEST_FAIL_RANK)");
-  if (const char* e = std::getenv("WGPRIM_TEST_STALL_RANK"); e && std::atoi(e) == rank)
-    std::this_thread::sleep_for(std::chrono::hours(1));
-}
-
 struct rank_report {
   double local_ms = 0, comm_ms = 0, total_ms = 0, read_ms = 0, write_ms = 0;
   std::uint64_t n_in = 0, n_out = 0;
@@ -163,7 +156,7 @@ void rank_body(context& ctx, communicator& comm, const dist_cli& o, const plan& 
   std::exception_ptr failure;
   try {
     const auto t0 = clock::now();
-    test_hooks(me);
+    mpi_test_hooks(me);  // test_hooks.cpp: nothing outside the test build
     if (!o.input.empty()) {
       bits.resize(count);
       read_slice(o.input, pl.data_offset + first * 4, count * 4, bits.data());

@@ -3,6 +3,7 @@
 // per run), checked against the chain's CPU twin. Stages: select EXPR (or select --predicate EXPR), sort [--bits
 // LO:HI] [--descending], unique, and count (last only: the result is the final count, printed as "result").
 #include "cmd_run.hpp"
+#include "command.hpp"
 
 #include <fmt/core.h>
 
@@ -173,7 +174,7 @@ int run(const run_cli& c) {
 
 }  // namespace
 
-std::function<int()> add_run_command(CLI::App& app) {
+command add_run_command(CLI::App& app) {
   auto c = std::make_shared<run_cli>();
   CLI::App* s = app.add_subcommand("run", "a chain of primitives, e.g. 'select a % 2 == 0 | sort --bits 0:16 | unique "
                                           "| count', recorded once and run with device-side counts");
@@ -189,7 +190,7 @@ std::function<int()> add_run_command(CLI::App& app) {
   s->add_flag("--no-check", c->no_check, "skip the comparison with the chain's CPU twin");
   s->add_option("--repeat", c->repeat, "run this many times (replays) and report the median")
       ->check(CLI::Range(1, 1000));
-  return [c, s]() -> int { return s->parsed() ? run(*c) : -1; };
+  return {s, [c]() -> int { return run(*c); }};
 }
 
 // ---- the bench row ----

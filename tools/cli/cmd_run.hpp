@@ -7,8 +7,6 @@
 
 namespace CLI { class App; }
 
-/// Adds the `run` subcommand; the returned function runs it when it was parsed and returns its exit code, or -1.
-std::function<int()> add_run_command(CLI::App& app);
 
 /// The bench row of issue 27's chain, as bench/cub's "chain": select the even values of x & 0xffff, sort them on
 /// bits 0:16, unique, count, with x the u32 data of bench/cub/cub_bench.cu. A wgprim::pipeline, one submission and

@@ -1,7 +1,5 @@
 // wgprim select | partition | unique: stable compaction of an array on the GPU, checked against the CPU twin
 // (a plain sequential loop, also timed), and the bench rows of these primitives.
-#include "cmd_select.hpp"
-
 #include <fmt/core.h>
 
 #include <CLI/CLI.hpp>
@@ -12,6 +10,9 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "bench.hpp"
+#include "command.hpp"
+#include "util.hpp"
 #include "wgprim/io.hpp"
 #include "wgprim/wgprim.hpp"
 #include "word_elements.hpp"
@@ -37,10 +38,6 @@ auto with_dtype(dtype t, F f) {
     case dtype::i32: return f(std::int32_t{});
     default: return f(std::uint32_t{});
   }
-}
-
-double ms_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
 int run(kind k, const select_cli& c) {
@@ -155,40 +152,47 @@ int run(kind k, const select_cli& c) {
   return 0;
 }
 
+// The options of select, partition and unique.
+CLI::App* add_select_options(CLI::App& app, const char* name, const char* about, select_cli& c) {
+  CLI::App* s = app.add_subcommand(name, about);
+  s->add_option("--adapter", c.adapter, "adapter name substring (default: WGPRIM_ADAPTER, else the best GPU)");
+  s->add_flag("--json", c.json, "print one JSON object");
+  s->add_option("--input", c.input, "input file: .npy, .bin (with --type), .csv or .txt");
+  s->add_option("--generate", c.generate, "generated data KIND:N[:SEED], KIND = prices|orders|uniform|mixed");
+  s->add_option("--type", c.type, "element type f32|i32|u32");
+  s->add_option("--output", c.output, "write the result (.npy, .bin, .csv, .txt)");
+  s->add_option("--algorithm", c.algorithm, "algorithm name (see wgprim info)");
+  s->add_option("--items", c.tune.items, "policy override: vec4 loads per invocation per tile (1..8)");
+  s->add_option("--subgroups", c.tune.subgroups, "policy override: 1 use subgroups, 0 workgroup memory only");
+  s->add_option("--spin-limit", c.tune.spin_limit, "policy override: polls of a predecessor before fallback");
+  s->add_option("--staged", c.tune.staged,
+                "policy override: 0 direct, 1 compact tiles in workgroup memory first, 2 raked (subgroups)");
+  s->add_option("--repeat", c.repeat, "run this many times and report the median GPU time")
+      ->check(CLI::Range(1, 1000));
+  return s;
+}
+
 }  // namespace
 
-std::function<int()> add_select_commands(CLI::App& app) {
+command add_select_command(CLI::App& app) {
   auto c = std::make_shared<select_cli>();
-  auto add = [&](const char* name, const char* about) {
-    CLI::App* s = app.add_subcommand(name, about);
-    s->add_option("--adapter", c->adapter, "adapter name substring (default: WGPRIM_ADAPTER, else the best GPU)");
-    s->add_flag("--json", c->json, "print one JSON object");
-    s->add_option("--input", c->input, "input file: .npy, .bin (with --type), .csv or .txt");
-    s->add_option("--generate", c->generate, "generated data KIND:N[:SEED], KIND = prices|orders|uniform|mixed");
-    s->add_option("--type", c->type, "element type f32|i32|u32");
-    s->add_option("--output", c->output, "write the result (.npy, .bin, .csv, .txt)");
-    s->add_option("--algorithm", c->algorithm, "algorithm name (see wgprim info)");
-    s->add_option("--items", c->tune.items, "policy override: vec4 loads per invocation per tile (1..8)");
-    s->add_option("--subgroups", c->tune.subgroups, "policy override: 1 use subgroups, 0 workgroup memory only");
-    s->add_option("--spin-limit", c->tune.spin_limit, "policy override: polls of a predecessor before fallback");
-    s->add_option("--staged", c->tune.staged,
-                  "policy override: 0 direct, 1 compact tiles in workgroup memory first, 2 raked (subgroups)");
-    s->add_option("--repeat", c->repeat, "run this many times and report the median GPU time")
-        ->check(CLI::Range(1, 1000));
-    return s;
-  };
-  CLI::App* sel = add("select", "keep the elements a predicate (or a flags array) selects, in input order");
-  sel->add_option("--predicate", c->predicate, "a WGSL bool expression in a, e.g. 'a > 100'");
-  sel->add_option("--flags", c->flags, "u32/i32 flags file, one per element: nonzero keeps");
-  CLI::App* part = add("partition", "the selected elements, then the rejected ones, both in input order");
-  part->add_option("--predicate", c->predicate, "a WGSL bool expression in a, e.g. 'a > 100'");
-  CLI::App* uni = add("unique", "remove consecutive duplicates (f32: == semantics, NaN never equal, -0 == +0)");
-  return [c, sel, part, uni]() -> int {
-    if (sel->parsed()) return run(kind::select, *c);
-    if (part->parsed()) return run(kind::partition, *c);
-    if (uni->parsed()) return run(kind::unique, *c);
-    return -1;
-  };
+  CLI::App* s = add_select_options(app, "select", "keep the elements a predicate (or a flags array) selects, in input order", *c);
+  s->add_option("--predicate", c->predicate, "a WGSL bool expression in a, e.g. 'a > 100'");
+  s->add_option("--flags", c->flags, "u32/i32 flags file, one per element: nonzero keeps");
+  return {s, [c] { return run(kind::select, *c); }};
+}
+
+command add_partition_command(CLI::App& app) {
+  auto c = std::make_shared<select_cli>();
+  CLI::App* s = add_select_options(app, "partition", "the selected elements, then the rejected ones, both in input order", *c);
+  s->add_option("--predicate", c->predicate, "a WGSL bool expression in a, e.g. 'a > 100'");
+  return {s, [c] { return run(kind::partition, *c); }};
+}
+
+command add_unique_command(CLI::App& app) {
+  auto c = std::make_shared<select_cli>();
+  CLI::App* s = add_select_options(app, "unique", "remove consecutive duplicates (f32: == semantics, NaN never equal, -0 == +0)", *c);
+  return {s, [c] { return run(kind::unique, *c); }};
 }
 
 // ---- bench rows: the data of bench/cub/cub_bench.cu (a pure function of the index) ----
@@ -214,7 +218,7 @@ struct select_bench_data {
 };
 }  // namespace
 
-void add_select_bench_cases(context& ctx, std::size_t n_max, const bench_filter& wants, std::vector<bench_case>& cases) {
+void add_select_bench_cases(context& ctx, std::size_t n_max, const bench_wants& wants, std::vector<bench_case>& cases) {
   const bool any = wants("select_if", "decoupled") || wants("select_flagged", "decoupled") ||
                    wants("partition_if", "decoupled") || wants("unique", "decoupled");
   if (!any) return;

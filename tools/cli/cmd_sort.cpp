@@ -16,6 +16,7 @@
 #include <cstdlib>
 
 #include "bench.hpp"
+#include "command.hpp"
 #include "wgprim/io.hpp"
 #include "wgprim/wgprim.hpp"
 #include "word_elements.hpp"
@@ -75,10 +76,11 @@ std::vector<std::uint32_t> load_offsets(const std::string& path) {
   if (v.empty()) throw error(errc::invalid_argument, "--segments: the file is empty (give n_segments + 1 offsets)");
   return v;
 }
+int run_sort_command();
 
 }  // namespace
 
-CLI::App* add_sort_command(CLI::App& app) {
+command add_sort_command(CLI::App& app) {
   sort_cli& o = opts();
   auto* s = app.add_subcommand("sort", "stable radix sort of keys (and values), checked against std::stable_sort");
   s->add_option("--adapter", o.adapter, "adapter name substring (default: WGPRIM_ADAPTER, else the best GPU)");
@@ -112,8 +114,10 @@ CLI::App* add_sort_command(CLI::App& app) {
   s->add_option("--spin-limit", o.tune.spin_limit, "policy override (onesweep): polls before fallback");
   s->add_option("--lookback-window", o.tune.lookback_window,
                 "policy override (onesweep): predecessor states each digit reads at once");
-  return s;
+  return {s, run_sort_command};
 }
+
+namespace {
 
 int run_sort_command() {
   const sort_cli& o = opts();
@@ -279,14 +283,12 @@ int run_sort_command() {
   return 0;
 }
 
-namespace {
-/// Tuning variants of the onesweep rows from WGPRIM_SORT_TUNES ("items:window[:spin],..."), so that one bench run
+/// Tuning variants of the onesweep rows from bench --sort-tunes ("items:window[:spin],..."), so that one bench run
 /// can compare a few policies; each gives rows named onesweep/i<items>w<window>[s<spin>].
 std::vector<std::pair<std::string, tuning>> sort_tunes() {
   std::vector<std::pair<std::string, tuning>> v;
-  const char* env = std::getenv("WGPRIM_SORT_TUNES");
-  if (!env) return v;
-  std::string text = env;
+  const std::string& text = bench_variants_asked().sort_tunes;
+  if (text.empty()) return v;
   std::size_t start = 0;
   while (start <= text.size()) {
     const std::size_t end = std::min(text.find(',', start), text.size());
@@ -294,7 +296,7 @@ std::vector<std::pair<std::string, tuning>> sort_tunes() {
     unsigned items = 0, window = 0, spin = 0;
     const int got = std::sscanf(item.c_str(), "%u:%u:%u", &items, &window, &spin);
     if (got < 2 || !items || !window)
-      throw error(errc::invalid_argument, "WGPRIM_SORT_TUNES: '" + item + "' is not items:window[:spin]");
+      throw error(errc::invalid_argument, "--sort-tunes: '" + item + "' is not items:window[:spin]");
     tuning t;
     t.items = items;
     t.lookback_window = window;
@@ -304,13 +306,11 @@ std::vector<std::pair<std::string, tuning>> sort_tunes() {
   }
   return v;
 }
-/// Bit ranges of the sort rows from WGPRIM_SORT_BITS ("LO:HI,..."): u32 rows named <algorithm>/bits<LO>:<HI>
+/// Bit ranges of the sort rows from bench --sort-bits ("LO:HI,..."): u32 rows named <algorithm>/bits<LO>:<HI>
 /// (cub's begin_bit / end_bit; issue 25 quotes CUB's 16-bit anchors: bench/cub has no such row yet).
 std::vector<std::pair<std::string, sort_order>> sort_bit_variants() {
   std::vector<std::pair<std::string, sort_order>> v;
-  const char* env = std::getenv("WGPRIM_SORT_BITS");
-  if (!env) return v;
-  const std::string text = env;
+  const std::string& text = bench_variants_asked().sort_bits;
   std::size_t start = 0;
   while (start < text.size()) {
     const std::size_t end = std::min(text.find(',', start), text.size());

@@ -24,6 +24,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "core/env.hpp"
 #include "primitives/sort/policy.hpp"
 #include "primitives/sort/sort.hpp"
 #include "wgprim/error.hpp"
@@ -45,14 +46,7 @@ std::uint32_t pool_words(const sort_onesweep_policy& p) { return std::max(p.wg_s
 std::uint32_t wg_bytes(const sort_onesweep_policy& p) { return pool_words(p) * 4 + fixed_wg_bytes(p.wg_size); }
 // WGPRIM_ONESWEEP_WG=256|512 overrides the policy's workgroup size (A/B runs, and the tests of the 512 shape on a
 // CPU adapter, whose policy keeps 256); 0 or unset: the policy.
-std::uint32_t wg_size_override() {
-  const char* e = std::getenv("WGPRIM_ONESWEEP_WG");
-  if (!e || !*e || std::string(e) == "0") return 0;
-  const std::string v = e;
-  if (v == "256") return 256;
-  if (v == "512") return 512;
-  throw error(errc::invalid_argument, "WGPRIM_ONESWEEP_WG must be 256 or 512");
-}
+std::uint32_t wg_size_override() { return env::onesweep_wg(); }
 }  // namespace
 
 sort_onesweep_policy sort_onesweep_policy_for(const context& ctx, const tuning& t, bool stress,

@@ -19,9 +19,9 @@ namespace {
 const std::vector<slot> seed_layout{slot::uniform, slot::storage_read, slot::storage_rw, slot::storage_rw,
                                     slot::storage_rw};
 }
-const kernel_spec scan_seed_blocks_spec{"scan/seed.wgsl", "scan_blocks", seed_layout, sizeof(scan_seed_params)};
-const kernel_spec scan_seed_add_spec{"scan/seed.wgsl", "add_back", seed_layout, sizeof(scan_seed_params)};
-const kernel_spec scan_seed_carry_spec{"scan/seed.wgsl", "update_carry", seed_layout, sizeof(scan_seed_params)};
+const kernel_spec scan_seed_blocks_spec{"baselines/scan_seed.wgsl", "scan_blocks", seed_layout, sizeof(scan_seed_params)};
+const kernel_spec scan_seed_add_spec{"baselines/scan_seed.wgsl", "add_back", seed_layout, sizeof(scan_seed_params)};
+const kernel_spec scan_seed_carry_spec{"baselines/scan_seed.wgsl", "update_carry", seed_layout, sizeof(scan_seed_params)};
 
 namespace {
 
@@ -74,8 +74,8 @@ void record_scan_seed(recorder& rec, const scan_args& a) {
   const std::uint64_t n = a.in.count;
   const bool dw = a.pairs();
   const accum acc = dw ? accum::double_word : accum::plain;
-  const std::string& src_data = compose_wgsl("scan/seed.wgsl", m, {{"WG_SIZE", "256u"}}, {}, acc, false);
-  const std::string& src_sums = compose_wgsl("scan/seed.wgsl", m, {{"WG_SIZE", "256u"}}, {}, acc, true);
+  const std::string& src_data = compose_wgsl("baselines/scan_seed.wgsl", m, {{"WG_SIZE", "256u"}}, {}, acc, false);
+  const std::string& src_sums = compose_wgsl("baselines/scan_seed.wgsl", m, {{"WG_SIZE", "256u"}}, {}, acc, true);
   const bool trusted = m.is_builtin();
   const auto& k_scan = get_kernel(ctx, scan_seed_blocks_spec, src_data, trusted);
   const auto& k_add = get_kernel(ctx, scan_seed_add_spec, src_data, trusted);

@@ -1,13 +1,7 @@
 // wgprim bench: sweeps n = 2^min..2^max over every algorithm of reduce and scan, plus a copy kernel of the same
 // bytes (the adapter's limit). GPU time from timestamp queries (wall time on CPU adapters), median of `reps`
 // runs after `warmup` discarded runs. GB/s = bytes moved / time: reduce reads 4n bytes, scan and copy move 8n.
-#include "bench.hpp"
 #include "cmd_run.hpp"
-#include "cmd_types.hpp"
-#include "cmd_arg_reduce.hpp"
-#include "cmd_transform_reduce.hpp"
-#include "cmd_hist.hpp"
-
 #include <fmt/core.h>
 #include <unistd.h>
 
@@ -17,14 +11,18 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <chrono>
 #include <set>
 #include <random>
 
-#include "cmd_hist.hpp"
-#include "cmd_select.hpp"
+#include <CLI/CLI.hpp>
+
+#include "bench.hpp"
+#include "command.hpp"
 #include "plot.hpp"
+#include "util.hpp"
 #include "wgprim/io.hpp"
 #include "wgprim/wgprim.hpp"
 
@@ -32,6 +30,22 @@ using json = nlohmann::json;
 using namespace wgprim;
 
 namespace {
+
+struct bench_args {
+  std::string adapter, primitives = "all", algorithm, output;
+  // -1 (min_log2, reps, warmup, batch) and 0 (max_log2): not given, chosen for the adapter. The quick default
+  // (under a minute anywhere): 2^10..2^13, 3 reps, 2 warm-ups, K = 4 on CPU adapters; 2^16..2^26, 5 reps, 2 warm-ups,
+  // K = 10 on GPUs. --full: 2^16..2^24 (CPU adapters) or 2^28 (GPUs), 20 reps, 3 warm-ups, K = 50.
+  int min_log2 = -1, max_log2 = 0;
+  int reps = -1, warmup = -1;
+  int batch = -1;         // K: calls per timed round of call_ms, and per submission of batched_ms
+  bool full = false;      // the long sweep (the defaults above)
+  bool quiet = false;     // no progress on stderr
+  bool verbose = false;   // a line per case on stderr
+  bool json = false;
+  bool accuracy = false;  // the accuracy table instead of the speed sweep
+  std::string plot, cub, from;
+};
 
 template <class F>
 auto with_type(dtype t, F f) {
@@ -52,15 +66,16 @@ context_options bench_options(const std::string& adapter) {
   return o;
 }
 
-// Extra decoupled-scan rows from WGPRIM_SCAN_TUNES="layout:items[:window[:spin[:sg]]],..." (layout direct |
+bench_variants variants;  // --scan-tunes, --sort-tunes, --sort-bits
+
+// Extra decoupled-scan rows from --scan-tunes "layout:items[:window[:spin[:sg]]],..." (layout direct |
 // staged | raked, items 1..8, look-back window 1..256, spin limit, sg 1: the look-back walked by one subgroup, 0:
 // by the workgroup), named decoupled/<layout>i<items>[w<window>][s<spin>][sg], so that one bench run compares
-// tunings (as WGPRIM_SORT_TUNES).
+// tunings (as --sort-tunes).
 std::vector<std::pair<std::string, tuning>> scan_tunes() {
   std::vector<std::pair<std::string, tuning>> v;
-  const char* env = std::getenv("WGPRIM_SCAN_TUNES");
-  if (!env) return v;
-  const std::string text = env;
+  const std::string& text = variants.scan_tunes;
+  if (text.empty()) return v;
   for (std::size_t start = 0; start <= text.size();) {
     const std::size_t end = std::min(text.find(',', start), text.size());
     const std::string item = text.substr(start, end - start);
@@ -71,7 +86,7 @@ std::vector<std::pair<std::string, tuning>> scan_tunes() {
     const int staged = l == "direct" ? 0 : l == "staged" ? 1 : l == "raked" ? 2 : -1;
     if (got < 2 || staged < 0 || items < 1 || items > 8 || (got >= 3 && (window < 1 || window > 256)) ||
         (got >= 5 && sg > 1))
-      throw error(errc::invalid_argument, "WGPRIM_SCAN_TUNES: '" + item +
+      throw error(errc::invalid_argument, "--scan-tunes: '" + item +
                                               "' is not layout:items[:window[:spin[:sg]]] (layout "
                                               "direct|staged|raked, items 1..8, window 1..256, sg 0|1: subgroup "
                                               "look-back)");
@@ -134,9 +149,8 @@ json read_json(const std::string& path) {
   }
   return j;
 }
-}  // namespace
 
-int cmd_bench(const bench_args& a) {
+int run_bench(const bench_args& a) {
   if (!a.plot.empty()) io::check_writable(a.plot, "bin");  // a PNG: checked as a file of any known type
   json cub_doc;
   if (!a.cub.empty()) cub_doc = read_json(a.cub);
@@ -257,7 +271,7 @@ int cmd_bench(const bench_args& a) {
           });
         };
         cases.push_back(std::move(c));
-        if (alg == "decoupled")  // WGPRIM_SCAN_TUNES rows: GPU time and call time under each tuning
+        if (alg == "decoupled")  // --scan-tunes rows: GPU time and call time under each tuning
           for (const auto& [name, tune] : scan_tunes()) {
             run_options tuned = plain;
             tuned.tune = tune;
@@ -452,7 +466,7 @@ int cmd_bench(const bench_args& a) {
 
 // wgprim bench --accuracy: for f32 sums, the error in ulps against the exact sum and the GPU time of every
 // accuracy mode, over the seed's prices, uniform and ill-conditioned (mixed) data, and one large n.
-int cmd_bench_accuracy(const bench_args& a) {
+int run_bench_accuracy(const bench_args& a) {
   context ctx(bench_options(a.adapter));
   const bool cpu = ctx.adapter().kind == adapter_kind::cpu;
   const int lg = a.max_log2 ? a.max_log2 : (cpu ? 22 : 28);
@@ -520,4 +534,51 @@ int cmd_bench_accuracy(const bench_args& a) {
                r["naive_ulps"].get<double>(), r["gpu_ms"].get<double>(), r["gbps"].get<double>(),
                r["speed_vs_fast"].get<double>());
   return 0;
+}
+
+}  // namespace
+
+const bench_variants& bench_variants_asked() { return variants; }
+
+command add_bench_command(CLI::App& app) {
+  auto ba = std::make_shared<bench_args>();
+  auto* bench = app.add_subcommand("bench", "GB/s of every algorithm over n = 2^min..2^max, and a copy kernel");
+  bench->add_option("--adapter", ba->adapter, "adapter name substring");
+  bench->add_flag("--json", ba->json, "print one JSON object with a results array");
+  bench->add_option("--min-log2", ba->min_log2, "smallest n = 2^k (default 10 on CPU adapters, 16 on GPUs; 16 with --full)")
+      ->default_str("auto");
+  bench->add_option("--max-log2", ba->max_log2,
+                    "largest n = 2^k (default 13 on CPU adapters, 26 on GPUs; with --full 24 and 28)")
+      ->default_str("auto");
+  bench->add_option("--reps", ba->reps, "timed runs per point, median reported (default 3 on CPU adapters, 5 on GPUs; "
+                                        "20 with --full)")
+      ->default_str("auto");
+  bench->add_option("--warmup", ba->warmup, "discarded runs per point (default 2; 3 with --full)")
+      ->default_str("auto");
+  bench->add_option("--batch", ba->batch, "K: calls per wall-clock round (call_ms) and per submission (batched_ms) "
+                                          "(default 4 on CPU adapters, 10 on GPUs; 50 with --full)")
+      ->default_str("auto");
+  bench->add_flag("--full", ba->full, "the long sweep (minutes to hours): the defaults given with --full above");
+  auto* quiet = bench->add_flag("--quiet", ba->quiet, "no progress on stderr");
+  bench->add_flag("--verbose", ba->verbose, "a line per case on stderr (the progress line on a terminal otherwise)")
+      ->excludes(quiet);
+  bench->add_option("--primitives", ba->primitives,
+                    "all, or a comma-separated list of exact names: reduce, inclusive_scan, exclusive_scan, select_if, "
+                    "select_flagged, partition_if, unique, sort_keys, sort_pairs, arg_max, transform_reduce, "
+                    "histogram_even, segmented_reduce, segmented_scan, reduce_by_key, run_length_encode, copy");
+  bench->add_option("--algorithm", ba->algorithm, "only this algorithm (the copy kernel always runs)");
+  bench->add_option("--output", ba->output, "also write the JSON to this file");
+  bench->add_flag("--accuracy", ba->accuracy, "f32 sum accuracy table: ulps and speed of every accuracy mode");
+  bench->add_option("--plot", ba->plot, "draw GB/s against n as a PNG chart");
+  bench->add_option("--cub", ba->cub, "with --plot: a bench/cub JSON file whose curve to add");
+  bench->add_option("--from", ba->from, "with --plot: chart this wgprim bench JSON file instead of running");
+  bench->add_option("--scan-tunes", variants.scan_tunes,
+                    "extra decoupled-scan rows, one per layout:items[:window[:spin[:sg]]] (layout direct|staged|raked)");
+  bench->add_option("--sort-tunes", variants.sort_tunes, "extra onesweep sort rows, one per items:window[:spin]");
+  bench->add_option("--sort-bits", variants.sort_bits, "extra u32 sort rows, one per bit range LO:HI");
+  return {bench, [ba] {
+            // Primitive and algorithm names are checked against the cases the sweep builds (run_bench).
+            if (!ba->plot.empty()) check_plot_path(ba->plot);
+            return ba->accuracy ? run_bench_accuracy(*ba) : run_bench(*ba);
+          }};
 }

@@ -1,7 +1,9 @@
 // wgprim reduce --op argmin|argmax: the extreme value and its first index (NumPy's argmin/argmax), checked against
 // the CPU twin. JSON: op, type, n, algorithm, adapter, result (the value), index, matches_cpu, cpu_result,
 // cpu_index, gpu_ms, gpu_timer, upload_ms, cpu_ms.
-#include "cmd_arg_reduce.hpp"
+#include "bench.hpp"
+#include "reduce_scan.hpp"
+#include "util.hpp"
 #include "json_value.hpp"
 
 #include <fmt/core.h>
@@ -17,18 +19,9 @@
 using json = nlohmann::json;
 using namespace wgprim;
 
-namespace {
-
-
-double ms_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
-
-}  // namespace
-
 bool is_arg_reduce_op(const std::string& op) { return op == "argmin" || op == "argmax"; }
 
-int cmd_arg_reduce(const arg_reduce_cli& a, const io::array& data) {
+int run_arg_reduce(const arg_reduce_cli& a, const io::array& data) {
   if (!a.identity.empty())
     throw error(errc::invalid_argument, "--identity is only for custom expressions; '" + a.op + "' has its own");
   if (!a.plot.empty()) throw error(errc::invalid_argument, "--plot is not available for " + a.op);

@@ -1,6 +1,6 @@
-// The regl document's render-pass reduction (see shaders/reduce/render.wgsl): a fragment shader folds 2x2 texels
-// into a half-size target until 1x1 remains. The data must fit one storage binding; targets are at most 4,096
-// texels wide.
+// The regl document's render-pass reduction (see shaders/baselines/reduce_render.wgsl): a fragment shader folds
+// 2x2 texels into a half-size target until 1x1 remains. The data must fit one storage binding; targets are at most
+// 4,096 texels wide.
 #include "core/wgsl_compose.hpp"
 #include "primitives/reduce/reduce.hpp"
 #include "wgprim/error.hpp"
@@ -25,7 +25,7 @@ void record_reduce_render(recorder& rec, const reduce_args& a) {
   const rslot tex_slot = m.type() == dtype::f32   ? rslot::texture_float
                          : m.type() == dtype::i32 ? rslot::texture_sint
                                                   : rslot::texture_uint;
-  const std::string& src = compose_wgsl("reduce/render.wgsl", m, {});
+  const std::string& src = compose_wgsl("baselines/reduce_render.wgsl", m, {});
   const std::vector<rslot> layout{rslot::uniform, rslot::storage_read, tex_slot};
   const auto& k_first = get_render_kernel(ctx, src, "full_target", "first", layout, fmt);
   const auto& k_fold = get_render_kernel(ctx, src, "full_target", "fold", layout, fmt);

@@ -10,7 +10,7 @@ struct reduce_seed_params {
   std::uint32_t n, out_offset, pad0, pad1;
 };
 static_assert(sizeof(reduce_seed_params) == 16);
-const kernel_spec reduce_seed_spec{"reduce/seed.wgsl", "reduce", {slot::uniform, slot::storage_read, slot::storage_rw},
+const kernel_spec reduce_seed_spec{"baselines/reduce_seed.wgsl", "reduce", {slot::uniform, slot::storage_read, slot::storage_rw},
                                    sizeof(reduce_seed_params)};
 
 void record_reduce_seed(recorder& rec, const reduce_args& a) {

@@ -1,12 +1,13 @@
-// Segmented reduce/scan (--segments), reduce-by-key (--keys), run-length encoding (wgprim rle) and their bench
-// rows. Every GPU result is compared with the CPU twin (f32 sums within gamma_h * sum|x|, the rest exactly).
+// Segmented reduce/scan (--segments), reduce-by-key (--keys), and the bench rows of histogram, segmented
+// reduce/scan, reduce-by-key and run-length encoding. Every GPU result is compared with the CPU twin (f32 sums
+// within gamma_h * sum|x|, the rest exactly).
 //   wgprim reduce --input v.npy --segments o.npy --output per_segment.npy
 //   wgprim scan --input v.npy --segments o.npy --output o2.npy [--exclusive]
 //   wgprim reduce --keys k.npy --input v.npy --output sums.npy --keys-output uk.npy
-//   wgprim rle --input x.npy --output values.npy --counts-output counts.npy
 // JSON: op, type, n, segments | runs, algorithm, adapter, mismatches, gpu_ms, upload_ms, cpu_ms.
 #include <fmt/core.h>
 
+#include <CLI/CLI.hpp>
 #include <chrono>
 #include <cmath>
 #include <iostream>
@@ -17,7 +18,9 @@
 #include <optional>
 #include <random>
 
-#include "cmd_hist.hpp"
+#include "bench.hpp"
+#include "reduce_scan.hpp"
+#include "util.hpp"
 #include "wgprim/io.hpp"
 #include "word_elements.hpp"
 
@@ -27,22 +30,19 @@ using namespace wgprim;
 namespace {
 
 using clock_type = std::chrono::steady_clock;
-double ms_since(clock_type::time_point t0) {
-  return std::chrono::duration<double, std::milli>(clock_type::now() - t0).count();
-}
 
 struct segmented_cli {
-  shared_options shared;
-  CLI::App *reduce = nullptr, *scan = nullptr;
+  const reduce_scan_cli* shared = nullptr;  // the options of the reduce or scan command
+  CLI::App* app = nullptr;                  // that command
   std::string segments, keys, keys_output, reduce_output;
 };
 
 io::array load_input(const segmented_cli& c) {
   std::optional<dtype> t;
-  if (!c.shared.type->empty()) t = parse_dtype(*c.shared.type);
-  if (c.shared.input->empty() == c.shared.generate->empty())
+  if (!c.shared->type.empty()) t = parse_dtype(c.shared->type);
+  if (c.shared->input.empty() == c.shared->generate.empty())
     throw error(errc::invalid_argument, "give one of --input FILE or --generate KIND:N[:SEED]");
-  io::array a = c.shared.input->empty() ? io::generate(*c.shared.generate, t) : io::read_array(*c.shared.input, t);
+  io::array a = c.shared->input.empty() ? io::generate(c.shared->generate, t) : io::read_array(c.shared->input, t);
   require_word_elements(a, "the input");
   return a;
 }
@@ -74,18 +74,6 @@ std::vector<std::uint32_t> load_u32(const std::string& path, const char* what) {
   return a.bits;
 }
 
-buffer upload(context& ctx, const std::vector<std::uint32_t>& v) {
-  buffer b = ctx.create_buffer(std::max<std::size_t>(v.size(), 1) * 4);
-  if (!v.empty()) ctx.write(b, 0, v.data(), v.size() * 4);
-  return b;
-}
-
-std::vector<std::uint32_t> download(context& ctx, const buffer& b, std::size_t n) {
-  std::vector<std::uint32_t> v(n);
-  if (n) ctx.read(b, 0, v.data(), n * 4);
-  return v;
-}
-
 // f32 sums: within gamma_h * sum|x| of the exact value. h bounds the longest chain of dependent additions of the
 // tile algorithm: 16 serial + 8 Hillis-Steele steps in a tile, the same again in the spine over tile totals,
 // plus one per spine step; 96 + n / 1,024 is generous.
@@ -99,60 +87,24 @@ bool f32_close(double got, long double exact, long double abs_sum, std::size_t n
   return std::fabs(got - static_cast<double>(exact)) <= h * u / (1 - h * u) * static_cast<double>(abs_sum);
 }
 
-template <class F>
-double timed_median(int repeat, run_stats& st, F f) {
-  std::vector<double> t;
-  for (int r = 0; r < repeat; ++r) {
-    f();
-    t.push_back(st.gpu_ms);
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
-
-void print(const json& j, const char* what) {
-  // No segments ran no algorithm: that printed "(algorithm )" (issue 29 row 11).
-  const std::string alg = j["algorithm"].get<std::string>();
-  fmt::print("{} over {} {} values on {} ({})\n", what, j["n"].get<std::size_t>(), j["type"].get<std::string>(),
-             j["adapter"].get<std::string>(), alg.empty() ? "no segments: nothing ran" : "algorithm " + alg);
-  if (j.contains("segments")) fmt::print("  {} segments\n", j["segments"].get<std::size_t>());
-  if (j.contains("runs")) fmt::print("  {} runs\n", j["runs"].get<std::size_t>());
-  const std::size_t mism = j["mismatches"].get<std::size_t>();
-  fmt::print("  {}\n", mism ? fmt::format("{} results differ from the CPU twin", mism)
-                            : std::string("every result matches the CPU twin"));
-  fmt::print("  {} time {:.3f} ms, upload {:.3f} ms, CPU loop {:.3f} ms\n", j["adapter"].get<std::string>().rfind("native CPU", 0) == 0 ? "native" : "GPU", j["gpu_ms"].get<double>(),
-             j["upload_ms"].get<double>(), j["cpu_ms"].get<double>());
-}
-
-int finish(const json& j, bool as_json, const char* what) {
-  if (as_json) std::cout << j.dump() << "\n";
-  else print(j, what);
-  const std::size_t mism = j["mismatches"].get<std::size_t>();
-  if (mism) {
-    std::cerr << "wgprim: error: " << mism << " results differ from the CPU twin\n";
-    return 1;
-  }
-  return 0;
-}
-
-bool no_check(const segmented_cli& c, bool is_scan) {
-  const CLI::Option* o = (is_scan ? c.scan : c.reduce)->get_option_no_throw("--no-check");
+bool no_check(const segmented_cli& c) {
+  const CLI::Option* o = c.app->get_option_no_throw("--no-check");
   return o && o->count();
 }
 
 int run_segments(const segmented_cli& c, bool is_scan) {
   io::array a = load_input(c);
-  const op o = op::parse(*c.shared.op, *c.shared.identity);
+  const op o = op::parse(c.shared->op, c.shared->identity);
   const monoid m(o, a.type);
   std::vector<std::uint32_t> off = load_u32(c.segments, "the offsets");
-  const std::string& out_path = is_scan ? *c.shared.scan_output : c.reduce_output;
+  const std::string& out_path = is_scan ? c.shared->output : c.reduce_output;
   if (!out_path.empty()) io::check_writable(out_path);
   if (off.empty()) throw error(errc::invalid_argument, "the offsets file is empty (give n_segments + 1 offsets)");
   const std::size_t n = a.bits.size(), segs = off.size() - 1;
-  const bool exclusive = is_scan && *c.shared.exclusive;
-  context ctx(context_options{*c.shared.adapter});
+  const bool exclusive = is_scan && c.shared->exclusive;
+  context ctx(context_options{c.shared->adapter});
   auto t0 = clock_type::now();
-  buffer in = upload(ctx, a.bits), d_off = upload(ctx, off);
+  buffer in = upload_words(ctx, a.bits), d_off = upload_words(ctx, off);
   const std::size_t out_n = is_scan ? n : segs;
   buffer out = ctx.create_buffer(std::max<std::size_t>(out_n, 1) * 4);
   ctx.finish();
@@ -160,12 +112,12 @@ int run_segments(const segmented_cli& c, bool is_scan) {
   run_stats st;
   run_options ro;
   ro.stats = &st;
-  ro.check_operator = !no_check(c, is_scan);
-  const double gpu_ms = timed_median(*c.shared.repeat, st, [&] {
+  ro.check_operator = !no_check(c);
+  const double gpu_ms = timed_median(c.shared->repeat, st, [&] {
     if (is_scan) segmented_scan(ctx, in, n, d_off, segs, out, m, exclusive ? scan_kind::exclusive : scan_kind::inclusive, ro);
     else segmented_reduce(ctx, in, n, d_off, segs, out, m, ro);
   });
-  std::vector<std::uint32_t> got = download(ctx, out, out_n), want(out_n);
+  std::vector<std::uint32_t> got = download_words(ctx, out, out_n), want(out_n);
   auto t1 = clock_type::now();
   if (is_scan) cpu::segmented_scan(a.bits.data(), n, off.data(), segs, want.data(), m, exclusive);
   else cpu::segmented_reduce(a.bits.data(), off.data(), segs, want.data(), m);
@@ -204,12 +156,12 @@ int run_segments(const segmented_cli& c, bool is_scan) {
             {"segments", segs}, {"algorithm", st.algorithm}, {"adapter", ctx.adapter().name},
             {"mismatches", mismatches}, {"gpu_ms", gpu_ms}, {"upload_ms", upload_ms}, {"cpu_ms", cpu_ms}};
   if (is_scan) j["kind"] = exclusive ? "exclusive" : "inclusive";
-  return finish(j, *c.shared.json, is_scan ? "segmented scan" : "segmented reduce");
+  return finish_report(j, c.shared->json, is_scan ? "segmented scan" : "segmented reduce");
 }
 
 int run_by_key(const segmented_cli& c) {
   io::array v = load_input(c);
-  const op o = op::parse(*c.shared.op, *c.shared.identity);
+  const op o = op::parse(c.shared->op, c.shared->identity);
   const monoid m(o, v.type);
   io::array k = io::read_array(c.keys);
   require_word_elements(k, "--keys");
@@ -218,19 +170,19 @@ int run_by_key(const segmented_cli& c) {
   if (!c.reduce_output.empty()) io::check_writable(c.reduce_output);
   if (!c.keys_output.empty()) io::check_writable(c.keys_output);
   const std::size_t n = v.bits.size();
-  context ctx(context_options{*c.shared.adapter});
+  context ctx(context_options{c.shared->adapter});
   auto t0 = clock_type::now();
-  buffer d_k = upload(ctx, k.bits), d_v = upload(ctx, v.bits);
+  buffer d_k = upload_words(ctx, k.bits), d_v = upload_words(ctx, v.bits);
   buffer d_uk = ctx.create_buffer(std::max<std::size_t>(n, 1) * 4), d_s = ctx.create_buffer(std::max<std::size_t>(n, 1) * 4);
   ctx.finish();
   const double upload_ms = ms_since(t0);
   run_stats st;
   run_options ro;
   ro.stats = &st;
-  ro.check_operator = !no_check(c, false);
+  ro.check_operator = !no_check(c);
   std::size_t runs = 0;
-  const double gpu_ms = timed_median(*c.shared.repeat, st, [&] { runs = reduce_by_key(ctx, d_k, k.type, d_v, n, d_uk, d_s, m, ro); });
-  auto gk = download(ctx, d_uk, runs), gs = download(ctx, d_s, runs);
+  const double gpu_ms = timed_median(c.shared->repeat, st, [&] { runs = reduce_by_key(ctx, d_k, k.type, d_v, n, d_uk, d_s, m, ro); });
+  auto gk = download_words(ctx, d_uk, runs), gs = download_words(ctx, d_s, runs);
   std::vector<std::uint32_t> wk(n), ws(n);
   auto t1 = clock_type::now();
   const std::size_t want_runs = cpu::reduce_by_key(k.bits.data(), k.type, v.bits.data(), n, wk.data(), ws.data(), m);
@@ -258,49 +210,7 @@ int run_by_key(const segmented_cli& c) {
             {"key_type", dtype_name(k.type)}, {"n", n}, {"runs", runs}, {"algorithm", st.algorithm},
             {"adapter", ctx.adapter().name}, {"mismatches", mismatches}, {"gpu_ms", gpu_ms},
             {"upload_ms", upload_ms}, {"cpu_ms", cpu_ms}};
-  return finish(j, *c.shared.json, "reduce by key");
-}
-
-struct rle_cli {
-  std::string adapter, input, generate, type, output, counts_output;
-  bool json = false;
-  int repeat = 1;
-};
-
-int run_rle(const rle_cli& c) {
-  std::optional<dtype> t;
-  if (!c.type.empty()) t = parse_dtype(c.type);
-  if (c.input.empty() == c.generate.empty())
-    throw error(errc::invalid_argument, "give one of --input FILE or --generate KIND:N[:SEED]");
-  io::array a = c.input.empty() ? io::generate(c.generate, t) : io::read_array(c.input, t);
-  require_word_elements(a, "the input");
-  if (!c.output.empty()) io::check_writable(c.output);
-  if (!c.counts_output.empty()) io::check_writable(c.counts_output);
-  const std::size_t n = a.bits.size();
-  context ctx(context_options{c.adapter});
-  auto t0 = clock_type::now();
-  buffer in = upload(ctx, a.bits), d_v = ctx.create_buffer(std::max<std::size_t>(n, 1) * 4),
-         d_c = ctx.create_buffer(std::max<std::size_t>(n, 1) * 4);
-  ctx.finish();
-  const double upload_ms = ms_since(t0);
-  run_stats st;
-  run_options ro;
-  ro.stats = &st;
-  std::size_t runs = 0;
-  const double gpu_ms = timed_median(c.repeat, st, [&] { runs = run_length_encode(ctx, in, a.type, n, d_v, d_c, ro); });
-  auto gv = download(ctx, d_v, runs), gc = download(ctx, d_c, runs);
-  std::vector<std::uint32_t> wv(n), wc(n);
-  auto t1 = clock_type::now();
-  const std::size_t want_runs = cpu::run_length_encode(a.bits.data(), a.type, n, wv.data(), wc.data());
-  const double cpu_ms = ms_since(t1);
-  std::size_t mismatches = runs != want_runs;
-  for (std::size_t r = 0; r < std::min(runs, want_runs); ++r) mismatches += (gv[r] != wv[r]) + (gc[r] != wc[r]);
-  if (!c.output.empty()) io::write_array(c.output, io::array{a.type, gv});
-  if (!c.counts_output.empty()) io::write_array(c.counts_output, io::array{dtype::u32, gc});
-  json j = {{"type", dtype_name(a.type)}, {"n", n}, {"runs", runs}, {"algorithm", st.algorithm},
-            {"adapter", ctx.adapter().name}, {"mismatches", mismatches}, {"gpu_ms", gpu_ms},
-            {"upload_ms", upload_ms}, {"cpu_ms", cpu_ms}};
-  return finish(j, c.json, "run-length encoding");
+  return finish_report(j, c.shared->json, "reduce by key");
 }
 
 }  // namespace
@@ -316,48 +226,33 @@ static void refuse_plain_options(const CLI::App* app, const char* with) {
   }
 }
 
-cli_command add_segmented_options(CLI::App* reduce, CLI::App* scan, const shared_options& shared) {
+std::function<int()> add_segmented_options(CLI::App* s, const reduce_scan_cli& shared, bool is_scan) {
   auto c = std::make_shared<segmented_cli>();
-  c->shared = shared;
-  c->reduce = reduce;
-  c->scan = scan;
-  reduce->add_option("--segments", c->segments, "CSR offsets file (n_segments + 1): reduce every segment");
-  reduce->add_option("--keys", c->keys, "keys file: reduce runs of equal consecutive keys (values: --input)");
-  reduce->add_option("--keys-output", c->keys_output, "with --keys: write the runs' keys");
-  reduce->add_option("--output", c->reduce_output, "with --segments or --keys: write the per-segment / per-run results");
-  scan->add_option("--segments", c->segments, "CSR offsets file: the scan restarts at every segment");
-  return {reduce, [c]() -> int {
-            if (c->reduce->parsed()) {
-              if (!c->segments.empty() && !c->keys.empty())
-                throw error(errc::invalid_argument, "give --segments or --keys, not both");
-              if (!c->segments.empty()) refuse_plain_options(c->reduce, "--segments");
-              if (!c->keys.empty()) refuse_plain_options(c->reduce, "--keys");
-              if (!c->segments.empty()) return run_segments(*c, false);
-              if (!c->keys.empty()) return run_by_key(*c);
-              if (!c->reduce_output.empty() || !c->keys_output.empty())
-                throw error(errc::invalid_argument, "reduce writes --output/--keys-output only with --segments or --keys");
-              return -1;
-            }
-            if (c->scan->parsed() && !c->segments.empty()) {
-              refuse_plain_options(c->scan, "--segments");
-              return run_segments(*c, true);
-            }
-            return -1;
-          }};
-}
-
-cli_command add_rle_command(CLI::App& app) {
-  auto c = std::make_shared<rle_cli>();
-  CLI::App* s = app.add_subcommand("rle", "run-length encoding: each run's value and length");
-  s->add_option("--adapter", c->adapter, "adapter name substring");
-  s->add_flag("--json", c->json, "print one JSON object");
-  s->add_option("--input", c->input, "input file: .npy, .bin (with --type), .csv or .txt");
-  s->add_option("--generate", c->generate, "generated data KIND:N[:SEED]");
-  s->add_option("--type", c->type, "element type f32|i32|u32");
-  s->add_option("--output", c->output, "write the runs' values");
-  s->add_option("--counts-output", c->counts_output, "write the runs' lengths (u32)");
-  s->add_option("--repeat", c->repeat, "run this many times, report the median time")->check(CLI::Range(1, 1000));
-  return {s, [c] { return run_rle(*c); }};
+  c->shared = &shared;
+  c->app = s;
+  if (is_scan) {
+    s->add_option("--segments", c->segments, "CSR offsets file: the scan restarts at every segment");
+    return [c]() -> int {
+      if (c->segments.empty()) return -1;
+      refuse_plain_options(c->app, "--segments");
+      return run_segments(*c, true);
+    };
+  }
+  s->add_option("--segments", c->segments, "CSR offsets file (n_segments + 1): reduce every segment");
+  s->add_option("--keys", c->keys, "keys file: reduce runs of equal consecutive keys (values: --input)");
+  s->add_option("--keys-output", c->keys_output, "with --keys: write the runs' keys");
+  s->add_option("--output", c->reduce_output, "with --segments or --keys: write the per-segment / per-run results");
+  return [c]() -> int {
+    if (!c->segments.empty() && !c->keys.empty())
+      throw error(errc::invalid_argument, "give --segments or --keys, not both");
+    if (!c->segments.empty()) refuse_plain_options(c->app, "--segments");
+    if (!c->keys.empty()) refuse_plain_options(c->app, "--keys");
+    if (!c->segments.empty()) return run_segments(*c, false);
+    if (!c->keys.empty()) return run_by_key(*c);
+    if (!c->reduce_output.empty() || !c->keys_output.empty())
+      throw error(errc::invalid_argument, "reduce writes --output/--keys-output only with --segments or --keys");
+    return -1;
+  };
 }
 
 void add_hist_bench_cases(context& ctx, std::size_t n_max, std::vector<bench_case>& cases,
@@ -374,7 +269,7 @@ void add_hist_bench_cases(context& ctx, std::size_t n_max, std::vector<bench_cas
       std::mt19937 rng(3);
       std::uniform_real_distribution<float> u(-500.0f, 500.0f);
       for (auto& x : h) x = to_bits(u(rng));
-      d->floats = upload(ctx, h);
+      d->floats = upload_words(ctx, h);
     }
     return d->floats;
   };
@@ -382,9 +277,9 @@ void add_hist_bench_cases(context& ctx, std::size_t n_max, std::vector<bench_cas
     if (!d->keys) {
       std::vector<std::uint32_t> h(n_max);
       for (std::size_t i = 0; i < n_max; ++i) h[i] = static_cast<std::uint32_t>(i / 20);
-      d->keys = upload(ctx, h);
+      d->keys = upload_words(ctx, h);
       for (auto& x : h) x = 1;
-      d->values = upload(ctx, h);
+      d->values = upload_words(ctx, h);
       d->out_a = ctx.create_buffer((n_max / 20 + 2) * 4);
       d->out_b = ctx.create_buffer((n_max / 20 + 2) * 4);
     }
@@ -394,7 +289,7 @@ void add_hist_bench_cases(context& ctx, std::size_t n_max, std::vector<bench_cas
     if (!d->offsets) {
       std::vector<std::uint32_t> h(n_max / 1000 + 1);
       for (std::size_t i = 0; i < h.size(); ++i) h[i] = static_cast<std::uint32_t>(i * 1000);
-      d->offsets = upload(ctx, h);
+      d->offsets = upload_words(ctx, h);
       if (!d->out_a) d->out_a = ctx.create_buffer((n_max / 20 + 2) * 4);
     }
     return d->offsets;
@@ -457,7 +352,7 @@ void add_hist_bench_cases(context& ctx, std::size_t n_max, std::vector<bench_cas
       for (std::size_t i = 0; i <= n_max / len; ++i) h.push_back(static_cast<std::uint32_t>(i * len));
     else
       h = {0, static_cast<std::uint32_t>(n)};
-    return seg_offsets->emplace(key, upload(ctx, h)).first->second;
+    return seg_offsets->emplace(key, upload_words(ctx, h)).first->second;
   };
   auto out_n = std::make_shared<buffer>();  // n_max outputs: the scans and segments of 4
   auto big_out = [&ctx, n_max, out_n]() -> buffer& {

@@ -3,7 +3,9 @@
 // over any input, so it counts). JSON: op, transform, type (the input's), result_type, n, algorithm, adapter,
 // result, matches_cpu (null for f32 sums, which are compared with the exact sum: exact, gpu_ulps), gpu_ms,
 // gpu_timer, upload_ms, cpu_ms.
-#include "cmd_transform_reduce.hpp"
+#include "bench.hpp"
+#include "reduce_scan.hpp"
+#include "util.hpp"
 #include "json_value.hpp"
 
 #include <fmt/core.h>
@@ -19,16 +21,7 @@
 using json = nlohmann::json;
 using namespace wgprim;
 
-namespace {
-
-
-double ms_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
-
-}  // namespace
-
-int cmd_transform_reduce(const transform_reduce_cli& a, const io::array& data) {
+int run_transform_reduce(const transform_reduce_cli& a, const io::array& data) {
   if (!a.plot.empty()) throw error(errc::invalid_argument, "--plot is not available with --transform");
   if (!a.accuracy.empty() && a.accuracy != "fast")
     throw error(errc::unsupported, "--transform supports --accuracy fast only");

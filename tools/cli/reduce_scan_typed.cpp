@@ -1,6 +1,8 @@
 // reduce and scan over f64, i64, u64 (adapter features) and the packed storage types f16, u8, i8 (accumulated in
-// f32, u32, i32): the same reports as the 32-bit paths in main.cpp, with the CPU twin in the element's width.
-#include "cmd_types.hpp"
+// f32, u32, i32): the same reports as the 32-bit paths (cmd_reduce.cpp, cmd_scan.cpp), with the CPU twin in the element's width.
+#include "bench.hpp"
+#include "reduce_scan.hpp"
+#include "util.hpp"
 
 #include <fmt/format.h>
 
@@ -19,10 +21,6 @@ using json = nlohmann::json;
 using namespace wgprim;
 
 namespace {
-
-double ms_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
 
 void put_raw(json& j, const std::string& key, dtype t, std::uint64_t raw) {
   switch (t) {
@@ -79,6 +77,8 @@ context_options typed_options(const std::string& adapter) {
 // --adapter cpu with such elements: the library's error named a C++ option (issue 29 row 10); the command says
 // what to type instead.
 void refuse_native_for(std::string adapter, dtype t, const std::string& accumulate) {
+  // The one environment variable the command reads itself, to name the adapter it came from (a public
+  // context::default_adapter() would let the library's src/core/env.cpp answer instead).
   if (adapter.empty())
     if (const char* env = std::getenv("WGPRIM_ADAPTER")) adapter = env;
   if (adapter != "cpu" && adapter != "native") return;
@@ -87,7 +87,7 @@ void refuse_native_for(std::string adapter, dtype t, const std::string& accumula
                                      ": leave out --adapter (WebGPU runs them) or name a WebGPU adapter");
 }
 
-int cmd_reduce_typed(const typed_cli& c, const io::array& input) {
+int run_reduce_typed(const typed_cli& c, const io::array& input) {
   const io::array a = widened_for(c, input);
   refuse_native_for(c.adapter, a.type, c.accumulate);
   const op o = op::parse(c.op, c.identity);
@@ -194,7 +194,7 @@ int cmd_reduce_typed(const typed_cli& c, const io::array& input) {
   return 0;
 }
 
-int cmd_scan_typed(const typed_cli& c, const io::array& input) {
+int run_scan_typed(const typed_cli& c, const io::array& input) {
   const io::array a = widened_for(c, input);
   refuse_native_for(c.adapter, a.type, c.accumulate);
   const op o = op::parse(c.op, c.identity);

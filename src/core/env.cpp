@@ -1,0 +1,61 @@
+#include "core/env.hpp"
+
+#include <cmath>
+#include <cstdlib>
+
+#include "wgprim/error.hpp"
+
+namespace wgprim::detail::env {
+
+namespace {
+const char* get(const char* name) { return std::getenv(name); }
+bool is_zero(const char* name) {
+  const char* v = get(name);
+  return v && std::string(v) == "0";
+}
+}  // namespace
+
+std::string adapter() {
+  const char* v = get("WGPRIM_ADAPTER");
+  return v ? v : "";
+}
+
+bool all_backends() {
+  const char* v = get("WGPRIM_BACKENDS");
+  return v && std::string(v) == "all";
+}
+
+std::optional<double> timeout_s() {
+  const char* v = get("WGPRIM_TIMEOUT_S");
+  if (!v) return std::nullopt;
+  char* end = nullptr;
+  const double t = std::strtod(v, &end);
+  if (end == v || *end || !(t > 0) || !std::isfinite(t))
+    throw error(errc::invalid_argument, "WGPRIM_TIMEOUT_S must be a positive number");
+  return t;
+}
+
+bool immediates_off() { return is_zero("WGPRIM_IMMEDIATES"); }
+bool mapped_result_off() { return is_zero("WGPRIM_MAPPED_RESULT"); }
+
+std::optional<double> mpi_timeout_s() {
+  const char* v = get("WGPRIM_MPI_TIMEOUT_S");
+  if (!v) return std::nullopt;
+  char* end = nullptr;
+  const double t = std::strtod(v, &end);
+  if (end != v && *end == 0 && t >= 0) return t;
+  return std::nullopt;
+}
+
+unsigned onesweep_wg() {
+  const char* e = get("WGPRIM_ONESWEEP_WG");
+  if (!e || !*e || std::string(e) == "0") return 0;
+  const std::string v = e;
+  if (v == "256") return 256;
+  if (v == "512") return 512;
+  throw error(errc::invalid_argument, "WGPRIM_ONESWEEP_WG must be 256 or 512");
+}
+
+const char* system(const char* name) { return get(name); }
+
+}  // namespace wgprim::detail::env

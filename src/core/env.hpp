@@ -1,0 +1,32 @@
+// Every environment variable the library reads is read here, and nowhere else; docs/cli.md ("Environment
+// variables") is their table. The command line reads none of its own (its options serve), and the test hooks of
+// the MPI tests are compiled into the test build of the command only (tools/cli/test_hooks.cpp).
+#pragma once
+#include <optional>
+#include <string>
+
+namespace wgprim::detail::env {
+
+/// WGPRIM_ADAPTER: the adapter a context opens when none is named ("" when unset).
+std::string adapter();
+/// WGPRIM_BACKENDS=all: let the GL backend's adapters in (Vulkan, Metal and D3D12 only otherwise).
+bool all_backends();
+/// WGPRIM_TIMEOUT_S: the longest wait on the GPU, overriding context_options::timeout_s; throws
+/// errc::invalid_argument when it is set to anything but a positive number.
+std::optional<double> timeout_s();
+/// WGPRIM_IMMEDIATES=0: kernel parameters through a uniform ring instead of immediates (for comparison).
+bool immediates_off();
+/// WGPRIM_MAPPED_RESULT=0: a reduce's result through a staging copy instead of a buffer the host maps.
+bool mapped_result_off();
+/// WGPRIM_MPI_TIMEOUT_S: the MPI watchdog's longest time in one collective; a value that is not a number >= 0 is
+/// ignored (nullopt).
+std::optional<double> mpi_timeout_s();
+
+/// WGPRIM_ONESWEEP_WG=256|512: the onesweep sort's workgroup size instead of its policy's (A/B runs, tests); 0 when
+/// unset or "0"; throws errc::invalid_argument for any other value.
+unsigned onesweep_wg();
+
+/// A variable of the system, not wgprim's (XDG_RUNTIME_DIR, the MPI launchers' OMPI_* and PMI_*): nullptr when unset.
+const char* system(const char* name);
+
+}  // namespace wgprim::detail::env

@@ -1,0 +1,125 @@
+#include "util.hpp"
+
+#include <fmt/format.h>
+#include <sys/stat.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <utility>
+#include <vector>
+
+#include "wgprim/error.hpp"
+#include "wgprim/io.hpp"
+
+using namespace wgprim;
+
+std::string with_commas(double v, int decimals) {
+  std::string s = fmt::format("{:.{}f}", std::fabs(v), decimals);
+  auto dot = s.find('.');
+  std::string head = s.substr(0, dot), tail = dot == std::string::npos ? "" : s.substr(dot);
+  std::string out;
+  for (std::size_t i = 0; i < head.size(); ++i) {
+    if (i && (head.size() - i) % 3 == 0) out += ',';
+    out += head[i];
+  }
+  return (v < 0 ? "-" : "") + out + tail;
+}
+
+std::string round_trip_text(double v, bool is_f32) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  if (v == 0) return std::signbit(v) ? "-0" : "0";
+  char buf[64];
+  int prec = 1;
+  for (; prec < 17; ++prec) {
+    std::snprintf(buf, sizeof buf, "%.*g", prec, v);
+    if (is_f32 ? std::strtof(buf, nullptr) == static_cast<float>(v) : std::strtod(buf, nullptr) == v) break;
+  }
+  std::snprintf(buf, sizeof buf, "%.*e", prec - 1, v);
+  const int exponent = std::atoi(std::strchr(buf, 'e') + 1);  // of the shortest decimal, not of v
+  std::snprintf(buf, sizeof buf, "%.*g", prec, v);
+  if (exponent < -5 || exponent > 15) return buf;
+  return with_commas(v, std::max(0, prec - 1 - exponent));
+}
+
+void check_plot_path(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+    throw error(errc::invalid_argument, "--plot '" + path + "' is a directory; give a .png file name");
+  if (path.size() < 4 || path.compare(path.size() - 4, 4, ".png") != 0)
+    throw error(errc::invalid_argument, "--plot '" + path + "': the picture is a PNG; name it FILE.png");
+  io::check_writable(path, "bin");  // the folder exists and is writable (a PNG, checked as any file; issue 29 row 11)
+}
+
+std::string one_line(std::string s) {
+  for (char& ch : s)
+    if (ch == '\n' || ch == '\r') ch = ' ';
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s;
+}
+
+// An option given an empty value (`--segments ''`, `--transform ''`, `--range ''`) read as an option not given, and
+// the plain command ran with exit 0 (hostile pass, 2026-11-29): refused instead.
+void refuse_empty_values(const CLI::App& app) {
+  for (const CLI::App* s : app.get_subcommands())
+    for (const CLI::Option* o : s->get_options())
+      if (o->count() && o->get_type_size_max() != 0)
+        for (const std::string& r : o->results())
+          if (r.empty()) throw error(errc::invalid_argument, o->get_name() + " was given an empty value");
+}
+
+// Two outputs of one command naming one file (`--output s.npy --values-output s.npy`, both `-`) lost one of
+// them with exit 0 (issue 29, row 4): refused before any work. Every option whose name ends in "output", and --plot.
+void refuse_shared_outputs(const CLI::App& app) {
+  for (const CLI::App* s : app.get_subcommands()) {
+    std::vector<std::pair<std::string, std::string>> outs;
+    for (const CLI::Option* o : s->get_options()) {
+      const std::string name = o->get_name();
+      const bool is_output = name == "--plot" || (name.size() >= 6 && name.compare(name.size() - 6, 6, "output") == 0);
+      if (is_output && o->count())
+        for (const std::string& r : o->results()) outs.emplace_back(name, r);
+    }
+    io::check_distinct_outputs(outs);
+  }
+}
+
+buffer upload_words(context& ctx, const std::vector<std::uint32_t>& v) {
+  buffer b = ctx.create_buffer(std::max<std::size_t>(v.size(), 1) * 4);
+  if (!v.empty()) ctx.write(b, 0, v.data(), v.size() * 4);
+  return b;
+}
+
+std::vector<std::uint32_t> download_words(context& ctx, const buffer& b, std::size_t n) {
+  std::vector<std::uint32_t> v(n);
+  if (n) ctx.read(b, 0, v.data(), n * 4);
+  return v;
+}
+
+int finish_report(const nlohmann::json& j, bool as_json, const char* what) {
+  const std::size_t mism = j["mismatches"].get<std::size_t>();
+  if (as_json) {
+    std::cout << j.dump() << "\n";
+  } else {
+    // No segments ran no algorithm: that printed "(algorithm )" (issue 29 row 11).
+    const std::string alg = j["algorithm"].get<std::string>();
+    fmt::print("{} over {} {} values on {} ({})\n", what, j["n"].get<std::size_t>(), j["type"].get<std::string>(),
+               j["adapter"].get<std::string>(), alg.empty() ? "no segments: nothing ran" : "algorithm " + alg);
+    if (j.contains("segments")) fmt::print("  {} segments\n", j["segments"].get<std::size_t>());
+    if (j.contains("runs")) fmt::print("  {} runs\n", j["runs"].get<std::size_t>());
+    fmt::print("  {}\n", mism ? fmt::format("{} results differ from the CPU twin", mism)
+                              : std::string("every result matches the CPU twin"));
+    fmt::print("  {} time {:.3f} ms, upload {:.3f} ms, CPU loop {:.3f} ms\n",
+               j["adapter"].get<std::string>().rfind("native CPU", 0) == 0 ? "native" : "GPU",
+               j["gpu_ms"].get<double>(), j["upload_ms"].get<double>(), j["cpu_ms"].get<double>());
+  }
+  if (mism) {
+    std::cerr << "wgprim: error: " << mism << " results differ from the CPU twin\n";
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,57 @@
+// Small things every command uses: wall-clock milliseconds, number text, the checks of the whole command line.
+#pragma once
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "wgprim/wgprim.hpp"
+
+namespace CLI { class App; }
+
+/// Milliseconds of wall time since t0.
+inline double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/// |v| with `decimals` decimals and thousands separators ("1,234.5").
+std::string with_commas(double v, int decimals);
+
+/// A number with all the digits that make it read back the same (as a float when is_f32), in fixed notation with
+/// thousands separators where that is readable (1e-5 .. 1e15), else in exponent notation.
+std::string round_trip_text(double v, bool is_f32);
+
+/// --plot FILE.png: refused before any work when it is a folder or not a .png, or its folder is not writable.
+void check_plot_path(const std::string& path);
+
+/// CLI11's messages can span lines; ours are one.
+std::string one_line(std::string s);
+
+/// An option given an empty value (`--segments ''`) is refused, not read as an option not given.
+void refuse_empty_values(const CLI::App& app);
+
+/// Two outputs of one command naming one file are refused before any work (options ending in "output", --plot).
+void refuse_shared_outputs(const CLI::App& app);
+
+/// A device buffer holding `v` (at least 4 bytes, so that an empty array still binds).
+wgprim::buffer upload_words(wgprim::context& ctx, const std::vector<std::uint32_t>& v);
+/// The first n words of `b`.
+std::vector<std::uint32_t> download_words(wgprim::context& ctx, const wgprim::buffer& b, std::size_t n);
+
+/// Runs f `repeat` times; the median of st.gpu_ms after each run.
+template <class F>
+double timed_median(int repeat, wgprim::run_stats& st, F f) {
+  std::vector<double> t;
+  for (int r = 0; r < repeat; ++r) {
+    f();
+    t.push_back(st.gpu_ms);
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+/// The report of a run that counts mismatches (n, type, adapter, algorithm, segments or runs, mismatches, gpu_ms,
+/// upload_ms, cpu_ms): printed as JSON or as text about `what`; exit code 1 when a result differs from the CPU twin.
+int finish_report(const nlohmann::json& j, bool as_json, const char* what);
