@@ -205,7 +205,7 @@ std::uint32_t chain_mix(std::uint32_t x) {  // bench/cub/cub_bench.cu's mix, who
 }
 }  // namespace
 
-void add_chain_bench_cases(context& ctx, std::size_t n_max, const bench_filter& wants, std::vector<bench_case>& cases) {
+void add_chain_bench_cases(context& ctx, std::size_t n_max, const bench_wants& wants, std::vector<bench_case>& cases) {
   if (!wants("chain", "pipeline")) return;
   auto x = std::make_shared<buffer>(ctx.create_buffer(std::max<std::size_t>(n_max, 1) * 4));
   const std::size_t block = std::min<std::size_t>(n_max, std::size_t(1) << 22);
