@@ -66,6 +66,15 @@ want = sorted(x for x in xs if x < 100)
 assert got == want and j["result"] == len(want), (got[:10], want[:10])
 PY
 
+# Generated f32 and i32 data run as their own type (the chain is made for the input's type), with the twin's check.
+for t in f32 i32; do
+  for adapter in "" "--adapter cpu"; do
+    "$W" run 'select a > 0 | sort | unique | count' --generate uniform:5003 --type $t --json $adapter >"$T/r.json" 2>"$T/err" \
+      && python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["mismatches"] == 0 and j["type"] == sys.argv[2] and 0 < j["result"] <= 5003, j' "$T/r.json" $t \
+      && ok || bad "run --generate --type $t $adapter: $(cat "$T/err")"
+  done
+done
+
 expect_error "unknown stage" run 'select a > 1u | shuffle' --input "$T/x1.npy"
 expect_error "count not last" run 'count | unique' --input "$T/x1.npy"
 expect_error "bad predicate" run 'select a +' --input "$T/x1.npy"

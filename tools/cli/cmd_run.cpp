@@ -92,6 +92,17 @@ bool add_stage(pipeline& p, const std::string& text) {
                                       "[--descending], unique, count)");
 }
 
+// The chain over the input's words as the input's own element type (the pipeline checks the type it was made for).
+std::uint64_t run_as_type(pipeline& p, const io::array& a) {
+  const std::size_t n = a.bits.size();
+  const std::uint32_t* w = n ? a.bits.data() : nullptr;
+  switch (a.type) {
+    case dtype::f32: return p.run(host_span<const float>(reinterpret_cast<const float*>(w), n));
+    case dtype::i32: return p.run(host_span<const std::int32_t>(reinterpret_cast<const std::int32_t*>(w), n));
+    default: return p.run(host_span<const std::uint32_t>(w, n));
+  }
+}
+
 int run(const run_cli& c) {
   std::optional<dtype> t;
   if (!c.type.empty()) t = parse_dtype(c.type);
@@ -123,7 +134,7 @@ int run(const run_cli& c) {
   std::uint64_t result = 0, replay_kernels = 0;
   for (int r = 0; r < c.repeat; ++r) {
     const auto t0 = std::chrono::steady_clock::now();
-    result = p.run(a.bits.size() ? host_span<const std::uint32_t>(a.bits.data(), n) : host_span<const std::uint32_t>());
+    result = run_as_type(p, a);
     times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     if (r > 0) replay_kernels += p.kernels_created_last_run();
   }
