@@ -524,29 +524,8 @@ nb::object comparator_sort_py(const input& in, const std::string& less, opt_devi
   return out.finish();
 }
 
-/// A copy of a sorted by segments (CSR offsets: n_segments + 1), each segment on its own (segmented_sort).
-nb::object segmented_sort_py(const input& in, nb::handle offsets, const wgprim::sort_order& ord, opt_device device) {
-  const index_input off = as_index(offsets, "sort: offsets", false);
-  if (off.arr.n == 0)
-    throw wgprim::error(errc::invalid_argument, "sort: offsets needs at least one element (n_segments + 1)");
-  const device_ptr dev = pick_device({&in, &off.arr}, device);
-  const index_on_side side(off, bool(in.dev), dev, "sort: offsets");
-  result_1d out(in.dev, dev, in.type, in.n);
-  on_device(*dev, [&] {
-    visit(in.type, [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      if (in.dev) {
-        wgprim::copy(dev->ctx, dev_in<T>(in), out.dspan<T>());
-        wgprim::segmented_sort(dev->ctx, out.dspan<T>(), side.dspan(), ord);
-      } else {
-        const wgprim::host_span<const T> x = host_in<T>(in);
-        std::copy(x.data(), x.data() + in.n, out.hspan<T>().data());
-        wgprim::segmented_sort(dev->ctx, out.hspan<T>(), side.hspan(), ord);
-      }
-    });
-  });
-  return out.finish();
-}
+// A copy of a sorted by segments (defined below, after the index inputs it takes).
+nb::object segmented_sort_py(const input& in, nb::handle offsets, const wgprim::sort_order& ord, opt_device device);
 
 nb::object sort(nb::handle a, bool descending, unsigned begin_bit, std::optional<unsigned> end_bit,
                 nb::handle offsets, std::optional<std::string> less, opt_device device) {
@@ -707,6 +686,31 @@ struct index_on_side {
     return {static_cast<const std::uint32_t*>(src->data), src->n};
   }
 };
+
+/// A copy of a sorted by segments (CSR offsets: n_segments + 1), each segment on its own (segmented_sort).
+nb::object segmented_sort_py(const input& in, nb::handle offsets, const wgprim::sort_order& ord, opt_device device) {
+  const index_input off = as_index(offsets, "sort: offsets", false);
+  if (off.arr.n == 0)
+    throw wgprim::error(errc::invalid_argument, "sort: offsets needs at least one element (n_segments + 1)");
+  const device_ptr dev = pick_device({&in, &off.arr}, device);
+  const index_on_side side(off, bool(in.dev), dev, "sort: offsets");
+  result_1d out(in.dev, dev, in.type, in.n);
+  on_device(*dev, [&] {
+    visit(in.type, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if (in.dev) {
+        wgprim::copy(dev->ctx, dev_in<T>(in), out.dspan<T>());
+        wgprim::segmented_sort(dev->ctx, out.dspan<T>(), side.dspan(), ord);
+      } else {
+        const wgprim::host_span<const T> x = host_in<T>(in);
+        std::copy(x.data(), x.data() + in.n, out.hspan<T>().data());
+        wgprim::segmented_sort(dev->ctx, out.hspan<T>(), side.hspan(), ord);
+      }
+    });
+  });
+  return out.finish();
+}
+
 
 /// a[condition]: condition is a predicate expression in `a` ("a > 0") or a mask of a's shape (bool, or integer:
 /// nonzero keeps). The kept elements, in order, flattened in C order as NumPy's a[mask].
