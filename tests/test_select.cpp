@@ -421,8 +421,10 @@ TEST(Select, PredicateFrontEnd) {
   EXPECT_NE(ne.wgsl_expression().find("wgprim_f32_ne"), std::string::npos);
   bound_predicate div(predicate::expr("a / 0 == a && a % 0 == 0"), dtype::i32);  // WGSL: x / 0 = x, x % 0 = 0
   EXPECT_TRUE(div(static_cast<std::uint32_t>(-7)));
-  bound_predicate u(predicate::expr("(a >> 33u) == (a >> 1u)"), dtype::u32);  // shifts modulo 32
+  // A run-time shift count is taken modulo 32 (as on the GPU); a constant one of 32 or more is refused, as WGSL does.
+  bound_predicate u(predicate::expr("(a >> ((a & 0u) + 33u)) == (a >> 1u)"), dtype::u32);
   EXPECT_TRUE(u(12345u));
+  EXPECT_THROW(bound_predicate(predicate::expr("(a >> 33u) == (a >> 1u)"), dtype::u32), wgprim::error);
   // GPU and CPU agree on the same predicates.
   std::vector<std::uint32_t> x = {to_bits(nan), to_bits(0.5f), to_bits(-1.0f), to_bits(2.0f), to_bits(-0.0f)};
   check(ctx(), what::select_if, dtype::f32, x, x.size(), nullptr, "a != 0.5");

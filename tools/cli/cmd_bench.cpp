@@ -565,7 +565,8 @@ command add_bench_command(CLI::App& app) {
   bench->add_option("--primitives", ba->primitives,
                     "all, or a comma-separated list of exact names: reduce, inclusive_scan, exclusive_scan, select_if, "
                     "select_flagged, partition_if, unique, sort_keys, sort_pairs, arg_max, transform_reduce, "
-                    "histogram_even, segmented_reduce, segmented_scan, reduce_by_key, run_length_encode, copy");
+                    "histogram_even, segmented_reduce, segmented_scan, segmented_sort_keys, reduce_by_key, "
+                    "run_length_encode, chain, copy");
   bench->add_option("--algorithm", ba->algorithm, "only this algorithm (the copy kernel always runs)");
   bench->add_option("--output", ba->output, "also write the JSON to this file");
   bench->add_flag("--accuracy", ba->accuracy, "f32 sum accuracy table: ulps and speed of every accuracy mode");
