@@ -99,7 +99,7 @@ void check_compactions(context& c, dtype t) {
         ASSERT_EQ(kept.read(), want.first);
         std::vector<T> got = out.to_host();
         std::vector<std::uint32_t> bits(want.second.size());
-        std::memcpy(bits.data(), got.data(), bits.size() * 4);
+        if (!bits.empty()) std::memcpy(bits.data(), got.data(), bits.size() * 4);  // (no null pointer to memcpy)
         ASSERT_EQ(bits, want.second);
       }
 }
