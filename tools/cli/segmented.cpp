@@ -300,40 +300,25 @@ void add_hist_bench_cases(context& ctx, std::size_t n_max, std::vector<bench_cas
     ctx.read(b, 0, &w, 4);
   };
   auto runs = std::make_shared<buffer>(ctx.create_buffer(16));  // reduce_by_key's run count (recorded calls)
-  if (wants("histogram_even", "atomic")) {
-    auto counts = std::make_shared<buffer>(ctx.create_buffer(256 * 4));
-    cases.push_back({"histogram_even", "atomic", "f32", "256 bins", 4, [&ctx, floats, counts](std::size_t n) {
+  // histogram_even over [-500, 500) with 256 bins (the privatised shape) and 4096 bins (the CUB rows' two ops)
+  for (const std::uint32_t bins : {256u, 4096u}) {
+    if (!wants("histogram_even", "atomic")) break;
+    auto counts = std::make_shared<buffer>(ctx.create_buffer(bins * 4));
+    cases.push_back({"histogram_even", "atomic", "f32", std::to_string(bins) + " bins", 4,
+                     [&ctx, floats, counts, bins](std::size_t n) {
                        run_stats st;
                        run_options ro;
                        ro.stats = &st;
-                       histogram_even(ctx, floats(), n, dtype::f32, *counts, 256, -500.0, 500.0, ro);
+                       histogram_even(ctx, floats(), n, dtype::f32, *counts, bins, -500.0, 500.0, ro);
                        return st.gpu_ms;
                      }});
-    cases.back().call = [&ctx, floats, counts, first_word](std::size_t n) {
-      histogram_even(ctx, floats(), n, dtype::f32, *counts, 256, -500.0, 500.0);
+    cases.back().call = [&ctx, floats, counts, first_word, bins](std::size_t n) {
+      histogram_even(ctx, floats(), n, dtype::f32, *counts, bins, -500.0, 500.0);
       first_word(*counts);
     };
-    cases.back().record = [&ctx, floats, counts](WGPUCommandEncoder enc, std::size_t n) {
-      histogram_even(ctx, enc, device_span<const float>(floats(), 0, n), device_span<std::uint32_t>(*counts, 0, 256),
-                     256, -500.0, 500.0);
-    };
-  }
-  if (wants("histogram_even", "atomic")) {
-    auto counts = std::make_shared<buffer>(ctx.create_buffer(4096 * 4));
-    cases.push_back({"histogram_even", "atomic", "f32", "4096 bins", 4, [&ctx, floats, counts](std::size_t n) {
-                       run_stats st;
-                       run_options ro;
-                       ro.stats = &st;
-                       histogram_even(ctx, floats(), n, dtype::f32, *counts, 4096, -500.0, 500.0, ro);
-                       return st.gpu_ms;
-                     }});
-    cases.back().call = [&ctx, floats, counts, first_word](std::size_t n) {
-      histogram_even(ctx, floats(), n, dtype::f32, *counts, 4096, -500.0, 500.0);
-      first_word(*counts);
-    };
-    cases.back().record = [&ctx, floats, counts](WGPUCommandEncoder enc, std::size_t n) {
-      histogram_even(ctx, enc, device_span<const float>(floats(), 0, n), device_span<std::uint32_t>(*counts, 0, 4096),
-                     4096, -500.0, 500.0);
+    cases.back().record = [&ctx, floats, counts, bins](WGPUCommandEncoder enc, std::size_t n) {
+      histogram_even(ctx, enc, device_span<const float>(floats(), 0, n), device_span<std::uint32_t>(*counts, 0, bins),
+                     bins, -500.0, 500.0);
     };
   }
   // Segmented reduce and scan with segments of 1,000 (the CUB row: op "sum"), of 4 ("sum, segments of 4") and one
