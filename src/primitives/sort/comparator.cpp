@@ -148,15 +148,8 @@ void comparator_sort_run(context& ctx, const range_ref& keys, const range_ref* v
   const double upload_ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
 
   recorder rec(ctx, opt.timestamps || opt.stats != nullptr);
-  auto bindable = [&](device_view& v, bindable_output& o) {
-    const device_view v0 = v;
-    o = bindable_output_of(rec, v);
-    if (o.temp) rec.copy_raw(v0.buf, v0.offset, o.view.buf, o.view.offset, v0.bytes());
-    v = o.view;
-  };
-  bindable_output ok, ov;
-  bindable(kv, ok);
-  if (pairs) bindable(vv, ov);
+  bindable_output ok = bindable_in_place(rec, kv), ov;
+  if (pairs) ov = bindable_in_place(rec, vv);
   key_compare c;
   c.less = &prog;
   c.type = key_type;

@@ -299,15 +299,8 @@ void segmented_sort_run(context& ctx, const range_ref& keys, const range_ref* va
 
   recorder rec(ctx, opt.timestamps || opt.stats != nullptr);
   // In place: an unaligned view is sorted in an aligned temporary, copied in first and back at the end.
-  auto bindable = [&](device_view& v, bindable_output& o) {
-    const device_view v0 = v;
-    o = bindable_output_of(rec, v);
-    if (o.temp) rec.copy_raw(v0.buf, v0.offset, o.view.buf, o.view.offset, v0.bytes());
-    v = o.view;
-  };
-  bindable_output ok, ov;
-  bindable(kv, ok);
-  if (pairs) bindable(vv, ov);
+  bindable_output ok = bindable_in_place(rec, kv), ov;
+  if (pairs) ov = bindable_in_place(rec, vv);
   key_compare c;
   c.kind = kind;
   c.ord = so.direction;
@@ -367,6 +360,14 @@ void segmented_sort_run(context& ctx, const range_ref& keys, const range_ref* va
     ctx.read(up_k, 0, keys.host_out, n * 4);
     if (pairs) ctx.read(up_v, 0, vals->host_out, n * 4);
   }
+}
+
+bindable_output bindable_in_place(recorder& rec, device_view& v) {
+  const device_view v0 = v;
+  bindable_output o = bindable_output_of(rec, v);
+  if (o.temp) rec.copy_raw(v0.buf, v0.offset, o.view.buf, o.view.offset, v0.bytes());
+  v = o.view;
+  return o;
 }
 
 }  // namespace wgprim::detail

@@ -87,6 +87,10 @@ std::unique_ptr<sort_algorithm> make_sort_onesweep(recorder& rec, const sort_arg
 class expr_program;
 /// How the segment kernels (shaders/sort/segmented.wgsl) and the level merge (merge_level.wgsl) compare 32-bit
 /// keys: on the radix sort's transformed bits (kind, order, bits), or by a comparator expression over `type`.
+// An operand sorted in place (segmented and comparator sorts): where `v` cannot be bound, the passes work in an
+// aligned temporary that starts as a recorded copy of `v`; finish() copies it back. `v` becomes what to bind.
+bindable_output bindable_in_place(recorder& rec, device_view& v);
+
 struct key_compare {
   sort_key_kind kind = sort_key_kind::unsigned_int;
   order ord = order::ascending;
