@@ -173,7 +173,7 @@ grep -q "takes integers" "$T/err" && ok || bad "row11_f32_offsets message: $(cat
 # --- row 11 (shift typing): `a << 1u` over i32 was refused and `a >> -1` accepted. A shift count is a u32 as in WGSL
 # (an unsuffixed literal count is u32 whatever the shifted type); a constant count that is negative or not below 32
 # is refused with the same one line on the native backend, a WebGPU adapter, --adapters and under mpirun.
-gpu_adapter=${WGPRIM_ADAPTER:-llvmpipe}  # a WebGPU adapter (lavapipe in CI)
+gpu_adapter=${WGPRIM_ADAPTER:-#0}  # a WebGPU adapter: the one named, else the best (#0; lavapipe in CI)
 for how in "--adapter cpu" "--adapter $gpu_adapter"; do
   "$W" reduce --generate orders:1000 --type i32 --op 'a + (b << 0u)' --identity 0 $how >/dev/null 2>"$T/err" \
     && ok || bad "row11_shift_u32_count_over_i32 ($how): $(cat "$T/err")"

@@ -9,11 +9,15 @@
 //     head; a sequential pass over blocks combines those parts into the runs they continue (left to right, so
 //     the operator need not commute).
 // Operators: typed loops with monoid::combine's exact semantics (with_exact_op), custom ones through combine.
+// f32 sums keep their running value in a double and round once per output (acc_t): a loop that rounds every step
+// errs by up to (length - 1) ulps of the running sum, more than the GPU's tree-shaped tiles; the H200 host's
+// 2-million-case soak found 194 segment sums past the tree bound before this.
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/parallel_for.h>
 
 #include <chrono>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "core/host_checks.hpp"
@@ -28,6 +32,15 @@ namespace {
 constexpr std::size_t block = std::size_t(1) << 16;
 using clock_type = std::chrono::steady_clock;
 
+// The running value of a sequential loop under Op: a double for f32 sums, else the element type.
+template <class Op>
+using acc_t = std::conditional_t<std::is_same_v<Op, op_sum_f>, double, typename Op::T>;
+template <class Op, class A>
+A fold(const Op& op, A a, A b) {
+  if constexpr (std::is_same_v<A, double>) return a + b;
+  else return op(a, b);
+}
+
 double ms_since(clock_type::time_point t0) {
   return std::chrono::duration<double, std::milli>(clock_type::now() - t0).count();
 }
@@ -36,50 +49,52 @@ template <class Op>
 void segmented_scan_typed(const std::uint32_t* xb, std::size_t n, const unsigned char* start, std::uint32_t* yb,
                           const Op& op, bool exclusive) {
   using T = typename Op::T;
+  using A = acc_t<Op>;
   const T* x = reinterpret_cast<const T*>(xb);
   T* y = reinterpret_cast<T*>(yb);
   const std::size_t blocks = (n + block - 1) / block;
   // Pass 1: each block's tail (from its last start, or the whole block) and whether it has a start.
-  std::vector<T> tail(blocks);
+  std::vector<A> tail(blocks);
   std::vector<unsigned char> has_start(blocks, 0);
   auto tails = [&](std::size_t b) {
     const std::size_t lo = b * block, hi = std::min(n, lo + block);
-    T acc = x[lo];
+    A acc = x[lo];
     bool any = start[lo];
     for (std::size_t i = lo + 1; i < hi; ++i) {
       if (start[i]) {
         acc = x[i];
         any = true;
       } else {
-        acc = op(acc, x[i]);
+        acc = fold(op, acc, A(x[i]));
       }
     }
     tail[b] = acc;
     has_start[b] = any;
   };
   // The carry into each block: nothing into block 0 (element 0 starts a group).
-  std::vector<T> carry(blocks);
+  std::vector<A> carry(blocks);
   if (blocks > 1) {
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, blocks - 1, 1), [&](const tbb::blocked_range<std::size_t>& r) {
       for (std::size_t b = r.begin(); b != r.end(); ++b) tails(b);
     });
     carry[1] = tail[0];
-    for (std::size_t b = 1; b + 1 < blocks; ++b) carry[b + 1] = has_start[b] ? tail[b] : op(carry[b], tail[b]);
+    for (std::size_t b = 1; b + 1 < blocks; ++b) carry[b + 1] = has_start[b] ? tail[b] : fold(op, carry[b], tail[b]);
   }
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, blocks, 1), [&](const tbb::blocked_range<std::size_t>& r) {
     for (std::size_t b = r.begin(); b != r.end(); ++b) {
       const std::size_t lo = b * block, hi = std::min(n, lo + block);
       bool open = b > 0;  // a group continues into this block
-      T acc = carry[b];
+      A acc = carry[b];
       for (std::size_t i = lo; i < hi; ++i) {
-        const T v = x[i];
+        const A v = x[i];
         if (start[i] || !open) {
-          y[i] = exclusive ? op.id() : v;
+          y[i] = exclusive ? op.id() : x[i];
           acc = v;
           open = true;
         } else {
-          y[i] = exclusive ? acc : op(acc, v);
-          acc = op(acc, v);
+          const A next = fold(op, acc, v);
+          y[i] = static_cast<T>(exclusive ? acc : next);
+          acc = next;
         }
       }
     }
@@ -96,9 +111,9 @@ typename Op::T segment_reduce(const typename Op::T* x, std::size_t b, std::size_
                         e - b - 1, [&](std::size_t f, std::size_t c) { return lanes16(x + b + 1 + f, c, op); },
                         [&](T l, T r) { return op(l, r); }));
   }
-  T acc = x[b];
-  for (std::size_t i = b + 1; i < e; ++i) acc = op(acc, x[i]);
-  return acc;
+  acc_t<Op> acc = x[b];
+  for (std::size_t i = b + 1; i < e; ++i) acc = fold(op, acc, acc_t<Op>(x[i]));
+  return static_cast<T>(acc);
 }
 
 template <class Op>
@@ -172,6 +187,7 @@ template <class Op>
 std::uint64_t by_key_typed(const std::uint32_t* keys, dtype kt, const std::uint32_t* vb, std::size_t n,
                            std::uint32_t* uk, std::uint32_t* sb, std::size_t capacity, const Op& op, const char* what) {
   using T = typename Op::T;
+  using A = acc_t<Op>;
   const T* v = reinterpret_cast<const T*>(vb);
   T* sums = reinterpret_cast<T*>(sb);
   auto value = [&](std::size_t i) -> T {
@@ -205,17 +221,17 @@ std::uint64_t by_key_typed(const std::uint32_t* keys, dtype kt, const std::uint3
       const std::size_t lo = b * block, hi = std::min(n, lo + block);
       std::size_t i = lo;
       if (!head(lo)) {
-        T acc = value(lo);
-        for (++i; i < hi && !head(i); ++i) acc = op(acc, value(i));
-        lead[b] = acc;
+        A acc = value(lo);
+        for (++i; i < hi && !head(i); ++i) acc = fold(op, acc, A(value(i)));
+        lead[b] = static_cast<T>(acc);
         has_lead[b] = 1;
       }
       std::uint64_t run = runs_before[b];
       while (i < hi) {
         uk[run] = keys[i];  // the run's first key
-        T acc = value(i);
-        for (++i; i < hi && !head(i); ++i) acc = op(acc, value(i));
-        sums[run++] = acc;
+        A acc = value(i);
+        for (++i; i < hi && !head(i); ++i) acc = fold(op, acc, A(value(i)));
+        sums[run++] = static_cast<T>(acc);
       }
     }
   });
