@@ -90,9 +90,21 @@ OP_ALIASES = {
 TYPE_ALIASES = {("segmented_scan", "f32"): "u32"}
 
 
+def cub_prim(r):
+    """The CUB primitive a wgprim record compares with (the comparator and segmented sorts have their own)."""
+    prim, alg = r.get("primitive"), r.get("algorithm", "") or ""
+    if prim == "sort_keys" and alg == "merge":
+        return "merge_sort"
+    return "segmented_sort" if prim == "segmented_sort_keys" else prim
+
+
 def cub_op(r):
     """The CUB op a wgprim record compares with (sorts: by the algorithm's bit-range suffix)."""
     prim, op, alg = r.get("primitive"), r.get("op", "-"), r.get("algorithm", "") or ""
+    if prim == "sort_keys" and alg == "merge":
+        return op[len("less: "):] if op.startswith("less: ") else op
+    if prim == "segmented_sort_keys":
+        return "ascending, " + op
     if prim in ("sort_keys", "sort_pairs"):
         base = "ascending, bits 0:16" if alg.endswith("bits0:16") else "ascending"
         return base + (", u32 values" if prim == "sort_pairs" else "")
@@ -111,7 +123,7 @@ def build_rows(wgprim, cub, floor_rec):
         cub_by[(r.get("primitive"), r.get("type"), r.get("n"))].append(r)
 
     def cub_for(r):
-        prim, typ, op = r.get("primitive"), r.get("type"), r.get("op", "-")
+        prim, typ, op = cub_prim(r), r.get("type"), r.get("op", "-")
         typ = TYPE_ALIASES.get((prim, typ), typ)
         op = cub_op(r)
         cands = cub_by.get((prim, typ, r.get("n")), [])
@@ -222,6 +234,10 @@ def self_test():
          "call_ms": 0.05, "batched_ms": 0.01, "gpu_ms": 0.005},
         {"primitive": "inclusive_scan", "algorithm": "decoupled", "type": "u32", "op": "sum", "n": 2048,
          "call_ms": 0.08, "batched_ms": 0.0, "gpu_ms": 0.01},  # a zero time is treated as missing
+        {"primitive": "sort_keys", "algorithm": "merge", "type": "u32", "op": "less: a > b", "n": 1024,
+         "call_ms": 0.2, "batched_ms": 0.1, "gpu_ms": 0.05},  # CUB's merge_sort row
+        {"primitive": "segmented_sort_keys", "algorithm": "segmented", "type": "u32", "op": "segments of 16",
+         "n": 1024, "call_ms": 0.1, "batched_ms": 0.05, "gpu_ms": 0.02},  # CUB's segmented_sort row
     ]}
     cub_lines = [
         {"adapter": "Fake GPU", "backend": "cuda", "timer": "wall and cuda-events", "k": 50, "reps": 7},
@@ -237,6 +253,12 @@ def self_test():
          "call_ms": 0.04, "batched_ms": 0.01, "gpu_ms": 0.02},
         {"primitive": "sort_keys", "algorithm": "cub", "type": "u32", "op": "ascending", "n": 1024,
          "call_ms": 0.03, "batched_ms": 0.02, "gpu_ms": 0.015},
+        {"primitive": "merge_sort", "algorithm": "cub", "type": "u32", "op": "a > b", "n": 1024,
+         "call_ms": 0.1, "batched_ms": 0.05, "gpu_ms": 0.05},
+        {"primitive": "segmented_sort", "algorithm": "cub", "type": "u32", "op": "ascending, segments of 1000",
+         "n": 1024, "call_ms": 0.3, "batched_ms": 0.3, "gpu_ms": 0.3},
+        {"primitive": "segmented_sort", "algorithm": "cub", "type": "u32", "op": "ascending, segments of 16",
+         "n": 1024, "call_ms": 0.05, "batched_ms": 0.1, "gpu_ms": 0.01},
     ]
     floor_lines = [
         {"adapter": "Fake GPU", "wgpu_native": "29.0.1.1", "calls": 500},
@@ -285,7 +307,10 @@ def self_test():
         expect("scan call ratio", scan["ratio_call_ms"], 0.5)
         expect("CUB-only sort row", by[("sort_keys", "u32", "ascending", 1024, None)]["cub_call_ms"], 0.03)
         expect("CUB-only memcpy row", by[("memcpy", "u32", "cudaMemcpyDeviceToDevice", 1024, None)]["cub_gpu_ms"], 0.01)
-        expect("rows", len(rows), 7)
+        expect("merge sort matched to CUB's merge_sort", by[("sort_keys", "u32", "less: a > b", 1024, "merge")]["ratio_call_ms"], 0.5)
+        seg = by[("segmented_sort_keys", "u32", "segments of 16", 1024, "segmented")]
+        expect("segmented sort matched by segment length", seg["ratio_batched_ms"], 2.0)
+        expect("rows", len(rows), 10)
         ns.floor_name = "dispatch_read_spin"
         rows = run(ns, out)
         fast = [r for r in rows if r["algorithm"] == "fast" and r["op"] == "sum"][0]

@@ -380,9 +380,10 @@ void add_sort_extra_cases(context& ctx, std::size_t n_max, const bench_wants& wa
   if (wants("sort_keys", "merge")) {
     auto go = [&ctx, prepare](std::size_t n, run_options ro) {
       buffer& k = prepare(n);
-      sort_less_bits(ctx, k, n, dtype::u32, comparator::expr("a < b"), nullptr, ro);
+      sort_less_bits(ctx, k, n, dtype::u32, comparator::expr("a > b"), nullptr, ro);
     };
-    bench_case c{"sort_keys", "merge", "u32", "less: a < b", 8.0, nullptr, nullptr, nullptr};
+    // descending, as CUB's anchor (DeviceMergeSort with a > b)
+    bench_case c{"sort_keys", "merge", "u32", "less: a > b", 8.0, nullptr, nullptr, nullptr};
     c.run = [go](std::size_t n) {
       run_stats st;
       run_options ro;
