@@ -3,6 +3,7 @@
 # the default) against counters (each subgroup's digit masks set with atomicOr in workgroup memory). Per variant:
 # u32 and f32 keys at 2^24 and 2^28, per-phase GPU times (7 repeats), then the sort test suites on both variants.
 # Run from the repository root on the device machine: outputs in $OUT (ab_rank.jsonl, tests_<variant>.txt, env.txt).
+# KS="24 28" (the sizes' log2) and CHECK_N (the checked runs' size) may be lowered for a dry run on a CPU adapter.
 set -u
 . devbuild/setup.sh
 OUT=${OUT:-$PWD/ab_rank_out}
@@ -14,10 +15,10 @@ print(json.dumps({"rank":sys.argv[1],"type":sys.argv[2],"n":d["n"],"gpu_ms":d["g
                   "phases":[(p["phase"],round(p["gpu_ms"],4)) for p in d.get("phases",[])]}))'
 {
 for rank in ballot counters; do
-  for k in 24 28; do
+  for k in ${KS:-24 28}; do
     for t in u32 f32; do
-      WGPRIM_ONESWEEP_RANK=$rank timeout 120 "$B/wgprim" sort --generate uniform:$((1<<k)) --type $t --phases \
-        --repeat 7 --no-check --json | python3 -c "$summary" $rank $t \
+      WGPRIM_ONESWEEP_RANK=$rank timeout 120 "$B/wgprim" sort --generate uniform:$((1<<k)) --type $t --algorithm onesweep \
+        --phases --repeat 7 --no-check --json | python3 -c "$summary" $rank $t \
         || echo "{\"rank\":\"$rank\",\"type\":\"$t\",\"k\":$k,\"failed\":true}"
     done
   done
@@ -25,8 +26,9 @@ done
 # Checked runs (the CPU twin compares every key): one size past many tiles per variant and type.
 for rank in ballot counters; do
   for t in u32 i32 f32; do
-    echo "== $rank $t 2^24+1 checked"
-    WGPRIM_ONESWEEP_RANK=$rank timeout 120 "$B/wgprim" sort --generate uniform:16777217 --type $t --repeat 2 2>&1 | tail -2
+    echo "== $rank $t ${CHECK_N:-16777217} checked"
+    WGPRIM_ONESWEEP_RANK=$rank timeout 120 "$B/wgprim" sort --generate uniform:${CHECK_N:-16777217} --type $t \
+      --algorithm onesweep --repeat 2 2>&1 | tail -2
   done
 done
 } > "$OUT/ab_rank.jsonl" 2>&1
