@@ -25,6 +25,10 @@ std::optional<double> mpi_timeout_s();
 /// WGPRIM_ONESWEEP_WG=256|512: the onesweep sort's workgroup size instead of its policy's (A/B runs, tests); 0 when
 /// unset or "0"; throws errc::invalid_argument for any other value.
 unsigned onesweep_wg();
+/// WGPRIM_ONESWEEP_RANK=ballot|counters: how the onesweep sort ranks a tile's keys (A/B runs, tests): true for
+/// counters (digit masks in workgroup memory), false when unset, empty or "ballot"; throws errc::invalid_argument for
+/// any other value.
+bool onesweep_rank_counters();
 
 /// A variable of the system, not wgprim's (XDG_RUNTIME_DIR, the MPI launchers' OMPI_* and PMI_*): nullptr when unset.
 const char* system(const char* name);
