@@ -35,7 +35,7 @@ done
 cat "$OUT/ab_rank.jsonl"
 # The sort suites (both variants): Sort.* holds the onesweep tests (OnesweepRankCounters forces counters itself).
 for rank in ballot counters; do
-  WGPRIM_ONESWEEP_RANK=$rank timeout 900 "$B/wgprim_tests" --gtest_filter='Sort.*:*Onesweep*:*Stress*' \
+  WGPRIM_ONESWEEP_RANK=$rank timeout 150 "$B/wgprim_tests" --gtest_filter='Sort.*:*Onesweep*:*Stress*' \
     > "$OUT/tests_$rank.txt" 2>&1
   echo "tests $rank: rc $? $(grep -E '^\[  (PASSED|FAILED)  \]' "$OUT/tests_$rank.txt" | tr '\n' ' ')"
 done
