@@ -81,13 +81,10 @@ void check_view_desc(const context& ctx, const view_desc& v, const char* what) {
 }
 
 view_desc bindable_view(recorder& rec, const view_desc& v, std::vector<buffer>& temps) {
+  using s = view_desc::source;
   view_desc out = v;
-  if (v.kind == view_desc::source::buffer || v.kind == view_desc::source::gather)
-    out.base = bindable_input(rec, v.base, temps);
-  if (v.kind == view_desc::source::gather || v.kind == view_desc::source::zip) {
-    if (v.kind == view_desc::source::zip) out.base = bindable_input(rec, v.base, temps);
-    out.index = bindable_input(rec, v.index, temps);
-  }
+  if (v.kind == s::buffer || v.kind == s::gather || v.kind == s::zip) out.base = bindable_input(rec, v.base, temps);
+  if (v.kind == s::gather || v.kind == s::zip) out.index = bindable_input(rec, v.index, temps);
   return out;
 }
 
