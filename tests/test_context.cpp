@@ -53,7 +53,7 @@ TEST(Context, BrokenShaderIsAShaderError) {
 // tile/load.wgsl's constants with no view (the input buffer itself): modules that import it need them.
 detail::wgsl_constants view_off() {
   return {{"VIEW_COUNTING", "false"}, {"VIEW_CONSTANT", "false"}, {"VIEW_GATHER", "false"}, {"VIEW_FLOAT", "false"},
-          {"VIEW_FUSED", "false"}};
+          {"VIEW_FUSED", "false"}, {"VIEW_ZIP", "false"}};
 }
 
 TEST(Context, ComposeKeepsOnlyTheChosenBranch) {
@@ -66,7 +66,7 @@ TEST(Context, ComposeKeepsOnlyTheChosenBranch) {
                                 {{"WG_SIZE", "256u"}, {"ITEMS", "4u"}, {"STAGED", "false"},
                                  {"RAKED", raked ? "true" : "false"}, {"WINDOW", "32u"}, {"STAGE_SIZE", "1u"},
                                  {"SUBGROUP_LOOKBACK", sub ? "true" : "false"}, no_view[0], no_view[1], no_view[2],
-                                 no_view[3], no_view[4]},
+                                 no_view[3], no_view[4], no_view[5]},
                                 {"shared/lanes_subgroup.wgsl"});
   };
   const std::string& plain = with(false, false);
@@ -141,7 +141,7 @@ TEST(Context, EveryComposedVariantCompiles) {
               {{"WG_SIZE", "256u"}, {"ITEMS", "4u"}, {"STAGED", name == "staged" ? "true" : "false"},
                {"RAKED", name == "raked" ? "true" : "false"}, {"WINDOW", "32u"}, {"STAGE_SIZE", "1024u"},
                {"SUBGROUP_LOOKBACK", sub ? "true" : "false"}, view_off()[0], view_off()[1], view_off()[2],
-               view_off()[3], view_off()[4]},
+               view_off()[3], view_off()[4], view_off()[5]},
               {lane});
           EXPECT_NO_THROW(detail::get_kernel(ctx(), sc, "scan",
                                              {slot::uniform, slot::storage_read, slot::storage_read,
