@@ -3,11 +3,8 @@
 #include "primitives/primitive.hpp"
 #include "wgprim/op.hpp"
 #include "wgprim/scan.hpp"
+#include "wgprim/exact.hpp"
 #include "wgprim/view.hpp"
-
-namespace wgprim {
-class superaccumulator;
-}
 
 namespace wgprim::detail {
 
