@@ -7,7 +7,7 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "native/backend.hpp"
+#include "core/backend_hooks.hpp"
 #include "core/env.hpp"
 #include "gpu/device_impl.hpp"
 #include "wgprim/testing.hpp"
@@ -280,10 +280,11 @@ namespace {
 void make_native(detail::context_impl& s) {
   s.native = true;
   s.info = adapter_info{};
-  s.info.name = detail::cpu_backend::adapter_name();
+  const detail::native_description d = detail::describe_native_backend();
+  s.info.name = d.name;
   s.info.vendor = "wgprim";
-  s.info.architecture = detail::cpu_backend::architecture();
-  s.info.driver = "oneTBB " + detail::cpu_backend::tbb_version();
+  s.info.architecture = d.architecture;
+  s.info.driver = d.driver;
   s.info.backend = "native";
   s.info.type = "cpu";
   s.info.kind = adapter_kind::cpu;
@@ -689,7 +690,7 @@ WGPUBuffer mapped_result(context& ctx, std::uint64_t bytes, std::uint64_t& size)
   return b;
 }
 
-bool lookback_stress(context& ctx) { return ctx.impl().lookback_stress; }
+bool lookback_stress(const context& ctx) { return ctx.impl().lookback_stress; }
 
 std::uint32_t next_epoch(context& ctx, const std::string& name, bool& restarted) {
   std::uint32_t& e = ctx.impl().epochs[name];

@@ -157,8 +157,7 @@ std::uint32_t next_epoch(context& ctx, const std::string& name, bool& restarted)
 /// (src/pipeline) creates none.
 std::uint64_t kernels_created(context& ctx);
 
-/// Whether testing::set_lookback_stress is on for this context.
-bool lookback_stress(context& ctx);
+// lookback_stress(ctx), the test hook: core/backend_hooks.hpp.
 
 /// Queues a write of host bytes into any buffer of the context's device (ordered before later submits).
 void wgpu_write(context& ctx, WGPUBuffer dst, std::uint64_t offset, const void* data, std::uint64_t bytes);

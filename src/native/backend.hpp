@@ -2,14 +2,15 @@
 // machines without a GPU, where running the WGSL on a CPU adapter (lavapipe) is slower than a plain loop.
 // A context runs it when context::backend() == backend_choice::native (see context_options::backend): its
 // buffers are host memory (buffer::host_data()), it has no WebGPU device, and each primitive's type-erased entry
-// point (detail::reduce_bits, detail::scan_run, detail::copy_run, ...) begins with
-//     if (cpu_backend::native(ctx)) return cpu_backend::<primitive>(...);
-// Adding a primitive: one function here, one file src/native/<primitive>.cpp, that one line in the
-// primitive's entry point, and the native context in its tests. Ranges arrive as the entry point got them
+// point (detail::reduce_run, detail::scan_run, detail::copy_run, ...) calls through the context's table of
+// operations (src/primitives/backend.hpp), whose native row (src/primitives/backends.cpp) lands here after the
+// algorithm name was checked against the registry. This folder includes src/core and the public headers only.
+// Adding a primitive: one function here, one file src/native/<primitive>.cpp, one row in the native table,
+// and the native context in its tests. Ranges arrive as the entry point got them
 // (device views of this context's host buffers, or the caller's host memory: no upload, no copy);
 // host_in()/host_out() turn them into pointers. Built-in operators get specialised loops (ops.hpp); custom
 // expressions run through the CPU twin's evaluator (monoid::combine), correct and slower.
-// This header stays free of TBB and webgpu.h: src/gpu/device.cpp includes it.
+// This header stays free of TBB and webgpu.h.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -35,10 +36,7 @@ namespace wgprim::detail::cpu_backend {
 
 inline bool native(const context& ctx) { return ctx.backend() == backend_choice::native; }
 
-/// "native CPU (oneTBB, N threads)": the adapter name a native context reports.
-std::string adapter_name();
-std::string architecture();  // the compiler's target ("x86-64 SSE2", "x86-64 AVX2", ...)
-std::string tbb_version();
+// The adapter a native context reports: describe_native_backend() (core/backend_hooks.hpp).
 /// Worker threads the backend uses (oneTBB's default concurrency: the cores this process may run on).
 unsigned threads();
 
@@ -53,6 +51,9 @@ superaccumulator exact_sum(context& ctx, const range_ref& in, const run_options&
 /// inclusive / exclusive scan with an optional init; in == out (in place) allowed, as on the GPU.
 void scan(context& ctx, const range_ref& in, const range_ref& out, const monoid& m, scan_kind kind,
           const std::uint32_t* init, const run_options& opt);
+/// The exact (accuracy::reproducible) f32 sum scan started from a whole accumulator `carry` (dist::scan's carry).
+void scan_exact_carry(context& ctx, const range_ref& in, const range_ref& out, scan_kind kind,
+                      const superaccumulator& carry, const run_options& opt);
 /// copy between two device ranges of one native context.
 void copy(context& ctx, const range_ref& in, const range_ref& out, const run_options& opt);
 /// arg-min / arg-max (NumPy's rules: the first NaN, else the first extreme); in.count > 0 (checked by the caller).
@@ -112,9 +113,6 @@ superaccumulator exact_sum_f32(const float* x, std::size_t n);
 /// argument in errors (a view of a WGPUBuffer wrapped with device_span::wrap has no host memory: unsupported).
 const std::uint32_t* host_in(const context& ctx, const range_ref& r, const char* what);
 std::uint32_t* host_out(const context& ctx, const range_ref& r, const char* what);
-/// Rejects a run_options::algorithm that no backend knows (any registered name of the primitive, or "native",
-/// runs the native code).
-void check_algorithm(const char* primitive, const std::string& requested);
 /// Fills run_options::stats: wall time of the work, algorithm name.
 void fill(const run_options& opt, double ms, const std::string& algorithm);
 

@@ -3,18 +3,16 @@
 #include <oneapi/tbb/info.h>
 #include <oneapi/tbb/version.h>
 
+#include "core/backend_hooks.hpp"
+#include "core/views.hpp"
 #include "native/backend.hpp"
-#include "primitives/primitive.hpp"
 #include "wgprim/error.hpp"
 
 namespace wgprim::detail::cpu_backend {
 
 unsigned threads() { return static_cast<unsigned>(tbb::info::default_concurrency()); }
 
-std::string adapter_name() {
-  return "native CPU (oneTBB, " + std::to_string(threads()) + (threads() == 1 ? " thread)" : " threads)");
-}
-
+namespace {
 std::string architecture() {
 #if defined(__AVX512F__)
   return "x86-64 AVX-512";
@@ -28,8 +26,7 @@ std::string architecture() {
   return "generic";
 #endif
 }
-
-std::string tbb_version() { return TBB_VERSION_STRING; }
+}  // namespace
 
 namespace {
 void check_host_view(const context& ctx, const range_ref& r, const char* what) {
@@ -53,18 +50,6 @@ std::uint32_t* host_out(const context& ctx, const range_ref& r, const char* what
   return reinterpret_cast<std::uint32_t*>(static_cast<char*>(r.view.host) + r.view.offset);
 }
 
-void check_algorithm(const char* primitive, const std::string& requested) {
-  if (requested.empty() || requested == "native") return;
-  std::string names;
-  for (const auto& a : algorithm_registry()) {
-    if (std::string(a.primitive) != primitive) continue;
-    if (requested == a.name) return;
-    names += ", " + std::string(a.name);
-  }
-  throw error(errc::invalid_argument, "unknown " + std::string(primitive) + " algorithm '" + requested +
-                                          "' (available: native" + names + ")");
-}
-
 void no_encoder(const char* primitive) {
   throw error(errc::unsupported, std::string(primitive) + " into a WGPUCommandEncoder needs a WebGPU context; this "
                                  "one runs the native CPU backend (call it without an encoder, or make the context "
@@ -80,3 +65,11 @@ void fill(const run_options& opt, double ms, const std::string& algorithm) {
 }
 
 }  // namespace wgprim::detail::cpu_backend
+
+namespace wgprim::detail {
+native_description describe_native_backend() {
+  const unsigned n = cpu_backend::threads();
+  return {"native CPU (oneTBB, " + std::to_string(n) + (n == 1 ? " thread)" : " threads)"), cpu_backend::architecture(),
+          std::string("oneTBB ") + TBB_VERSION_STRING};
+}
+}  // namespace wgprim::detail

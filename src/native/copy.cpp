@@ -6,7 +6,6 @@
 #include <cstring>
 
 #include "native/backend.hpp"
-#include "primitives/primitive.hpp"
 #include "wgprim/error.hpp"
 
 namespace wgprim::detail::cpu_backend {

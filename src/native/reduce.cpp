@@ -83,7 +83,6 @@ std::uint32_t transform_reduce_typed(const std::uint32_t* x, std::size_t n, cons
 
 std::uint32_t reduce(context& ctx, const range_ref& in, const monoid& m, const std::uint32_t* init,
                      const run_options& opt, const bound_transform* tr) {
-  check_algorithm("reduce", opt.algorithm);
   const bool f32_sum = m.is_sum() && m.type() == dtype::f32;
   if (tr) {
     check_transform_type(*tr, m.type());

@@ -20,9 +20,8 @@
 
 #include "native/backend.hpp"
 #include "native/loops.hpp"
-#include "primitives/scan/scan.hpp"
 #include "core/double_word.hpp"
-#include "gpu/gpu.hpp"
+#include "core/backend_hooks.hpp"
 #include "wgprim/error.hpp"
 #include "wgprim/exact.hpp"
 
@@ -274,7 +273,6 @@ void scan_with(const Op& op, bool commutes, const std::uint32_t* x, std::uint32_
 namespace {
 void scan_impl(context& ctx, const range_ref& in, const range_ref& out, const monoid& m, scan_kind kind,
                const std::uint32_t* init, const run_options& opt, const superaccumulator* carry) {
-  check_algorithm("scan", opt.algorithm);
   if (in.on_device != out.on_device)
     throw error(errc::invalid_argument, "scan: input and output must both be on the device or both on the host");
   if (in.count != out.count)

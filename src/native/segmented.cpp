@@ -134,7 +134,6 @@ void segmented_reduce_typed(const std::uint32_t* xb, const std::uint32_t* off, s
 void segmented_scan(context& ctx, const range_ref& in, const range_ref& offsets, const range_ref& out,
                     const monoid& m, scan_kind kind, const run_options& opt) {
   const char* what = "segmented scan";
-  check_algorithm("segmented_scan", opt.algorithm);
   const std::size_t n = in.count;
   const std::uint32_t* off = host_in(ctx, offsets, what);
   check_offsets_host(off, offsets.count, n, what);
@@ -161,7 +160,6 @@ void segmented_scan(context& ctx, const range_ref& in, const range_ref& offsets,
 void segmented_reduce(context& ctx, const range_ref& in, const range_ref& offsets, const range_ref& out,
                       const monoid& m, const run_options& opt) {
   const char* what = "segmented reduce";
-  check_algorithm("segmented_reduce", opt.algorithm);
   const std::uint32_t* off = host_in(ctx, offsets, what);
   check_offsets_host(off, offsets.count, in.count, what);
   const std::size_t segs = offsets.count - 1;
@@ -249,7 +247,6 @@ std::uint64_t reduce_by_key(context& ctx, const range_ref& keys, dtype key_type,
                             const range_ref& unique_keys, const range_ref& sums, const monoid& m,
                             const range_ref* runs_out, const run_options& opt) {
   const char* what = values ? "reduce_by_key" : "run_length_encode";
-  check_algorithm(what, opt.algorithm);
   const std::size_t n = keys.count;
   const std::uint32_t* k = host_in(ctx, keys, what);
   const std::uint32_t* v = values ? host_in(ctx, *values, what) : nullptr;

@@ -32,7 +32,6 @@ std::uint64_t select(context& ctx, const range_ref& in, const range_ref* flags, 
   const char* what = partition ? "partition" : mode == select_mode::unique ? "unique"
                                            : mode == select_mode::flags   ? "select_flagged"
                                                                           : "select_if";
-  check_algorithm("select", opt.algorithm);
   const std::size_t n = in.count;
   const std::uint32_t* x = host_in(ctx, in, what);
   const std::uint32_t* f = flags ? host_in(ctx, *flags, what) : nullptr;

@@ -156,7 +156,6 @@ void sort_typed(const std::uint32_t* ki, std::uint32_t* ko, const std::uint32_t*
 void sort(context& ctx, const range_ref& keys_in, const range_ref& keys_out, const range_ref* vals_in,
           const range_ref* vals_out, dtype key_type, order ord, unsigned begin_bit, unsigned end_bit,
           const run_options& opt) {
-  check_algorithm("sort", opt.algorithm);
   const bool pairs = vals_in && vals_out;
   const std::size_t n = keys_in.count;
   if (n > 0xffffffffull) throw error(errc::limit, "sort: at most 2^32 - 1 keys");
@@ -229,8 +228,6 @@ void segmented_typed(std::uint32_t* k, std::uint32_t* v, const std::uint32_t* of
 void segmented_sort(context& ctx, const range_ref& keys, const range_ref* vals, const std::uint32_t* off,
                     std::uint64_t segs, dtype key_type, order ord, unsigned begin_bit, unsigned end_bit,
                     const run_options& opt) {
-  if (!opt.algorithm.empty() && opt.algorithm != "segmented")
-    throw error(errc::invalid_argument, "segmented sort: unknown algorithm '" + opt.algorithm + "' (segmented)");
   std::uint32_t* k = host_out(ctx, keys, "segmented sort keys");
   std::uint32_t* v = vals ? host_out(ctx, *vals, "segmented sort values") : nullptr;
   const std::size_t n = keys.count;
@@ -245,8 +242,6 @@ void segmented_sort(context& ctx, const range_ref& keys, const range_ref* vals, 
 
 void sort_less(context& ctx, const range_ref& keys, const range_ref* vals, const expr_program& less,
                const run_options& opt) {
-  if (!opt.algorithm.empty() && opt.algorithm != "merge")
-    throw error(errc::invalid_argument, "comparator sort: unknown algorithm '" + opt.algorithm + "' (merge)");
   std::uint32_t* k = host_out(ctx, keys, "sort keys");
   std::uint32_t* v = vals ? host_out(ctx, *vals, "sort values") : nullptr;
   const std::size_t n = keys.count;

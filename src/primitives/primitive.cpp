@@ -9,21 +9,6 @@
 
 namespace wgprim::detail {
 
-void check_view(const context& ctx, const device_view& v, const char* what) {
-  if (v.count == 0) return;
-  if (!v.buf && !v.host) throw error(errc::invalid_argument, std::string(what) + ": an empty (moved-from or default) buffer");
-  if (v.owner != ctx.id())
-    throw error(errc::invalid_argument, std::string(what) +
-                                            ": a buffer of another wgprim::context (buffers work only with the "
-                                            "context that made them)");
-  if (v.offset % 4)  // WebGPU binds and copies whole 32-bit words
-    throw error(errc::invalid_argument, std::string(what) + ": starts at byte " + std::to_string(v.offset) +
-                                            ", not on a 32-bit word (subspans of 1- and 2-byte elements must)");
-  if (v.offset > v.capacity || v.count > (v.capacity - v.offset) / v.elem_bytes)
-    throw error(errc::invalid_argument, std::string(what) + ": " + std::to_string(v.count) +
-                                            " elements exceed the buffer's " + std::to_string(v.capacity) + " bytes");
-}
-
 binding bind(const device_view& v, std::uint64_t first, std::uint64_t count) {
   count = std::min<std::uint64_t>(count, v.count - std::min(first, v.count));
   return {v.buf, v.offset + first * v.elem_bytes, std::max<std::uint64_t>(count, 1) * v.elem_bytes};
@@ -135,34 +120,6 @@ void fill_stats(const run_options& opt, const gpu_time& t, const std::string& al
   opt.stats->gpu_timestamps = t.from_timestamps;
   opt.stats->compile_ms = t.compile_ms;
   opt.stats->algorithm = algorithm;
-}
-
-const algorithm_entry& pick_algorithm(const context& ctx, const char* primitive, const std::string& requested) {
-  // On every call's path: no strings are built unless there is an error to report.
-  const bool cpu = ctx.adapter().kind == adapter_kind::cpu;
-  const algorithm_entry* fallback = nullptr;
-  for (const auto& a : algorithm_registry()) {
-    if (std::strcmp(a.primitive, primitive) != 0) continue;
-    if (!requested.empty()) {
-      if (requested == a.name) {
-        if (a.needs_subgroups && !ctx.features().subgroups)
-          throw error(errc::unsupported, std::string(primitive) + " algorithm '" + a.name +
-                                             "' needs subgroups, which this adapter lacks");
-        return a;
-      }
-      continue;
-    }
-    if ((cpu ? a.default_on_cpu : a.default_on_gpu) && (!a.needs_subgroups || ctx.features().subgroups)) return a;
-    if (!fallback && !a.needs_subgroups) fallback = &a;
-  }
-  if (!requested.empty() || !fallback) {
-    std::string names;
-    for (const auto& a : algorithm_registry())
-      if (std::strcmp(a.primitive, primitive) == 0) names += (names.empty() ? "" : ", ") + std::string(a.name);
-    throw error(errc::invalid_argument, "unknown " + std::string(primitive) + " algorithm '" + requested +
-                                            "' (available: " + names + ")");
-  }
-  return *fallback;
 }
 
 const kernel& get_kernel(context& ctx, const kernel_spec& spec, const std::string& source, bool trusted) {

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "core/backend_hooks.hpp"
+#include "core/views.hpp"
 #include "gpu/gpu.hpp"
 #include "wgprim/algorithm.hpp"
 #include "wgprim/device_vector.hpp"
@@ -23,8 +25,7 @@ namespace wgprim::detail {
 
 // ---- views ----
 
-/// Checks that a view belongs to ctx and lies inside its buffer; `what` names the argument in the message.
-void check_view(const context& ctx, const device_view& v, const char* what);
+// check_view (core/views.hpp): a view belongs to ctx and lies inside its buffer.
 /// A binding of elements [first, first + count) of a view; the view's byte offset must be bindable (see below).
 binding bind(const device_view& v, std::uint64_t first = 0, std::uint64_t count = ~0ull);
 /// A view of a buffer (whole, or `count` elements).
@@ -71,18 +72,60 @@ void fill_stats(const run_options& opt, const gpu_time& t, const std::string& al
 
 // ---- the registry ----
 
-/// One algorithm of one primitive: its name, what it supports, whether it is the default on an adapter kind.
+/// Which algorithm an entry is, for the dispatch code that must tell them apart (record functions that share
+/// one entry point, workspaces): compared as values, never by name.
+enum class algorithm_id : std::uint8_t {
+  other,
+  reduce_single, reduce_fast, reduce_seed, reduce_render, reduce_exact, reduce_fast_compensated,
+  scan_decoupled, scan_seed, scan_exact, scan_seed_compensated,
+  arg_reduce_fast,
+  sort_onesweep, sort_reduce_then_scan, segmented_sort_binned, comparator_sort_merge,
+  histogram_atomic, histogram_atomic_plain,
+  segmented_reduce_tiles, segmented_reduce_scan_gather, segmented_scan_tiles, segmented_scan_bitmap,
+  reduce_by_key_decoupled, reduce_by_key_tiles, run_length_encode_decoupled, run_length_encode_tiles,
+  select_decoupled,
+};
+
+/// A record function, type-erased: `args` points at the primitive's own argument struct (reduce_args, scan_args).
+using record_fn = void (*)(recorder& rec, const void* args);
+/// The record_fn of `F`, a record function of argument struct A.
+template <class A, void (*F)(recorder&, const A&)>
+void erased_record(recorder& rec, const void* args) { F(rec, *static_cast<const A*>(args)); }
+
+/// One algorithm of one primitive: its name, when it is the default, what it serves and needs, and what records
+/// it. The dispatch code resolves a call's algorithm once (resolve_algorithm) and runs and reports that entry.
 struct algorithm_entry {
   const char* primitive;
-  const char* name;
-  const char* about;                  // one line for `wgprim info`
+  const char* name;                     // run_options::algorithm, run_stats::algorithm, `wgprim info`
+  const char* about;                    // one line for `wgprim info`
   bool default_on_gpu, default_on_cpu;  // cpu: CPU adapters such as lavapipe
-  bool needs_subgroups;
+  bool needs_subgroups;                 // the adapter capability it needs
+  algorithm_id id = algorithm_id::other;
+  record_fn record = nullptr;           // null: the primitive's dispatch code tells its algorithms apart by id
+  /// The default on GPUs for inputs of more than this many elements (0: no size rule), ahead of default_on_gpu.
+  std::uint64_t gpu_default_above = 0;
+  /// f32 sums in this accuracy mode run this entry whatever algorithm was asked (fast: an ordinary algorithm).
+  /// Such entries are the accuracy modes' own paths: not listed, not selectable by name.
+  accuracy serves = accuracy::fast;
+  bool counts_fallbacks = false;        // a look-back algorithm: run_stats::lookback_fallbacks is read back
 };
+/// The selectable algorithms (`wgprim info`, run_options::algorithm), in the order `wgprim info` lists them.
 const std::vector<algorithm_entry>& algorithm_registry();
 /// The algorithm to run: `requested` if it is registered for `primitive` (else errc::invalid_argument listing the
-/// names), or the default for the context's adapter kind.
-const algorithm_entry& pick_algorithm(const context& ctx, const char* primitive, const std::string& requested);
+/// names), or the default for the context's adapter kind and, where a size rule applies, for `n` elements.
+const algorithm_entry& pick_algorithm(const context& ctx, const char* primitive, const std::string& requested,
+                                      std::uint64_t n = 0);
+/// A call's algorithm, resolved once: pick_algorithm's, or the path of the accuracy mode `acc` of an f32 sum
+/// (accuracy::fast: none) where the primitive registers one. Its name is what the call reports.
+const algorithm_entry& resolve_algorithm(const context& ctx, const char* primitive, const std::string& requested,
+                                         std::uint64_t n, accuracy acc);
+/// Checks a run_options::algorithm for a backend that has one algorithm per primitive (native): empty, "native" or
+/// any registered name of the primitive passes; anything else is errc::invalid_argument listing the names.
+void check_algorithm_name(const char* primitive, const std::string& requested);
+/// The shader module of a kernel's lane operations: shared/lanes_subgroup.wgsl or shared/lanes_workgroup.wgsl.
+inline const char* lanes_module(bool subgroups) {
+  return subgroups ? "shared/lanes_subgroup.wgsl" : "shared/lanes_workgroup.wgsl";
+}
 
 // ---- kernel contracts ----
 

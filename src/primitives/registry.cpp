@@ -1,4 +1,5 @@
 // The algorithm registry and the list of kernel contracts: adding an algorithm or a kernel is one line here.
+// The registry decides what a call runs (pick_algorithm, resolve_algorithm): the only place that reads names.
 #include "primitives/arg_reduce/arg_reduce.hpp"
 #include "primitives/histogram/histogram.hpp"
 #include "primitives/primitive.hpp"
@@ -9,51 +10,152 @@
 #include "primitives/select/select.hpp"
 #include "pipeline/counted.hpp"
 
+#include <cstring>
+
+#include "wgprim/error.hpp"
+
 namespace wgprim::detail {
 
+namespace {
+using id = algorithm_id;
+template <class A, void (*F)(recorder&, const A&)>
+constexpr record_fn rec = &erased_record<A, F>;
+
+// The default, when no algorithm is named, on a GPU: the single-dispatch reduce up to 2^21 elements, the fast
+// two-pass reduce above. H200, 2026-11-30 (bench/results/2026-11-30-h200-wave5): single wins below by its one
+// dispatch (batched f32 at 2^16 / 2^20: 8.9 / 9.5 vs 14.1 / 11.8 us per call); from 2^22 its GPU time is longer
+// (2^22: 15.6 vs 12.2 us; 2^24: 30.4 vs 25.2 us).
+constexpr std::uint64_t reduce_single_default_max_n = std::uint64_t(1) << 21;
+}  // namespace
+
 const std::vector<algorithm_entry>& algorithm_registry() {
-  // primitive, name, about, default on GPUs, default on CPU adapters, needs subgroups
+  // primitive, name, about, default on GPUs, default on CPU adapters, needs subgroups, id, record function,
+  // GPU default above n elements, accuracy mode served (fast: any), look-back fallbacks counted
   static const std::vector<algorithm_entry> entries = {
       {"reduce", "single", "one dispatch: the fast reduce's walk, the last workgroup to arrive folds the partials",
-       true, true, false},
+       true, true, false, id::reduce_single, rec<reduce_args, record_reduce_single>},
       {"reduce", "fast", "vec4 loads, a grid sized to the GPU, subgroup trees; two dispatches (one for small n)",
-       false, false, false},
+       false, false, false, id::reduce_fast, rec<reduce_args, record_reduce_fast>, reduce_single_default_max_n},
       {"reduce", "seed", "the seed's two passes: 256 x 256 grid-stride loop + workgroup tree, then the partials",
-       false, false, false},
+       false, false, false, id::reduce_seed, rec<reduce_args, record_reduce_seed>},
       {"reduce", "render", "the regl seed: fragment shader folds 2x2 texels into half-size targets", false, false,
-       false},
+       false, id::reduce_render, rec<reduce_args, record_reduce_render>},
       {"scan", "decoupled", "single pass, tiles in order from an atomic counter, look-back with a fallback", true,
-       true, false},
+       true, false, id::scan_decoupled, rec<scan_args, record_scan_decoupled>, 0, accuracy::fast, true},
       {"scan", "seed", "the seed's scan-then-propagate: block scans, scan of block sums (recursive), add back",
-       false, false, false},
+       false, false, false, id::scan_seed, rec<scan_args, record_scan_seed>},
       {"arg_reduce", "fast", "(value, index) pairs through the fast reduce's shape, then one workgroup", true, true,
-       false},
+       false, id::arg_reduce_fast, rec<arg_reduce_args, record_arg_reduce_fast>},
       {"sort", "onesweep", "LSD radix, one pass per digit: ballot ranking, per-digit look-back with a fallback", true,
-       true, true},
+       true, true, id::sort_onesweep, nullptr, 0, accuracy::fast, true},
       {"sort", "reduce-then-scan", "LSD radix, per digit: tile counts, scan (record_scan), scatter of sorted tiles",
-       false, false, false},
+       false, false, false, id::sort_reduce_then_scan},
+      {"segmented_sort", "segmented", "segments binned by length: tiny and mid segments sorted by one workgroup each, "
+       "long ones by the device sort", true, true, false, id::segmented_sort_binned},
+      {"comparator_sort", "merge", "stable merge sort by a checked comparator: tiles sorted per workgroup, then "
+       "pairwise merge levels", true, true, false, id::comparator_sort_merge},
       {"histogram", "atomic", "atomic counts: workgroup-private bins where they fit, global atomics beyond", true,
-       true, false},
+       true, false, id::histogram_atomic},
       {"histogram", "atomic-plain", "the earlier atomic kernel: edges read from their binding, one value per step",
-       false, false, false},
+       false, false, false, id::histogram_atomic_plain},
       {"segmented_reduce", "tiles", "tiles of 2,048 values whatever the segment lengths, one spine workgroup for segments crossing tiles",
-       true, true, false},
+       true, true, false, id::segmented_reduce_tiles},
       {"segmented_reduce", "scan-gather", "the earlier path: the segmented tile scan of all values, then a gather",
-       false, false, false},
+       false, false, false, id::segmented_reduce_scan_gather},
       {"segmented_scan", "tiles", "flag-value pairs scanned per tile, one spine workgroup, tiles rescanned", true,
-       true, false},
+       true, false, id::segmented_scan_tiles},
       {"segmented_scan", "bitmap", "the earlier path: head bitmap from the offsets, tile pairs, spine, rescan", false,
-       false, false},
+       false, false, id::segmented_scan_bitmap},
       {"reduce_by_key", "decoupled", "one pass: head flags, (runs, value) pairs scanned per tile, look-back with "
-       "a fallback, heads write keys and tails sums", true, true, false},
+       "a fallback, heads write keys and tails sums", true, true, false, id::reduce_by_key_decoupled},
       {"reduce_by_key", "tiles", "heads where keys change, the segmented tile scan, run tails scattered", false,
-       false, false},
-      {"run_length_encode", "decoupled", "reduce_by_key's one pass with every value 1", true, true, false},
-      {"run_length_encode", "tiles", "reduce_by_key of ones over the input as keys", false, false, false},
+       false, false, id::reduce_by_key_tiles},
+      {"run_length_encode", "decoupled", "reduce_by_key's one pass with every value 1", true, true, false,
+       id::run_length_encode_decoupled},
+      {"run_length_encode", "tiles", "reduce_by_key of ones over the input as keys", false, false, false,
+       id::run_length_encode_tiles},
       {"select", "decoupled", "select/partition/unique in one pass: tile counts, look-back with a fallback", true,
-       true, false},
+       true, false, id::select_decoupled, rec<select_args, record_select_decoupled>},
   };
   return entries;
+}
+
+namespace {
+// The accuracy modes' own paths (algorithm_entry::serves): whatever algorithm was asked, an f32 sum in that mode
+// runs them. Reproducible sums are exact (superaccumulators) then rounded once; compensated reduces run the fast
+// reduce's shape with double words, compensated scans the seed's (the decoupled scan publishes 32-bit tile
+// states; a pair would need four words).
+const std::vector<algorithm_entry>& accuracy_paths() {
+  static const std::vector<algorithm_entry> entries = {
+      {"reduce", "exact", "superaccumulators per workgroup, combined, rounded once", false, false, false,
+       id::reduce_exact, rec<reduce_args, record_reduce_exact>, 0, accuracy::reproducible},
+      {"reduce", "fast-compensated", "the fast reduce with double-word accumulation", false, false, false,
+       id::reduce_fast_compensated, rec<reduce_args, record_reduce_fast>, 0, accuracy::compensated},
+      {"scan", "exact", "exact prefix sums, each correctly rounded", false, false, false, id::scan_exact,
+       rec<scan_args, record_scan_exact>, 0, accuracy::reproducible},
+      {"scan", "seed-compensated", "the seed's scan with double-word accumulation", false, false, false,
+       id::scan_seed_compensated, rec<scan_args, record_scan_seed>, 0, accuracy::compensated},
+  };
+  return entries;
+}
+
+[[noreturn]] void unknown(const char* primitive, const std::string& requested, const char* extra) {
+  std::string names = extra;
+  for (const auto& a : algorithm_registry())
+    if (std::strcmp(a.primitive, primitive) == 0) names += (names.empty() ? "" : ", ") + std::string(a.name);
+  throw error(errc::invalid_argument, "unknown " + std::string(primitive) + " algorithm '" + requested +
+                                          "' (available: " + names + ")");
+}
+}  // namespace
+
+const algorithm_entry& pick_algorithm(const context& ctx, const char* primitive, const std::string& requested,
+                                      std::uint64_t n) {
+  // On every call's path: no strings are built unless there is an error to report.
+  const bool cpu = ctx.adapter().kind == adapter_kind::cpu;
+  const bool subgroups = ctx.features().subgroups;
+  const algorithm_entry* fallback = nullptr;
+  const algorithm_entry* by_size = nullptr;
+  for (const auto& a : algorithm_registry()) {
+    if (std::strcmp(a.primitive, primitive) != 0) continue;
+    if (!requested.empty()) {
+      if (requested == a.name) {
+        if (a.needs_subgroups && !subgroups)
+          throw error(errc::unsupported, std::string(primitive) + " algorithm '" + a.name +
+                                             "' needs subgroups, which this adapter lacks");
+        return a;
+      }
+      continue;
+    }
+    const bool can = !a.needs_subgroups || subgroups;
+    if (!cpu && can && a.gpu_default_above && n > a.gpu_default_above &&
+        (!by_size || a.gpu_default_above > by_size->gpu_default_above))
+      by_size = &a;
+    if (!fallback && (cpu ? a.default_on_cpu : a.default_on_gpu) && can) fallback = &a;
+  }
+  if (by_size) return *by_size;
+  if (!requested.empty()) unknown(primitive, requested, "");
+  if (!fallback) {  // no default this adapter can run: the first that needs nothing
+    for (const auto& a : algorithm_registry())
+      if (std::strcmp(a.primitive, primitive) == 0 && !a.needs_subgroups) return a;
+    unknown(primitive, requested, "");
+  }
+  return *fallback;
+}
+
+const algorithm_entry& resolve_algorithm(const context& ctx, const char* primitive, const std::string& requested,
+                                         std::uint64_t n, accuracy acc) {
+  const algorithm_entry& asked = pick_algorithm(ctx, primitive, requested, n);
+  if (acc == accuracy::fast) return asked;
+  for (const auto& a : accuracy_paths())
+    if (a.serves == acc && std::strcmp(a.primitive, primitive) == 0) return a;
+  return asked;
+}
+
+void check_algorithm_name(const char* primitive, const std::string& requested) {
+  if (requested.empty() || requested == "native") return;
+  for (const auto& a : algorithm_registry())
+    if (std::strcmp(a.primitive, primitive) == 0 && requested == a.name) return;
+  unknown(primitive, requested, "native");
 }
 
 extern const kernel_spec copy_spec, widen_spec, fill_spec;

@@ -5,7 +5,7 @@
 
 #include <chrono>
 
-#include "native/backend.hpp"
+#include "primitives/backend.hpp"
 #include "primitives/view.hpp"
 
 #include "wgprim/error.hpp"
@@ -23,8 +23,7 @@ void check_not_empty(const range_ref& in, arg_op o) {
 }  // namespace
 
 void record_arg_reduce(recorder& rec, const arg_reduce_args& a) {
-  pick_algorithm(rec.ctx(), "arg_reduce", a.opt->algorithm);  // one algorithm today: "fast"
-  record_arg_reduce_fast(rec, a);
+  (a.alg ? *a.alg : pick_algorithm(rec.ctx(), "arg_reduce", a.opt->algorithm)).record(rec, &a);
 }
 
 arg_result<std::uint32_t> arg_reduce_bits(context& ctx, const range_ref& in, dtype t, arg_op o,
@@ -32,10 +31,15 @@ arg_result<std::uint32_t> arg_reduce_bits(context& ctx, const range_ref& in, dty
   require_type(ctx, in.type, "arg_reduce");
   require_type(ctx, t, "arg_reduce");
   check_not_empty(in, o);
-  if (cpu_backend::native(ctx)) return cpu_backend::arg_reduce(ctx, in, t, o, opt);
+  return backend_of(ctx).arg_reduce(ctx, in, t, o, opt, nullptr);
+}
+
+arg_result<std::uint32_t> arg_reduce_webgpu(context& ctx, const range_ref& in, dtype t, arg_op o,
+                                            const run_options& opt, const view_desc* view) {
   const algorithm_entry& alg = pick_algorithm(ctx, "arg_reduce", opt.algorithm);
-  if (in.on_device) check_view(ctx, in.view, op_name(o));
+  if (in.on_device && !view) check_view(ctx, in.view, op_name(o));
   arg_reduce_args a{in.view, t, o, nullptr, 0, 0, &opt};
+  a.alg = &alg;
   double upload_ms = 0;
   buffer uploaded;
   if (!in.on_device) {
@@ -46,59 +50,47 @@ arg_result<std::uint32_t> arg_reduce_bits(context& ctx, const range_ref& in, dty
   a.result_bytes = 16;
   recorder rec(ctx, opt.timestamps || opt.stats);
   std::vector<buffer> temps;
-  a.in = bindable_input(rec, a.in, temps);
+  view_desc bound;
+  if (view) {
+    bound = bindable_view(rec, *view, temps);
+    a.view = &bound;
+    a.in.count = view->count;
+  } else {
+    a.in = bindable_input(rec, a.in, temps);
+  }
   record_arg_reduce(rec, a);
   // the three result words come back in the same submission (one submit, one wait)
   std::uint32_t words[3];
   const recorder::readback rb{result.native(), 0, sizeof words, words};
   gpu_time time = rec.submit(&rb);
   fill_stats(opt, time, alg.name);
-  if (opt.stats) opt.stats->upload_ms = upload_ms;
+  if (opt.stats && !view) opt.stats->upload_ms = upload_ms;
   return {words[0], words[1] | (std::uint64_t(words[2]) << 32)};
 }
 
 arg_result<std::uint32_t> arg_reduce_view_bits(context& ctx, const view_desc& v, arg_op o, const run_options& opt) {
   check_view_desc(ctx, v, op_name(o));
   if (v.tr || v.kind == view_desc::source::buffer)
-    throw error(errc::unsupported, std::string(op_name(o)) + " takes counting, constant and gather views (not a "
+    throw error(errc::unsupported, std::string(op_name(o)) + " takes counting, constant, gather and zip views (not a "
                                                             "transform yet)");
   range_ref in;
   in.on_device = true;
   in.count = v.count;
   in.type = v.type;
   check_not_empty(in, o);
-  if (cpu_backend::native(ctx)) {
-    // The native backend evaluates the view into a host array first (not fused).
-    const std::vector<std::uint32_t> values = view_values_on_host(ctx, v);
-    range_ref host = in;
-    host.on_device = false;
-    host.host = values.data();
-    return cpu_backend::arg_reduce(ctx, host, v.type, o, opt);
-  }
-  const algorithm_entry& alg = pick_algorithm(ctx, "arg_reduce", opt.algorithm);
-  arg_reduce_args a{in.view, v.type, o, nullptr, 0, 0, &opt};
-  a.in.count = v.count;
-  const buffer& result = scratch(ctx, "arg_reduce.result", 16);
-  a.result = result.native();
-  a.result_bytes = 16;
-  recorder rec(ctx, opt.timestamps || opt.stats);
-  std::vector<buffer> temps;
-  const view_desc bound = bindable_view(rec, v, temps);
-  a.view = &bound;
-  record_arg_reduce(rec, a);
-  std::uint32_t words[3];
-  const recorder::readback rb{result.native(), 0, sizeof words, words};
-  gpu_time time = rec.submit(&rb);
-  fill_stats(opt, time, alg.name);
-  return {words[0], words[1] | (std::uint64_t(words[2]) << 32)};
+  return backend_of(ctx).arg_reduce(ctx, in, v.type, o, opt, &v);
 }
 
 void arg_reduce_record(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref& result,
                        dtype t, arg_op o, const run_options& opt) {
   require_type(ctx, in.type, "arg_reduce");
   require_type(ctx, t, "arg_reduce");
-  if (cpu_backend::native(ctx)) cpu_backend::no_encoder(op_name(o));
-  pick_algorithm(ctx, "arg_reduce", opt.algorithm);
+  backend_of(ctx).arg_reduce_into(ctx, encoder, in, result, t, o, opt);
+}
+
+void arg_reduce_into_webgpu(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref& result,
+                            dtype t, arg_op o, const run_options& opt) {
+  const algorithm_entry& alg = pick_algorithm(ctx, "arg_reduce", opt.algorithm);
   check_view(ctx, in.view, op_name(o));
   check_not_empty(in, o);
   if (result.count < arg_result_words)
@@ -109,6 +101,7 @@ void arg_reduce_record(context& ctx, WGPUCommandEncoder encoder, const range_ref
     throw error(errc::limit, "arg reduce: the result lies past the 16 GiB a kernel can index");
   arg_reduce_args a{in.view, t, o, result.view.buf, result.view.capacity, static_cast<std::uint32_t>(result.view.offset / 4),
                     &opt};
+  a.alg = &alg;
   recorder rec(ctx, encoder);
   std::vector<buffer> temps;
   // The result is bound writable and whole: an input in the same buffer is read through a copy.

@@ -15,9 +15,10 @@ struct arg_reduce_args {
   std::uint32_t result_word;
   const run_options* opt;
   const view_desc* view = nullptr;  // a fused view (counting, constant, gather; bindable) read instead of `in`
+  const algorithm_entry* alg = nullptr;  // what the call resolved; null: record_arg_reduce picks it
 };
 
-/// Records the arg reduction of args.in into the result words. Picks the algorithm from the registry.
+/// Records the arg reduction of args.in into the result words: args.alg, else the registry's pick.
 void record_arg_reduce(recorder& rec, const arg_reduce_args& args);
 
 void record_arg_reduce_fast(recorder& rec, const arg_reduce_args& a);

@@ -65,7 +65,7 @@ void record_arg_reduce_fast(recorder& rec, const arg_reduce_args& a) {
   const std::string source = compose_wgsl_with_prelude(
       arg_reduce_partials_spec.file, std::string("alias E = ") + dtype_name(a.type) + ";",
       constants,
-      {"arg_reduce/pair.wgsl", pol.subgroups ? "shared/lanes_subgroup.wgsl" : "shared/lanes_workgroup.wgsl"});
+      {"arg_reduce/pair.wgsl", lanes_module(pol.subgroups)});
   // Our own kernel, every index checked against n or inside a whole tile.
   const kernel& k_partials = get_kernel(ctx, arg_reduce_partials_spec, source, /*trusted=*/true);
   const kernel& k_final = get_kernel(ctx, arg_reduce_final_spec, source, /*trusted=*/true);

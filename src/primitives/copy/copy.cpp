@@ -2,9 +2,8 @@
 // adapter's copy speed as the ceiling of a scan.
 #include <algorithm>
 
-#include "native/backend.hpp"
 #include "core/wgsl_compose.hpp"
-#include "primitives/primitive.hpp"
+#include "primitives/backend.hpp"
 #include "wgprim/copy.hpp"
 #include "wgprim/error.hpp"
 
@@ -42,11 +41,11 @@ void record_zero(recorder& rec, const buffer& b, std::uint64_t offset, std::uint
 
 void copy_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref& out,
               const run_options& opt) {
-  if (cpu_backend::native(ctx)) {
-    if (encoder) throw error(errc::unsupported, "copy into a WGPUCommandEncoder needs a WebGPU context; this one "
-                                                "runs the native CPU backend (call copy without an encoder)");
-    return cpu_backend::copy(ctx, in, out, opt);
-  }
+  backend_of(ctx).copy(ctx, encoder, in, out, opt);
+}
+
+void copy_webgpu(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref& out,
+                 const run_options& opt) {
   check_view(ctx, in.view, "copy input");
   check_view(ctx, out.view, "copy output");
   if (in.count != out.count) throw error(errc::invalid_argument, "copy: input and output lengths differ");

@@ -45,7 +45,9 @@ histogram_policy histogram_policy_for(const context& ctx, std::uint64_t bins) {
 void record_histogram(recorder& rec, const histogram_args& a) {
   context& ctx = rec.ctx();
   histogram_policy pol = histogram_policy_for(ctx, a.bins);
-  if (a.opt && a.opt->algorithm == "atomic" && ctx.adapter().kind == adapter_kind::cpu) {
+  const algorithm_id alg = pick_algorithm(ctx, "histogram", a.opt ? a.opt->algorithm : std::string()).id;
+  const bool named = a.opt && !a.opt->algorithm.empty();
+  if (named && alg == algorithm_id::histogram_atomic && ctx.adapter().kind == adapter_kind::cpu) {
     // Named explicitly: the GPU shape on a CPU adapter too (tests cover it on lavapipe).
     histogram_policy gpu = pol;
     const std::uint64_t budget = ctx.limits().max_compute_workgroup_storage_size;
@@ -55,7 +57,7 @@ void record_histogram(recorder& rec, const histogram_args& a) {
     pol = gpu;
   }
   // atomic-plain: the earlier kernel's shape (edges read from their binding, one value per step), to compare.
-  const bool plain = a.opt && a.opt->algorithm == "atomic-plain";
+  const bool plain = alg == algorithm_id::histogram_atomic_plain;
   if (plain) {
     pol.edge_cache = 0;
     pol.step_values = 1;

@@ -8,7 +8,7 @@
 #include <limits>
 
 #include "core/host_checks.hpp"
-#include "native/backend.hpp"
+#include "primitives/backend.hpp"
 
 #include "wgprim/cpu_twin.hpp"
 #include "wgprim/error.hpp"
@@ -25,9 +25,6 @@ void histogram_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& in
                    const histogram_bins& b, const run_options& opt) {
   require_type(ctx, in.type, "histogram");
   require_type(ctx, t, "histogram");
-  using clock = std::chrono::steady_clock;
-  const bool native = cpu_backend::native(ctx);
-  if (native && encoder) cpu_backend::no_encoder("histogram");
   const std::uint64_t bins = b.bins;
   if (b.levels && b.levels->count < 2)
     throw error(errc::invalid_argument, "histogram: give at least 2 levels (the edges of one bin)");
@@ -50,11 +47,18 @@ void histogram_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& in
     ke = even_edges(t, bins, b.lo, b.hi);
   } else {
     ke.reach = static_cast<std::uint32_t>(bins);
-    if (!in.on_device) {
-      check_levels(t, static_cast<const std::uint32_t*>(b.levels->host), b.levels->count);
-    } else if (native) {
-      check_levels(t, cpu_backend::host_in(ctx, *b.levels, "histogram levels"), b.levels->count);
-    } else if (!encoder) {
+    // Host levels are checked here, device levels by the backend (the WebGPU one reads them back).
+    if (!in.on_device) check_levels(t, static_cast<const std::uint32_t*>(b.levels->host), b.levels->count);
+  }
+  backend_of(ctx).histogram(ctx, encoder, in, t, counts, b, ke, opt);
+}
+
+void histogram_webgpu(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, dtype t, const range_ref& counts,
+                      const histogram_bins& b, const kernel_edges& ke, const run_options& opt) {
+  using clock = std::chrono::steady_clock;
+  const std::uint64_t bins = b.bins;
+  if (b.levels) {
+    if (in.on_device && !encoder) {
       // The levels are few: read them back to check them (a caller's encoder gets no check: see histogram.hpp).
       std::vector<std::uint32_t> lv(b.levels->count);
       buffer tmp = ctx.create_buffer(lv.size() * 4);
@@ -68,10 +72,6 @@ void histogram_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& in
     }
   }
 
-  if (native) {
-    const std::uint32_t* edges = b.levels ? cpu_backend::host_in(ctx, *b.levels, "histogram levels") : ke.bits.data();
-    return cpu_backend::histogram(ctx, in, t, counts, {edges, ke.reach, ke.use_estimate, ke.lo, ke.scale}, opt);
-  }
   const algorithm_entry& alg = pick_algorithm(ctx, "histogram", opt.algorithm);
   double upload_ms = 0;
   buffer up, up_levels;

@@ -57,7 +57,7 @@ void record_reduce_fast(recorder& rec, const reduce_args& a) {
   const view_desc* view = view_fused(a.view) ? a.view : nullptr;
   if (view) pol.vec_loads = false;
   const std::uint32_t eb = dtype_bytes(m.type());
-  const std::string lanes = pol.subgroups ? "shared/lanes_subgroup.wgsl" : "shared/lanes_workgroup.wgsl";
+  const std::string lanes = lanes_module(pol.subgroups);
   const bool dw = a.pairs();
   const accum acc = dw ? accum::double_word : accum::plain;
   auto module = [&](bool vec_loads, bool elements_are_accumulators) -> const std::string& {

@@ -4,7 +4,7 @@
 #include "primitives/copy/widen.hpp"
 #include "primitives/view.hpp"
 
-#include "native/backend.hpp"
+#include "primitives/backend.hpp"
 
 #include <chrono>
 #include <memory>
@@ -42,56 +42,31 @@ bool reduce_args::exact() const {
 }
 
 namespace {
-// The default, when no algorithm is named, on a GPU: the single-dispatch reduce up to 2^21 elements, the fast
-// two-pass reduce above. H200, 2026-11-30 (bench/results/2026-11-30-h200-wave5): single wins below by its one
-// dispatch (batched f32 at 2^16 / 2^20: 8.9 / 9.5 vs 14.1 / 11.8 us per call); from 2^22 its GPU time is longer
-// (2^22: 15.6 vs 12.2 us; 2^24: 30.4 vs 25.2 us).
-constexpr std::uint64_t single_default_max_n = std::uint64_t(1) << 21;
-const algorithm_entry& effective(const context& ctx, const algorithm_entry& alg, const run_options& opt,
-                                 std::uint64_t n) {
-  if (opt.algorithm.empty() && std::string(alg.name) == "single" && n > single_default_max_n &&
-      ctx.adapter().kind != adapter_kind::cpu)
-    return pick_algorithm(ctx, "reduce", "fast");
-  return alg;
-}
-
-// The name reported for what ran: accuracy modes other than fast choose their own algorithm.
-std::string ran(const reduce_args& a, const algorithm_entry& alg) {
-  if (a.exact()) return "exact";
-  if (a.pairs()) return "fast-compensated";
-  return alg.name;
+// The accuracy mode that chooses its own path (f32 sums only; fast: none).
+accuracy accuracy_path(const reduce_args& a) {
+  return a.exact() ? accuracy::reproducible : a.pairs() ? accuracy::compensated : accuracy::fast;
 }
 }  // namespace
 
+const algorithm_entry& resolve_reduce(const context& ctx, const reduce_args& a) {
+  return resolve_algorithm(ctx, "reduce", a.opt->algorithm, a.in.count, accuracy_path(a));
+}
+
 void record_reduce(recorder& rec, const reduce_args& a) {
-  const algorithm_entry& alg =
-      effective(rec.ctx(), pick_algorithm(rec.ctx(), "reduce", a.opt->algorithm), *a.opt, a.in.count);
-  if (view_fused(a.view)) {
-    // A view is computed in the tile walk's load: the fast, single and exact reductions take it.
-    const std::string name = alg.name;
-    if (name == "seed" || name == "render")
-      throw error(errc::unsupported, "a view input runs on the 'single' or 'fast' reduce algorithm, not '" + name + "'");
-    if (a.exact()) return record_reduce_exact(rec, a);
-    if (name == "single" && !a.pairs()) return record_reduce_single(rec, a);
-    return record_reduce_fast(rec, a);
-  }
+  const algorithm_entry& alg = a.alg ? *a.alg : resolve_reduce(rec.ctx(), a);
+  // A view is computed in the tile walk's load: the fast, single and exact reductions take it (and the
+  // compensated path, the fast reduce's shape).
+  if (view_fused(a.view) && (alg.id == algorithm_id::reduce_seed || alg.id == algorithm_id::reduce_render))
+    throw error(errc::unsupported,
+                "a view input runs on the 'single' or 'fast' reduce algorithm, not '" + std::string(alg.name) + "'");
   if (a.transform) {
     // The transform is fused into the fast reduce's load (its prelude's lift); the others read elements as they are.
-    if (a.pairs() || a.exact())
-      throw error(errc::unsupported, "transform_reduce supports accuracy::fast only");
-    if (std::string(alg.name) == "single") return record_reduce_single(rec, a);
-    if (std::string(alg.name) != "fast")
+    if (alg.serves != accuracy::fast) throw error(errc::unsupported, "transform_reduce supports accuracy::fast only");
+    if (alg.id != algorithm_id::reduce_single && alg.id != algorithm_id::reduce_fast)
       throw error(errc::unsupported, "transform_reduce runs on the 'single' or 'fast' reduce algorithm, not '" +
                                          std::string(alg.name) + "'");
-    return record_reduce_fast(rec, a);
   }
-  if (a.exact()) return record_reduce_exact(rec, a);
-  if (a.pairs()) return record_reduce_fast(rec, a);
-  const std::string name = alg.name;
-  if (name == "seed") return record_reduce_seed(rec, a);
-  if (name == "render") return record_reduce_render(rec, a);
-  if (name == "single") return record_reduce_single(rec, a);
-  return record_reduce_fast(rec, a);
+  alg.record(rec, &a);
 }
 
 namespace {
@@ -124,9 +99,9 @@ void check_types(context& ctx, const range_ref& in, const monoid& m, const run_o
 // Runs the reduction and reads back its result in the same submission: one word, a pair (compensated) or a
 // superaccumulator (exact). in.count > 0.
 std::vector<std::uint32_t> reduce_words(context& ctx, const range_ref& in, const monoid& m, const run_options& opt,
-                                        const std::string& name, const bound_transform* tr,
+                                        const algorithm_entry& alg, const bound_transform* tr,
                                         const view_desc* view = nullptr) {
-  reduce_args a{in.view, &m, nullptr, 0, 0, &opt, tr};
+  reduce_args a{in.view, &m, nullptr, 0, 0, &opt, tr, nullptr, &alg};
   double upload_ms = 0;
   buffer uploaded;
   if (!in.on_device && !view) {
@@ -157,7 +132,7 @@ std::vector<std::uint32_t> reduce_words(context& ctx, const range_ref& in, const
   record_reduce(rec, a);
   const recorder::readback rb{a.result, 0, words.size() * 4, words.data(), mapped != nullptr};
   gpu_time t = rec.submit(&rb);
-  fill_stats(opt, t, name);
+  fill_stats(opt, t, alg.name);
   if (opt.stats) opt.stats->upload_ms = upload_ms;
   return words;
 }
@@ -209,34 +184,26 @@ std::uint64_t reduce_view_raw(context& ctx, const view_desc& v, const monoid& m,
     in.view = v.base;
     return reduce_run(ctx, in, m, init, opt, tr.get());
   }
-  if (cpu_backend::native(ctx)) {
-    // The native backend evaluates the view into a host array first (not fused), then runs its reduce loops.
-    const std::vector<std::uint32_t> values = view_values_on_host(ctx, v);
-    range_ref host;
-    host.host = values.data();
-    host.count = values.size();
-    host.type = v.type;
-    return reduce_run(ctx, host, m, init, opt, tr.get());
-  }
   return reduce_run(ctx, in, m, init, opt, tr.get(), &v);
 }
 
 std::uint64_t reduce_run(context& ctx, const range_ref& in, const monoid& m, const std::uint64_t* init,
                          const run_options& opt, const bound_transform* tr, const view_desc* view) {
   check_types(ctx, in, m, opt, tr);
-  if (cpu_backend::native(ctx)) {  // 32-bit elements only there (check_types): init fits one word
-    const std::uint32_t init32 = init ? static_cast<std::uint32_t>(*init) : 0;
-    return cpu_backend::reduce(ctx, in, m, init ? &init32 : nullptr, opt, tr);
-  }
-  const algorithm_entry& alg = effective(ctx, pick_algorithm(ctx, "reduce", opt.algorithm), opt, in.count);
+  return backend_of(ctx).reduce(ctx, in, m, init, opt, tr, view);
+}
+
+std::uint64_t reduce_webgpu(context& ctx, const range_ref& in, const monoid& m, const std::uint64_t* init,
+                            const run_options& opt, const bound_transform* tr, const view_desc* view) {
   const reduce_args a{in.view, &m, nullptr, 0, 0, &opt, tr};
-  if (tr && (a.pairs() || a.exact())) throw error(errc::unsupported, "transform_reduce supports accuracy::fast only");
-  const std::string name = ran(a, alg);
+  const algorithm_entry& alg = resolve_reduce(ctx, a);  // once: what runs and what the statistics name
+  if (tr && alg.serves != accuracy::fast) throw error(errc::unsupported, "transform_reduce supports accuracy::fast only");
+  const std::string name = alg.name;
   if (in.on_device && !view) check_view(ctx, in.view, "reduce input");
   if (opt.check_operator) m.check(/*need_commutative=*/true);
   if (a.exact()) {
     // The init value joins the exact sum before the one rounding.
-    superaccumulator s = in.count ? from_words(reduce_words(ctx, in, m, opt, name, tr, view)) : superaccumulator();
+    superaccumulator s = in.count ? from_words(reduce_words(ctx, in, m, opt, alg, tr, view)) : superaccumulator();
     if (init) s.add(from_bits<float>(static_cast<std::uint32_t>(*init)));
     if (!in.count && opt.stats) *opt.stats = run_stats{0, false, 0, 0, name, 0};
     return to_bits(s.round_to_float());
@@ -247,13 +214,16 @@ std::uint64_t reduce_run(context& ctx, const range_ref& in, const monoid& m, con
     return finish(m.identity_raw());
   }
   // A pair's leading part is the correctly rounded value of hi + lo (combine ends with FastTwoSum).
-  const std::vector<std::uint32_t> w = reduce_words(ctx, in, m, opt, name, tr, view);
+  const std::vector<std::uint32_t> w = reduce_words(ctx, in, m, opt, alg, tr, view);
   return finish(is_wide(m.type()) ? w[0] | (std::uint64_t(w[1]) << 32) : w[0]);
 }
 
 superaccumulator exact_sum_run(context& ctx, const range_ref& in, const run_options& opt) {
   require_type(ctx, in.type, "exact_sum");
-  if (cpu_backend::native(ctx)) return cpu_backend::exact_sum(ctx, in, opt);
+  return backend_of(ctx).exact_sum(ctx, in, opt);
+}
+
+superaccumulator exact_sum_webgpu(context& ctx, const range_ref& in, const run_options& opt) {
   run_options o = opt;
   o.accuracy = accuracy::reproducible;
   if (in.on_device) check_view(ctx, in.view, "exact_sum input");
@@ -261,7 +231,9 @@ superaccumulator exact_sum_run(context& ctx, const range_ref& in, const run_opti
     if (o.stats) *o.stats = run_stats{0, false, 0, 0, "exact", 0};
     return superaccumulator();
   }
-  return from_words(reduce_words(ctx, in, monoid(op::sum(), dtype::f32), o, "exact", nullptr));
+  const monoid sum(op::sum(), dtype::f32);
+  const algorithm_entry& alg = resolve_algorithm(ctx, "reduce", o.algorithm, in.count, accuracy::reproducible);
+  return from_words(reduce_words(ctx, in, sum, o, alg, nullptr));
 }
 
 void reduce_record(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref& result,
@@ -278,11 +250,13 @@ void transform_reduce_record(context& ctx, WGPUCommandEncoder encoder, const ran
 void reduce_record_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref& result,
                        const monoid& m, const run_options& opt, const bound_transform* tr) {
   check_types(ctx, in, m, opt, tr);
-  if (cpu_backend::native(ctx))
-    throw error(errc::unsupported, "reduce into a WGPUCommandEncoder needs a WebGPU context; this one runs the "
-                                   "native CPU backend (call reduce without an encoder)");
+  backend_of(ctx).reduce_into(ctx, encoder, in, result, m, opt, tr);
+}
+
+void reduce_into_webgpu(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref& result,
+                        const monoid& m, const run_options& opt, const bound_transform* tr) {
   reduce_args a{in.view, &m, result.view.buf, result.view.capacity, 0, &opt, tr};
-  pick_algorithm(ctx, "reduce", opt.algorithm);
+  a.alg = &resolve_reduce(ctx, a);
   check_view(ctx, in.view, "reduce input");
   if (opt.check_operator) m.check(/*need_commutative=*/true);
   if (result.count == 0) throw error(errc::invalid_argument, "reduce: the result span is empty");

@@ -16,14 +16,17 @@ struct reduce_args {
   const run_options* opt;
   const bound_transform* transform = nullptr;  // applied to every element in the load (fast algorithm only)
   const view_desc* view = nullptr;  // a fused view (view_fused), bindable: what the load reads; in.count = its size
+  const algorithm_entry* alg = nullptr;  // what the call resolved (resolve_reduce); null: record_reduce resolves it
   bool pairs() const;         // double-word accumulation (compensated): the result is a (hi, lo) pair of f32
   bool exact() const;         // superaccumulator (reproducible): the result is superaccumulator::words
 };
 
 /// Records the reduction of args.in into result[result_index] (a pair when args.pairs(), 14 words when
-/// args.exact(): result_index counts in units of the result's size). Picks the algorithm
-/// from the registry (run_options::algorithm, else the adapter's default).
+/// args.exact(): result_index counts in units of the result's size). Runs args.alg, else resolve_reduce's.
 void record_reduce(recorder& rec, const reduce_args& args);
+/// The algorithm of a reduce, from the registry: the accuracy mode's path, run_options::algorithm, or the
+/// adapter's default for args.in.count elements.
+const algorithm_entry& resolve_reduce(const context& ctx, const reduce_args& args);
 
 // The algorithms.
 void record_reduce_fast(recorder& rec, const reduce_args& a);

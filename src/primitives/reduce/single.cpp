@@ -31,7 +31,7 @@ void record_reduce_single(recorder& rec, const reduce_args& a) {
   // The published partials are 32-bit words (single.wgsl): 64-bit monoids take the fast reduce's two passes.
   if (a.pairs() || a.exact() || is_wide(m.type()) || n <= pol.small_n || n > elements_per_binding(ctx))
     return record_reduce_fast(rec, a);
-  const std::string lanes = pol.subgroups ? "shared/lanes_subgroup.wgsl" : "shared/lanes_workgroup.wgsl";
+  const std::string lanes = lanes_module(pol.subgroups);
   // A fused view is computed in the load (tile/load.wgsl): scalar loads.
   const view_desc* view = view_fused(a.view) ? a.view : nullptr;
   wgsl_constants constants{{"WG_SIZE", std::to_string(pol.wg_size) + "u"},

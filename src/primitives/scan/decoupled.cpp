@@ -76,7 +76,7 @@ void record_scan_decoupled(recorder& rec, const scan_args& a) {
   if (fused) pol.layout = tile_layout::direct;
   const bool staged = pol.layout == tile_layout::staged, raked = pol.layout == tile_layout::raked;
   const std::uint32_t words = eb / 4;  // T_WORDS: a tile's state is 2 * words u32
-  const std::string lanes = pol.subgroups ? "shared/lanes_subgroup.wgsl" : "shared/lanes_workgroup.wgsl";
+  const std::string lanes = lanes_module(pol.subgroups);
   wgsl_constants constants{{"WG_SIZE", std::to_string(pol.wg_size) + "u"},
                            {"ITEMS", std::to_string(pol.items) + "u"},
                            {"STAGED", staged ? "true" : "false"},

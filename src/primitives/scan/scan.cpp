@@ -2,7 +2,7 @@
 // (aligned, in-place scans read from a copy), records the passes (record_scan), submits, and moves host data.
 #include "primitives/scan/scan.hpp"
 
-#include "native/backend.hpp"
+#include "primitives/backend.hpp"
 
 #include <chrono>
 #include <memory>
@@ -27,28 +27,21 @@ std::uint64_t scan_fallback_slots(const context& ctx, std::uint64_t n) {
   return (n + chunk - 1) / chunk + 1;
 }
 
-void record_scan(recorder& rec, const scan_args& a) {
-  const algorithm_entry& alg = pick_algorithm(rec.ctx(), "scan", a.opt->algorithm);
+const algorithm_entry& resolve_scan(const context& ctx, const scan_args& a) {
   // Reproducible (exact) f32 sums: the exact prefix sums, correctly rounded (scan/exact.cpp), whatever the
-  // algorithm asked. Compensated f32 sums go through the seed's shape with double-word accumulation (the
-  // decoupled scan publishes 32-bit tile states; a pair would need four words).
-  if (a.view) {
-    if (a.exact() || a.pairs() || std::string(alg.name) == "seed")
-      throw error(errc::unsupported, "a view input runs on the decoupled scan with accuracy::fast");
-    return record_scan_decoupled(rec, a);
-  }
-  if (a.exact()) return record_scan_exact(rec, a);
-  if (a.pairs() || std::string(alg.name) == "seed") return record_scan_seed(rec, a);
-  return record_scan_decoupled(rec, a);
+  // algorithm asked; compensated f32 sums: the seed's shape with double-word accumulation (the registry's
+  // accuracy paths).
+  const accuracy acc = a.exact() ? accuracy::reproducible : a.pairs() ? accuracy::compensated : accuracy::fast;
+  return resolve_algorithm(ctx, "scan", a.opt->algorithm, a.in.count, acc);
 }
 
-namespace {
-std::string ran(const context& ctx, const scan_args& a) {
-  if (a.exact()) return "exact";
-  if (a.pairs()) return std::string("seed-") + accuracy_name(a.opt->accuracy);
-  return pick_algorithm(ctx, "scan", a.opt->algorithm).name;
+void record_scan(recorder& rec, const scan_args& a) {
+  const algorithm_entry& alg = a.alg ? *a.alg : resolve_scan(rec.ctx(), a);
+  // A view is read through the decoupled scan's load (the seed's and the accuracy paths' kernels read buffers).
+  if (a.view && alg.id != algorithm_id::scan_decoupled)
+    throw error(errc::unsupported, "a view input runs on the decoupled scan with accuracy::fast");
+  alg.record(rec, &a);
 }
-}  // namespace
 
 namespace {
 void scan_impl(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref& out, const monoid& m,
@@ -82,29 +75,13 @@ void scan_impl(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, co
   if (m.type() == dtype::f64 && opt.accuracy != accuracy::fast)
     throw error(errc::unsupported, std::string("accuracy::") + accuracy_name(opt.accuracy) +
                                        " is for f32 sums; f64 scans are accumulated in f64 (accuracy::fast)");
-  if (cpu_backend::native(ctx)) {  // 32-bit elements only there (require_type): init fits one word
-    if (encoder)
-      throw error(errc::unsupported, "scan into a WGPUCommandEncoder needs a WebGPU context; this one runs the "
-                                     "native CPU backend (call the scan without an encoder)");
-    const std::uint32_t init32 = init ? static_cast<std::uint32_t>(*init) : 0;
-    if (carry) return cpu_backend::scan_exact_carry(ctx, in, out, kind, *carry, opt);
-    if (view) {
-      // The native backend evaluates the view into a host array first (not fused), then scans it.
-      std::vector<std::uint32_t> values = view_values_on_host(ctx, *view);
-      if (tr) {
-        std::vector<std::uint32_t> x(values.size());
-        tr->apply_many(values.data(), values.size(), x.data());
-        values.swap(x);
-      }
-      buffer held = ctx.create_buffer(std::max<std::size_t>(values.size(), 1) * 4);
-      if (!values.empty()) ctx.write(held, 0, values.data(), values.size() * 4);
-      range_ref host = in;
-      host.view = view_of(held, values.size());
-      host.type = m.type();
-      return cpu_backend::scan(ctx, host, out, m, kind, init ? &init32 : nullptr, opt);
-    }
-    return cpu_backend::scan(ctx, in, out, m, kind, init ? &init32 : nullptr, opt);
-  }
+  backend_of(ctx).scan(ctx, encoder, in, out, m, kind, init, opt, carry, view, tr);
+}
+}  // namespace
+
+void scan_webgpu(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref& out, const monoid& m,
+                 scan_kind kind, const std::uint64_t* init, const run_options& opt, const superaccumulator* carry,
+                 const view_desc* view, const bound_transform* tr) {
   const std::uint32_t ob = dtype_bytes(m.type());
   using clock = std::chrono::steady_clock;
   if (in.on_device != out.on_device)
@@ -115,7 +92,9 @@ void scan_impl(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, co
   if (opt.check_operator) m.check(/*need_commutative=*/false);
   scan_args a{in.view, out.view, &m, kind, init, &opt, nullptr};
   a.exact_init = carry;
-  const std::string name = view ? std::string("decoupled") : ran(ctx, a);
+  const algorithm_entry& alg = resolve_scan(ctx, a);  // once: what runs and what the statistics name
+  a.alg = &alg;
+  const std::string name = alg.name;
   if (view && !out.on_device) throw error(errc::invalid_argument, "scan: a view's scan writes a device range");
   if (in.on_device) {
     if (!view) check_view(ctx, in.view, "scan input");
@@ -154,7 +133,7 @@ void scan_impl(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, co
     a.in = wide;
   }
   buffer fallbacks;
-  if (own && opt.stats && !a.pairs() && !a.exact() && name == "decoupled" && !view) {
+  if (own && opt.stats && alg.counts_fallbacks && !view) {
     fallbacks = ctx.create_buffer(scan_fallback_slots(ctx, in.count) * 4);
     a.fallbacks = &fallbacks;
   }
@@ -181,7 +160,6 @@ void scan_impl(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, co
     if (opt.stats) opt.stats->download_ms = std::chrono::duration<double, std::milli>(clock::now() - t1).count();
   }
 }
-}  // namespace
 
 void scan_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref& out, const monoid& m,
               scan_kind kind, const std::uint64_t* init, const run_options& opt) {

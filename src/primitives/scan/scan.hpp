@@ -3,11 +3,8 @@
 #include "primitives/primitive.hpp"
 #include "wgprim/op.hpp"
 #include "wgprim/scan.hpp"
+#include "wgprim/exact.hpp"
 #include "wgprim/view.hpp"
-
-namespace wgprim {
-class superaccumulator;
-}
 
 namespace wgprim::detail {
 
@@ -21,6 +18,7 @@ struct scan_args {
   const superaccumulator* exact_init = nullptr;  // exact scans: a whole accumulator as the init (dist::scan's carry)
   const view_desc* view = nullptr;            // a bindable view read instead of `in` (decoupled only); in.count = its size
   const bound_transform* transform = nullptr; // the view's transform (applied in the load), may be null
+  const algorithm_entry* alg = nullptr;  // what the call resolved (resolve_scan); null: record_scan resolves it
   bool pairs() const;             // double-word accumulation (compensated f32 sums)
   bool exact() const;             // exact prefix sums, correctly rounded (reproducible / exact f32 sums)
 };
@@ -30,14 +28,10 @@ struct scan_args {
 void scan_run_exact_carry(context& ctx, const range_ref& in, const range_ref& out, scan_kind kind,
                           const superaccumulator& carry, const run_options& opt);
 
-namespace cpu_backend {
-/// The native backend's exact f32 sum scan started from `carry` (src/native/scan.cpp; opt.accuracy reproducible).
-void scan_exact_carry(context& ctx, const range_ref& in, const range_ref& out, scan_kind kind,
-                      const superaccumulator& carry, const run_options& opt);
-}  // namespace cpu_backend
-
-/// Records the scan of args.in into args.out; the algorithm comes from the registry.
+/// Records the scan of args.in into args.out: args.alg, else resolve_scan's.
 void record_scan(recorder& rec, const scan_args& args);
+/// The algorithm of a scan, from the registry: the accuracy mode's path, run_options::algorithm, or the default.
+const algorithm_entry& resolve_scan(const context& ctx, const scan_args& args);
 /// How many u32 fallback counters record_scan may write for n elements.
 std::uint64_t scan_fallback_slots(const context& ctx, std::uint64_t n);
 

@@ -7,7 +7,7 @@
 #include <chrono>
 
 #include "core/host_checks.hpp"
-#include "native/backend.hpp"
+#include "primitives/backend.hpp"
 
 #include "wgprim/error.hpp"
 #include "wgprim/reduce_by_key.hpp"
@@ -109,10 +109,12 @@ void segmented_scan_run(context& ctx, WGPUCommandEncoder encoder, const range_re
   if (in.count != out.count)
     throw error(errc::invalid_argument, "segmented scan: the output holds " + std::to_string(out.count) +
                                             " elements, the input " + std::to_string(in.count));
-  if (cpu_backend::native(ctx)) {
-    if (encoder) cpu_backend::no_encoder(what);
-    return cpu_backend::segmented_scan(ctx, in, offsets, out, m, kind, opt);
-  }
+  backend_of(ctx).segmented_scan(ctx, encoder, in, offsets, out, m, kind, opt);
+}
+
+void segmented_scan_webgpu(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref& offsets,
+                           const range_ref& out, const monoid& m, scan_kind kind, const run_options& opt) {
+  const char* what = "segmented scan";
   const algorithm_entry& alg = pick_algorithm(ctx, "segmented_scan", opt.algorithm);
   if (in.count == 0) {
     if (in.on_device && !encoder) check_offsets_host(read_offsets(ctx, offsets.view).data(), offsets.count, 0, what);
@@ -141,7 +143,7 @@ void segmented_scan_run(context& ctx, WGPUCommandEncoder encoder, const range_re
   a.out = o.view;
   a.values = bindable_input(rec, a.values, temps, &a.out);
   a.offsets = bindable_input(rec, a.offsets, temps, &a.out);
-  segmented_workspace ws = std::string(alg.name) == "tiles" && segmented_reduce_streams(ctx, in.count, a.n_segments)
+  segmented_workspace ws = alg.id == algorithm_id::segmented_scan_tiles && segmented_reduce_streams(ctx, in.count, a.n_segments)
                                ? record_segmented_scan_streaming(rec, m, a.values, in.count, a.offsets, a.n_segments,
                                                                  a.out, a.exclusive)
                                : record_segmented(rec, a);
@@ -159,10 +161,13 @@ void segmented_reduce_run(context& ctx, WGPUCommandEncoder encoder, const range_
   if (out.count != segs)
     throw error(errc::invalid_argument, "segmented reduce: the output holds " + std::to_string(out.count) +
                                             " elements for " + std::to_string(segs) + " segments");
-  if (cpu_backend::native(ctx)) {
-    if (encoder) cpu_backend::no_encoder(what);
-    return cpu_backend::segmented_reduce(ctx, in, offsets, out, m, opt);
-  }
+  backend_of(ctx).segmented_reduce(ctx, encoder, in, offsets, out, m, opt);
+}
+
+void segmented_reduce_webgpu(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref& offsets,
+                             const range_ref& out, const monoid& m, const run_options& opt) {
+  const char* what = "segmented reduce";
+  const std::uint64_t segs = offsets.count - 1;
   const algorithm_entry& alg = pick_algorithm(ctx, "segmented_reduce", opt.algorithm);
   if (in.count == 0 && in.on_device && !encoder)
     check_offsets_host(read_offsets(ctx, offsets.view).data(), offsets.count, 0, what);
@@ -186,7 +191,7 @@ void segmented_reduce_run(context& ctx, WGPUCommandEncoder encoder, const range_
   bindable_output o = bindable_output_of(rec, out.on_device ? out.view : view_of(down, segs));
   a.values = bindable_input(rec, a.values, temps, &o.view);
   a.offsets = bindable_input(rec, a.offsets, temps, &o.view);
-  if (std::string(alg.name) == "tiles" && segmented_reduce_streams(ctx, in.count, segs)) {
+  if (alg.id == algorithm_id::segmented_reduce_tiles && segmented_reduce_streams(ctx, in.count, segs)) {
     segmented_workspace ws = record_segmented_reduce(rec, m, a.values, in.count, a.offsets, segs, o.view);
     finish_call(ctx, rec, o, own, opt, alg.name, in, upload_ms, &ws, what, down, out, segs);
     return;
@@ -211,8 +216,6 @@ std::uint64_t reduce_by_key_run(context& ctx, WGPUCommandEncoder encoder, const 
   if (values) require_type(ctx, values->type, "reduce_by_key");
   const char* what = values ? "reduce_by_key" : "run_length_encode";
   if (values && opt.check_operator) m.check(/*need_commutative=*/false);
-  const bool native = cpu_backend::native(ctx);
-  if (native && encoder) cpu_backend::no_encoder(what);
   same_side({&keys, values, &unique_keys, &sums}, what);
   const std::uint64_t n = keys.count;
   if (values && values->count != n)
@@ -230,7 +233,14 @@ std::uint64_t reduce_by_key_run(context& ctx, WGPUCommandEncoder encoder, const 
       throw error(errc::invalid_argument, std::string(what) + ": the run count goes to a device span of one element");
     check_view(ctx, runs_out->view, what);
   }
-  if (native) return cpu_backend::reduce_by_key(ctx, keys, key_type, values, unique_keys, sums, m, runs_out, opt);
+  return backend_of(ctx).reduce_by_key(ctx, encoder, keys, key_type, values, unique_keys, sums, m, runs_out, opt);
+}
+
+std::uint64_t reduce_by_key_webgpu(context& ctx, WGPUCommandEncoder encoder, const range_ref& keys, dtype key_type,
+                                   const range_ref* values, const range_ref& unique_keys, const range_ref& sums,
+                                   const monoid& m, const range_ref* runs_out, const run_options& opt) {
+  const char* what = values ? "reduce_by_key" : "run_length_encode";
+  const std::uint64_t n = keys.count;
   const algorithm_entry& alg = pick_algorithm(ctx, what, opt.algorithm);
   const std::uint64_t capacity = std::min(unique_keys.count, sums.count);
   if (n == 0) {
@@ -273,7 +283,8 @@ std::uint64_t reduce_by_key_run(context& ctx, WGPUCommandEncoder encoder, const 
     a.values = bindable_input(rec, a.values, temps, &a.unique_keys);
   }
   // "decoupled": one pass of head-flag compaction (primitives/select/by_key.cpp); "tiles": the segmented scan.
-  const bool one_pass = std::string(alg.name) == "decoupled" && by_key_decoupled_serves(a);
+  const bool one_pass = (alg.id == algorithm_id::reduce_by_key_decoupled ||
+                         alg.id == algorithm_id::run_length_encode_decoupled) && by_key_decoupled_serves(a);
   segmented_workspace ws = one_pass ? record_by_key_decoupled(rec, a) : record_segmented(rec, a);
   ok.finish(rec);
   os.finish(rec);

@@ -47,7 +47,7 @@ segmented_workspace record_by_key_decoupled(recorder& rec, const segmented_args&
   context& ctx = rec.ctx();
   const bool stress = lookback_stress(ctx);
   const select_policy pol = select_policy_for(ctx, tuning{}, stress);
-  const std::string lanes = pol.subgroups ? "shared/lanes_subgroup.wgsl" : "shared/lanes_workgroup.wgsl";
+  const std::string lanes = lanes_module(pol.subgroups);
   const bool sub_walk = pol.subgroups && pol.subgroup_lookback;
   const std::string src = compose_wgsl_with_prelude(
       by_key_spec.file, by_key_prelude(*a.m),

@@ -83,7 +83,7 @@ void record_select_decoupled(recorder& rec, const select_args& a) {
   const bool stress = lookback_stress(ctx);
   const select_policy pol = select_policy_for(ctx, a.opt->tune, stress);
   const monoid counts(op::sum(), dtype::u32);
-  const std::string lanes = pol.subgroups ? "shared/lanes_subgroup.wgsl" : "shared/lanes_workgroup.wgsl";
+  const std::string lanes = lanes_module(pol.subgroups);
   const bool staged = pol.tile == select_policy::layout::staged;
   const char* mode = a.mode == select_mode::flags ? "1u" : a.mode == select_mode::unique ? "2u" : "0u";
   // A view (fused, or a buffer with a transform) is read through load_input + view_lift.

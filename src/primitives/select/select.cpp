@@ -7,7 +7,7 @@
 #include <cstring>
 #include <optional>
 
-#include "native/backend.hpp"
+#include "primitives/backend.hpp"
 
 #include "wgprim/error.hpp"
 
@@ -21,8 +21,7 @@ std::uint64_t select_fallback_slots(const context& ctx, std::uint64_t n) {
 }
 
 void record_select(recorder& rec, const select_args& a) {
-  pick_algorithm(rec.ctx(), "select", a.opt->algorithm);  // one algorithm today; this checks the name
-  record_select_decoupled(rec, a);
+  (a.alg ? *a.alg : pick_algorithm(rec.ctx(), "select", a.opt->algorithm)).record(rec, &a);
 }
 
 namespace {
@@ -38,7 +37,6 @@ std::uint64_t select_impl(context& ctx, WGPUCommandEncoder encoder, const range_
                           bool partition, dtype type, const predicate* pred, const run_options& opt) {
   require_type(ctx, in.type, "select");
   require_type(ctx, type, "select");
-  using clock = std::chrono::steady_clock;
   const std::string what = op_name(mode, partition);
   auto fail = [&](const std::string& why) { return error(errc::invalid_argument, what + ": " + why); };
   if (in.on_device != out.on_device || (flags && flags->on_device != in.on_device))
@@ -58,25 +56,19 @@ std::uint64_t select_impl(context& ctx, WGPUCommandEncoder encoder, const range_
   }
   if (in_count && (!in.on_device || !count)) throw fail("a counted input needs device ranges and a device count");
   if (in_count) check_view(ctx, *in_count, (what + " input count").c_str());
-  if (cpu_backend::native(ctx)) {
-    if (encoder) cpu_backend::no_encoder(what.c_str());
-    if (in_count) {
-      // The native backend runs eagerly: the count is read here, and the call runs on that prefix.
-      std::uint32_t n = 0;
-      std::memcpy(&n, static_cast<const unsigned char*>(in_count->host) + in_count->offset, 4);
-      range_ref prefix = in;
-      prefix.count = prefix.view.count = std::min<std::uint64_t>(n, in.count);
-      range_ref f;
-      if (flags) {
-        f = *flags;
-        f.count = f.view.count = prefix.count;
-      }
-      return cpu_backend::select(ctx, prefix, flags ? &f : nullptr, out, count, mode, partition, type,
-                                 bound ? &*bound : nullptr, opt);
-    }
-    return cpu_backend::select(ctx, in, flags, out, count, mode, partition, type, bound ? &*bound : nullptr, opt);
-  }
-  const std::string name = pick_algorithm(ctx, "select", opt.algorithm).name;
+  return backend_of(ctx).select(ctx, encoder, in, in_count, flags, out, count, mode, partition, type,
+                                bound ? &*bound : nullptr, opt);
+}
+}  // namespace
+
+std::uint64_t select_webgpu(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const device_view* in_count,
+                            const range_ref* flags, const range_ref& out, const range_ref* count, select_mode mode,
+                            bool partition, dtype type, const bound_predicate* pred, const run_options& opt) {
+  using clock = std::chrono::steady_clock;
+  const std::string what = op_name(mode, partition);
+  auto fail = [&](const std::string& why) { return error(errc::invalid_argument, what + ": " + why); };
+  const algorithm_entry& alg = pick_algorithm(ctx, "select", opt.algorithm);  // once: what runs and is reported
+  const std::string name = alg.name;
   if (in.on_device) {
     check_view(ctx, in.view, (what + " input").c_str());
     check_view(ctx, out.view, (what + " output").c_str());
@@ -93,7 +85,8 @@ std::uint64_t select_impl(context& ctx, WGPUCommandEncoder encoder, const range_
   }
 
   select_args a{in.view, flags ? flags->view : device_view{}, out.view, count_view, mode, partition, type,
-                bound ? &*bound : nullptr, &opt, nullptr};
+                pred, &opt, nullptr};
+  a.alg = &alg;
   if (in_count) {
     a.in_count = *in_count;
     a.in_count.count = 1;
@@ -158,7 +151,6 @@ std::uint64_t select_impl(context& ctx, WGPUCommandEncoder encoder, const range_
   }
   return kept;
 }
-}  // namespace
 
 std::uint64_t select_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref* flags,
                          const range_ref& out, const range_ref* count, select_mode mode, bool partition, dtype type,

@@ -22,6 +22,7 @@ struct select_args {
   device_view in_count = {};       // buf set: the input's length is this u32, read on the device (in.count is
                                    // the capacity; one storage binding at most)
   const view_desc* view = nullptr; // a bindable view read instead of `in` (in.count = its size; one chunk for unique)
+  const algorithm_entry* alg = nullptr;  // what the call resolved; null: record_select picks it
 };
 
 /// Records the whole operation (count pass, select passes, the count copy) without submitting.

@@ -1,12 +1,12 @@
 // select_if / partition / unique over a view (include/wgprim/view.hpp): the view is computed in the decoupled
-// select's load (record_select with select_args::view); the native backend computes its values into a buffer of
-// its own first and runs the ordinary select on it.
+// select's load (record_select with select_args::view); the native backend's row (primitives/backends.cpp)
+// computes its values into a buffer of its own first and runs the ordinary select on it.
 #include <optional>
 
 #include "primitives/select/select.hpp"
 #include "primitives/view.hpp"
 
-#include "native/backend.hpp"
+#include "primitives/backend.hpp"
 #include "wgprim/error.hpp"
 
 namespace wgprim::detail {
@@ -26,29 +26,19 @@ std::uint64_t select_view_run(context& ctx, const view_desc& v, const range_ref&
   for (const device_view* in : {&v.base, &v.index})
     if (in->count && in->buf == out.view.buf && in->host == out.view.host)
       throw error(errc::invalid_argument, std::string(what) + ": the view reads the output's buffer");
-  if (cpu_backend::native(ctx)) {
-    // The values first (not fused), then the ordinary select over them.
-    std::vector<std::uint32_t> values = view_values_on_host(ctx, v);
-    if (v.tr) {
-      std::vector<std::uint32_t> x(values.size());
-      bound_transform(*v.tr, v.type).apply_many(values.data(), values.size(), x.data());
-      values.swap(x);
-    }
-    buffer held = ctx.create_buffer(std::max<std::size_t>(values.size(), 1) * 4);
-    if (!values.empty()) ctx.write(held, 0, values.data(), values.size() * 4);
-    range_ref in;
-    in.on_device = true;
-    in.view = view_of(held, values.size());
-    in.count = values.size();
-    in.type = t;
-    return select_run(ctx, nullptr, in, nullptr, out, nullptr, mode, partition, t, pred, opt);
-  }
+  return backend_of(ctx).select_view(ctx, v, out, mode, partition, t, pred, opt);
+}
+
+std::uint64_t select_view_webgpu(context& ctx, const view_desc& v, const range_ref& out, select_mode mode,
+                                 bool partition, dtype t, const predicate* pred, const run_options& opt) {
+  const char* what = partition ? "partition" : mode == select_mode::unique ? "unique" : "select_if";
   std::optional<bound_predicate> bound_pred;
   if (mode == select_mode::predicate) {
     if (!pred) throw error(errc::invalid_argument, std::string(what) + ": no predicate");
     bound_pred.emplace(*pred, t);
   }
-  const std::string name = pick_algorithm(ctx, "select", opt.algorithm).name;
+  const algorithm_entry& alg = pick_algorithm(ctx, "select", opt.algorithm);  // once: what runs and is reported
+  const std::string name = alg.name;
   buffer own_count = ctx.create_buffer(4);
   recorder rec(ctx, opt.timestamps || opt.stats);
   std::vector<buffer> temps;
@@ -59,6 +49,7 @@ std::uint64_t select_view_run(context& ctx, const view_desc& v, const range_ref&
   select_args a{in, device_view{}, o.view, view_of(own_count, 1), mode, partition, t,
                 bound_pred ? &*bound_pred : nullptr, &opt, nullptr};
   a.view = &bound;
+  a.alg = &alg;
   std::uint32_t kept = 0;
   if (v.count) {
     record_select(rec, a);

@@ -15,7 +15,7 @@
 #include <random>
 
 #include "core/expr.hpp"
-#include "native/backend.hpp"
+#include "primitives/backend.hpp"
 #include "primitives/sort/sort.hpp"
 #include "wgprim/error.hpp"
 
@@ -89,7 +89,6 @@ const kernel_spec sort_merge_level_spec{"sort/merge_level.wgsl",
 
 void comparator_sort_run(context& ctx, const range_ref& keys, const range_ref* vals, dtype key_type,
                          const comparator& less, const run_options& opt) {
-  using clock = std::chrono::steady_clock;
   if (key_type != dtype::u32 && key_type != dtype::i32 && key_type != dtype::f32)
     throw error(errc::unsupported, std::string("comparator sort: keys of type ") + dtype_name(key_type) +
                                        " are not supported (u32, i32, f32)");
@@ -104,9 +103,15 @@ void comparator_sort_run(context& ctx, const range_ref& keys, const range_ref* v
     throw error(errc::unsupported, std::string("sort: values of type ") + dtype_name(vals->type) +
                                        " are not supported (values are 32-bit)");
   if (n > 0xffffffffull) throw error(errc::limit, "comparator sort: more than 2^32 - 1 keys");
-  if (cpu_backend::native(ctx)) return cpu_backend::sort_less(ctx, keys, vals, prog, opt);
-  if (!opt.algorithm.empty() && opt.algorithm != "merge")
-    throw error(errc::invalid_argument, "comparator sort: unknown algorithm '" + opt.algorithm + "' (merge)");
+  backend_of(ctx).comparator_sort(ctx, keys, vals, key_type, prog, opt);
+}
+
+void comparator_sort_webgpu(context& ctx, const range_ref& keys, const range_ref* vals, dtype key_type,
+                            const expr_program& prog, const run_options& opt) {
+  using clock = std::chrono::steady_clock;
+  const bool pairs = vals != nullptr;
+  const std::uint64_t n = keys.count;
+  const algorithm_entry& alg = pick_algorithm(ctx, "comparator_sort", opt.algorithm);
   if (keys.on_device) {
     check_view(ctx, keys.view, "sort keys");
     if (pairs) check_view(ctx, vals->view, "sort values");
@@ -117,7 +122,7 @@ void comparator_sort_run(context& ctx, const range_ref& keys, const range_ref* v
     throw error(errc::limit, "comparator sort: " + std::to_string(n) + " keys exceed one storage binding (" +
                                  std::to_string(ctx.binding_limit() / 4) + " keys)");
   if (n < 2) {
-    if (opt.stats) *opt.stats = run_stats{0, false, 0, 0, "merge", 0};
+    if (opt.stats) *opt.stats = run_stats{0, false, 0, 0, alg.name, 0};
     return;
   }
   auto t0 = clock::now();
@@ -190,7 +195,7 @@ void comparator_sort_run(context& ctx, const range_ref& keys, const range_ref* v
   }
   ok.finish(rec);
   if (pairs) ov.finish(rec);
-  fill_stats(opt, rec.submit(), "merge");
+  fill_stats(opt, rec.submit(), alg.name);
   if (opt.stats) opt.stats->upload_ms = keys.on_device ? 0 : upload_ms;
   if (!keys.on_device) {
     ctx.read(up_k, 0, keys.host_out, n * 4);

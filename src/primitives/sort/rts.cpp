@@ -41,7 +41,7 @@ class rts final : public sort_algorithm {
     context& ctx = rec.ctx();
     pol_ = sort_rts_policy_for(ctx, a.opt->tune);
     const wgsl_constants c = sort_constants(pol_.wg_size, pol_.items, a.key_words);
-    const std::string lanes = pol_.subgroups ? "shared/lanes_subgroup.wgsl" : "shared/lanes_workgroup.wgsl";
+    const std::string lanes = lanes_module(pol_.subgroups);
     count_ = &get_kernel(ctx, sort_rts_count_spec, compose_wgsl(sort_rts_count_spec.file, m_, c), true);
     scatter_ = &get_kernel(ctx, sort_rts_scatter_spec, compose_wgsl(sort_rts_scatter_spec.file, m_, c, {lanes}), true);
     const std::uint64_t tile = std::uint64_t(pol_.wg_size) * pol_.items;

@@ -18,7 +18,7 @@
 
 #include "core/expr.hpp"
 #include "core/host_checks.hpp"
-#include "native/backend.hpp"
+#include "primitives/backend.hpp"
 #include "primitives/sort/sort.hpp"
 #include "wgprim/error.hpp"
 
@@ -111,9 +111,6 @@ std::vector<std::uint32_t> host_offsets(context& ctx, const range_ref& r) {
   if (r.count == 0) return h;
   if (!r.on_device) {
     const auto* p = static_cast<const std::uint32_t*>(r.host);
-    std::copy(p, p + r.count, h.begin());
-  } else if (cpu_backend::native(ctx)) {
-    const std::uint32_t* p = cpu_backend::host_in(ctx, r, "segmented sort offsets");
     std::copy(p, p + r.count, h.begin());
   } else {
     check_view(ctx, r.view, "segmented sort offsets");
@@ -214,8 +211,7 @@ bins bin_gpu(context& ctx, const device_view& offsets, std::uint64_t segs, std::
 
 void segmented_sort_run(context& ctx, const range_ref& keys, const range_ref* vals, const range_ref& offsets,
                         dtype key_type, const sort_order& so, const run_options& opt) {
-  using clock = std::chrono::steady_clock;
-  const sort_key_kind kind = kind_of(key_type);
+  kind_of(key_type);  // u32, i32 or f32 keys
   const std::uint32_t begin_bit = so.begin_bit, end_bit = so.end_bit ? so.end_bit : 32;
   if (begin_bit >= end_bit || end_bit > 32)
     throw error(errc::invalid_argument, "segmented sort: bits [" + std::to_string(so.begin_bit) + ", " +
@@ -235,21 +231,26 @@ void segmented_sort_run(context& ctx, const range_ref& keys, const range_ref* va
   if (offsets.count == 0)
     throw error(errc::invalid_argument, "segmented sort: give n_segments + 1 offsets (at least one)");
   if (n > 0xffffffffull) throw error(errc::limit, "segmented sort: more than 2^32 - 1 keys");
-  const bool native = cpu_backend::native(ctx);
-  // Device offsets on the GPU are binned there (bin_gpu below); host offsets, native buffers and the offsets of no
-  // segment are read (or copied) to the host and binned in one pass here.
-  const bool gpu_bins = !native && offsets.on_device && offsets.count > 1;
+  backend_of(ctx).segmented_sort(ctx, keys, vals, offsets, key_type, so.direction, begin_bit, end_bit, opt);
+}
+
+void segmented_sort_webgpu(context& ctx, const range_ref& keys, const range_ref* vals, const range_ref& offsets,
+                           dtype key_type, order direction, unsigned begin_bit, unsigned end_bit,
+                           const run_options& opt) {
+  using clock = std::chrono::steady_clock;
+  const sort_key_kind kind = kind_of(key_type);
+  const bool pairs = vals != nullptr;
+  const std::uint64_t n = keys.count;
+  const algorithm_entry& alg = pick_algorithm(ctx, "segmented_sort", opt.algorithm);
+  // Device offsets are binned on the GPU (bin_gpu below); host offsets and the offsets of no segment are copied to
+  // the host and binned in one pass here.
+  const bool gpu_bins = offsets.on_device && offsets.count > 1;
   std::vector<std::uint32_t> off;
   if (!gpu_bins) {
     off = host_offsets(ctx, offsets);
     check_offsets_host(off.data(), off.size(), n, "segmented sort");
   }
   const std::uint64_t segs = offsets.count - 1;
-  if (native)
-    return cpu_backend::segmented_sort(ctx, keys, vals, off.data(), segs, key_type, so.direction, begin_bit, end_bit,
-                                       opt);
-  if (!opt.algorithm.empty() && opt.algorithm != "segmented")
-    throw error(errc::invalid_argument, "segmented sort: unknown algorithm '" + opt.algorithm + "' (segmented)");
   if (keys.on_device) {
     check_view(ctx, keys.view, "segmented sort keys");
     if (pairs) check_view(ctx, vals->view, "segmented sort values");
@@ -275,7 +276,7 @@ void segmented_sort_run(context& ctx, const range_ref& keys, const range_ref* va
     bn = bin_host(ctx, off);
   }
   if (!bn.any_tiny && bn.mid == 0 && bn.large.empty()) {
-    if (opt.stats) *opt.stats = run_stats{0, false, 0, 0, "segmented", 0};
+    if (opt.stats) *opt.stats = run_stats{0, false, 0, 0, alg.name, 0};
     return;
   }
   // Keys and values: uploaded (host ranges) or the caller's views, made bindable.
@@ -303,7 +304,7 @@ void segmented_sort_run(context& ctx, const range_ref& keys, const range_ref* va
   if (pairs) ov = bindable_in_place(rec, vv);
   key_compare c;
   c.kind = kind;
-  c.ord = so.direction;
+  c.ord = direction;
   c.begin_bit = begin_bit;
   c.end_bit = end_bit;
   record_segment_sorts(rec, c, kv, pairs ? &vv : nullptr, bn.offs(), segs, bn.any_tiny, bn.lst(), bn.mid);
@@ -324,7 +325,7 @@ void segmented_sort_run(context& ctx, const range_ref& keys, const range_ref* va
       a.n = len;
       a.key_words = 1;
       a.kind = kind;
-      a.ord = so.direction;
+      a.ord = direction;
       a.begin_bit = begin_bit;
       a.end_bit = end_bit;
       a.opt = &sort_opt;
@@ -354,7 +355,7 @@ void segmented_sort_run(context& ctx, const range_ref& keys, const range_ref* va
   }
   ok.finish(rec);
   if (pairs) ov.finish(rec);
-  fill_stats(opt, rec.submit(), "segmented");
+  fill_stats(opt, rec.submit(), alg.name);
   if (opt.stats) opt.stats->upload_ms = keys.on_device ? 0 : upload_ms;
   if (!keys.on_device) {
     ctx.read(up_k, 0, keys.host_out, n * 4);

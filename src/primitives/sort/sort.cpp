@@ -7,7 +7,7 @@
 
 #include <chrono>
 
-#include "native/backend.hpp"
+#include "primitives/backend.hpp"
 
 #include "wgprim/error.hpp"
 #include "wgprim/testing.hpp"
@@ -78,7 +78,7 @@ void record_sort(recorder& rec0, const sort_args& a, sort_phase_split* split) {
   context& ctx = rec0.ctx();
   const std::uint64_t n = a.n, kw = a.key_words;
   const bool pairs = a.pairs();
-  std::unique_ptr<sort_algorithm> alg = std::string(pick_algorithm(ctx, "sort", a.opt->algorithm).name) == "onesweep"
+  std::unique_ptr<sort_algorithm> alg = pick_algorithm(ctx, "sort", a.opt->algorithm).id == algorithm_id::sort_onesweep
                                             ? make_sort_onesweep(rec0, a)
                                             : make_sort_rts(rec0, a);
   const buffer& state = scratch(ctx, "sort.state", (tile_states_word + alg->state_words()) * 4);
@@ -171,7 +171,6 @@ void sort_bit_range(const sort_order& so, std::uint32_t key_words, std::uint32_t
 void sort_words(context& ctx, WGPUCommandEncoder encoder, const range_ref& keys_in, const range_ref& keys_out,
                 const range_ref* vals_in, const range_ref* vals_out, std::uint32_t key_words, sort_key_kind kind,
                 const sort_order& so, const run_options& opt) {
-  using clock = std::chrono::steady_clock;
   const order ord = so.direction;
   std::uint32_t begin_bit, end_bit;
   sort_bit_range(so, key_words, begin_bit, end_bit);
@@ -183,14 +182,20 @@ void sort_words(context& ctx, WGPUCommandEncoder encoder, const range_ref& keys_
   const std::uint64_t n = keys_in.count;
   if (keys_out.count != n || (pairs && (vals_in->count != n || vals_out->count != n)))
     throw error(errc::invalid_argument, "sort: the keys and values ranges differ in length");
-  if (cpu_backend::native(ctx)) {  // the native sort takes 32-bit keys, named by their dtype
-    if (encoder) cpu_backend::no_encoder("sort");
-    if (key_words != 1) throw error(errc::unsupported, "sort: the native CPU backend sorts 32-bit keys only");
-    const dtype key_type = kind == sort_key_kind::floating ? dtype::f32
-                           : kind == sort_key_kind::signed_int ? dtype::i32 : dtype::u32;
-    return cpu_backend::sort(ctx, keys_in, keys_out, vals_in, vals_out, key_type, ord, begin_bit, end_bit, opt);
-  }
-  const std::string name = pick_algorithm(ctx, "sort", opt.algorithm).name;
+  backend_of(ctx).sort(ctx, encoder, keys_in, keys_out, vals_in, vals_out, key_words, kind, ord, begin_bit, end_bit,
+                       opt);
+}
+}  // namespace
+
+void sort_webgpu(context& ctx, WGPUCommandEncoder encoder, const range_ref& keys_in, const range_ref& keys_out,
+                 const range_ref* vals_in, const range_ref* vals_out, std::uint32_t key_words, sort_key_kind kind,
+                 order ord, unsigned begin_bit, unsigned end_bit, const run_options& opt) {
+  using clock = std::chrono::steady_clock;
+  const bool pairs = vals_in && vals_out;
+  const bool dev = keys_in.on_device;
+  const std::uint64_t n = keys_in.count;
+  const algorithm_entry& alg = pick_algorithm(ctx, "sort", opt.algorithm);
+  const std::string name = alg.name;
   check_range(ctx, keys_in, "sort keys input");
   check_range(ctx, keys_out, "sort keys output");
   if (pairs) {
@@ -294,7 +299,7 @@ void sort_words(context& ctx, WGPUCommandEncoder encoder, const range_ref& keys_
   if (opt.stats) {
     opt.stats->upload_ms = upload_ms;
     opt.stats->lookback_fallbacks = 0;
-    if (name == "onesweep") {
+    if (alg.counts_fallbacks) {
       std::uint32_t f[8];
       ctx.read(sort_state(ctx), 8 * 4, f, sizeof f);
       for (std::uint32_t x : f) opt.stats->lookback_fallbacks += x;
@@ -307,7 +312,6 @@ void sort_words(context& ctx, WGPUCommandEncoder encoder, const range_ref& keys_
     if (opt.stats) opt.stats->download_ms = std::chrono::duration<double, std::milli>(clock::now() - t3).count();
   }
 }
-}  // namespace
 
 void sort_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& keys_in, const range_ref& keys_out,
               const range_ref* vals_in, const range_ref* vals_out, dtype key_type, const sort_order& ord,
@@ -353,6 +357,8 @@ std::vector<unsigned> plan_passes(context& ctx) {
 }
 }  // namespace
 
+std::vector<unsigned> sort_passes_webgpu(context& ctx) { return plan_passes(ctx); }
+
 }  // namespace wgprim::detail
 
 namespace wgprim {
@@ -362,7 +368,7 @@ std::vector<sort_phase> sort_phases(context& ctx, const buffer& keys_in, buffer&
   using namespace detail;
   const bool pairs = values_in && values_out;
   std::vector<sort_phase> out;
-  if (cpu_backend::native(ctx)) {  // one phase: the native sort's wall time
+  if (ctx.backend() == backend_choice::native) {  // one phase: the native sort's wall time
     run_stats st;
     run_options o = opt;
     o.stats = &st;
@@ -442,7 +448,6 @@ void sort_words(context& ctx, const buffer& keys_in, buffer& keys_out, std::size
 
 namespace wgprim::testing {
 std::vector<unsigned> sort_passes_run(context& ctx) {
-  if (detail::cpu_backend::native(ctx)) return detail::cpu_backend::sort_passes_run(ctx);
-  return detail::plan_passes(ctx);
+  return detail::backend_of(ctx).sort_passes_run(ctx);
 }
 }  // namespace wgprim::testing

@@ -1,0 +1,257 @@
+// The two backend tables (backend.hpp). The WebGPU row points at the dispatch code of each primitive; the native
+// row checks what the native backend cannot take (a caller's command encoder, an algorithm name the registry does
+// not know, 64-bit sort keys), turns what src/native does not know into what it does (a view into its values on
+// the host, a counted input into the prefix its count names, device offsets and levels into host pointers) and
+// calls src/native.
+#include "primitives/backend.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "core/host_checks.hpp"
+#include "native/backend.hpp"
+#include "primitives/view.hpp"
+#include "wgprim/error.hpp"
+
+namespace wgprim::detail {
+
+const backend_ops webgpu_backend = {
+    "webgpu",
+    reduce_webgpu,
+    exact_sum_webgpu,
+    reduce_into_webgpu,
+    scan_webgpu,
+    copy_webgpu,
+    arg_reduce_webgpu,
+    arg_reduce_into_webgpu,
+    select_webgpu,
+    select_view_webgpu,
+    sort_webgpu,
+    sort_passes_webgpu,
+    segmented_sort_webgpu,
+    comparator_sort_webgpu,
+    segmented_scan_webgpu,
+    segmented_reduce_webgpu,
+    reduce_by_key_webgpu,
+    histogram_webgpu,
+};
+
+namespace {
+namespace cb = cpu_backend;
+
+[[noreturn]] void no_encoder_call(const char* what, const char* how) {
+  throw error(errc::unsupported, std::string(what) + " into a WGPUCommandEncoder needs a WebGPU context; this one "
+                                 "runs the native CPU backend (call " + how + " without an encoder)");
+}
+
+// 32-bit elements only on this backend (require_type): an init value fits one word.
+std::uint64_t reduce_native(context& ctx, const range_ref& in, const monoid& m, const std::uint64_t* init,
+                            const run_options& opt, const bound_transform* tr, const view_desc* view) {
+  check_algorithm_name("reduce", opt.algorithm);
+  const std::uint32_t init32 = init ? static_cast<std::uint32_t>(*init) : 0;
+  if (view) {  // the view's values first (not fused), then the reduce loops (with the view's transform)
+    const std::vector<std::uint32_t> values = view_values_on_host(ctx, *view);
+    range_ref host;
+    host.host = values.data();
+    host.count = values.size();
+    host.type = view->type;
+    return cb::reduce(ctx, host, m, init ? &init32 : nullptr, opt, tr);
+  }
+  return cb::reduce(ctx, in, m, init ? &init32 : nullptr, opt, tr);
+}
+
+superaccumulator exact_sum_native(context& ctx, const range_ref& in, const run_options& opt) {
+  check_algorithm_name("reduce", opt.algorithm);
+  return cb::exact_sum(ctx, in, opt);
+}
+
+void reduce_into_native(context&, WGPUCommandEncoder, const range_ref&, const range_ref&, const monoid&,
+                        const run_options&, const bound_transform*) {
+  no_encoder_call("reduce", "reduce");
+}
+
+void scan_native(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref& out, const monoid& m,
+                 scan_kind kind, const std::uint64_t* init, const run_options& opt, const superaccumulator* carry,
+                 const view_desc* view, const bound_transform* tr) {
+  if (encoder) no_encoder_call("scan", "the scan");
+  check_algorithm_name("scan", opt.algorithm);
+  if (carry) return cb::scan_exact_carry(ctx, in, out, kind, *carry, opt);
+  const std::uint32_t init32 = init ? static_cast<std::uint32_t>(*init) : 0;
+  if (view) {
+    // The view's values first (not fused), its transform applied on the host, then the scan loops.
+    std::vector<std::uint32_t> values = view_values_on_host(ctx, *view);
+    if (tr) {
+      std::vector<std::uint32_t> x(values.size());
+      tr->apply_many(values.data(), values.size(), x.data());
+      values.swap(x);
+    }
+    buffer held = ctx.create_buffer(std::max<std::size_t>(values.size(), 1) * 4);
+    if (!values.empty()) ctx.write(held, 0, values.data(), values.size() * 4);
+    range_ref host = in;
+    host.view = view_of(held, values.size());
+    host.type = m.type();
+    return cb::scan(ctx, host, out, m, kind, init ? &init32 : nullptr, opt);
+  }
+  cb::scan(ctx, in, out, m, kind, init ? &init32 : nullptr, opt);
+}
+
+void copy_native(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref& out,
+                 const run_options& opt) {
+  if (encoder) no_encoder_call("copy", "copy");
+  cb::copy(ctx, in, out, opt);
+}
+
+arg_result<std::uint32_t> arg_reduce_native(context& ctx, const range_ref& in, dtype t, arg_op o,
+                                            const run_options& opt, const view_desc* view) {
+  check_algorithm_name("arg_reduce", opt.algorithm);
+  if (view) {  // the view's values first (not fused)
+    const std::vector<std::uint32_t> values = view_values_on_host(ctx, *view);
+    range_ref host = in;
+    host.on_device = false;
+    host.host = values.data();
+    return cb::arg_reduce(ctx, host, t, o, opt);
+  }
+  return cb::arg_reduce(ctx, in, t, o, opt);
+}
+
+void arg_reduce_into_native(context&, WGPUCommandEncoder, const range_ref&, const range_ref&, dtype, arg_op o,
+                            const run_options&) {
+  cb::no_encoder(o == arg_op::max ? "argmax" : "argmin");
+}
+
+std::uint64_t select_native(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const device_view* in_count,
+                            const range_ref* flags, const range_ref& out, const range_ref* count, select_mode mode,
+                            bool partition, dtype type, const bound_predicate* pred, const run_options& opt) {
+  if (encoder)
+    cb::no_encoder(partition ? "partition"
+                   : mode == select_mode::unique ? "unique"
+                   : mode == select_mode::flags  ? "select_flagged"
+                                                 : "select_if");
+  check_algorithm_name("select", opt.algorithm);
+  if (in_count) {
+    // This backend runs eagerly: the count is read here, and the call runs on that prefix.
+    std::uint32_t n = 0;
+    std::memcpy(&n, static_cast<const unsigned char*>(in_count->host) + in_count->offset, 4);
+    range_ref prefix = in;
+    prefix.count = prefix.view.count = std::min<std::uint64_t>(n, in.count);
+    range_ref f;
+    if (flags) {
+      f = *flags;
+      f.count = f.view.count = prefix.count;
+    }
+    return cb::select(ctx, prefix, flags ? &f : nullptr, out, count, mode, partition, type, pred, opt);
+  }
+  return cb::select(ctx, in, flags, out, count, mode, partition, type, pred, opt);
+}
+
+std::uint64_t select_view_native(context& ctx, const view_desc& v, const range_ref& out, select_mode mode,
+                                 bool partition, dtype t, const predicate* pred, const run_options& opt) {
+  // The view's values first (not fused), its transform applied on the host, then the ordinary select over them.
+  std::vector<std::uint32_t> values = view_values_on_host(ctx, v);
+  if (v.tr) {
+    std::vector<std::uint32_t> x(values.size());
+    bound_transform(*v.tr, v.type).apply_many(values.data(), values.size(), x.data());
+    values.swap(x);
+  }
+  buffer held = ctx.create_buffer(std::max<std::size_t>(values.size(), 1) * 4);
+  if (!values.empty()) ctx.write(held, 0, values.data(), values.size() * 4);
+  range_ref in;
+  in.on_device = true;
+  in.view = view_of(held, values.size());
+  in.count = values.size();
+  in.type = t;
+  return select_run(ctx, nullptr, in, nullptr, out, nullptr, mode, partition, t, pred, opt);
+}
+
+// The native sort takes 32-bit keys, named by their dtype.
+void sort_native(context& ctx, WGPUCommandEncoder encoder, const range_ref& keys_in, const range_ref& keys_out,
+                 const range_ref* vals_in, const range_ref* vals_out, std::uint32_t key_words, sort_key_kind kind,
+                 order ord, unsigned begin_bit, unsigned end_bit, const run_options& opt) {
+  if (encoder) cb::no_encoder("sort");
+  if (key_words != 1) throw error(errc::unsupported, "sort: the native CPU backend sorts 32-bit keys only");
+  check_algorithm_name("sort", opt.algorithm);
+  const dtype key_type = kind == sort_key_kind::floating     ? dtype::f32
+                         : kind == sort_key_kind::signed_int ? dtype::i32
+                                                             : dtype::u32;
+  cb::sort(ctx, keys_in, keys_out, vals_in, vals_out, key_type, ord, begin_bit, end_bit, opt);
+}
+
+std::vector<unsigned> sort_passes_native(context& ctx) { return cb::sort_passes_run(ctx); }
+
+void segmented_sort_native(context& ctx, const range_ref& keys, const range_ref* vals, const range_ref& offsets,
+                           dtype key_type, order ord, unsigned begin_bit, unsigned end_bit, const run_options& opt) {
+  check_algorithm_name("segmented_sort", opt.algorithm);
+  // The offsets: the caller's host memory or a host buffer of this context, checked in one pass.
+  const std::uint32_t* off = offsets.count == 0 ? nullptr
+                             : offsets.on_device ? cb::host_in(ctx, offsets, "segmented sort offsets")
+                                                 : static_cast<const std::uint32_t*>(offsets.host);
+  check_offsets_host(off, offsets.count, keys.count, "segmented sort");
+  cb::segmented_sort(ctx, keys, vals, off, offsets.count - 1, key_type, ord, begin_bit, end_bit, opt);
+}
+
+void comparator_sort_native(context& ctx, const range_ref& keys, const range_ref* vals, dtype,
+                            const expr_program& less, const run_options& opt) {
+  check_algorithm_name("comparator_sort", opt.algorithm);
+  cb::sort_less(ctx, keys, vals, less, opt);
+}
+
+void segmented_scan_native(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref& offsets,
+                           const range_ref& out, const monoid& m, scan_kind kind, const run_options& opt) {
+  if (encoder) cb::no_encoder("segmented scan");
+  check_algorithm_name("segmented_scan", opt.algorithm);
+  cb::segmented_scan(ctx, in, offsets, out, m, kind, opt);
+}
+
+void segmented_reduce_native(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref& offsets,
+                             const range_ref& out, const monoid& m, const run_options& opt) {
+  if (encoder) cb::no_encoder("segmented reduce");
+  check_algorithm_name("segmented_reduce", opt.algorithm);
+  cb::segmented_reduce(ctx, in, offsets, out, m, opt);
+}
+
+std::uint64_t reduce_by_key_native(context& ctx, WGPUCommandEncoder encoder, const range_ref& keys, dtype key_type,
+                                   const range_ref* values, const range_ref& unique_keys, const range_ref& sums,
+                                   const monoid& m, const range_ref* runs_out, const run_options& opt) {
+  const char* what = values ? "reduce_by_key" : "run_length_encode";
+  if (encoder) cb::no_encoder(what);
+  check_algorithm_name(what, opt.algorithm);
+  return cb::reduce_by_key(ctx, keys, key_type, values, unique_keys, sums, m, runs_out, opt);
+}
+
+void histogram_native(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, dtype t, const range_ref& counts,
+                      const histogram_bins& b, const kernel_edges& ke, const run_options& opt) {
+  if (encoder) cb::no_encoder("histogram");
+  const std::uint32_t* levels = nullptr;
+  if (b.levels) {
+    levels = b.levels->on_device ? cb::host_in(ctx, *b.levels, "histogram levels")
+                                 : static_cast<const std::uint32_t*>(b.levels->host);
+    if (b.levels->on_device) check_levels(t, levels, b.levels->count);
+  }
+  check_algorithm_name("histogram", opt.algorithm);
+  cb::histogram(ctx, in, t, counts, {levels ? levels : ke.bits.data(), ke.reach, ke.use_estimate, ke.lo, ke.scale},
+                opt);
+}
+}  // namespace
+
+const backend_ops native_backend = {
+    "native",
+    reduce_native,
+    exact_sum_native,
+    reduce_into_native,
+    scan_native,
+    copy_native,
+    arg_reduce_native,
+    arg_reduce_into_native,
+    select_native,
+    select_view_native,
+    sort_native,
+    sort_passes_native,
+    segmented_sort_native,
+    comparator_sort_native,
+    segmented_scan_native,
+    segmented_reduce_native,
+    reduce_by_key_native,
+    histogram_native,
+};
+
+}  // namespace wgprim::detail
