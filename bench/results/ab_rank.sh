@@ -33,8 +33,9 @@ for rank in ballot counters; do
 done
 } > "$OUT/ab_rank.jsonl" 2>&1
 cat "$OUT/ab_rank.jsonl"
-# The sort suites (both variants): Sort.* holds the onesweep tests (OnesweepRankCounters forces counters itself).
-for rank in ballot counters; do
+# The sort suites (both variants, or RANKS_TESTED): Sort.* holds the onesweep tests (OnesweepRankCounters forces
+# counters itself).
+for rank in ${RANKS_TESTED:-ballot counters}; do
   WGPRIM_ONESWEEP_RANK=$rank timeout 150 "$B/wgprim_tests" --gtest_filter='Sort.*:*Onesweep*:*Stress*' \
     > "$OUT/tests_$rank.txt" 2>&1
   echo "tests $rank: rc $? $(grep -E '^\[  (PASSED|FAILED)  \]' "$OUT/tests_$rank.txt" | tr '\n' ' ')"

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "native/backend.hpp"
-#include "pipeline/counted.hpp"
+#include "primitives/counted.hpp"
 #include "wgprim/counted.hpp"
 #include "wgprim/error.hpp"
 

@@ -9,7 +9,7 @@
 #include <utility>
 
 #include "native/backend.hpp"
-#include "pipeline/counted.hpp"
+#include "primitives/counted.hpp"
 #include "primitives/primitive.hpp"
 #include "wgprim/counted.hpp"
 #include "wgprim/cpu_twin.hpp"

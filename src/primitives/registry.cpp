@@ -8,7 +8,7 @@
 #include "primitives/scan/scan.hpp"
 #include "primitives/sort/sort.hpp"
 #include "primitives/select/select.hpp"
-#include "pipeline/counted.hpp"
+#include "primitives/counted.hpp"
 
 #include <cstring>
 

@@ -7,7 +7,7 @@
 #include "gpu/gpu.hpp"
 #include "primitives/select/policy.hpp"
 #include "primitives/select/select.hpp"
-#include "pipeline/counted.hpp"
+#include "primitives/counted.hpp"
 #include "primitives/view.hpp"
 #include "wgprim/error.hpp"
 
@@ -106,7 +106,7 @@ void record_select_decoupled(recorder& rec, const select_args& a) {
   // 1.12 ms on the same kernel.
   const bool trusted = true;
   // A counted input (a.in_count): every pass over the capacity, its grid and the count words of its parameter
-  // block sized on the device (pipeline/counted.hpp); one chunk, so the chunk's n is the whole count.
+  // block sized on the device (primitives/counted.hpp); one chunk, so the chunk's n is the whole count.
   const bool counted = a.in_count.buf != nullptr;
   const auto& k = counted ? counted_kernel(ctx, select_decoupled_spec, src, trusted)
                           : get_kernel(ctx, select_decoupled_spec, src, trusted);

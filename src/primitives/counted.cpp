@@ -1,5 +1,5 @@
 // Counted passes: see counted.hpp and shaders/pipeline/count_args.wgsl.
-#include "pipeline/counted.hpp"
+#include "primitives/counted.hpp"
 
 #include <cstring>
 #include <map>
