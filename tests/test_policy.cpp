@@ -200,6 +200,7 @@ TEST(Policy, MalformedFileIsIgnoredWithAWarning) {
     expect_scan_matches(c, 5000);
   }
   // set_policy refuses what the file loader refuses, and changes nothing then.
+  fs::remove(cache.dir / "wgprim" / policy_file_name(probe.adapter()));
   context c(webgpu_options());
   EXPECT_THROW(set_policy(c, {{"scan.items", 2}, {"scan.items", 9}}), error);
   EXPECT_THROW(set_policy(c, {{"nope", 1}}), error);

@@ -88,6 +88,9 @@ int print_info(const std::string& adapter, bool as_json) {
   fmt::print("policy        {}{}\n", pol.source,
              pol.source == pol.file || pol.file.empty() ? "" : fmt::format(" (tuned file: {})", pol.file));
   if (!pol.warning.empty()) fmt::print("              the file was ignored: {}\n", pol.warning);
+  if (ctx.backend() == backend_choice::native) {
+    fmt::print("              (the native backend runs no WGSL: the knobs below apply to CPU adapters)\n");
+  }
   {
     // One line per family: knob=value, and the built-in value where a file or set_policy changed it.
     std::string family, line;
