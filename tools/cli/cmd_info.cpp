@@ -85,9 +85,13 @@ int print_info(const std::string& adapter, bool as_json) {
     }
     fmt::print("algorithms    {}\n", line);
   }
-  fmt::print("policy        {}{}\n", pol.source,
-             pol.source == pol.file || pol.file.empty() ? "" : fmt::format(" (tuned file: {})", pol.file));
-  if (!pol.warning.empty()) fmt::print("              the file was ignored: {}\n", pol.warning);
+  // Where the policy came from: the tuned file, or the built-in row (and why the file did not serve).
+  std::string from = pol.source;
+  if (!pol.file.empty() && pol.source != pol.file) {
+    if (!pol.warning.empty()) from += fmt::format("; {} ignored: {}", pol.file, pol.warning);
+    else if (pol.source.find("WGPRIM_NO_TUNE") == std::string::npos) from += "; no tuned file at " + pol.file;
+  }
+  fmt::print("policy        {}\n", from);
   if (ctx.backend() == backend_choice::native) {
     fmt::print("              (the native backend runs no WGSL: the knobs below apply to CPU adapters)\n");
   }
