@@ -53,7 +53,7 @@ TEST(Context, BrokenShaderIsAShaderError) {
 // tile/load.wgsl's constants with no view (the input buffer itself): modules that import it need them.
 detail::wgsl_constants view_off() {
   return {{"VIEW_COUNTING", "false"}, {"VIEW_CONSTANT", "false"}, {"VIEW_GATHER", "false"}, {"VIEW_FLOAT", "false"},
-          {"VIEW_FUSED", "false"}};
+          {"VIEW_FUSED", "false"}, {"VIEW_ZIP", "false"}};
 }
 
 TEST(Context, ComposeKeepsOnlyTheChosenBranch) {
@@ -66,7 +66,7 @@ TEST(Context, ComposeKeepsOnlyTheChosenBranch) {
                                 {{"WG_SIZE", "256u"}, {"ITEMS", "4u"}, {"STAGED", "false"},
                                  {"RAKED", raked ? "true" : "false"}, {"WINDOW", "32u"}, {"STAGE_SIZE", "1u"},
                                  {"SUBGROUP_LOOKBACK", sub ? "true" : "false"}, no_view[0], no_view[1], no_view[2],
-                                 no_view[3], no_view[4]},
+                                 no_view[3], no_view[4], no_view[5]},
                                 {"shared/lanes_subgroup.wgsl"});
   };
   const std::string& plain = with(false, false);
@@ -141,7 +141,7 @@ TEST(Context, EveryComposedVariantCompiles) {
               {{"WG_SIZE", "256u"}, {"ITEMS", "4u"}, {"STAGED", name == "staged" ? "true" : "false"},
                {"RAKED", name == "raked" ? "true" : "false"}, {"WINDOW", "32u"}, {"STAGE_SIZE", "1024u"},
                {"SUBGROUP_LOOKBACK", sub ? "true" : "false"}, view_off()[0], view_off()[1], view_off()[2],
-               view_off()[3], view_off()[4]},
+               view_off()[3], view_off()[4], view_off()[5]},
               {lane});
           EXPECT_NO_THROW(detail::get_kernel(ctx(), sc, "scan",
                                              {slot::uniform, slot::storage_read, slot::storage_read,
@@ -198,6 +198,33 @@ TEST(Context, AWaitPastItsDeadlineIsATimeoutError) {
   }
   context fresh(webgpu_options());
   EXPECT_EQ(reduce(fresh, std::vector<std::uint32_t>{1, 2, 3}), 6u);
+}
+
+// Device-range calls queue their work and return (docs/cpp.md, "When calls wait"); a read waits for everything
+// before it. A chain of scans, each reading the previous one's output, longer than the queue's bound (every
+// 16th submission waits), read once at the end: every step ran, in call order, and reused workspaces (scratch)
+// did not leak between queued calls.
+TEST(Context, QueuedCallsRunInOrderAndAReadWaitsForThem) {
+  context& c = ctx();
+  const std::size_t n = 3000, steps = 40;
+  std::vector<std::uint32_t> x(n);
+  for (std::size_t i = 0; i < n; ++i) x[i] = static_cast<std::uint32_t>(i * 2654435761u % 97);
+  std::vector<device_vector<std::uint32_t>> v;
+  v.emplace_back(c, host_span<const std::uint32_t>(x));
+  std::vector<std::uint32_t> want = x;
+  std::vector<std::uint32_t> kept(steps);
+  std::vector<std::uint32_t> want_kept(steps);
+  device_vector<std::uint32_t> sel(c, n), count(c, steps);
+  for (std::size_t s = 0; s < steps; ++s) {
+    v.emplace_back(c, n);
+    inclusive_scan(c, v[s], v[s + 1], op::bit_xor());
+    for (std::size_t i = 1; i < n; ++i) want[i] ^= want[i - 1];
+    // a select between the scans: its count stays on the device, in its own word
+    select_if(c, v[s + 1], sel, device_span<std::uint32_t>(count).subspan(s, 1), predicate::expr("a % 3u == 0u"));
+    want_kept[s] = static_cast<std::uint32_t>(std::count_if(want.begin(), want.end(), [](std::uint32_t a) { return a % 3 == 0; }));
+  }
+  EXPECT_EQ(v.back().to_host(), want);
+  EXPECT_EQ(count.to_host(), want_kept);
 }
 
 TEST(Context, SeveralContextsInSeveralThreads) {

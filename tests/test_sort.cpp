@@ -717,5 +717,53 @@ TEST(Sort, OnesweepWorkgroupsOf512) {
   ::unsetenv("WGPRIM_ONESWEEP_WG");
 }
 
+TEST(Sort, OnesweepRankCounters) {
+  // The counters ranking (WGPRIM_ONESWEEP_RANK=counters: digit masks set with atomicOr in workgroup memory instead of
+  // eight ballots) against the CPU twin: u32 / i32 / f32 keys and pairs (values are the input indices: a rank out of
+  // input order among equal digits fails the pairs check), both orders, sizes around its tiles (256 x 24 on a CPU
+  // adapter; 3,840 on GPUs), keys with few distinct values (many lanes share a mask), 64-bit keys, workgroups of 512,
+  // and the look-back fallback under stress. On lavapipe (subgroups of 8, 32 of them, 8 slots) the ranking runs in
+  // four phases, each continuing the previous phases' counts.
+  const auto& L = ctx().limits();
+  // The policy's counters need 3 KiB per slot for 8 slots besides the kernel's fixed 4 KiB; with less it falls back
+  // to ballots and this test would not test the counters.
+  ASSERT_GE(L.max_compute_workgroup_storage_size, 3u * 8 * 1024 + 3 * 1024 + 4 * 256 + 64);
+  const char* was = std::getenv("WGPRIM_ONESWEEP_RANK");
+  const std::string before = was ? was : "";
+  ::setenv("WGPRIM_ONESWEEP_RANK", "counters", 1);
+  const std::size_t sizes[] = {0, 1, 7, 255, 256, 257, 3839, 3840, 3841, 6143, 6144, 6145, 12287, 12288, 12289,
+                               (1u << 15) - 1, (1u << 15) + 1, 60001};
+  for (std::size_t i = 0; i < std::size(sizes); ++i) {
+    const std::size_t n = sizes[i];
+    for (dtype t : key_types) {
+      const order o = orders[(i + static_cast<std::size_t>(t)) % 2];
+      check_sort(ctx(), "onesweep", t, o, random_keys(t, n, static_cast<std::uint32_t>(n) + 21, false), true);
+      if (i % 2 == 0) check_sort(ctx(), "onesweep", t, o, random_keys(t, n, static_cast<std::uint32_t>(n) + 22, false), false);
+      if (i % 3 == 1) check_sort(ctx(), "onesweep", t, orders[i % 2], random_keys(t, n, 23, true), true);
+    }
+  }
+  for (std::size_t n : {std::size_t(6145), std::size_t(20000)})
+    check_sort64(ctx(), "onesweep", static_cast<int>(n % 3), order::ascending,
+                 random_keys64(static_cast<int>(n % 3), n, static_cast<std::uint32_t>(n), false), true, false);
+  ::setenv("WGPRIM_ONESWEEP_WG", "512", 1);
+  for (std::size_t n : {std::size_t(7679), std::size_t(12289), std::size_t(40001)})
+    check_sort(ctx(), "onesweep", dtype::u32, order::ascending, random_keys(dtype::u32, n, 31, n == 12289), true);
+  ::unsetenv("WGPRIM_ONESWEEP_WG");
+  {
+    context c(webgpu_options());
+    testing::set_lookback_stress(c, true);
+    run_stats st;
+    check_sort(c, "onesweep", dtype::f32, order::descending, random_keys(dtype::f32, 60000, 4, false), true, &st);
+    EXPECT_GT(st.lookback_fallbacks, 0u);
+  }
+  ::setenv("WGPRIM_ONESWEEP_RANK", "bogus", 1);
+  std::vector<std::uint32_t> k = random_keys(dtype::u32, 100, 1, false);
+  run_options opt;
+  opt.algorithm = "onesweep";
+  EXPECT_THROW(sort(ctx(), k, order::ascending, opt), error);
+  if (was) ::setenv("WGPRIM_ONESWEEP_RANK", before.c_str(), 1);  // the variant the whole run was asked for
+  else ::unsetenv("WGPRIM_ONESWEEP_RANK");
+}
+
 }  // namespace
 }  // namespace wgprim::test

@@ -1,5 +1,6 @@
 // Fused input views (include/wgprim/view.hpp): every view-aware primitive (reduce in every accuracy mode, inclusive
-// and exclusive scan) x every view kind (counting, constant, gather, transform over a buffer / counting / gather)
+// and exclusive scan, arg-min/max, select / partition / unique) x every view kind (counting, constant, gather, zip,
+// transform over a buffer / counting / gather / zip)
 // x edge sizes (0, 1, tile-1, tile, tile+1, 2^k +- 1) against the CPU twin, on lavapipe (WebGPU) and on the native
 // backend. The expected values are computed here from the view's definition (not by the library's host helper),
 // then reduced / scanned by the twin. Exact comparisons: integers, f32 min/max, and f32 sums whose every partial
@@ -146,6 +147,74 @@ std::vector<view_case> view_cases() {
                [](std::size_t n) {
                  std::vector<std::uint32_t> v(n);
                  for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<std::uint32_t>(3 + i) / 7u;
+                 return v;
+               }});
+  // zip: two ranges of one type and length combined by an expression in a and b.
+  auto zip_of = [keep](context& ctx, auto& hold, dtype t, const std::vector<std::uint32_t>& a,
+                       const std::vector<std::uint32_t>& b, const char* expr) {
+    detail::view_desc d;
+    d.kind = detail::view_desc::source::zip;
+    d.type = t;
+    d.base = keep(ctx, hold, a);
+    d.index = keep(ctx, hold, b);
+    d.count = a.size();
+    d.zip_expr = expr;
+    return d;
+  };
+  c.push_back({"zip u32 'a * b + 1u'", dtype::u32,
+               [](context& ctx, std::size_t n, auto& hold) {
+                 const auto a = random_words(n, 16), b = random_words(n, 17);
+                 hold.emplace_back(ctx, host_span<const std::uint32_t>(a));
+                 hold.emplace_back(ctx, host_span<const std::uint32_t>(b));
+                 return view::zip(hold[0], hold[1], "a * b + 1u").desc();  // the typed maker
+               },
+               [](std::size_t n) {
+                 const auto a = random_words(n, 16), b = random_words(n, 17);
+                 std::vector<std::uint32_t> v(n);
+                 for (std::size_t i = 0; i < n; ++i) v[i] = a[i] * b[i] + 1u;
+                 return v;
+               }});
+  c.push_back({"zip i32 'max(a, b) - min(a, b)'", dtype::i32,
+               [zip_of](context& ctx, std::size_t n, auto& hold) {
+                 return zip_of(ctx, hold, dtype::i32, random_words(n, 18), random_words(n, 19),
+                               "max(a, b) - min(a, b)");
+               },
+               [](std::size_t n) {
+                 const auto a = random_words(n, 18), b = random_words(n, 19);
+                 std::vector<std::uint32_t> v(n);
+                 for (std::size_t i = 0; i < n; ++i) {
+                   const std::int32_t x = static_cast<std::int32_t>(a[i]), y = static_cast<std::int32_t>(b[i]);
+                   v[i] = static_cast<std::uint32_t>(std::max(x, y)) - static_cast<std::uint32_t>(std::min(x, y));
+                 }
+                 return v;
+               }});
+  // Quarters in [-250, 250]: every product is exact in f32, so a shader that fuses it into an add agrees.
+  auto quarters = [](std::size_t n, std::uint32_t seed) {
+    auto w = random_words(n, seed);
+    for (auto& x : w) x = to_bits(static_cast<float>(static_cast<int>(x % 2001u) - 1000) * 0.25f);
+    return w;
+  };
+  c.push_back({"zip f32 'a * b' (dot product)", dtype::f32,
+               [zip_of, quarters](context& ctx, std::size_t n, auto& hold) {
+                 return zip_of(ctx, hold, dtype::f32, quarters(n, 20), quarters(n, 21), "a * b");
+               },
+               [quarters](std::size_t n) {
+                 const auto a = quarters(n, 20), b = quarters(n, 21);
+                 std::vector<std::uint32_t> v(n);
+                 for (std::size_t i = 0; i < n; ++i) v[i] = to_bits(from_bits<float>(a[i]) * from_bits<float>(b[i]));
+                 return v;
+               }});
+  c.push_back({"transform zip u32 -> f32 'f32(a & 1023u)' over 'a ^ b'", dtype::f32,
+               [](context& ctx, std::size_t n, auto& hold) {
+                 const auto a = random_words(n, 22), b = random_words(n, 23);
+                 hold.emplace_back(ctx, host_span<const std::uint32_t>(a));
+                 hold.emplace_back(ctx, host_span<const std::uint32_t>(b));
+                 return view::transform<float>(view::zip(hold[0], hold[1], "a ^ b"), "f32(a & 1023u)").desc();
+               },
+               [](std::size_t n) {
+                 const auto a = random_words(n, 22), b = random_words(n, 23);
+                 std::vector<std::uint32_t> v(n);
+                 for (std::size_t i = 0; i < n; ++i) v[i] = to_bits(static_cast<float>((a[i] ^ b[i]) & 1023u));
                  return v;
                }});
   return c;
@@ -393,6 +462,50 @@ TEST(Views, TypedApi) {
   }
 }
 
+// view::zip through the typed API: the dot product of two ranges and a zip past one storage binding (chunks bind
+// both ranges piece by piece), on both backends; the expected values are computed here.
+TEST(Views, ZipDotProduct) {
+  for (context* c : {&ctx(), &native_ctx(), &small_binding_ctx()}) {
+    const bool big = c == &small_binding_ctx();
+    const std::size_t n = big ? (std::size_t(1) << 18) * 3 + 17 : 5000;
+    SCOPED_TRACE(std::string(c->adapter().backend) + " n=" + std::to_string(n));
+    const auto a = random_words(n, 31), b = random_words(n, 32);
+    device_vector<std::uint32_t> x(*c, host_span<const std::uint32_t>(a)), y(*c, host_span<const std::uint32_t>(b));
+    std::uint32_t dot = 0;
+    for (std::size_t i = 0; i < n; ++i) dot += a[i] * b[i];
+    EXPECT_EQ(reduce(*c, view::zip(x, y, "a * b")), dot);
+    std::vector<std::int32_t> ia(n), ib(n);
+    std::vector<float> fa(n), fb(n);
+    std::int32_t idot = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      ia[i] = static_cast<std::int32_t>(a[i] % 201u) - 100;
+      ib[i] = static_cast<std::int32_t>(b[i] % 201u) - 100;
+      idot += ia[i] * ib[i];
+      fa[i] = static_cast<float>(ia[i]) * 0.5f;  // products and their sums exact in f32 (|sum| < 2^24 / 4)
+      fb[i] = static_cast<float>(ib[i]) * 0.5f;
+    }
+    device_vector<std::int32_t> xi(*c, host_span<const std::int32_t>(ia)), yi(*c, host_span<const std::int32_t>(ib));
+    EXPECT_EQ(reduce(*c, view::zip(xi, yi, "a * b")), idot);
+    device_vector<float> xf(*c, host_span<const float>(fa)), yf(*c, host_span<const float>(fb));
+    EXPECT_EQ(reduce(*c, view::zip(xf, yf, "a * b")), static_cast<float>(idot) * 0.25f);
+    // The elementwise products that are positive, in order (select over chunks).
+    device_vector<std::int32_t> out(*c, n);
+    std::vector<std::int32_t> kept;
+    for (std::size_t i = 0; i < n; ++i)
+      if (ia[i] * ib[i] > 0) kept.push_back(ia[i] * ib[i]);
+    ASSERT_EQ(select_if(*c, view::zip(xi, yi, "a * b"), out, predicate::expr("a > 0")), kept.size());
+    auto got = out.to_host();
+    got.resize(kept.size());
+    EXPECT_EQ(got, kept);
+    const arg_result<std::int32_t> hi = argmax(*c, view::zip(xi, yi, "a * b"));
+    std::size_t at = 0;
+    for (std::size_t i = 1; i < n; ++i)
+      if (ia[i] * ib[i] > ia[at] * ib[at]) at = i;
+    EXPECT_EQ(hi.index, at);
+    EXPECT_EQ(hi.value, ia[at] * ib[at]);
+  }
+}
+
 TEST(Views, BadInputGivesAClearError) {
   context& c = ctx();
   device_vector<std::uint32_t> x(c, 4);
@@ -421,6 +534,24 @@ TEST(Views, BadInputGivesAClearError) {
   run_options seed;
   seed.algorithm = "seed";
   EXPECT_EQ(code_of([&] { reduce(c, view::counting<std::uint32_t>(0, 10), op::sum(), seed); }), errc::unsupported);
+  // view::zip: ranges of other lengths (one line naming both), an expression that does not check or yields
+  // another type, a zip that reads the select's output.
+  device_vector<std::uint32_t> five(c, 5);
+  try {
+    view::zip(x, five, "a * b");
+    ADD_FAILURE() << "view::zip took ranges of 4 and 5 elements";
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), errc::invalid_argument);
+    EXPECT_NE(std::string(e.what()).find("view::zip: the ranges differ in length (4 and 5"), std::string::npos)
+        << e.what();
+    EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
+  }
+  EXPECT_EQ(code_of([&] { view::zip(x, x, "a * c"); }), errc::invalid_argument);
+  EXPECT_EQ(code_of([&] { view::zip(x, x, "a +"); }), errc::invalid_argument);
+  EXPECT_EQ(code_of([&] { view::zip(x, x, "f32(a) * 2.0"); }), errc::invalid_argument);
+  device_vector<std::uint32_t> sel(c, 4);
+  EXPECT_EQ(code_of([&] { select_if(c, view::zip(x, sel, "a + b"), sel, predicate::expr("a > 0u")); }),
+            errc::invalid_argument);
   // A scan's output must hold as many elements.
   device_vector<std::uint32_t> out(c, 3);
   EXPECT_EQ(code_of([&] { inclusive_scan(c, view::counting<std::uint32_t>(0, 4), out); }), errc::invalid_argument);

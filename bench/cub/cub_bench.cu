@@ -236,6 +236,13 @@ std::string expect_eq(const char* what, std::int64_t got, std::int64_t want) {
   if (got == want) return "";
   return std::string(what) + " " + std::to_string(got) + ", expected " + std::to_string(want);
 }
+
+// A histogram's total: CUB bins in f32 ((x - lo) * scale), so a sample in the last ulps below the upper level can land
+// past the last bin and go uncounted (1, 17 and 1 of 2^24 / 2^28 samples on an H200, session 8).
+std::string samples_counted(std::int64_t total, std::size_t n) {
+  const std::int64_t want = static_cast<std::int64_t>(n);
+  return total <= want && want - total <= (want >> 20) + 4 ? std::string() : expect_eq("samples counted", total, want);
+}
 std::string expect_near(const char* what, double got, double want, double bound) {
   if (std::fabs(got - want) <= bound) return "";
   char b[200];
@@ -436,7 +443,7 @@ std::vector<bench_case> make_cases(const buffers& b) {
                    if (std::llabs(got - want) > want / 100 + 4)
                      return expect_eq(("bin " + std::to_string(i)).c_str(), got, want);
                  }
-                 return expect_eq("samples counted", total, std::int64_t(w.n));
+                 return samples_counted(total, w.n);
                }});
   c.push_back({"reduce_by_key", "u32", "sum, runs of 20", "count (8 B)",
                [=](void* t, std::size_t& tb, std::size_t n, cudaStream_t s) {
@@ -579,7 +586,7 @@ std::vector<bench_case> make_cases(const buffers& b) {
                      if (std::llabs(got - want) > want / 100 + 4)
                        return expect_eq(("bin " + std::to_string(i)).c_str(), got, want);
                    }
-                   return expect_eq("samples counted", total, std::int64_t(w.n));
+                   return samples_counted(total, w.n);
                  }});
   }
   {

@@ -1,7 +1,7 @@
 /// @file
 /// Fused input views, like CUB's fancy iterators and Thrust's counting_iterator / constant_iterator /
-/// transform_iterator / permutation_iterator: a range whose values are computed inside the load of the primitive
-/// that reads it. No temporary buffer ever holds them.
+/// transform_iterator / permutation_iterator / zip_iterator: a range whose values are computed inside the load of
+/// the primitive that reads it. No temporary buffer ever holds them.
 ///
 /// @code
 ///   auto s  = wgprim::reduce(ctx, wgprim::view::counting<std::uint32_t>(0, n));            // 0 + 1 + ... + n-1
@@ -9,10 +9,11 @@
 ///   auto g  = wgprim::reduce(ctx, wgprim::view::gather(x, idx), wgprim::op::max());       // max of x[idx[i]]
 ///   auto c  = wgprim::reduce(ctx, wgprim::view::transform<float>(wgprim::view::counting<std::uint32_t>(0, n),
 ///                                                                "f32(a) * 0.5"));
+///   auto dot = wgprim::reduce(ctx, wgprim::view::zip(x, y, "a * b"));                   // x . y
 /// @endcode
 ///
 /// Views yield 32-bit elements (u32, i32, f32). A transform applies to the values of a buffer, a counting, a
-/// constant or a gather view (one transform per view). Primitives that take views: reduce (every operator and
+/// constant, a gather or a zip view (one transform per view). Primitives that take views: reduce (every operator and
 /// accuracy mode; see docs/views.md for the list as it grows). On the native CPU backend a view's values are
 /// computed into a host array first (the same values; not fused).
 #pragma once
@@ -36,20 +37,24 @@ namespace detail {
 /// What a view reads, type-erased for the primitives' dispatch layers.
 struct view_desc {
   /// Where the values come from (before the transform).
-  enum class source { buffer, counting, constant, gather };
+  enum class source { buffer, counting, constant, gather, zip };
   source kind = source::buffer;
   dtype type = dtype::u32;          ///< the source's element type (the transform's input type)
   std::uint64_t count = 0;          ///< the number of elements the view yields
   std::uint32_t start = 0;          ///< counting: the first value's bits; constant: the value's bits
   std::uint32_t step = 0;           ///< counting: the step's bits
-  device_view base;                 ///< buffer: the elements; gather: the range indexed
-  device_view index;                ///< gather: the u32 indices (count of them)
+  device_view base;                 ///< buffer: the elements; gather: the range indexed; zip: the first range (a)
+  device_view index;                ///< gather: the u32 indices (count of them); zip: the second range (b)
+  std::string zip_expr;             ///< zip: the expression in a and b that combines them (of type `type`)
   std::shared_ptr<const transform> tr;  ///< applied to every value (null: none)
   /// The type of the values the view yields (the transform's result type, else `type`).
   dtype value_type() const { return tr ? tr->result_type(type) : type; }
 };
 /// Throws errc::invalid_argument unless t is u32, i32 or f32 (the element types views yield).
 void check_view_type(dtype t, const char* what);
+/// Checks view::zip's expression: one in a and b of type t that yields t (the language of custom operators);
+/// throws errc::invalid_argument naming view::zip and the column otherwise.
+void check_zip_expr(dtype t, const std::string& expression);
 /// reduce over a view (reduce.cpp): the result (and init) in to_raw's layout, of the monoid's type.
 std::uint64_t reduce_view_raw(context& ctx, const view_desc& v, const monoid& m, const std::uint64_t* init,
                               const run_options& opt);
@@ -128,6 +133,32 @@ input_view<detail::range_value_t<R>> gather(const R& base, const I& index) {
   d.base = detail::in_ref(base).view;
   d.index = detail::in_ref(index).view;
   d.count = d.index.count;
+  return input_view<T>(std::move(d));
+}
+
+/// expression(a[0], b[0]), expression(a[1], b[1]), ... over two device ranges (device_vector or device_span) of
+/// the same element type and length, as thrust::zip_iterator followed by a transform of the pair: a checked
+/// expression in `a` and `b` (the language of custom operators, e.g. "a * b", "max(a, b) - min(a, b)",
+/// "select(0u, a, b > 10u)") that yields the elements' type. reduce(ctx, view::zip(x, y, "a * b")) is the dot
+/// product, read in one pass with no temporary. Ranges of different lengths, or an expression that does not
+/// check, are errc::invalid_argument. A view::transform may follow (one per view), e.g. to change the type.
+template <class RA, class RB,
+          class = std::enable_if_t<detail::is_device_range_v<RA> && detail::is_device_range_v<RB>>>
+input_view<detail::range_value_t<RA>> zip(const RA& a, const RB& b, const std::string& expression) {
+  using T = detail::range_value_t<RA>;
+  static_assert(std::is_same_v<detail::range_value_t<RB>, T>, "wgprim::view::zip: both ranges hold one type");
+  detail::check_view_type(dtype_of<T>::value, "view::zip");
+  detail::view_desc d;
+  d.kind = detail::view_desc::source::zip;
+  d.type = dtype_of<T>::value;
+  d.base = detail::in_ref(a).view;
+  d.index = detail::in_ref(b).view;
+  if (d.base.count != d.index.count)
+    throw error(errc::invalid_argument, "view::zip: the ranges differ in length (" + std::to_string(d.base.count) +
+                                            " and " + std::to_string(d.index.count) + " elements)");
+  d.count = d.base.count;
+  detail::check_zip_expr(d.type, expression);
+  d.zip_expr = expression;
   return input_view<T>(std::move(d));
 }
 

@@ -11,6 +11,7 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/unique_ptr.h>
 #include <nanobind/stl/vector.h>
+#include <wgprim/pipeline.hpp>
 #include <wgprim/wgprim.hpp>
 
 #include <algorithm>
@@ -1201,9 +1202,9 @@ const char* errc_name(errc c) {
 
 // ---- Views (python/wgprim/view.py): ranges computed in the load of the primitive that reads them ----
 
-/// The view python/wgprim/view.py describes: kind 'counting' / 'constant' / 'gather' / 'buffer', the source's
-/// dtype name, n, the bits of start (constant: the value) and step, the base and index DeviceArrays (gather;
-/// buffer: base), and the transform's expression ('' for none).
+/// The view python/wgprim/view.py describes: kind 'counting' / 'constant' / 'gather' / 'buffer' / 'zip:EXPR', the
+/// source's dtype name, n, the bits of start (constant: the value) and step, the base and index DeviceArrays
+/// (gather; buffer: base; zip: a and b), and the transform's expression ('' for none).
 wgprim::detail::view_desc view_of_py(const std::string& kind, const std::string& type, std::size_t n,
                                      std::uint32_t start, std::uint32_t step, py_array* base, py_array* index,
                                      const std::string& expr) {
@@ -1218,12 +1219,25 @@ wgprim::detail::view_desc view_of_py(const std::string& kind, const std::string&
   else if (kind == "constant") d.kind = src::constant;
   else if (kind == "gather") d.kind = src::gather;
   else if (kind == "buffer") d.kind = src::buffer;
+  else if (kind.rfind("zip:", 0) == 0) {  // zip:EXPRESSION
+    d.kind = src::zip;
+    d.zip_expr = kind.substr(4);
+  }
   else throw wgprim::error(errc::invalid_argument, "wgprim.view: unknown kind '" + kind + "'");
-  if (d.kind == src::gather || d.kind == src::buffer) {
+  if (d.kind == src::gather || d.kind == src::buffer || d.kind == src::zip) {
     if (!base) throw wgprim::error(errc::invalid_argument, "wgprim.view: the view needs its array");
     if (base->type != d.type) throw wgprim::error(errc::invalid_argument, "wgprim.view: the array's dtype differs");
     d.base = wgprim::device_span<const std::uint32_t>(base->buf, 0, base->n).view();
     if (d.kind == src::buffer) d.count = base->n;
+  }
+  if (d.kind == src::zip) {
+    if (!index || index->type != d.type) throw wgprim::error(errc::invalid_argument, "wgprim.view.zip: the arrays' dtypes differ");
+    if (index->n != base->n)
+      throw wgprim::error(errc::invalid_argument, "wgprim.view.zip: the arrays differ in length (" +
+                                                      std::to_string(base->n) + " and " + std::to_string(index->n) + ")");
+    d.index = wgprim::device_span<const std::uint32_t>(index->buf, 0, index->n).view();
+    d.count = base->n;
+    wgprim::detail::check_zip_expr(d.type, d.zip_expr);
   }
   if (d.kind == src::gather) {
     if (!index || index->type != dtype::u32)
@@ -1308,6 +1322,54 @@ nb::object view_scan(const std::string& kind, const std::string& type, std::size
   return nb::cast(std::move(out));
 }
 
+
+// ---- Recorded pipelines (python/wgprim/pipeline.py): a chain recorded once, run on many inputs ----
+
+/// wgprim::pipeline on a Device: the device (declared first: its context outlives the pipeline) and the chain.
+struct py_pipeline {
+  device_ptr dev;
+  std::unique_ptr<wgprim::pipeline> p;
+  py_pipeline(device_ptr d, dtype t) : dev(std::move(d)) {
+    on_device(*dev, [&] { p = std::make_unique<wgprim::pipeline>(dev->ctx, t); });
+  }
+  py_pipeline(const py_pipeline&) = delete;
+  ~py_pipeline() {
+    if (!dev || !p) return;
+    std::lock_guard<std::mutex> lock(dev->mu);  // released under the device's lock, as DeviceArray's buffer
+    p.reset();
+  }
+  /// Runs the chain on a 1-D array of the pipeline's dtype (host memory or a DeviceArray of the same Device);
+  /// returns the final count.
+  std::uint64_t run(nb::handle a) {
+    const input in = as_input(a, "pipeline");
+    if (in.shape.size() != 1)
+      throw wgprim::error(errc::invalid_argument, "pipeline: takes a 1-D array (pass a.ravel())");
+    if (in.type != p->type())
+      throw wgprim::error(errc::unsupported, std::string("pipeline: it takes ") + numpy_name(p->type()) +
+                                                 " elements, not " + numpy_name(in.type) +
+                                                 "; convert explicitly, e.g. a.astype(np." +
+                                                 numpy_name(p->type()) + ")");
+    if (in.dev && in.dev->dev != dev)
+      throw wgprim::error(errc::invalid_argument, "pipeline: the array is on another wgprim.Device");
+    std::uint64_t k = 0;
+    on_device(*dev, [&] {
+      visit(in.type, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        if constexpr (sizeof(T) == 4 && !std::is_same_v<T, wgprim::half>) {
+          k = in.dev ? p->run(dev_in<T>(in)) : p->run(host_in<T>(in));
+        }
+      });
+    });
+    return k;
+  }
+  /// The last run's output (its first `count` elements) as a new NumPy array.
+  nb::object output(std::uint64_t count) {
+    host_out out(p->type(), {static_cast<std::size_t>(count)});
+    on_device(*dev, [&] { p->read_output_bits(static_cast<std::uint32_t*>(out.data), count); });
+    return out.numpy();
+  }
+};
+
 NB_MODULE(_wgprim, m) {
   m.doc() = "wgprim's C++ library bound with nanobind; use the package `wgprim`, which re-exports this.";
 
@@ -1324,6 +1386,7 @@ NB_MODULE(_wgprim, m) {
       PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(inst.ptr())), inst.ptr());
     }
   });
+
   m.def("_gil_counts", [] { return std::make_tuple(gpu_entries.load(), gpu_entries_without_gil.load()); },
         "(entries into GPU work, those made with the GIL released): for the tests.");
   m.def("_set_error_class", [](nb::handle cls) {
@@ -1466,6 +1529,9 @@ NB_MODULE(_wgprim, m) {
   m.def("_view_select", &view_select, "kind"_a, "type"_a, "n"_a, "start"_a, "step"_a, "base"_a.none(),
         "index"_a.none(), "expr"_a, "condition"_a, "device"_a = nb::none(),
         "The values of a view that satisfy a condition, in order (wgprim.view builds the arguments).");
+  m.def("_view_check_zip", [](const std::string& type, const std::string& expression) {
+          wgprim::detail::check_zip_expr(wgprim::parse_dtype(type), expression);
+        }, "type"_a, "expression"_a, "Checks wgprim.view.zip's expression for elements of this dtype.");
   m.def("_view_scan", &view_scan, "kind"_a, "type"_a, "n"_a, "start"_a, "step"_a, "base"_a.none(), "index"_a.none(),
         "expr"_a, "inclusive"_a, "op"_a, "identity"_a.none(), "to_host"_a, "device"_a = nb::none(),
         "Scans a view into a new array (wgprim.view builds the arguments).");
@@ -1499,4 +1565,25 @@ NB_MODULE(_wgprim, m) {
         "(sorted copy, stable int64 permutation) of a 1-D host array: unique's building block.");
   m.def("_histogram_counts", &histogram_counts, "a"_a, "bins"_a, "lo"_a, "hi"_a, "levels"_a = nb::none(),
         "device"_a = nb::none());
+
+  nb::class_<py_pipeline>(m, "_Pipeline", "wgprim::pipeline on a Device (python/wgprim/pipeline.py wraps it).")
+      .def(nb::new_([](const std::string& type, opt_device device) {
+             const device_ptr d = device && *device ? *device : default_device();
+             return std::make_shared<py_pipeline>(d, wgprim::parse_dtype(type));
+           }),
+           "type"_a, "device"_a = nb::none())
+      .def("select", [](py_pipeline& p, const std::string& condition) {
+             const wgprim::predicate pred = wgprim::predicate::expr(condition);
+             on_device(*p.dev, [&] { p.p->select_if(pred); });
+           }, "condition"_a)
+      .def("sort", [](py_pipeline& p, bool descending, unsigned begin_bit, std::optional<unsigned> end_bit) {
+             const wgprim::sort_order o = sort_order_of(descending, begin_bit, end_bit);
+             on_device(*p.dev, [&] { p.p->sort(o); });
+           }, "descending"_a = false, "begin_bit"_a = 0u, "end_bit"_a = nb::none())
+      .def("unique", [](py_pipeline& p) { on_device(*p.dev, [&] { p.p->unique(); }); })
+      .def("run", &py_pipeline::run, "a"_a, "Runs the chain (one submission, one wait); returns the final count.")
+      .def("output", &py_pipeline::output, "count"_a, "The last run's first `count` output elements (NumPy).")
+      .def_prop_ro("steps", [](py_pipeline& p) { return p.p->steps(); })
+      .def_prop_ro("kernels_created_last_run", [](py_pipeline& p) { return p.p->kernels_created_last_run(); })
+      .def_prop_ro("device", [](py_pipeline& p) { return p.dev; });
 }

@@ -1,4 +1,4 @@
-"""wgprim.view against NumPy: counting, constant, gather and transform views through sum / min / max / reduce and
+"""wgprim.view against NumPy: counting, constant, gather, zip and transform views through sum / min / max / reduce and
 the scans, over edge sizes, on the default device and on both backends; the expected values are NumPy's on the
 materialised range."""
 import functools
@@ -25,6 +25,10 @@ def cases(n, d=None):
     base = rng.integers(0, 2**32, n // 3 + 1, dtype=np.uint64).astype(np.uint32)
     idx = rng.integers(0, base.size, n, dtype=np.uint64).astype(np.uint32)
     x = rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
+    y = rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
+    xi, yi = x.view(np.int32), y[::-1].copy().view(np.int32)
+    q = (rng.integers(-1000, 1001, n) * 0.25).astype(np.float32)
+    r = (rng.integers(-1000, 1001, n) * 0.25).astype(np.float32)
     return [
         (wgprim.view.counting(7, n, 3), ((7 + 3 * i) % 2**32).astype(np.uint32)),
         (wgprim.view.counting(-5, n, -2), (-5 - 2 * i.astype(np.int64)).astype(np.int32)),
@@ -32,6 +36,10 @@ def cases(n, d=None):
         (wgprim.view.gather(base, idx, device=d), base[idx]),
         (wgprim.view.transform(x, "a & 0xffffu", device=d), x & 0xFFFF),
         (wgprim.view.transform(wgprim.view.counting(0, n), "f32(a) * 0.5"), (i.astype(np.float32) * 0.5).astype(np.float32)),
+        (wgprim.view.zip(x, y, "a * b", device=d), x * y),  # wraps modulo 2^32, as NumPy's uint32
+        (wgprim.view.zip(xi, yi, "a - b", device=d), xi - yi),
+        (wgprim.view.zip(q, r, "a * b", device=d), q * r),  # quarters: exact products, exact float64 sums
+        (wgprim.view.transform(wgprim.view.zip(x, y, "a ^ b", device=d), "a & 0xffu"), (x ^ y) & 0xFF),
     ]
 
 
@@ -108,3 +116,25 @@ def test_device_arrays_and_errors():
         wgprim.sum(wgprim.view.counting(0, 10), axis=0)
     with pytest.raises(wgprim.Error):
         wgprim.sum(wgprim.view.transform(x, "a +"))
+
+
+@pytest.mark.parametrize("kind", DEVICES)
+def test_zip_dot_product_and_errors(kind):
+    d = device(kind)
+    rng = np.random.default_rng(5)
+    x = rng.integers(-100, 101, 70_001).astype(np.int32)
+    y = rng.integers(-100, 101, 70_001).astype(np.int32)
+    assert wgprim.sum(wgprim.view.zip(x, y, "a * b", device=d), device=d) == np.dot(x, y)
+    xs, ys = wgprim.asarray(x.astype(np.float32), device=d), wgprim.asarray(y.astype(np.float32), device=d)
+    assert wgprim.sum(wgprim.view.zip(xs, ys, "a * b")) == np.float32(np.dot(x.astype(np.int64), y))
+    assert "zip 'a * b'" in repr(wgprim.view.zip(xs, ys, "a * b"))
+    with pytest.raises(wgprim.ValueError, match=r"differ in length \(70001 and 70000\)"):
+        wgprim.view.zip(x, y[:-1], "a * b", device=d)
+    with pytest.raises(wgprim.ValueError, match="dtypes differ"):
+        wgprim.view.zip(x, y.view(np.uint32), "a * b", device=d)
+    with pytest.raises(wgprim.ValueError, match="view::zip"):
+        wgprim.view.zip(x, y, "a * c", device=d)
+    with pytest.raises(wgprim.ValueError, match="view::zip"):
+        wgprim.view.zip(x, y, "f32(a)", device=d)
+    with pytest.raises(wgprim.ValueError):
+        wgprim.view.zip(x.astype(np.float64), y.astype(np.float64), "a * b", device=d)

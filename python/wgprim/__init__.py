@@ -33,8 +33,8 @@ from ._wgprim import Device, DeviceArray, adapters, default_device, wgpu_version
 __version__ = "0.1.0"
 __all__ = ["Device", "DeviceArray", "Error", "TypeError", "ValueError", "adapters", "argmax", "argmin", "argsort",
            "asarray", "count_nonzero", "cumprod", "cumsum", "default_device", "exclusive_scan", "histogram",
-           "inclusive_scan", "max", "mean", "min", "prod", "reduce", "segment_reduce", "select", "sort", "sum",
-           "unique", "view", "wgpu_version"]
+           "inclusive_scan", "max", "mean", "min", "Pipeline", "pipeline", "prod", "reduce", "segment_reduce",
+           "select", "sort", "sum", "unique", "view", "wgpu_version"]
 
 
 class Error(Exception):
@@ -143,6 +143,8 @@ def _view_select(f):
 
 
 select = _view_select(select)  # noqa: F821 - defined by the loop above
+
+from ._pipeline import Pipeline, pipeline  # noqa: E402
 
 from ._numpy import (argmax, argmin, argsort, asarray, count_nonzero, cumprod, cumsum, max, mean, min, prod,  # noqa: E402
                      sort, sum, unique)

@@ -237,7 +237,7 @@ def cumprod(a, axis=None, dtype=None, out=None, *, device=None):
 
 
 def _arg(name, is_max, a, axis, out, keepdims, device):
-    if isinstance(a, _view.View):  # counting, constant and gather views, computed in the load
+    if isinstance(a, _view.View):  # counting, constant, gather and zip views, computed in the load
         if axis is not None or out is not None or keepdims:
             raise ValueError(f"{name}: axis=, out= and keepdims= take arrays, not views")
         if a.n == 0:

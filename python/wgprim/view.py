@@ -1,5 +1,5 @@
 """Fused input views: ranges computed inside the load of the function that reads them, like CUB's fancy iterators
-and Thrust's counting / constant / transform / permutation iterators. No array ever holds their values.
+and Thrust's counting / constant / transform / permutation / zip iterators. No array ever holds their values.
 
     >>> import numpy as np, wgprim
     >>> int(wgprim.sum(wgprim.view.counting(0, 1000)))
@@ -7,13 +7,15 @@ and Thrust's counting / constant / transform / permutation iterators. No array e
     >>> x = np.array([0x10001, 0x20002], dtype=np.uint32)
     >>> int(wgprim.sum(wgprim.view.transform(x, "a & 0xffffu")))
     3
+    >>> int(wgprim.sum(wgprim.view.zip(x, x, "a ^ b")))
+    0
 
 Views yield uint32, int32 or float32 values. ``wgprim.sum``, ``wgprim.min``, ``wgprim.max``, ``wgprim.reduce``,
 ``wgprim.cumsum``, ``wgprim.inclusive_scan``, ``wgprim.exclusive_scan`` take them, and ``wgprim.argmin`` /
-``wgprim.argmax`` take counting, constant and gather views, and ``wgprim.select(view, "a > 0.5")`` keeps the
+``wgprim.argmax`` take counting, constant, gather and zip views, and ``wgprim.select(view, "a > 0.5")`` keeps the
 values that satisfy a condition; results have the view's
 dtype (integer sums wrap, as ``wgprim.reduce`` does: no widening to 64 bits). Arrays a view reads (``gather``'s
-base and indices, ``transform``'s array) are copied to the device once when they are NumPy arrays; pass
+base and indices, ``transform``'s array, ``zip``'s two) are copied to the device once when they are NumPy arrays; pass
 ``wgprim.asarray(x)`` to keep them there. On the native CPU backend a view's values are computed into a host
 array first.
 """
@@ -21,7 +23,7 @@ import numpy as _np
 
 from . import _wgprim
 
-__all__ = ["View", "counting", "constant", "gather", "transform"]
+__all__ = ["View", "counting", "constant", "gather", "transform", "zip"]
 
 _TYPES = {"uint32": "uint32", "int32": "int32", "float32": "float32"}
 
@@ -48,11 +50,12 @@ class View:
     """A range computed in the load of the function that reads it (make one with ``counting``, ``constant``,
     ``gather`` or ``transform``)."""
 
-    __slots__ = ("kind", "dtype", "n", "start", "step", "base", "index", "expr")
+    __slots__ = ("kind", "dtype", "n", "start", "step", "base", "index", "expr", "zip_expr")
 
-    def __init__(self, kind, dtype, n, start=0, step=0, base=None, index=None, expr=""):
+    def __init__(self, kind, dtype, n, start=0, step=0, base=None, index=None, expr="", zip_expr=""):
         self.kind, self.dtype, self.n = kind, dtype, int(n)
         self.start, self.step, self.base, self.index, self.expr = start, step, base, index, expr
+        self.zip_expr = zip_expr
 
     @property
     def size(self):
@@ -63,11 +66,13 @@ class View:
         return self.n
 
     def __repr__(self):
+        z = f" {self.zip_expr!r}" if self.kind == "zip" else ""
         t = f", transform {self.expr!r}" if self.expr else ""
-        return f"wgprim.view.View({self.kind}, {self.dtype}, n={self.n}{t})"
+        return f"wgprim.view.View({self.kind}{z}, {self.dtype}, n={self.n}{t})"
 
     def _args(self):
-        return (self.kind, self.dtype, self.n, self.start, self.step, self.base, self.index, self.expr)
+        kind = "zip:" + self.zip_expr if self.kind == "zip" else self.kind  # the extension's spelling
+        return (kind, self.dtype, self.n, self.start, self.step, self.base, self.index, self.expr)
 
     def _reduce(self, op="sum", identity=None, accuracy="fast", device=None):
         return _wgprim._view_reduce(*self._args(), op, identity, accuracy, device=device)
@@ -122,6 +127,28 @@ def transform(x, expression, device=None):
         if x.expr:
             from . import ValueError
             raise ValueError("wgprim.view.transform: the view already has a transform")
-        return View(x.kind, x.dtype, x.n, x.start, x.step, x.base, x.index, expression)
+        return View(x.kind, x.dtype, x.n, x.start, x.step, x.base, x.index, expression, x.zip_expr)
     base = _device_array(x, device=device)
     return View("buffer", _dtype_name(base.dtype), base.size, base=base, expr=expression)
+
+
+def zip(a, b, expression, device=None):  # noqa: A001 - Thrust's name, inside wgprim.view
+    """expression(a[0], b[0]), expression(a[1], b[1]), ...: two 1-D arrays of one dtype (uint32, int32 or
+    float32) and length, combined by a checked expression in ``a`` and ``b`` (the language of custom operators,
+    e.g. "a * b", "max(a, b) - min(a, b)") that yields their dtype: ``wgprim.sum(wgprim.view.zip(x, y, "a * b"))``
+    is the dot product, read in one pass. A ``transform`` may follow (e.g. to change the dtype)."""
+    from . import ValueError
+    if not isinstance(expression, str):
+        from . import TypeError
+        raise TypeError("wgprim.view.zip: takes an expression in a and b (e.g. \"a * b\")")
+    a = a if isinstance(a, _wgprim.DeviceArray) else _np.asarray(a)
+    b = b if isinstance(b, _wgprim.DeviceArray) else _np.asarray(b)
+    if a.dtype != b.dtype:
+        raise ValueError(f"wgprim.view.zip: the arrays' dtypes differ ({a.dtype} and {b.dtype})")
+    if a.size != b.size:
+        raise ValueError(f"wgprim.view.zip: the arrays differ in length ({a.size} and {b.size})")
+    t = _dtype_name(a.dtype)
+    _wgprim._view_check_zip(t, expression)  # before any copy to the device
+    xa = _device_array(a, device=device)
+    xb = _device_array(b, device=device if device is not None else xa.device)
+    return View("zip", t, xa.size, base=xa, index=xb, zip_expr=expression)

@@ -13,6 +13,14 @@
 //    pool); more subgroups (small subgroup sizes) rank in phases, each continuing the counts of the previous ones.
 //    Then the subgroup counts are scanned per digit: every key has its rank among the tile's keys of its digit, in
 //    input order (stable).
+//    RANK_COUNTERS (WGPRIM_ONESWEEP_RANK=counters) finds the lanes of a digit without ballots: each lane sets its
+//    bit in its subgroup's mask of its digit in workgroup memory (one atomicOr), and after the step's barrier reads
+//    the mask (the lanes of its digit, as the ballots give them) and clears its own bit (atomicAnd). Two banks of
+//    masks alternate between steps, so a bank is set again only after every lane has read and cleared it (one
+//    barrier between). Per subgroup of up to 32 lanes a mask is one word per digit, otherwise size / 32 words;
+//    counts and both banks alias the pool (3 x SLOTS x RADIX words), whose words are atomics in this variant. A
+//    plain atomicAdd per key would count as fast but not rank stably (its order among equal digits is arbitrary):
+//    the masks keep the input order.
 // 2. publishes its digit counts per (tile, digit) and looks back for each digit's prefix: invocation d owns digit
 //    d (d < RADIX) and walks digit d's chain back on its own (tile/lookback_core.wgsl's walk_word_chain), without
 //    barriers, reading WINDOW predecessor states at once and polling a NOT_READY one alone; it publishes its
@@ -40,8 +48,28 @@ const INACTIVE: u32 = 0xffffffffu;
 @group(0) @binding(6) var<storage, read_write> vals_y: array<u32>;
 @group(0) @binding(7) var<storage, read_write> state: array<atomic<u32>>;
 
-// The subgroup histograms while ranking, then the tile in sorted order.
+// The subgroup histograms (and with RANK_COUNTERS the digit masks) while ranking, then the tile in sorted order.
+//! if RANK_COUNTERS
+var<workgroup> wg_pool: array<atomic<u32>, POOL>;
+
+fn pool_get(i: u32) -> u32 {
+  return atomicLoad(&wg_pool[i]);
+}
+
+fn pool_set(i: u32, v: u32) {
+  atomicStore(&wg_pool[i], v);
+}
+//! else
 var<workgroup> wg_pool: array<u32, POOL>;
+
+fn pool_get(i: u32) -> u32 {
+  return wg_pool[i];
+}
+
+fn pool_set(i: u32, v: u32) {
+  wg_pool[i] = v;
+}
+//! endif
 var<workgroup> wg_bins: array<atomic<u32>, RADIX>;   // a predecessor's digit counts (fallback)
 var<workgroup> wg_count: array<u32, RADIX>;          // counts of the ranked keys, then the tile's digit starts
 var<workgroup> wg_global: array<u32, RADIX>;         // output index of sorted position 0 of the tile, per digit
@@ -149,15 +177,56 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
     }
   }
   let below = lower_lanes(li.lane);
+//! if RANK_COUNTERS
+  // Mask words per digit; subgroups of more than 32 lanes take several slots' worth of masks (SLOTS >= 4).
+  let words = (li.size + 31u) / 32u;
+  let at_once = SLOTS / words;
+  let slot = li.id % at_once;
+  let phases = (li.count + at_once - 1u) / at_once;
+  let my_word = li.lane / 32u;
+  let my_bit = 1u << (li.lane % 32u);
+  for (var i = l; i < 2u * SLOTS * RADIX; i += WG_SIZE) {
+    pool_set(SLOTS * RADIX + i, 0u);  // both banks; each step's lanes clear their bits again
+  }
+//! else
   let narrow = li.size <= 32u;
   let everyone = subgroupBallot(true);
   let slot = li.id % SLOTS;
   let phases = (li.count + SLOTS - 1u) / SLOTS;
+//! endif
   for (var phase = 0u; phase < phases; phase += 1u) {
     for (var i = l; i < SLOTS * RADIX; i += WG_SIZE) {
-      wg_pool[i] = 0u;
+      pool_set(i, 0u);
     }
     workgroupBarrier();
+//! if RANK_COUNTERS
+    let ranking = li.id / at_once == phase;
+    for (var k = 0u; k < ITEMS; k += 1u) {
+      let d = digits[k];
+      let mask_at = SLOTS * RADIX * (1u + k % 2u) + (slot * RADIX + d) * words;
+      if (ranking) {
+        atomicOr(&wg_pool[mask_at + my_word], my_bit);
+      }
+      workgroupBarrier();  // the step's bits set, and the last step's counts visible to this step's lowest lanes
+      if (ranking) {  // subgroup-uniform
+        var peers = vec4<u32>(0u);
+        for (var w = 0u; w < words; w += 1u) {
+          peers[w] = atomicLoad(&wg_pool[mask_at + w]);
+        }
+        let lower = popcount4(peers & below);
+        var before = 0u;
+        if (lower == 0u) {
+          let at = slot * RADIX + d;
+          before = pool_get(at);
+          pool_set(at, before + popcount4(peers));
+        }
+        ranks[k] = subgroupShuffle(before, lowest_lane(peers)) + lower;
+        // Read: clear the bit before the bank's next use, two steps on (after the next step's barrier).
+        atomicAnd(&wg_pool[mask_at + my_word], ~my_bit);
+      }
+    }
+    workgroupBarrier();  // the last step's counts visible
+//! else
     let ranking = li.id / SLOTS == phase;
     for (var k = 0u; k < ITEMS; k += 1u) {
       if (ranking) {  // subgroup-uniform: the other subgroups only meet the barrier
@@ -175,12 +244,13 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
       }
       workgroupBarrier();  // this step's counts are visible to the next step's lowest lanes
     }
+//! endif
     // Per digit: the keys of earlier subgroups (earlier phases: wg_count) before each slot's keys.
     if (l < RADIX) {
       var running = wg_count[l];
       for (var s = 0u; s < SLOTS; s += 1u) {
-        let c = wg_pool[s * RADIX + l];
-        wg_pool[s * RADIX + l] = running;
+        let c = pool_get(s * RADIX + l);
+        pool_set(s * RADIX + l, running);
         running += c;
       }
       wg_count[l] = running;
@@ -188,7 +258,7 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
     workgroupBarrier();
     if (ranking) {
       for (var k = 0u; k < ITEMS; k += 1u) {
-        ranks[k] += wg_pool[slot * RADIX + digits[k]];
+        ranks[k] += pool_get(slot * RADIX + digits[k]);
       }
     }
     workgroupBarrier();  // read before the next phase clears the slots
@@ -287,13 +357,13 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
   var sorted_digits: array<u32, ITEMS>;
   if (KEY_WORDS == 1u) {
     for (var k = 0u; k < ITEMS; k += 1u) {
-      wg_pool[ranks[k]] = key_lo[k];
+      pool_set(ranks[k], key_lo[k]);
     }
     workgroupBarrier();
     for (var k = 0u; k < ITEMS; k += 1u) {
       let s = k * WG_SIZE + l;
       if (s < valid) {
-        let key = wg_pool[s];
+        let key = pool_get(s);
         let d = digit_of(vec2<u32>(key, 0u), dpass);
         sorted_digits[k] = d;
         store_key_word(dst, wg_global[d] + s, key);
@@ -301,22 +371,22 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
     }
   } else {
     for (var k = 0u; k < ITEMS; k += 1u) {
-      wg_pool[ranks[k]] = digits[k];
+      pool_set(ranks[k], digits[k]);
     }
     workgroupBarrier();
     for (var k = 0u; k < ITEMS; k += 1u) {
-      sorted_digits[k] = wg_pool[k * WG_SIZE + l];
+      sorted_digits[k] = pool_get(k * WG_SIZE + l);
     }
     for (var word = 0u; word < 2u; word += 1u) {
       workgroupBarrier();  // every read of the pool done
       for (var k = 0u; k < ITEMS; k += 1u) {
-        wg_pool[ranks[k]] = select(key_lo[k], key_hi[k], word == 1u);
+        pool_set(ranks[k], select(key_lo[k], key_hi[k], word == 1u));
       }
       workgroupBarrier();
       for (var k = 0u; k < ITEMS; k += 1u) {
         let s = k * WG_SIZE + l;
         if (s < valid) {
-          store_key_word(dst, 2u * (wg_global[sorted_digits[k]] + s) + word, wg_pool[s]);
+          store_key_word(dst, 2u * (wg_global[sorted_digits[k]] + s) + word, pool_get(s));
         }
       }
     }
@@ -332,13 +402,13 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
     }
     workgroupBarrier();  // every key read from the pool
     for (var k = 0u; k < ITEMS; k += 1u) {
-      wg_pool[ranks[k]] = vals[k];
+      pool_set(ranks[k], vals[k]);
     }
     workgroupBarrier();
     for (var k = 0u; k < ITEMS; k += 1u) {
       let s = k * WG_SIZE + l;
       if (s < valid) {
-        store_val(dst, wg_global[sorted_digits[k]] + s, wg_pool[s]);
+        store_val(dst, wg_global[sorted_digits[k]] + s, pool_get(s));
       }
     }
   }

@@ -69,6 +69,13 @@ std::string policy_dir() {
   return "";
 }
 
+bool onesweep_rank_counters() {
+  const char* e = get("WGPRIM_ONESWEEP_RANK");
+  if (!e || !*e || std::string(e) == "ballot") return false;
+  if (std::string(e) == "counters") return true;
+  throw error(errc::invalid_argument, "WGPRIM_ONESWEEP_RANK must be ballot or counters");
+}
+
 const char* system(const char* name) { return get(name); }
 
 }  // namespace wgprim::detail::env

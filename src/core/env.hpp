@@ -25,6 +25,10 @@ std::optional<double> mpi_timeout_s();
 /// WGPRIM_ONESWEEP_WG=256|512: the onesweep sort's workgroup size instead of its policy's (A/B runs, tests); 0 when
 /// unset or "0"; throws errc::invalid_argument for any other value.
 unsigned onesweep_wg();
+/// WGPRIM_ONESWEEP_RANK=ballot|counters: how the onesweep sort ranks a tile's keys (A/B runs, tests): true for
+/// counters (digit masks in workgroup memory), false when unset, empty or "ballot"; throws errc::invalid_argument for
+/// any other value.
+bool onesweep_rank_counters();
 
 /// WGPRIM_NO_TUNE=1 (any value but "" or "0"): contexts ignore the tuned per-adapter policy file (wgprim tune) and
 /// run the built-in policy table.

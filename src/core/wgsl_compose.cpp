@@ -53,6 +53,12 @@ bool condition_value(const std::string& name, const wgsl_constants& constants, c
   throw error(errc::gpu, "internal: " + path + ": '//! if " + name + "' needs a constant " + name + " = true or false");
 }
 
+// `const NAME = value;` per constant; a constant without a name is WGSL declarations kept as they are (a view's
+// generated function: view_constants in src/primitives/view.cpp).
+void emit_constants(const wgsl_constants& constants, std::string& out) {
+  for (const auto& c : constants) out += c.first.empty() ? c.second + "\n" : "const " + c.first + " = " + c.second + ";\n";
+}
+
 void expand(const std::string& path, const wgsl_constants& constants, std::set<std::string>& seen, std::string& out) {
   if (!seen.insert(path).second) return;
   std::istringstream in(shader_text(path));
@@ -175,7 +181,7 @@ std::string compose_uncached(const std::string& file, const monoid& m, const wgs
       out += "const T_WORDS = 1u;\nfn t_to_words(v: T) -> vec2<u32> {\n  return vec2<u32>(bitcast<u32>(v), 0u);\n}\n"
              "fn t_from_words(w: vec2<u32>) -> T {\n  return bitcast<T>(w.x);\n}\n";
   }
-  for (const auto& c : constants) out += "const " + c.first + " = " + c.second + ";\n";
+  emit_constants(constants, out);
   for (const auto& i : imports) expand(i, constants, seen, out);
   expand(file, constants, seen, out);
   return out;
@@ -186,7 +192,7 @@ std::string compose_wgsl_with_prelude(const std::string& file, const std::string
                                       const wgsl_constants& constants, const std::vector<std::string>& imports) {
   std::string out = "// composed by wgprim: " + file + "\n" + prelude + "\n";
   std::set<std::string> seen;
-  for (const auto& c : constants) out += "const " + c.first + " = " + c.second + ";\n";
+  emit_constants(constants, out);
   for (const auto& i : imports) expand(i, constants, seen, out);
   expand(file, constants, seen, out);
   return out;

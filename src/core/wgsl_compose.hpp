@@ -16,7 +16,8 @@ namespace wgprim::detail {
 /// A constant of type t in WGSL, from its raw bits (to_raw's layout): bitcast<T>(...) of u32 or u64.
 std::string wgsl_constant(dtype t, std::uint64_t raw);
 
-using wgsl_constants = std::vector<std::pair<std::string, std::string>>;  // name, WGSL value text
+/// name, WGSL value text (emitted as `const name = value;`); an empty name: WGSL declarations emitted verbatim.
+using wgsl_constants = std::vector<std::pair<std::string, std::string>>;
 
 /// How values are accumulated. `plain`: in the element type (T = E). `double_word`: f32 sums carried as
 /// (hi, lo) pairs (shared/double_word.wgsl); E is f32 for passes over the data, T itself for passes over partial

@@ -275,8 +275,13 @@ struct context_impl {
 
   // Waits for everything submitted so far: the queue's work-done callback fires inside a poll once it is done
   // (poll's own "queue empty" answer can come before the work has run).
+  // Submissions queued without a wait since the last wait_idle (recorder::submit): every queued_limit-th one waits,
+  // so that a loop of calls that never reads keeps a bounded amount of work and temporaries in flight.
+  std::uint32_t queued = 0;
+  static constexpr std::uint32_t queued_limit = 16;
   void wait_idle() {
     if (lost) return;
+    queued = 0;
     const std::uint64_t ticket = request_work_done();
     wait_until([&](bool) { return done_seen >= ticket; }, "waiting for submitted work");
   }
@@ -342,6 +347,7 @@ struct recorder::state {
   std::uint64_t ring_gen = 0;
   bool holds_ring = false;  // has parameter slots in generation ring_gen not yet submitted
   bool timestamps = false, first_pass = true, external = false;
+  bool wait = false;  // submit() waits for the work (its time was asked for); else it queues it and returns
   WGPUQuerySet queries = nullptr;
   WGPUBuffer resolve = nullptr, readback = nullptr;
 

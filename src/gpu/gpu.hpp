@@ -122,8 +122,9 @@ class recorder {
     void* dst;
     bool src_mappable = false;  // src is the context's mapped_result_for buffer: mapped directly, no copy
   };
-  /// Submits everything recorded and waits for it; with `rb`, also copies a small result to the host in the same
-  /// submission (one wait).
+  /// Submits everything recorded; with `rb`, also copies a small result to the host in the same submission and
+  /// waits once for it. Without `rb` it waits only when the recorder was made with timestamps (the caller asked for
+  /// times), else the work stays queued (a later read or finish waits for it, in queue order).
   gpu_time submit(const readback* rb = nullptr);
   /// External encoder: closes the open pass and uploads the parameter blocks (queued before any later submit).
   void end();

@@ -12,6 +12,7 @@ recorder::recorder(context& ctx, bool timestamps) : ctx_(ctx), s_(std::make_uniq
   c.check();
   WGPUCommandEncoderDescriptor ed = WGPU_COMMAND_ENCODER_DESCRIPTOR_INIT;
   s_->enc = wgpuDeviceCreateCommandEncoder(c.device, &ed);
+  s_->wait = timestamps;
   s_->timestamps = timestamps && ctx.timestamps_trustworthy();
   if (s_->timestamps) {
     WGPUQuerySetDescriptor qd = WGPU_QUERY_SET_DESCRIPTOR_INIT;
@@ -286,9 +287,14 @@ gpu_time recorder::submit(const readback* rb) {
     const void* p = map_read(c, staging, (staging_offset + rb->bytes + 3) / 4 * 4);
     std::memcpy(rb->dst, static_cast<const std::uint8_t*>(p) + staging_offset, rb->bytes);
     wgpuBufferUnmap(staging);
-  } else {
+  } else if (s_->wait || ++c.queued >= context_impl::queued_limit) {
     c.wait_idle();
+  } else {
+    wgpuDevicePoll(c.device, false, nullptr);  // reclaims what earlier submissions finished with
   }
+  // Otherwise the work is queued and the call returns, as CUB's calls on a stream do (docs/cpp.md, "When calls
+  // wait"): a later read, finish() or readback waits for it, in queue order; a caller reading a device result
+  // waits once instead of twice.
   auto t1 = std::chrono::steady_clock::now();
   c.check(errc::gpu, "running GPU work");
   gpu_time t;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "core/expr.hpp"
 #include "native/backend.hpp"
 #include "wgprim/error.hpp"
 
@@ -15,15 +16,35 @@ void check_view_type(dtype t, const char* what) {
                 std::string(what) + ": views yield u32, i32 or f32 elements, not " + dtype_name(t));
 }
 
+void check_zip_expr(dtype t, const std::string& expression) {
+  try {
+    expr_program p(expression, t);
+  } catch (const error& e) {
+    throw error(e.code(), "view::zip: " + std::string(e.what()));
+  }
+}
+
 wgsl_constants view_constants(const view_desc* v) {
   using s = view_desc::source;
   const bool fused = view_fused(v);
+  const bool zip = fused && v->kind == s::zip;
   auto b = [](bool x) { return std::string(x ? "true" : "false"); };
-  return {{"VIEW_COUNTING", b(fused && v->kind == s::counting)},
-          {"VIEW_CONSTANT", b(fused && v->kind == s::constant)},
-          {"VIEW_GATHER", b(fused && v->kind == s::gather)},
-          {"VIEW_FLOAT", b(fused && v->kind == s::counting && v->type == dtype::f32)},
-          {"VIEW_FUSED", b(fused || (v && v->tr))}};
+  // VIEW_GATHER also declares the kernels' view_index binding (array<u32>), where a zip's second range is bound.
+  wgsl_constants c{{"VIEW_COUNTING", b(fused && v->kind == s::counting)},
+                   {"VIEW_CONSTANT", b(fused && v->kind == s::constant)},
+                   {"VIEW_GATHER", b(fused && (v->kind == s::gather || zip))},
+                   {"VIEW_ZIP", b(zip)},
+                   {"VIEW_FLOAT", b(fused && v->kind == s::counting && v->type == dtype::f32)},
+                   {"VIEW_FUSED", b(fused || (v && v->tr))}};
+  if (zip) {
+    // The zip's expression (checked by the expression front end: it reads a and b, nothing else) on the two
+    // elements' bits, for tile/load.wgsl; a declaration without a name (wgsl_compose emits it as it is).
+    const std::string t = dtype_name(v->type);
+    c.push_back({"", "fn view_zip(a_bits: u32, b_bits: u32) -> u32 {\n  let a = bitcast<" + t + ">(a_bits);\n" +
+                         "  let b = bitcast<" + t + ">(b_bits);\n  return bitcast<u32>(" +
+                         expr_program(v->zip_expr, v->type).wgsl() + ");\n}"});
+  }
+  return c;
 }
 
 void check_view_desc(const context& ctx, const view_desc& v, const char* what) {
@@ -44,15 +65,26 @@ void check_view_desc(const context& ctx, const view_desc& v, const char* what) {
       throw error(errc::limit, w + ": view::gather's base (" + std::to_string(v.base.count) +
                                    " elements) is larger than one storage binding holds");
   }
+  if (v.kind == view_desc::source::zip) {
+    if (v.base.elem_bytes != 4 || v.index.elem_bytes != 4)
+      throw error(errc::invalid_argument, w + ": view::zip's ranges hold 32-bit elements");
+    if (v.base.count != v.count || v.index.count != v.count)
+      throw error(errc::invalid_argument, w + ": view::zip: the ranges differ in length (" +
+                                              std::to_string(v.base.count) + " and " + std::to_string(v.index.count) +
+                                              " elements)");
+    check_view(ctx, v.base, (w + " view::zip a").c_str());
+    check_view(ctx, v.index, (w + " view::zip b").c_str());
+    check_zip_expr(v.type, v.zip_expr);
+  }
   if (v.count > 0xffffffffull)
     throw error(errc::limit, w + ": a view of " + std::to_string(v.count) + " elements (at most 2^32 - 1)");
 }
 
 view_desc bindable_view(recorder& rec, const view_desc& v, std::vector<buffer>& temps) {
+  using s = view_desc::source;
   view_desc out = v;
-  if (v.kind == view_desc::source::buffer || v.kind == view_desc::source::gather)
-    out.base = bindable_input(rec, v.base, temps);
-  if (v.kind == view_desc::source::gather) out.index = bindable_input(rec, v.index, temps);
+  if (v.kind == s::buffer || v.kind == s::gather || v.kind == s::zip) out.base = bindable_input(rec, v.base, temps);
+  if (v.kind == s::gather || v.kind == s::zip) out.index = bindable_input(rec, v.index, temps);
   return out;
 }
 
@@ -74,12 +106,14 @@ bound_view::bound_view(context& ctx, const view_desc& v, const std::vector<chunk
 
 binding bound_view::src(std::size_t part) const {
   if (v_.kind == view_desc::source::gather) return bind(v_.base);
-  if (v_.kind == view_desc::source::buffer) return bind(v_.base, parts_[part].first, parts_[part].count);
+  if (v_.kind == view_desc::source::buffer || v_.kind == view_desc::source::zip)
+    return bind(v_.base, parts_[part].first, parts_[part].count);
   return binding{params_.native(), part * 256, 16};
 }
 
 binding bound_view::slot1(std::size_t part, const binding& dummy) const {
-  if (v_.kind == view_desc::source::gather) return bind(v_.index, parts_[part].first, parts_[part].count);
+  if (v_.kind == view_desc::source::gather || v_.kind == view_desc::source::zip)
+    return bind(v_.index, parts_[part].first, parts_[part].count);
   return dummy;
 }
 
@@ -124,6 +158,19 @@ std::vector<std::uint32_t> view_values_on_host(const context& ctx, const view_de
       const std::uint32_t* idx = cpu_backend::host_in(ctx, ix, "view::gather indices");
       const std::uint64_t last = v.base.count - 1;
       for (std::uint64_t i = 0; i < v.count; ++i) out[i] = base[std::min<std::uint64_t>(idx[i], last)];
+      break;
+    }
+    case s::zip: {
+      if (!v.count) break;
+      range_ref a, b;
+      a.on_device = b.on_device = true;
+      a.view = v.base;
+      b.view = v.index;
+      a.count = b.count = v.count;
+      a.type = b.type = v.type;
+      const std::uint32_t* xa = cpu_backend::host_in(ctx, a, "view::zip a");
+      const std::uint32_t* xb = cpu_backend::host_in(ctx, b, "view::zip b");
+      expr_program(v.zip_expr, v.type).eval_many(xa, xb, v.count, out.data());
       break;
     }
   }

@@ -11,11 +11,12 @@
 
 namespace wgprim::detail {
 
-/// Whether v (may be null) is computed in the load: counting, constant or gather (a buffer view, with or without
+/// Whether v (may be null) is computed in the load: counting, constant, gather or zip (a buffer view, with or without
 /// its transform, is read as an input buffer is, with vec4 loads).
 inline bool view_fused(const view_desc* v) { return v && v->kind != view_desc::source::buffer; }
 
-/// tile/load.wgsl's constants for v (null: the input buffer): VIEW_COUNTING, VIEW_CONSTANT, VIEW_GATHER,
+/// tile/load.wgsl's constants for v (null: the input buffer): VIEW_COUNTING, VIEW_CONSTANT, VIEW_GATHER (also for
+/// a zip: it declares the view_index binding), VIEW_ZIP (with the function view_zip, a declaration without a name),
 /// VIEW_FLOAT, and VIEW_FUSED (a fused view, or a buffer view with a transform: primitives without a vec4 load
 /// that applies the prelude's lift read it through load_input). Every module that imports tile/load.wgsl (tile/walk.wgsl
 /// does) takes them.

@@ -41,16 +41,17 @@ arg_result<std::uint32_t> arg_reduce_bits(context& ctx, const range_ref& in, dty
   if (!in.on_device) {
     a.in = upload_host(ctx, in, uploaded, &upload_ms);
   }
-  buffer result = ctx.create_buffer(16);
+  const buffer& result = scratch(ctx, "arg_reduce.result", 16);
   a.result = result.native();
-  a.result_bytes = result.size_bytes();
+  a.result_bytes = 16;
   recorder rec(ctx, opt.timestamps || opt.stats);
   std::vector<buffer> temps;
   a.in = bindable_input(rec, a.in, temps);
   record_arg_reduce(rec, a);
-  gpu_time time = rec.submit();
+  // the three result words come back in the same submission (one submit, one wait)
   std::uint32_t words[3];
-  ctx.read(result, 0, words, sizeof words);
+  const recorder::readback rb{result.native(), 0, sizeof words, words};
+  gpu_time time = rec.submit(&rb);
   fill_stats(opt, time, alg.name);
   if (opt.stats) opt.stats->upload_ms = upload_ms;
   return {words[0], words[1] | (std::uint64_t(words[2]) << 32)};
@@ -77,17 +78,17 @@ arg_result<std::uint32_t> arg_reduce_view_bits(context& ctx, const view_desc& v,
   const algorithm_entry& alg = pick_algorithm(ctx, "arg_reduce", opt.algorithm);
   arg_reduce_args a{in.view, v.type, o, nullptr, 0, 0, &opt};
   a.in.count = v.count;
-  buffer result = ctx.create_buffer(16);
+  const buffer& result = scratch(ctx, "arg_reduce.result", 16);
   a.result = result.native();
-  a.result_bytes = result.size_bytes();
+  a.result_bytes = 16;
   recorder rec(ctx, opt.timestamps || opt.stats);
   std::vector<buffer> temps;
   const view_desc bound = bindable_view(rec, v, temps);
   a.view = &bound;
   record_arg_reduce(rec, a);
-  gpu_time time = rec.submit();
   std::uint32_t words[3];
-  ctx.read(result, 0, words, sizeof words);
+  const recorder::readback rb{result.native(), 0, sizeof words, words};
+  gpu_time time = rec.submit(&rb);
   fill_stats(opt, time, alg.name);
   return {words[0], words[1] | (std::uint64_t(words[2]) << 32)};
 }

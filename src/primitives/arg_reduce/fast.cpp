@@ -65,7 +65,8 @@ void record_arg_reduce_fast(recorder& rec, const arg_reduce_args& a) {
   const kernel& k_partials = get_kernel(ctx, arg_reduce_partials_spec, source, /*trusted=*/true);
   const kernel& k_final = get_kernel(ctx, arg_reduce_final_spec, source, /*trusted=*/true);
   const std::uint64_t tile = std::uint64_t(pol.wg_size) * pol.items * 4;
-  buffer dummy = ctx.create_buffer(32);
+  // Workspaces kept by the context (no allocation, and no zero-fill by wgpu, per call).
+  const buffer& dummy = scratch(ctx, "arg_reduce.dummy", 32);
   auto vec_binding = [&](std::uint64_t first, std::uint64_t count) {
     return count / 4 ? binding{a.in.buf, a.in.offset + first * 4, count / 4 * 16} : bind(view_of(dummy));
   };
@@ -100,7 +101,7 @@ void record_arg_reduce_fast(recorder& rec, const arg_reduce_args& a) {
   std::uint64_t total_groups = 0;
   for (const chunk& c : parts) total_groups += groups_for(c.count);
   if (total_groups > 0xffffffffull / 4) throw error(errc::limit, "arg reduce: too many partial results");
-  buffer partials = ctx.create_buffer(total_groups * 16);
+  const buffer& partials = scratch(ctx, "arg_reduce.partials", total_groups * 16);
   std::uint64_t slot_offset = 0;
   const std::unique_ptr<bound_view> bv = view ? std::make_unique<bound_view>(ctx, *view, parts) : nullptr;
   for (std::size_t p = 0; p < parts.size(); ++p) {

@@ -99,7 +99,8 @@ void histogram_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& in
   } else {
     a.edges = b.levels->on_device ? bindable_input(rec, b.levels->view, temps) : view_of(up_levels, b.levels->count);
   }
-  buffer cnt = ctx.create_buffer(bins * 4);
+  // The counts' workspace is kept by the context (no allocation or zero-fill by wgpu per call); cleared below.
+  const buffer& cnt = scratch(ctx, "histogram.counts", bins * 4);
   a.counts = view_of(cnt, bins);
   rec.clear(cnt, 0, bins * 4);
   if (in.count) {
@@ -111,9 +112,12 @@ void histogram_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& in
     rec.end();
     return;
   }
-  fill_stats(opt, rec.submit(), alg.name);
+  // Host counts of up to 1 MiB come back in the same submission (one submit, one wait); more through a read.
+  const bool with_run = !counts.on_device && bins * 4 <= (1u << 20);
+  const recorder::readback rb{cnt.native(), 0, bins * 4, with_run ? counts.host_out : nullptr};
+  fill_stats(opt, rec.submit(with_run ? &rb : nullptr), alg.name);
   if (opt.stats) opt.stats->upload_ms = upload_ms;
-  if (!counts.on_device) {
+  if (!counts.on_device && !with_run) {
     auto t1 = clock::now();
     ctx.read(cnt, 0, counts.host_out, bins * 4);
     if (opt.stats) opt.stats->download_ms = std::chrono::duration<double, std::milli>(clock::now() - t1).count();

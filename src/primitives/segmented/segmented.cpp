@@ -54,10 +54,9 @@ std::vector<std::uint32_t> read_offsets(context& ctx, const device_view& v) {
   return h;
 }
 
-// After a submitted run: broken offsets counted on the GPU become the same error as the host check gives.
-void check_offsets_gpu(context& ctx, const segmented_workspace& ws, const char* what) {
-  std::uint32_t broken = 0;
-  ctx.read(ws.heads, ws.words * 4, &broken, 4);
+// After a submitted run: broken offsets counted on the GPU (`broken`, read back with the run) become the same error
+// as the host check gives.
+void check_offsets_gpu(std::uint32_t broken, const char* what) {
   if (broken)
     throw error(errc::invalid_argument, std::string(what) + ": the offsets decrease or pass n (" +
                                             std::to_string(broken) + " offsets out of order)");
@@ -74,9 +73,12 @@ void finish_call(context& ctx, recorder& rec, bindable_output& o, bool own, cons
     rec.end();
     return;
   }
-  fill_stats(opt, rec.submit(), alg);
+  // The count of broken offsets comes back in the same submission (one submit, one wait).
+  std::uint32_t broken = 0;
+  const recorder::readback rb{ws ? ws->heads.native() : nullptr, ws ? ws->words * 4 : 0, ws ? 4u : 0u, &broken};
+  fill_stats(opt, rec.submit(ws ? &rb : nullptr), alg);
   if (opt.stats) opt.stats->upload_ms = in.on_device ? 0 : upload_ms;
-  if (ws) check_offsets_gpu(ctx, *ws, what);
+  check_offsets_gpu(broken, what);
   if (!out.on_device) ctx.read(down, 0, out.host_out, words * 4);
 }
 
@@ -280,10 +282,11 @@ std::uint64_t reduce_by_key_run(context& ctx, WGPUCommandEncoder encoder, const 
     rec.end();
     return 0;
   }
-  fill_stats(opt, rec.submit(), alg.name);
-  if (opt.stats) opt.stats->upload_ms = keys.on_device ? 0 : upload_ms;
+  // The number of runs comes back in the same submission (one submit, one wait).
   std::uint32_t runs = 0;
-  ctx.read(ws.tiles, ws.runs_index * 4, &runs, 4);
+  const recorder::readback rb{ws.tiles.native(), ws.runs_index * 4, 4, &runs};
+  fill_stats(opt, rec.submit(&rb), alg.name);
+  if (opt.stats) opt.stats->upload_ms = keys.on_device ? 0 : upload_ms;
   if (runs > capacity)
     throw error(errc::invalid_argument, std::string(what) + ": " + std::to_string(runs) +
                                             " runs do not fit the outputs' " + std::to_string(capacity) + " elements");

@@ -70,10 +70,13 @@ segmented_workspace record_by_key_decoupled(recorder& rec, const segmented_args&
   ws.tiles = ctx.create_buffer((next_base + chunks) * 4);
   ws.runs_index = 2 * chunks;
   const buffer& carry = ws.tiles;
-  buffer state = ctx.create_buffer((2 + 4 * max_tiles) * 4);
+  // Workspaces kept by the context (no allocation, and no zero-fill by wgpu, per call); state is zeroed per pass.
+  const buffer& state = scratch(ctx, "by_key.state", (2 + 4 * max_tiles) * 4);
   // Placeholders: read-only ones for RLE's values and short chunks' vectors, one writable one per output.
-  buffer dummy_vec = ctx.create_buffer(16), dummy = ctx.create_buffer(16);
-  buffer dummy_keys_out = ctx.create_buffer(16), dummy_sums_out = ctx.create_buffer(16);
+  const buffer& dummy_vec = scratch(ctx, "by_key.dummy_vec", 16);
+  const buffer& dummy = scratch(ctx, "by_key.dummy", 16);
+  const buffer& dummy_keys_out = scratch(ctx, "by_key.dummy_keys_out", 16);
+  const buffer& dummy_sums_out = scratch(ctx, "by_key.dummy_sums_out", 16);
   rec.clear(carry, 0, carry.size_bytes());
   for (std::uint64_t c = 0; c < chunks; ++c) {
     if (c > 0) rec.copy_raw(a.keys.buf, a.keys.offset + (parts[c].first - 1) * 4, carry.native(), (prev_base + c) * 4, 4);

@@ -142,10 +142,12 @@ void record_select_decoupled(recorder& rec, const select_args& a) {
   // carry: [0, chunks] kept before each chunk, [chunks + 1] the partition's total, [chunks + 2 + c] the element
   // before chunk c (unique).
   const std::uint64_t total_index = chunks + 1, prev_base = chunks + 2;
-  buffer carry = ctx.create_buffer((prev_base + chunks) * 4);
-  buffer state = ctx.create_buffer((2 + 2 * max_tiles) * 4);
-  buffer dummy_vec = ctx.create_buffer(16), dummy_flags = ctx.create_buffer(16);
-  rec.clear(carry, 0, carry.size_bytes());
+  // Workspaces kept by the context (no allocation, and no zero-fill by wgpu, per call); both are cleared below.
+  const buffer& carry = scratch(ctx, "select.carry", (prev_base + chunks) * 4);
+  const buffer& state = scratch(ctx, "select.state", (2 + 2 * max_tiles) * 4);
+  const buffer& dummy_vec = scratch(ctx, "select.dummy_vec", 16);
+  const buffer& dummy_flags = scratch(ctx, "select.dummy_flags", 16);
+  rec.clear(carry, 0, (prev_base + chunks) * 4);
   if (view && a.mode == select_mode::unique && chunks > 1)
     throw error(errc::limit, "unique over a view: at most one storage binding of elements (" +
                                  std::to_string(per_binding) + ")");

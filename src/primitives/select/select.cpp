@@ -99,7 +99,7 @@ std::uint64_t select_impl(context& ctx, WGPUCommandEncoder encoder, const range_
     a.in_count.count = 1;
   }
   double upload_ms = 0;
-  buffer up, up_flags, down, own_count;
+  buffer up, up_flags, down;
   const std::uint64_t n = in.count;
   if (!in.on_device) {
     auto t0 = clock::now();
@@ -116,10 +116,7 @@ std::uint64_t select_impl(context& ctx, WGPUCommandEncoder encoder, const range_
     down = ctx.create_buffer(std::max<std::uint64_t>(n, 1) * 4);
     a.out = view_of(down, n);
   }
-  if (!count) {
-    own_count = ctx.create_buffer(4);
-    a.count = view_of(own_count, 1);
-  }
+  if (!count) a.count = view_of(scratch(ctx, "select.count", 4), 1);
   const bool own = encoder == nullptr;
   recorder rec = own ? recorder(ctx, opt.timestamps || opt.stats) : recorder(ctx, encoder);
   std::vector<buffer> temps;
@@ -138,7 +135,10 @@ std::uint64_t select_impl(context& ctx, WGPUCommandEncoder encoder, const range_
     rec.end();
     return 0;
   }
-  gpu_time t = rec.submit();
+  // The kept count comes back in the same submission (one submit, one wait), unless the caller keeps it on the device.
+  std::uint32_t kept = 0;
+  const recorder::readback rb{a.count.buf, a.count.offset, 4, &kept};
+  gpu_time t = rec.submit(count ? nullptr : &rb);
   fill_stats(opt, t, name);
   if (opt.stats) {
     opt.stats->upload_ms = upload_ms;
@@ -149,9 +149,7 @@ std::uint64_t select_impl(context& ctx, WGPUCommandEncoder encoder, const range_
       for (std::uint32_t x : f) opt.stats->lookback_fallbacks += x;
     }
   }
-  std::uint32_t kept = 0;
   if (count) return 0;  // the count stays on the device, where the caller asked for it
-  ctx.read(own_count, 0, &kept, 4);
   if (!in.on_device) {
     auto t1 = clock::now();
     const std::uint64_t m = partition ? n : kept;

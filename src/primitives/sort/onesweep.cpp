@@ -18,6 +18,11 @@
 // polling a NOT_READY state alone and each digit publishing its INCLUSIVE state at once, 0.40 / 6.08 (was 0.42 /
 // 6.52); tiles of 512 x 15 keys 0.41 / 6.25 (half the tiles, no faster: the tile count is not the bound); window 1
 // instead of 4 about 4% less. So the look-back is a small part of a pass; the per-key work is the rest.
+// Ranking variants (WGPRIM_ONESWEEP_RANK, policy.counters): `ballot` (the default) finds a key's peers with eight
+// subgroup ballots; `counters` sets one bit per key in its subgroup's mask of its digit in workgroup memory
+// (atomicOr), reads the mask after the step's barrier and clears its bit (atomicAnd): two shared atomics and a load
+// instead of eight ballots, at 24 KiB of workgroup memory instead of 16 (8 slots of counts and two mask banks, which
+// also hold the tile). Unmeasured on the H200 yet: bench/results/ab_rank.sh is its A/B.
 // The scatter is staged through workgroup memory (each digit's run written by consecutive invocations), and the
 // plan (sort/plan.wgsl) already skips a pass whose digit is the same for every key.
 #include <algorithm>
@@ -43,7 +48,11 @@ namespace {
 // subgroup totals (one word per invocation) and a few words.
 std::uint32_t fixed_wg_bytes(std::uint32_t wg_size) { return 3 * 1024 + 4 * wg_size + 64; }
 constexpr std::uint64_t tile_states_word = 4160;
-std::uint32_t pool_words(const sort_onesweep_policy& p) { return std::max(p.wg_size * p.items, p.slots * 256); }
+// The pool holds the tile, and while ranking the subgroup counts (SLOTS x RADIX words), with counters also two
+// banks of digit masks (2 x SLOTS x RADIX words).
+std::uint32_t pool_words(const sort_onesweep_policy& p) {
+  return std::max(p.wg_size * p.items, (p.counters ? 3 : 1) * p.slots * 256);
+}
 std::uint32_t wg_bytes(const sort_onesweep_policy& p) { return pool_words(p) * 4 + fixed_wg_bytes(p.wg_size); }
 // WGPRIM_ONESWEEP_WG=256|512 overrides the policy's workgroup size (A/B runs, and the tests of the 512 shape on a
 // CPU adapter, whose policy keeps 256); 0 or unset: the policy.
@@ -71,6 +80,17 @@ sort_onesweep_policy sort_onesweep_policy_for(const context& ctx, const tuning& 
   }
   // 16 subgroup histograms (16 KiB) where they fit: subgroups of 16 lanes or more rank in one phase.
   p.slots = 16 * 256 * 4 + fixed_wg_bytes(p.wg_size) <= limit ? 16 : 8;
+  if (env::onesweep_rank_counters()) {
+    // Counters: 3 KiB per slot (counts and two banks of masks). One slot per 32 invocations ranks subgroups of 32
+    // lanes (NVIDIA) in one phase (8 slots, 24 KiB, at 256 invocations); fewer where workgroup memory is short, at
+    // least 4 (a subgroup of 128 lanes takes 4 slots' masks); below that, ballots.
+    std::uint32_t s = std::min<std::uint32_t>(16, p.wg_size / 32);
+    while (s >= 4 && 3 * s * 256 * 4 + fixed_wg_bytes(p.wg_size) > limit) s /= 2;
+    if (s >= 4) {
+      p.counters = true;
+      p.slots = s;
+    }
+  }
   // The largest tile (up to the default keys per invocation) whose pool fits the adapter's workgroup memory.
   while (p.items > 1 && wg_bytes(p) > limit) --p.items;
   if (t.items) {
@@ -103,6 +123,7 @@ class onesweep final : public sort_algorithm {
     c.push_back({"SLOTS", std::to_string(pol_.slots) + "u"});
     c.push_back({"POOL", std::to_string(pool_words(pol_)) + "u"});
     c.push_back({"WINDOW", std::to_string(pol_.window) + "u"});
+    c.push_back({"RANK_COUNTERS", pol_.counters ? "true" : "false"});
     const monoid m(op::sum(), dtype::u32);
     kernel_ = &get_kernel(ctx, sort_onesweep_spec,
                           compose_wgsl(sort_onesweep_spec.file, m, c, {"shared/lanes_subgroup.wgsl"}), true);
