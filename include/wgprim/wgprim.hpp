@@ -14,6 +14,7 @@
 #include "wgprim/exact.hpp"
 #include "wgprim/histogram.hpp"
 #include "wgprim/op.hpp"
+#include "wgprim/policy.hpp"
 #include "wgprim/reduce.hpp"
 #include "wgprim/reduce_by_key.hpp"
 #include "wgprim/scan.hpp"

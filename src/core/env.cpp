@@ -56,6 +56,19 @@ unsigned onesweep_wg() {
   throw error(errc::invalid_argument, "WGPRIM_ONESWEEP_WG must be 256 or 512");
 }
 
+bool no_tune() {
+  const char* v = get("WGPRIM_NO_TUNE");
+  return v && *v && std::string(v) != "0";
+}
+
+std::string policy_dir() {
+  const char* xdg = get("XDG_CACHE_HOME");
+  if (xdg && *xdg) return std::string(xdg) + "/wgprim";
+  const char* home = get("HOME");
+  if (home && *home) return std::string(home) + "/.cache/wgprim";
+  return "";
+}
+
 bool onesweep_rank_counters() {
   const char* e = get("WGPRIM_ONESWEEP_RANK");
   if (!e || !*e || std::string(e) == "ballot") return false;

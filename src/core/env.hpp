@@ -30,6 +30,13 @@ unsigned onesweep_wg();
 /// any other value.
 bool onesweep_rank_counters();
 
+/// WGPRIM_NO_TUNE=1 (any value but "" or "0"): contexts ignore the tuned per-adapter policy file (wgprim tune) and
+/// run the built-in policy table.
+bool no_tune();
+/// The folder of the tuned per-adapter policy files: $XDG_CACHE_HOME/wgprim, else $HOME/.cache/wgprim ("" when
+/// neither is set).
+std::string policy_dir();
+
 /// A variable of the system, not wgprim's (XDG_RUNTIME_DIR, the MPI launchers' OMPI_* and PMI_*): nullptr when unset.
 const char* system(const char* name);
 

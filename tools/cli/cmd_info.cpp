@@ -1,4 +1,4 @@
-// `wgprim info`: the adapter, backend, driver, limits, features and the registered algorithms.
+// `wgprim info`: the adapter, backend, driver, limits, features, the registered algorithms and the policy in effect.
 #include <fmt/core.h>
 #include <fmt/format.h>
 
@@ -46,6 +46,12 @@ int print_info(const std::string& adapter, bool as_json) {
   for (const auto& x : context::enumerate_adapters())
     all.push_back({{"name", x.name}, {"backend", x.backend}, {"type", x.type}});
   j["adapters"] = all;
+  // The policy in effect (wgprim/policy.hpp): the built-in table's row for the adapter class, or the tuned file.
+  const policy_info pol = policy(ctx);
+  json knobs = json::object();
+  for (const auto& k : pol.knobs) knobs[k.name] = k.value;
+  j["policy"] = {{"class", pol.adapter_class}, {"source", pol.source}, {"file", pol.file},
+                 {"warning", pol.warning}, {"knobs", knobs}};
   if (as_json) {
     std::cout << j.dump(2) << "\n";
     return 0;
@@ -78,6 +84,34 @@ int print_info(const std::string& adapter, bool as_json) {
       line += " " + d.name + ((cpu_kind ? d.default_on_cpu : d.default_on_gpu) ? "*" : "");
     }
     fmt::print("algorithms    {}\n", line);
+  }
+  // Where the policy came from: the tuned file, or the built-in row (and why the file did not serve).
+  std::string from = pol.source;
+  if (!pol.file.empty() && pol.source != pol.file) {
+    if (!pol.warning.empty()) from += fmt::format("; {} ignored: {}", pol.file, pol.warning);
+    else if (pol.source.find("WGPRIM_NO_TUNE") == std::string::npos) from += "; no tuned file at " + pol.file;
+  }
+  fmt::print("policy        {}\n", from);
+  if (ctx.backend() == backend_choice::native) {
+    fmt::print("              (the native backend runs no WGSL: the knobs below apply to CPU adapters)\n");
+  }
+  {
+    // One line per family: knob=value, and the built-in value where a file or set_policy changed it.
+    std::string family, line;
+    auto flush = [&] {
+      if (!family.empty()) fmt::print("  {:<12}{}\n", family, line);
+    };
+    for (const auto& k : pol.knobs) {
+      const std::string fam = k.name.substr(0, k.name.find('.')), name = k.name.substr(k.name.find('.') + 1);
+      if (fam != family) {
+        flush();
+        family = fam;
+        line.clear();
+      }
+      line += fmt::format("{}{}={}", line.empty() ? "" : " ", name, k.value);
+      if (k.value != k.builtin) line += fmt::format(" (built-in {})", k.builtin);
+    }
+    flush();
   }
   fmt::print("all adapters  ");
   for (std::size_t i = 0; i < all.size(); ++i)

@@ -29,6 +29,7 @@ command add_unique_command(CLI::App& app);
 command add_run_command(CLI::App& app);        // cmd_run.cpp (a chain of primitives as one wgprim::pipeline)
 command add_bench_command(CLI::App& app);      // cmd_bench.cpp
 command add_bench_cpu_command(CLI::App& app);  // cmd_bench_cpu.cpp
+command add_tune_command(CLI::App& app);       // cmd_tune.cpp
 
 /// `wgprim reduce|scan|sort` under mpirun or with --adapters (cmd_mpi.cpp), tried before the commands above are
 /// parsed: returns -1 when the command line is not a distributed one, else the exit code.

@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
       add_sort_command(app),      add_demo_command(app),      add_histogram_command(app),
       add_rle_command(app),       add_select_command(app),    add_partition_command(app),
       add_unique_command(app),    add_run_command(app),       add_bench_command(app),
-      add_bench_cpu_command(app),
+      add_bench_cpu_command(app), add_tune_command(app),
   };
   try {
     app.parse(argc, argv);

@@ -9,6 +9,7 @@
 #include "primitives/view.hpp"
 #include "primitives/arg_reduce/arg_reduce.hpp"
 #include "primitives/arg_reduce/policy.hpp"
+#include "primitives/policy.hpp"
 #include "wgprim/error.hpp"
 
 namespace wgprim::detail {
@@ -25,15 +26,9 @@ const kernel_spec arg_reduce_partials_spec{"arg_reduce/fast.wgsl", "arg_partials
 const kernel_spec arg_reduce_final_spec{"arg_reduce/fast.wgsl", "arg_final", arg_layout, sizeof(arg_params)};
 
 arg_reduce_policy arg_reduce_policy_for(const context& ctx, const tuning& t) {
-  arg_reduce_policy p;
+  // The reduce's lavapipe choices on CPU adapters (the table, primitives/policy.cpp).
+  arg_reduce_policy p = policy_for(ctx).arg_reduce;
   p.subgroups = ctx.features().subgroups;
-  if (ctx.adapter().kind == adapter_kind::cpu) {
-    // The reduce's lavapipe choices (measured there, see reduce/fast.cpp): fewer workgroups, scalar loads
-    // consecutive across invocations, a larger single-dispatch size.
-    p.max_groups = 256;
-    p.small_n = 65536;
-    p.vec_loads = false;
-  }
   // Element indices are u32 inside a chunk and tile offsets u32: items * WG_SIZE * 4 * groups stays below 2^32.
   if (t.items > 64) throw error(errc::invalid_argument, "tuning: items must be 1..64 for arg reduce");
   if (t.workgroups > ctx.limits().max_compute_workgroups_per_dimension || t.workgroups > 16384)

@@ -5,6 +5,7 @@
 #include "core/wgsl_compose.hpp"
 #include "primitives/histogram/histogram.hpp"
 #include "primitives/histogram/policy.hpp"
+#include "primitives/policy.hpp"
 
 namespace wgprim::detail {
 
@@ -20,9 +21,8 @@ const kernel_spec histogram_atomic_spec{"histogram/atomic.wgsl",
                                         sizeof(histogram_params)};
 
 histogram_policy histogram_policy_for(const context& ctx, std::uint64_t bins) {
-  histogram_policy p;
-  // On a CPU adapter a few threads run the workgroups in turn: more workgroups only add private-bin flushes.
-  if (ctx.adapter().kind == adapter_kind::cpu) p.max_workgroups = 64;
+  // On a CPU adapter a few threads run the workgroups in turn: more workgroups only add private-bin flushes (the table).
+  histogram_policy p = policy_for(ctx).histogram;
   std::uint64_t size = 64;
   while (size < bins) size *= 2;
   // Workgroup memory: 32 KiB on lavapipe (8,192 bins), 48 KiB or more on NVIDIA; keep 1 KiB for the compiler.
@@ -35,7 +35,7 @@ histogram_policy histogram_policy_for(const context& ctx, std::uint64_t bins) {
   // against 163-264 ms without: CPU adapters keep the earlier shape. H200 (2026-12-01, GPU time, f32 uniform):
   // 256 bins 0.064 / 0.229 / 0.885 ms at 2^24 / 2^26 / 2^28 against 0.075 / 0.274 / 1.061 without, but 4096
   // bins 0.203 / 0.761 / 2.943 against 0.116 / 0.424 / 1.630 without: past 256 bins the earlier shape too.
-  if (ctx.adapter().kind == adapter_kind::cpu || bins > 256) {
+  if (p.step_values == 1 || bins > 256) {  // the table: 1 on CPU adapters
     p.edge_cache = 0;
     p.step_values = 1;
   }

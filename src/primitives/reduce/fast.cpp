@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "core/wgsl_compose.hpp"
+#include "primitives/policy.hpp"
 #include "primitives/reduce/policy.hpp"
 #include "primitives/reduce/reduce.hpp"
 #include "primitives/view.hpp"
@@ -21,16 +22,9 @@ const kernel_spec reduce_fast_spec{"reduce/fast.wgsl", "reduce",
                                    sizeof(reduce_params)};
 
 reduce_policy reduce_policy_for(const context& ctx, const tuning& t) {
-  reduce_policy p;
+  // CPU adapters: fewer workgroups, scalar loads, a larger single dispatch (measured, primitives/policy.cpp).
+  reduce_policy p = policy_for(ctx).reduce;
   p.subgroups = ctx.features().subgroups;
-  if (ctx.adapter().kind == adapter_kind::cpu) {
-    // lavapipe, 2 cores, 2026-11-29, n = 2^24 f32 sum, median of 15 runs, wall ms: 64 workgroups 15.2,
-    // 256 workgroups 12.9, 256 with subgroups 11.2-12.4, 1,024 22.4; vec4 loads 26-28 (scalar loads consecutive
-    // across invocations vectorise better here); the seed 35.6-36.0.
-    p.max_groups = 256;
-    p.small_n = 65536;
-    p.vec_loads = false;
-  }
   // Tile offsets are u32 in the shader: items * WG_SIZE * 4 * groups must stay far below 2^32.
   if (t.items > 64) throw error(errc::invalid_argument, "tuning: items must be 1..64 for reduce");
   if (t.workgroups > ctx.limits().max_compute_workgroups_per_dimension || t.workgroups > 16384)

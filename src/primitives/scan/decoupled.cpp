@@ -6,6 +6,7 @@
 #include "core/wgsl_compose.hpp"
 #include "gpu/gpu.hpp"
 #include "primitives/copy/widen.hpp"
+#include "primitives/policy.hpp"
 #include "primitives/scan/policy.hpp"
 #include "primitives/scan/scan.hpp"
 #include "primitives/view.hpp"
@@ -24,11 +25,9 @@ const kernel_spec scan_decoupled_spec{"scan/decoupled.wgsl",
                                       sizeof(decoupled_params)};
 
 scan_policy scan_policy_for(const context& ctx, const tuning& t, bool stress) {
-  scan_policy p;
-  const bool cpu = ctx.adapter().kind == adapter_kind::cpu;
   // On a GPU the predecessor is usually running and a poll is cheap; on a CPU adapter a few threads run
-  // workgroups in turn, so waiting long is waste.
-  p.spin = cpu ? 16 : 256;
+  // workgroups in turn, so waiting long is waste: the table's spin (primitives/policy.cpp).
+  scan_policy p = policy_for(ctx).scan;
   p.subgroups = ctx.features().subgroups;
   // Items per invocation: registers hold ITEMS vec4 and the tile offsets are u32; measured 2/4/8 on the H200
   // (1.07/0.87/1.13 ms at 2^28), larger values only cost registers and compile time.

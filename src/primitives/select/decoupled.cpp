@@ -5,6 +5,7 @@
 
 #include "core/wgsl_compose.hpp"
 #include "gpu/gpu.hpp"
+#include "primitives/policy.hpp"
 #include "primitives/select/policy.hpp"
 #include "primitives/select/select.hpp"
 #include "primitives/counted.hpp"
@@ -27,9 +28,8 @@ const kernel_spec select_decoupled_spec{"select/decoupled.wgsl", "select_tiles",
 const kernel_spec select_count_spec{"select/decoupled.wgsl", "count_kept", select_layout, sizeof(select_params)};
 
 select_policy select_policy_for(const context& ctx, const tuning& t, bool stress) {
-  select_policy p;
-  // As the scan: on a CPU adapter a few threads run workgroups in turn, so waiting long is waste.
-  p.spin = ctx.adapter().kind == adapter_kind::cpu ? 16 : 256;
+  // As the scan: on a CPU adapter a few threads run workgroups in turn, so waiting long is waste (the table's spin).
+  select_policy p = policy_for(ctx).select;
   p.subgroups = ctx.features().subgroups;
   // The kept mask of an invocation is one u32: at most 32 elements, 8 vec4.
   if (t.items > 8) throw error(errc::invalid_argument, "tuning: items must be 1..8 for the decoupled select");
@@ -53,8 +53,7 @@ select_policy select_policy_for(const context& ctx, const tuning& t, bool stress
   // coalescing buys nothing: direct (lavapipe 2^22 f32 select, loaded 2-core machine: staged 415-615 ms vs direct
   // 436-516 ms, within the noise).
   using L = select_policy::layout;
-  const bool cpu = ctx.adapter().kind == adapter_kind::cpu;
-  p.tile = cpu ? L::direct : p.subgroups ? L::raked : L::staged;
+  // The table: direct on CPU adapters, raked on GPUs (staged below without subgroups).
   if (t.staged >= 0) p.tile = static_cast<L>(t.staged);
   if (p.tile == L::raked && !p.subgroups) p.tile = L::staged;
   const std::uint64_t stage_bytes = std::uint64_t(p.wg_size) * p.items * 16;

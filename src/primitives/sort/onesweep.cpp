@@ -30,6 +30,7 @@
 #include <string>
 
 #include "core/env.hpp"
+#include "primitives/policy.hpp"
 #include "primitives/sort/policy.hpp"
 #include "primitives/sort/sort.hpp"
 #include "wgprim/error.hpp"
@@ -60,13 +61,10 @@ std::uint32_t wg_size_override() { return env::onesweep_wg(); }
 
 sort_onesweep_policy sort_onesweep_policy_for(const context& ctx, const tuning& t, bool stress,
                                               std::uint32_t key_words) {
-  sort_onesweep_policy p;
-  const bool cpu = ctx.adapter().kind == adapter_kind::cpu;
   // On a CPU adapter the predecessor is rarely running: waiting is waste; and every workgroup barrier is a switch
-  // between all invocations, so bigger tiles (fewer tiles, fewer look-backs) pay.
-  p.spin = cpu ? 4 : 256;
-  if (cpu) p.items = 24;
-  if (key_words == 2 && !cpu) p.items = 12;  // two key words in registers
+  // between all invocations, so bigger tiles (fewer tiles, fewer look-backs) pay: the table's spin and items.
+  sort_onesweep_policy p = policy_for(ctx).sort;
+  if (key_words == 2) p.items = p.items_wide;  // two key words in registers
   const std::uint32_t limit = ctx.limits().max_compute_workgroup_storage_size;
   const auto& L = ctx.limits();
   const auto wg_fits = [&](std::uint32_t w) {

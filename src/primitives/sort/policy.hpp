@@ -17,6 +17,7 @@ sort_rts_policy sort_rts_policy_for(const context& ctx, const tuning& t);
 struct sort_onesweep_policy {
   std::uint32_t wg_size = 256;  // 256 (the radix); WGPRIM_ONESWEEP_WG=512 for tiles of 512 invocations (measured slower)
   std::uint32_t items = 15;     // keys per invocation (tune.items): tiles of 3,840, or 7,680 with 512 invocations
+  std::uint32_t items_wide = 12;  // keys per invocation with two key words (64-bit keys) in registers
   std::uint32_t slots = 16;     // subgroup histograms ranked at once (more subgroups: several phases)
   std::uint32_t spin = 256;     // polls of a NOT_READY predecessor before counting its tile here (tune.spin_limit)
   bool counters = false;        // rank with digit masks in workgroup memory, not ballots (WGPRIM_ONESWEEP_RANK=counters)

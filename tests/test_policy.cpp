@@ -1,0 +1,235 @@
+// The policy table (src/primitives/policy.cpp): the built-in rows hold the values the dispatch code had before the
+// table, a tuned per-adapter file replaces them (and what runs follows, still equal to the CPU twin), a malformed
+// file is ignored with a warning, and WGPRIM_NO_TUNE=1 turns the file off.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "common.hpp"
+#include "gpu/gpu.hpp"
+#include "primitives/policy.hpp"
+
+namespace wgprim::test {
+namespace {
+
+namespace fs = std::filesystem;
+using detail::adapter_class;
+
+// A private cache folder for the test's contexts (XDG_CACHE_HOME), removed with WGPRIM_NO_TUNE at the end.
+struct cache_dir {
+  fs::path dir;
+  cache_dir() {
+    dir = fs::temp_directory_path() / ("wgprim-policy-test-" + std::to_string(::getpid()));
+    fs::create_directories(dir / "wgprim");
+    ::setenv("XDG_CACHE_HOME", dir.c_str(), 1);
+    ::unsetenv("WGPRIM_NO_TUNE");
+  }
+  ~cache_dir() {
+    ::unsetenv("XDG_CACHE_HOME");
+    ::unsetenv("WGPRIM_NO_TUNE");
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+  // Writes the adapter's policy file.
+  void write(const context& c, const std::string& text) const {
+    std::ofstream(dir / "wgprim" / policy_file_name(c.adapter())) << text;
+  }
+};
+
+std::uint64_t knob(const policy_info& p, const std::string& name) {
+  for (const auto& k : p.knobs)
+    if (k.name == name) return k.value;
+  ADD_FAILURE() << "no knob " << name;
+  return 0;
+}
+
+// The constants of the dispatch code before the table (git 6b1cd3c): GPUs every vendor alike, CPU adapters apart.
+TEST(Policy, BuiltinRowsAreTheFormerConstants) {
+  for (adapter_class c : {adapter_class::nvidia, adapter_class::amd, adapter_class::intel, adapter_class::apple,
+                          adapter_class::gpu}) {
+    const detail::policies p = detail::builtin_policies(c);
+    EXPECT_EQ(p.scan.items, 4u);
+    EXPECT_EQ(p.scan.spin, 256u);
+    EXPECT_EQ(p.scan.window, 32u);
+    EXPECT_TRUE(p.scan.subgroup_lookback);
+    EXPECT_EQ(p.select.spin, 256u);
+    EXPECT_EQ(p.select.tile, detail::select_policy::layout::raked);
+    EXPECT_EQ(p.reduce.max_groups, 1024u);
+    EXPECT_EQ(p.reduce.small_n, 16384u);
+    EXPECT_TRUE(p.reduce.vec_loads);
+    EXPECT_EQ(p.arg_reduce.max_groups, 1024u);
+    EXPECT_EQ(p.sort.items, 15u);
+    EXPECT_EQ(p.sort.items_wide, 12u);
+    EXPECT_EQ(p.sort.spin, 256u);
+    EXPECT_EQ(p.sort.window, 1u);
+    EXPECT_EQ(p.histogram.max_workgroups, 1024u);
+    EXPECT_EQ(p.histogram.step_values, 4u);
+  }
+  for (adapter_class c : {adapter_class::cpu_adapter, adapter_class::native}) {
+    const detail::policies p = detail::builtin_policies(c);
+    EXPECT_EQ(p.scan.items, 4u);
+    EXPECT_EQ(p.scan.spin, 16u);
+    EXPECT_EQ(p.select.spin, 16u);
+    EXPECT_EQ(p.select.tile, detail::select_policy::layout::direct);
+    EXPECT_EQ(p.reduce.max_groups, 256u);
+    EXPECT_EQ(p.reduce.small_n, 65536u);
+    EXPECT_FALSE(p.reduce.vec_loads);
+    EXPECT_EQ(p.arg_reduce.max_groups, 256u);
+    EXPECT_EQ(p.arg_reduce.small_n, 65536u);
+    EXPECT_FALSE(p.arg_reduce.vec_loads);
+    EXPECT_EQ(p.sort.items, 24u);
+    EXPECT_EQ(p.sort.items_wide, 24u);
+    EXPECT_EQ(p.sort.spin, 4u);
+    EXPECT_EQ(p.histogram.max_workgroups, 64u);
+    EXPECT_EQ(p.histogram.step_values, 1u);
+  }
+}
+
+// On lavapipe and the native backend, without a file, the policies the dispatch code computes are the former ones.
+TEST(Policy, LavapipeAndNativeRunTheBuiltinRow) {
+  cache_dir cache;
+  context gpu(webgpu_options());
+  ASSERT_EQ(gpu.adapter().kind, adapter_kind::cpu) << "the suite expects lavapipe";
+  const policy_info info = policy(gpu);
+  EXPECT_EQ(info.adapter_class, "cpu-adapter");
+  EXPECT_EQ(info.source, "built-in (cpu-adapter)");
+  EXPECT_TRUE(info.warning.empty());
+  for (const auto& k : info.knobs) EXPECT_EQ(k.value, k.builtin) << k.name;
+  const detail::scan_policy s = detail::scan_policy_for(gpu, tuning{}, false);
+  EXPECT_EQ(s.spin, 16u);
+  EXPECT_EQ(s.items, 4u);
+  const detail::reduce_policy r = detail::reduce_policy_for(gpu, tuning{});
+  EXPECT_EQ(r.max_groups, 256u);
+  EXPECT_EQ(r.small_n, 65536u);
+  EXPECT_FALSE(r.vec_loads);
+  const detail::select_policy sel = detail::select_policy_for(gpu, tuning{}, false);
+  EXPECT_EQ(sel.tile, detail::select_policy::layout::direct);
+  EXPECT_EQ(sel.spin, 16u);
+  const detail::histogram_policy h = detail::histogram_policy_for(gpu, 256);
+  EXPECT_EQ(h.max_workgroups, 64u);
+  EXPECT_EQ(h.step_values, 1u);
+  EXPECT_EQ(h.edge_cache, 0u);
+
+  context_options o;
+  o.backend = backend_choice::native;
+  context native(o);
+  const policy_info ni = policy(native);
+  EXPECT_EQ(ni.adapter_class, "native");
+  EXPECT_TRUE(ni.file.empty());
+}
+
+// Runs an inclusive u32 sum scan at n on c and compares it with the CPU twin.
+void expect_scan_matches(context& c, std::size_t n) {
+  std::mt19937 rng(7);
+  std::vector<std::uint32_t> x(n);
+  for (auto& v : x) v = rng();
+  device_vector<std::uint32_t> in(c, host_span<const std::uint32_t>(x)), out(c, n);
+  run_options opt;
+  opt.algorithm = "decoupled";
+  inclusive_scan(c, in, out, op::sum(), opt);
+  std::vector<std::uint32_t> want(n);
+  cpu::inclusive_scan(x.data(), n, want.data(), monoid(op::sum(), dtype::u32));
+  EXPECT_EQ(out.to_host(), want) << "n = " << n;
+}
+
+TEST(Policy, FileChangesWhatRuns) {
+  cache_dir cache;
+  context probe(webgpu_options());
+  cache.write(probe, R"({"wgprim_policy": 1, "knobs": {"scan.items": 2, "scan.window": 8, "reduce.workgroups": 64}})");
+  context c(webgpu_options());
+  const policy_info info = policy(c);
+  EXPECT_EQ(info.source, info.file);
+  EXPECT_TRUE(info.warning.empty()) << info.warning;
+  EXPECT_EQ(knob(info, "scan.items"), 2u);
+  EXPECT_EQ(knob(info, "scan.window"), 8u);
+  EXPECT_EQ(knob(info, "reduce.workgroups"), 64u);
+  EXPECT_EQ(knob(info, "scan.spin"), 16u);  // not in the file: the built-in row's
+  const detail::scan_policy s = detail::scan_policy_for(c, tuning{}, false);
+  EXPECT_EQ(s.items, 2u);
+  EXPECT_EQ(s.window, 8u);
+  EXPECT_EQ(detail::reduce_policy_for(c, tuning{}).max_groups, 64u);
+  // Per-call tuning still wins over the file.
+  tuning t;
+  t.items = 8;
+  EXPECT_EQ(detail::scan_policy_for(c, t, false).items, 8u);
+  // Tiles of 2,048: sizes around one and two tiles, still the CPU twin's results.
+  for (std::size_t n : {std::size_t(1), std::size_t(2047), std::size_t(2048), std::size_t(2049), std::size_t(3 * 4096 + 1)})
+    expect_scan_matches(c, n);
+  // What runs follows the policy: a new items value composes and compiles a kernel the old one did not.
+  const std::uint64_t before = detail::kernels_created(c);
+  expect_scan_matches(c, 4097);
+  EXPECT_EQ(detail::kernels_created(c), before);  // the same policy: no new kernel
+  set_policy(c, {{"scan.items", 1}});
+  expect_scan_matches(c, 4097);
+  EXPECT_GT(detail::kernels_created(c), before);
+  EXPECT_EQ(detail::scan_policy_for(c, tuning{}, false).items, 1u);
+  EXPECT_EQ(policy(c).source.rfind("set_policy over ", 0), 0u);
+}
+
+TEST(Policy, MalformedFileIsIgnoredWithAWarning) {
+  cache_dir cache;
+  context probe(webgpu_options());
+  const std::vector<std::string> bad = {
+      "{not json",
+      R"({"wgprim_policy": 1, "knobs": {"scan.items": 9}})",
+      R"({"wgprim_policy": 1, "knobs": {"scan.itemz": 2}})",
+      R"({"wgprim_policy": 1, "knobs": {"scan.items": -2}})",
+      R"({"wgprim_policy": 1, "knobs": {"scan.items": "2"}})",
+      R"({"wgprim_policy": 2, "knobs": {"scan.items": 2}})",
+      R"({"wgprim_policy": 1, "knobs": {"scan.items": 2, "histogram.step_values": 3}})",
+      R"([1, 2])",
+  };
+  for (const std::string& text : bad) {
+    cache.write(probe, text);
+    ::testing::internal::CaptureStderr();
+    context c(webgpu_options());
+    const policy_info info = policy(c);
+    const std::string err = ::testing::internal::GetCapturedStderr();
+    EXPECT_FALSE(info.warning.empty()) << text;
+    EXPECT_EQ(info.source, "built-in (cpu-adapter)") << text;
+    EXPECT_EQ(knob(info, "scan.items"), 4u) << text;
+    // One line (other lines may come from the driver, e.g. lavapipe's conformance notice).
+    const std::string w = "wgprim: warning: ignoring the policy file";
+    const std::size_t at = err.find(w);
+    EXPECT_NE(at, std::string::npos) << text;
+    EXPECT_EQ(err.find(w, at + 1), std::string::npos) << err;
+    EXPECT_NE(err.find(info.warning), std::string::npos) << err;
+    expect_scan_matches(c, 5000);
+  }
+  // set_policy refuses what the file loader refuses, and changes nothing then.
+  fs::remove(cache.dir / "wgprim" / policy_file_name(probe.adapter()));
+  context c(webgpu_options());
+  EXPECT_THROW(set_policy(c, {{"scan.items", 2}, {"scan.items", 9}}), error);
+  EXPECT_THROW(set_policy(c, {{"nope", 1}}), error);
+  EXPECT_EQ(knob(policy(c), "scan.items"), 4u);
+}
+
+TEST(Policy, NoTuneTurnsTheFileOff) {
+  cache_dir cache;
+  context probe(webgpu_options());
+  cache.write(probe, R"({"wgprim_policy": 1, "knobs": {"scan.items": 2}})");
+  ::setenv("WGPRIM_NO_TUNE", "1", 1);
+  context off(webgpu_options());
+  EXPECT_EQ(knob(policy(off), "scan.items"), 4u);
+  EXPECT_NE(policy(off).source.find("WGPRIM_NO_TUNE"), std::string::npos);
+  ::setenv("WGPRIM_NO_TUNE", "0", 1);
+  context on(webgpu_options());
+  EXPECT_EQ(knob(policy(on), "scan.items"), 2u);
+}
+
+TEST(Policy, FileNames) {
+  adapter_info a;
+  a.name = "llvmpipe (LLVM 15.0.6, 256 bits)";
+  a.driver = "Mesa 22.3.6 (LLVM 15.0.6)";
+  EXPECT_EQ(policy_file_name(a), "llvmpipe-llvm-15-0-6-256-bits-mesa-22-3-6-llvm-15-0-6.json");
+  EXPECT_EQ(policy_file_name(adapter_info{}), "adapter.json");
+  a.name = "../../etc/passwd";
+  a.driver = "";
+  EXPECT_EQ(policy_file_name(a), "etc-passwd.json");
+}
+
+}  // namespace
+}  // namespace wgprim::test
