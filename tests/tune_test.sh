@@ -5,7 +5,7 @@
 # line and a non-zero exit.
 set -u
 W=$1
-A=${WGPRIM_ADAPTER:-llvmpipe}
+A=${WGPRIM_ADAPTER:-#0}  # the adapter named, else the best WebGPU adapter (lavapipe in CI, the GPU on a GPU machine)
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 export XDG_CACHE_HOME="$T/cache"
