@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "core/host_checks.hpp"
-#include "wgprim/cpu_twin.hpp"
+#include "wgprim/reference.hpp"
 #include "wgprim/error.hpp"
 #include "wgprim/io.hpp"
 #include "wgprim/op.hpp"
@@ -65,7 +65,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       detail::kernel_edges k = detail::even_edges(a.type, bins, lo, hi);
       if (k.reach > bins || k.bits.size() != static_cast<std::size_t>(k.reach) + 1) __builtin_trap();
       std::vector<std::uint32_t> counts(bins);
-      cpu::histogram(a.bits.data(), n, a.type, cpu::histogram_edges(bins, lo, hi), counts.data());
+      reference::histogram(a.bits.data(), n, a.type, reference::histogram_edges(bins, lo, hi), counts.data());
       if (total(counts) > n) __builtin_trap();
       return 0;
     }
@@ -76,8 +76,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         detail::check_offsets_host(b.bits.data(), b.bits.size(), n, "fuzz");
         const std::size_t segs = b.bits.size() - 1;
         std::vector<std::uint32_t> out(segs), scan(n);
-        cpu::segmented_reduce(a.bits.data(), b.bits.data(), segs, out.data(), m);
-        cpu::segmented_scan(a.bits.data(), n, b.bits.data(), segs, scan.data(), m, data[1] & 4);
+        reference::segmented_reduce(a.bits.data(), b.bits.data(), segs, out.data(), m);
+        reference::segmented_scan(a.bits.data(), n, b.bits.data(), segs, scan.data(), m, data[1] & 4);
         break;
       }
       case 1: {  // histogram --levels
@@ -86,21 +86,21 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         std::vector<double> edges;
         for (auto v : b.bits) edges.push_back(detail::value_of(b.type, v));
         std::vector<std::uint32_t> counts(edges.size() - 1);
-        cpu::histogram(a.bits.data(), n, a.type, edges, counts.data());
+        reference::histogram(a.bits.data(), n, a.type, edges, counts.data());
         if (total(counts) > n) __builtin_trap();
         break;
       }
       case 3: {  // select --flags
         if (b.type == dtype::f32 || b.bits.size() != n) return 0;
         std::vector<std::uint32_t> out(n);
-        if (cpu::select_flagged(a.bits.data(), b.bits.data(), n, out.data()) > n) __builtin_trap();
+        if (reference::select_flagged(a.bits.data(), b.bits.data(), n, out.data()) > n) __builtin_trap();
         break;
       }
       case 4: {  // reduce --keys (b: the keys), rle over the keys
         if (b.bits.size() != n) return 0;
         std::vector<std::uint32_t> uk(n), sums(n), vals(n), counts(n);
-        const std::size_t runs = cpu::reduce_by_key(b.bits.data(), b.type, a.bits.data(), n, uk.data(), sums.data(), m);
-        const std::size_t runs2 = cpu::run_length_encode(b.bits.data(), b.type, n, vals.data(), counts.data());
+        const std::size_t runs = reference::reduce_by_key(b.bits.data(), b.type, a.bits.data(), n, uk.data(), sums.data(), m);
+        const std::size_t runs2 = reference::run_length_encode(b.bits.data(), b.type, n, vals.data(), counts.data());
         counts.resize(runs2);
         if (runs != runs2 || runs > n || total(counts) != n) __builtin_trap();
         break;

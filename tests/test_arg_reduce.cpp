@@ -23,7 +23,7 @@ void check(context& c, dtype t, arg_op o, const std::uint32_t* x, std::size_t n,
   buffer in = c.create_buffer(n * 4);
   c.write(in, 0, x, n * 4);
   const arg_result<std::uint32_t> got = arg_reduce_bits(c, in, n, t, o, opt);
-  const arg_result<std::uint32_t> want = cpu::arg_reduce(x, n, t, o);
+  const arg_result<std::uint32_t> want = reference::arg_reduce(x, n, t, o);
   EXPECT_EQ(got.index, want.index) << what(t, o, n);
   EXPECT_EQ(got.value, want.value) << what(t, o, n) << " got " << format_bits(t, got.value) << " want "
                                    << format_bits(t, want.value);
@@ -92,7 +92,7 @@ TEST(ArgReduce, FirstIndexOfTies) {
       std::vector<std::uint32_t> y(n, t == dtype::f32 ? to_bits(0.0f) : 3u);
       for (std::size_t at : {n / 2, n - 1, n / 3 + 1}) y[at] = t == dtype::f32 ? to_bits(9.0f) : 100u;
       check(ctx(), t, arg_op::max, y.data(), n);
-      EXPECT_EQ(cpu::arg_reduce(y.data(), n, t, arg_op::max).index, std::min({n / 2, n - 1, n / 3 + 1}));
+      EXPECT_EQ(reference::arg_reduce(y.data(), n, t, arg_op::max).index, std::min({n / 2, n - 1, n / 3 + 1}));
     }
 }
 
@@ -144,10 +144,10 @@ TEST(ArgReduce, NanFirstLastOnlyAndSignedZeros) {
   }
   // The twin itself on hand-checked cases (NumPy: argmax([1, nan, 3, nan]) == 1, argmin([-0.0, 0.0]) == 0).
   std::vector<std::uint32_t> a = {to_bits(1.0f), qnan, to_bits(3.0f), neg_nan};
-  EXPECT_EQ(cpu::arg_reduce(a.data(), a.size(), dtype::f32, arg_op::max).index, 1u);
-  EXPECT_EQ(cpu::arg_reduce(a.data(), a.size(), dtype::f32, arg_op::min).index, 1u);
+  EXPECT_EQ(reference::arg_reduce(a.data(), a.size(), dtype::f32, arg_op::max).index, 1u);
+  EXPECT_EQ(reference::arg_reduce(a.data(), a.size(), dtype::f32, arg_op::min).index, 1u);
   std::vector<std::uint32_t> z = {0x80000000u, 0u};
-  EXPECT_EQ(cpu::arg_reduce(z.data(), 2, dtype::f32, arg_op::max).value, 0x80000000u);
+  EXPECT_EQ(reference::arg_reduce(z.data(), 2, dtype::f32, arg_op::max).value, 0x80000000u);
 }
 
 TEST(ArgReduce, TypedApiHostAndDevice) {
@@ -190,7 +190,7 @@ TEST(ArgReduce, EmptyIsAnError) {
   expect_invalid([&] { argmin(ctx(), none.data(), 0); });
   device_vector<std::uint32_t> d(ctx(), 0);
   expect_invalid([&] { argmin(ctx(), d); });
-  expect_invalid([&] { cpu::arg_reduce(nullptr, 0, dtype::u32, arg_op::max); });
+  expect_invalid([&] { reference::arg_reduce(nullptr, 0, dtype::u32, arg_op::max); });
 }
 
 TEST(ArgReduce, PastOneBinding) {
@@ -232,8 +232,8 @@ TEST(ArgReduce, RecordedIntoTheCallersEncoder) {
   ctx().submit(enc);
   std::uint32_t words[16];
   ctx().read(out, 0, words, sizeof words);
-  auto want_max = cpu::arg_reduce(x.data(), x.size(), dtype::f32, arg_op::max);
-  auto want_min = cpu::arg_reduce(x.data(), 5, dtype::f32, arg_op::min);
+  auto want_max = reference::arg_reduce(x.data(), x.size(), dtype::f32, arg_op::max);
+  auto want_min = reference::arg_reduce(x.data(), 5, dtype::f32, arg_op::min);
   EXPECT_EQ(words[1], want_max.value);
   EXPECT_EQ(words[2] | (std::uint64_t(words[3]) << 32), want_max.index);
   EXPECT_EQ(want_max.index, 77777u);

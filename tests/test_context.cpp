@@ -345,13 +345,13 @@ void check_interleaved_encoders(context& c) {
   c.read(sums, 0, got.data(), 32);
   c.read(scanned, 0, got_scan.data(), x.size() * 4);
   for (int i = 0; i < 4; ++i) {
-    EXPECT_EQ(got[i], cpu::reduce(x.data(), sizes[i], sum)) << "sum, n = " << sizes[i];
-    EXPECT_EQ(got[4 + i], cpu::reduce(x.data(), sizes[i], mx)) << "max, n = " << sizes[i];
+    EXPECT_EQ(got[i], reference::reduce(x.data(), sizes[i], sum)) << "sum, n = " << sizes[i];
+    EXPECT_EQ(got[4 + i], reference::reduce(x.data(), sizes[i], mx)) << "max, n = " << sizes[i];
   }
-  cpu::exclusive_scan(x.data(), x.size(), want_scan.data(), sum);
+  reference::exclusive_scan(x.data(), x.size(), want_scan.data(), sum);
   EXPECT_EQ(got_scan, want_scan);
   // Host-returning calls (the mapped result or staging), and a scan with an initial value.
-  for (std::size_t n : sizes) EXPECT_EQ(reduce_bits(c, d.raw(), n, sum), cpu::reduce(x.data(), n, sum)) << n;
+  for (std::size_t n : sizes) EXPECT_EQ(reduce_bits(c, d.raw(), n, sum), reference::reduce(x.data(), n, sum)) << n;
   device_vector<std::uint32_t> out(c, x.size());
   inclusive_scan(c, d, out, op::sum(), 12345u);
   std::vector<std::uint32_t> host = out.to_host();

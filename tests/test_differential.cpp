@@ -287,7 +287,7 @@ std::string compare(const diff_case& c, const monoid& m, const std::vector<std::
   if (c.sorts()) {  // got: the keys, then (pairs) the values, which started as the input indices
     std::vector<std::uint32_t> want = c.x, want_v(n);
     for (std::size_t i = 0; i < n; ++i) want_v[i] = static_cast<std::uint32_t>(i);
-    cpu::stable_sort(want.data(), n, c.t, c.descending, c.p == prim::sort_pairs ? want_v.data() : nullptr);
+    reference::stable_sort(want.data(), n, c.t, c.descending, c.p == prim::sort_pairs ? want_v.data() : nullptr);
     for (std::size_t i = 0; i < n; ++i) {
       if (got[i] != want[i]) return "i=" + std::to_string(i) + " key " + format_bits(c.t, got[i]) + " want " + format_bits(c.t, want[i]);
       if (c.p == prim::sort_pairs && got[n + i] != want_v[i])
@@ -298,22 +298,22 @@ std::string compare(const diff_case& c, const monoid& m, const std::vector<std::
   if (c.p == prim::reduce) {
     if (f32_sum) {
       const float* f = reinterpret_cast<const float*>(c.x.data());
-      double exact = cpu::exact_sum_f32(f, n);
+      double exact = reference::exact_sum_f32(f, n);
       float g = from_bits<float>(got[0]);
       if (!std::isfinite(exact)) return same_float(g, static_cast<float>(exact)) ? "" : fail(0, got[0], exact);
-      double bound = f32_sum_bound(std::ceil(n / 8192.0) + 64, cpu::abs_sum_f32(f, n));
+      double bound = f32_sum_bound(std::ceil(n / 8192.0) + 64, reference::abs_sum_f32(f, n));
       // compensated / reproducible: one rounding of the result, plus double-word errors (~u^2 sum|x| per level)
       if (c.acc != accuracy::fast)
-        bound = std::fabs(exact) * std::ldexp(1.0, -24) + cpu::abs_sum_f32(f, n) * std::ldexp(1.0, -40);
+        bound = std::fabs(exact) * std::ldexp(1.0, -24) + reference::abs_sum_f32(f, n) * std::ldexp(1.0, -40);
       return std::fabs(g - exact) <= bound ? "" : fail(0, got[0], exact);
     }
-    std::uint32_t want = cpu::reduce(c.x.data(), n, m);
+    std::uint32_t want = reference::reduce(c.x.data(), n, m);
     if (c.t == dtype::f32) return same_float(from_bits<float>(got[0]), from_bits<float>(want)) ? "" : fail(0, got[0], from_bits<float>(want));
     return got[0] == want ? "" : fail(0, got[0], want);
   }
   std::vector<std::uint32_t> want(n);
-  if (c.p == prim::inclusive) cpu::inclusive_scan(c.x.data(), n, want.data(), m);
-  else cpu::exclusive_scan(c.x.data(), n, want.data(), m);
+  if (c.p == prim::inclusive) reference::inclusive_scan(c.x.data(), n, want.data(), m);
+  else reference::exclusive_scan(c.x.data(), n, want.data(), m);
   long double exact = 0, abs_sum = 0;
   for (std::size_t i = 0; i < n; ++i) {
     if (f32_sum) {
@@ -405,10 +405,10 @@ std::string run_other(context& ctx, const diff_case& c) {
         else if (c.p == prim::unique) got_count = unique(ctx, in, out);
         else got_count = select_flagged(ctx, in, host_span<const std::uint32_t>(c.y.data(), n), out);
       });
-      if (c.p == prim::select_if) want_count = cpu::select_if(x, n, bound_predicate(pr, c.t), want.data());
-      else if (c.p == prim::partition) want_count = cpu::partition(x, n, bound_predicate(pr, c.t), want.data());
-      else if (c.p == prim::unique) want_count = cpu::unique(x, n, c.t, want.data());
-      else want_count = cpu::select_flagged(x, c.y.data(), n, want.data());
+      if (c.p == prim::select_if) want_count = reference::select_if(x, n, bound_predicate(pr, c.t), want.data());
+      else if (c.p == prim::partition) want_count = reference::partition(x, n, bound_predicate(pr, c.t), want.data());
+      else if (c.p == prim::unique) want_count = reference::unique(x, n, c.t, want.data());
+      else want_count = reference::select_flagged(x, c.y.data(), n, want.data());
       if (got_count != want_count)
         return "count " + std::to_string(got_count) + " want " + std::to_string(want_count);
       return bits_differ(c.t, got, want, c.p == prim::partition ? n : want_count, "out");
@@ -420,7 +420,7 @@ std::string run_other(context& ctx, const diff_case& c) {
       std::size_t bins;
       if (c.p == prim::histogram_even) {
         bins = c.bins;
-        edges = cpu::histogram_edges(bins, c.lo, c.hi);
+        edges = reference::histogram_edges(bins, c.lo, c.hi);
       } else {
         bins = c.y.size() - 1;
         for (auto l : c.y) edges.push_back(value_of(c.t, l));
@@ -429,7 +429,7 @@ std::string run_other(context& ctx, const diff_case& c) {
       if (c.p == prim::histogram_even) histogram_even(ctx, in, n, c.t, counts, bins, c.lo, c.hi);
       else histogram_range(ctx, in, n, c.t, counts, upload(ctx, c.y), c.y.size());
       std::vector<std::uint32_t> want(bins);
-      cpu::histogram(x, n, c.t, edges, want.data());
+      reference::histogram(x, n, c.t, edges, want.data());
       return bits_differ(dtype::u32, download(ctx, counts, bins), want, bins, "counts");
     }
     case prim::segmented_reduce:
@@ -443,7 +443,7 @@ std::string run_other(context& ctx, const diff_case& c) {
       std::vector<std::size_t> len(out_n);
       if (c.p == prim::segmented_reduce) {
         segmented_reduce(ctx, in, n, off, segs, out, m);
-        cpu::segmented_reduce(x, c.y.data(), segs, want.data(), m);
+        reference::segmented_reduce(x, c.y.data(), segs, want.data(), m);
         for (std::size_t s = 0; s < segs; ++s)
           for (std::uint32_t i = c.y[s]; i < c.y[s + 1]; ++i) {
             exact[s] += from_bits<float>(x[i]);
@@ -452,7 +452,7 @@ std::string run_other(context& ctx, const diff_case& c) {
           }
       } else {
         segmented_scan(ctx, in, n, off, segs, out, m, c.exclusive ? scan_kind::exclusive : scan_kind::inclusive);
-        cpu::segmented_scan(x, n, c.y.data(), segs, want.data(), m, c.exclusive);
+        reference::segmented_scan(x, n, c.y.data(), segs, want.data(), m, c.exclusive);
         std::vector<bool> head(n + 1, false);
         for (auto o : c.y) head[o] = true;
         long double e = 0, a = 0;
@@ -476,20 +476,20 @@ std::string run_other(context& ctx, const diff_case& c) {
       std::vector<std::uint32_t> want_keys(n), want_sums(n);
       if (c.p == prim::rle) {
         const std::size_t runs = run_length_encode(ctx, k, kt, n, uk, sums);
-        const std::size_t want_runs = cpu::run_length_encode(x, kt, n, want_keys.data(), want_sums.data());
+        const std::size_t want_runs = reference::run_length_encode(x, kt, n, want_keys.data(), want_sums.data());
         if (runs != want_runs) return "runs " + std::to_string(runs) + " want " + std::to_string(want_runs);
         auto why = bits_differ(kt, download(ctx, uk, runs), want_keys, runs, "values");
         return why.empty() ? bits_differ(dtype::u32, download(ctx, sums, runs), want_sums, runs, "counts") : why;
       }
       const monoid m(c.o, c.t);
       const std::size_t runs = reduce_by_key(ctx, k, kt, upload(ctx, c.x), n, uk, sums, m);
-      const std::size_t want_runs = cpu::reduce_by_key(keys.data(), kt, x, n, want_keys.data(), want_sums.data(), m);
+      const std::size_t want_runs = reference::reduce_by_key(keys.data(), kt, x, n, want_keys.data(), want_sums.data(), m);
       if (runs != want_runs) return "runs " + std::to_string(runs) + " want " + std::to_string(want_runs);
       want_sums.resize(runs);
       std::vector<long double> exact, abs_sum;
       std::vector<std::size_t> len;
       for (std::size_t i = 0; i < n; ++i) {
-        if (i == 0 || !cpu::keys_equal(kt, keys[i - 1], keys[i])) exact.push_back(0), abs_sum.push_back(0), len.push_back(0);
+        if (i == 0 || !reference::keys_equal(kt, keys[i - 1], keys[i])) exact.push_back(0), abs_sum.push_back(0), len.push_back(0);
         exact.back() += from_bits<float>(x[i]);
         abs_sum.back() += std::fabs(from_bits<float>(x[i]));
         ++len.back();
@@ -502,7 +502,7 @@ std::string run_other(context& ctx, const diff_case& c) {
       const monoid m(c.o, bt.result_type());
       buffer in = upload(ctx, c.x);
       const std::uint32_t got = transform_reduce_bits(ctx, in, n, c.t, transform::expr(c.expr), c.o);
-      const std::uint32_t want = cpu::transform_reduce(x, n, bt, m);
+      const std::uint32_t want = reference::transform_reduce(x, n, bt, m);
       long double e = 0, a = 0;
       if (m.type() == dtype::f32)
         for (std::size_t i = 0; i < n; ++i) {
@@ -524,7 +524,7 @@ std::string run_other(context& ctx, const diff_case& c) {
         return "no error for an empty range";
       }
       const auto got = arg_reduce_bits(ctx, in, n, c.t, ao);
-      const auto want = cpu::arg_reduce(x, n, c.t, ao);
+      const auto want = reference::arg_reduce(x, n, c.t, ao);
       if (got.index != want.index || got.value != want.value)
         return "got [" + std::to_string(got.index) + "] " + format_bits(c.t, got.value) + " want [" +
                std::to_string(want.index) + "] " + format_bits(c.t, want.value);

@@ -23,7 +23,7 @@ std::vector<std::uint32_t> gpu_even(context& c, dtype t, const std::vector<std::
 std::vector<std::uint32_t> cpu_even(dtype t, const std::vector<std::uint32_t>& x, std::size_t bins, double lo,
                                     double hi) {
   std::vector<std::uint32_t> want(bins);
-  cpu::histogram(x.data(), x.size(), t, cpu::histogram_edges(bins, lo, hi), want.data());
+  reference::histogram(x.data(), x.size(), t, reference::histogram_edges(bins, lo, hi), want.data());
   return want;
 }
 
@@ -97,7 +97,7 @@ TEST(Histogram, F32ValuesAtEveryEdge) {
   struct range { double lo, hi; };
   for (std::size_t bins : {1u, 3u, 10u, 1000u, 65536u})
     for (range r : {range{-500, 500}, range{0.1, 0.7}, range{-1e-3, 3e7}, range{1, 1}, range{-3.3, -3.2999}}) {
-      auto e = cpu::histogram_edges(bins, r.lo, r.hi);
+      auto e = reference::histogram_edges(bins, r.lo, r.hi);
       bool distinct = true;
       for (std::size_t i = 0; i + 1 < e.size(); ++i) distinct &= static_cast<float>(e[i]) < static_cast<float>(e[i + 1]);
       if (!distinct) {  // bins narrower than a float's spacing: NumPy refuses them, and so does wgprim
@@ -244,7 +244,7 @@ TEST(Histogram, RangeLevels) {
         auto x = spread(t, n, -1000, 1000, static_cast<std::uint32_t>(n));
         x.insert(x.end(), lv_bits.begin(), lv_bits.end());  // every level itself
         std::vector<std::uint32_t> want(n_levels - 1), got(n_levels - 1);
-        cpu::histogram(x.data(), x.size(), t, lv, want.data());
+        reference::histogram(x.data(), x.size(), t, lv, want.data());
         with_type(t, [&](auto tag) {
           using T = decltype(tag);
           histogram_range(ctx(), host_span<const T>(reinterpret_cast<const T*>(x.data()), x.size()), got,

@@ -99,7 +99,7 @@ TEST(Mpi, ReduceMatchesTheCpuTwin) {
           using T = decltype(tag);
           const auto part = slice<T>(data, b);
           const T got = mpi::reduce(ctx(), MPI_COMM_WORLD, part, o);
-          const std::uint32_t want = cpu::reduce(data.data(), n, m);
+          const std::uint32_t want = reference::reduce(data.data(), n, m);
           const std::string what = std::string(dtype_name(t)) + " " + m.name() + " n=" + std::to_string(n);
           if (t == dtype::f32 && m.is_sum()) {
             double abs_sum = 0;
@@ -160,8 +160,8 @@ TEST(Mpi, ScansMatchTheCpuTwin) {
             const auto all = gather(as_bits(out));
             if (my_rank() != 0) return;
             std::vector<std::uint32_t> want(n);
-            if (kind == scan_kind::inclusive) cpu::inclusive_scan(data.data(), n, want.data(), m);
-            else cpu::exclusive_scan(data.data(), n, want.data(), m);
+            if (kind == scan_kind::inclusive) reference::inclusive_scan(data.data(), n, want.data(), m);
+            else reference::exclusive_scan(data.data(), n, want.data(), m);
             std::size_t bad = 0;
             for (std::size_t i = 0; i < n; ++i) bad += all[i] != want[i];
             EXPECT_EQ(bad, 0u) << dtype_name(t) << " " << m.name() << " n=" << n;
@@ -231,7 +231,7 @@ TEST(Mpi, ScanOnDeviceRanges) {
   const auto all = gather(out);
   if (my_rank() != 0) return;
   std::vector<std::uint32_t> want(n);
-  cpu::inclusive_scan(data.data(), n, want.data(), monoid(op::sum(), dtype::u32));
+  reference::inclusive_scan(data.data(), n, want.data(), monoid(op::sum(), dtype::u32));
   EXPECT_EQ(all, want);
 }
 
@@ -283,7 +283,7 @@ TEST(Mpi, SortMatchesTheOneProcessSort) {
           // The reference: the CPU twin's stable sort of (key, position).
           std::vector<std::uint32_t> want_k(data), want_v(n);
           std::iota(want_v.begin(), want_v.end(), 0u);
-          cpu::stable_sort(want_k.data(), n, t, false, want_v.data());
+          reference::stable_sort(want_k.data(), n, t, false, want_v.data());
           EXPECT_EQ(keys_all, want_k) << dtype_name(t) << " shape " << shape << " n=" << n;
           EXPECT_EQ(vals_all, want_v) << dtype_name(t) << " shape " << shape << " n=" << n;
           EXPECT_EQ(k_only, want_k);
@@ -322,7 +322,7 @@ TEST(Mpi, DescendingSortMatchesTheCpuTwin) {
           if (my_rank() != 0) return;
           std::vector<std::uint32_t> want_k(data), want_v(n);
           std::iota(want_v.begin(), want_v.end(), 0u);
-          cpu::stable_sort(want_k.data(), n, t, /*descending=*/true, want_v.data());
+          reference::stable_sort(want_k.data(), n, t, /*descending=*/true, want_v.data());
           EXPECT_EQ(keys_all, want_k) << dtype_name(t) << " shape " << shape << " n=" << n;
           EXPECT_EQ(vals_all, want_v) << dtype_name(t) << " shape " << shape << " n=" << n;
           EXPECT_EQ(k_only, want_k);

@@ -133,7 +133,7 @@ TEST(Multi, ScanAndSortAcrossSevenParticipants) {
     if (!mine.empty()) std::memcpy(sorted[r].data(), mine.data(), mine.size() * 4);
   });
   std::vector<std::uint32_t> want(n);
-  cpu::exclusive_scan(data.data(), n, want.data(), monoid(op::max(), dtype::i32));
+  reference::exclusive_scan(data.data(), n, want.data(), monoid(op::max(), dtype::i32));
   EXPECT_EQ(out, want);
   std::vector<std::int32_t> keys(n);
   std::memcpy(keys.data(), data.data(), n * 4);
@@ -199,7 +199,7 @@ TEST(Multi, DescendingSortMatchesTheCpuTwin) {
         }
         std::vector<std::uint32_t> want_k(data), want_v(n);
         std::iota(want_v.begin(), want_v.end(), 0u);
-        cpu::stable_sort(want_k.data(), n, t, /*descending=*/true, want_v.data());
+        reference::stable_sort(want_k.data(), n, t, /*descending=*/true, want_v.data());
         const std::string what = std::string(dtype_name(t)) + " shape " + std::to_string(shape) +
                                  " n=" + std::to_string(n) + " k=" + std::to_string(k);
         EXPECT_EQ(got_k, want_k) << what;
@@ -239,7 +239,7 @@ TEST(Multi, SortPairsIntoTheInputVectors) {
         std::vector<std::uint32_t> want_k(data), want_v(n);
         std::iota(want_v.begin(), want_v.end(), 0u);
         if (alias == 2) want_v = data;
-        cpu::stable_sort(want_k.data(), n, dtype::u32, /*descending=*/false, want_v.data());
+        reference::stable_sort(want_k.data(), n, dtype::u32, /*descending=*/false, want_v.data());
         const std::string what =
             "k=" + std::to_string(k) + " n=" + std::to_string(n) + " alias " + std::to_string(alias);
         EXPECT_EQ(got_k, want_k) << what;
@@ -257,11 +257,11 @@ TEST(Multi, TwoContextsOnOneAdapterThroughTheDeviceSet) {
   const std::vector<std::uint32_t> v(bits.begin(), bits.end());
   const monoid m(op::sum(), dtype::u32);
   std::vector<dist_stats> st;
-  EXPECT_EQ(multi::reduce(set, v, op::sum(), {}, &st), cpu::reduce(v.data(), n, m));
+  EXPECT_EQ(multi::reduce(set, v, op::sum(), {}, &st), reference::reduce(v.data(), n, m));
   ASSERT_EQ(st.size(), 2u);
   EXPECT_EQ(st[0].count + st[1].count, n);
   std::vector<std::uint32_t> want(n);
-  cpu::inclusive_scan(v.data(), n, want.data(), m);
+  reference::inclusive_scan(v.data(), n, want.data(), m);
   EXPECT_EQ(multi::inclusive_scan(set, v), want);
   std::vector<std::uint32_t> s = v;
   std::sort(s.begin(), s.end());

@@ -123,10 +123,10 @@ void check_reduce_native(const monoid& m, const std::vector<std::uint32_t>& x, s
   if (m.is_sum() && m.type() == dtype::f32) {
     const float* f = reinterpret_cast<const float*>(x.data());
     // The backend's longest chain: 32 per lane, the cascade and leaf tree (log2 n), the lane fold: below 64 + 16.
-    double bound = f32_sum_bound(80, cpu::abs_sum_f32(f, n));
-    EXPECT_LE(std::fabs(from_bits<float>(got) - cpu::exact_sum_f32(f, n)), bound) << describe(m, n);
+    double bound = f32_sum_bound(80, reference::abs_sum_f32(f, n));
+    EXPECT_LE(std::fabs(from_bits<float>(got) - reference::exact_sum_f32(f, n)), bound) << describe(m, n);
   } else {
-    std::uint32_t want = cpu::reduce(x.data(), n, m);
+    std::uint32_t want = reference::reduce(x.data(), n, m);
     if (m.type() == dtype::f32 && std::isnan(from_bits<float>(want)))
       EXPECT_TRUE(std::isnan(from_bits<float>(got))) << describe(m, n);
     else
@@ -172,14 +172,14 @@ std::vector<float> mixed_data(std::size_t n, std::uint32_t seed) {
 }
 
 TEST(Native, ReproducibleBitsEqualTheGpuTwin) {
-  // The same bits as cpu::correctly_rounded_sum_f32, the twin of the GPU's reproducible (exact) reduce
+  // The same bits as reference::correctly_rounded_sum_f32, the twin of the GPU's reproducible (exact) reduce
   // (test_numerics checks the GPU against the same twin), at sizes around the leaves (65,536) of the native sum.
   run_options o;
   o.accuracy = accuracy::reproducible;
   for (std::size_t n : {1u, 2u, 255u, 256u, 4095u, 4096u, 4097u, 65535u, 65536u, 65537u, 300001u, 1u << 22}) {
     auto x = mixed_data(n, static_cast<std::uint32_t>(n));
     if (n > 5) x[n / 3] = 3e38f;  // a partial sum near overflow
-    const std::uint32_t want = to_bits(cpu::correctly_rounded_sum_f32(x.data(), n));
+    const std::uint32_t want = to_bits(reference::correctly_rounded_sum_f32(x.data(), n));
     EXPECT_EQ(to_bits(reduce(native_ctx(), x, op::sum(), o)), want) << "n=" << n;
     if (n == 300001u) EXPECT_EQ(to_bits(reduce(ctx(), x, op::sum(), o)), want) << "GPU n=" << n;
   }
@@ -195,7 +195,7 @@ TEST(Native, CompensatedIsWithinOneUlp) {
   o.accuracy = accuracy::compensated;
   for (std::size_t n : {1000u, 65537u, 1u << 20}) {
     auto x = mixed_data(n, 3);
-    EXPECT_LE(cpu::ulp_error_f32(reduce(native_ctx(), x, op::sum(), o), cpu::exact_sum_f32(x.data(), n)), 1.0)
+    EXPECT_LE(reference::ulp_error_f32(reduce(native_ctx(), x, op::sum(), o), reference::exact_sum_f32(x.data(), n)), 1.0)
         << "n=" << n;
   }
 }
@@ -230,15 +230,15 @@ void check_scan_native(const monoid& m, const std::vector<std::uint32_t>& x, std
     std::vector<std::uint32_t> y(n + 1), w(n + 1);
     y[0] = *init;
     std::copy(x.begin(), x.begin() + n, y.begin() + 1);
-    cpu::inclusive_scan(y.data(), n + 1, w.data(), m);
+    reference::inclusive_scan(y.data(), n + 1, w.data(), m);
     std::copy(w.begin() + 1, w.end(), want.begin());
   } else if (init) {
     std::uint32_t a = *init;
     for (std::size_t i = 0; i < n; ++i) want[i] = a, a = m.combine(a, x[i]);
   } else if (k == scan_kind::inclusive) {
-    cpu::inclusive_scan(x.data(), n, want.data(), m);
+    reference::inclusive_scan(x.data(), n, want.data(), m);
   } else {
-    cpu::exclusive_scan(x.data(), n, want.data(), m);
+    reference::exclusive_scan(x.data(), n, want.data(), m);
   }
   const bool f32_sum = m.is_sum() && m.type() == dtype::f32;
   long double exact = init && f32_sum ? from_bits<float>(*init) : 0, abs_sum = init && f32_sum ? std::fabs(from_bits<float>(*init)) : 0;
@@ -341,7 +341,7 @@ TEST(Native, CopyAndShiftedInPlaceScan) {
   // Input elements [0, n-1) scanned into [1, n) of the same buffer: overlapping views.
   inclusive_scan(c, a.span().first(n - 1), a.span().subspan(1));
   std::vector<std::uint32_t> want(n - 1);
-  cpu::inclusive_scan(x.data(), n - 1, want.data(), monoid(op::sum(), dtype::u32));
+  reference::inclusive_scan(x.data(), n - 1, want.data(), monoid(op::sum(), dtype::u32));
   auto got = a.to_host();
   EXPECT_EQ(got[0], x[0]);
   EXPECT_TRUE(std::equal(want.begin(), want.end(), got.begin() + 1));

@@ -78,7 +78,7 @@ TEST(Native, ArgReduceAgainstTheTwin) {
       const auto x = data(rng, t, n, rng() % 2, rng() % 4 == 0);
       buffer in = upload(c, x);
       for (arg_op o : {arg_op::min, arg_op::max}) {
-        const auto want = cpu::arg_reduce(x.data(), n, t, o);
+        const auto want = reference::arg_reduce(x.data(), n, t, o);
         const auto got = arg_reduce_bits(c, in, n, t, o);
         ASSERT_EQ(got.index, want.index) << what("arg_reduce", t, n, k);
         ASSERT_EQ(got.value, want.value) << what("arg_reduce", t, n, k);
@@ -102,7 +102,7 @@ TEST(Native, TransformReduceAgainstTheTwin) {
       buffer in = upload(c, x);
       const bound_transform b(transform::expr(t.expr), t.in);
       const monoid m(t.o, b.result_type());
-      const std::uint32_t want = cpu::transform_reduce(x.data(), n, b, m);
+      const std::uint32_t want = reference::transform_reduce(x.data(), n, b, m);
       const std::uint32_t got = transform_reduce_bits(c, in, n, t.in, transform::expr(t.expr), t.o);
       if (b.result_type() == dtype::f32 && std::isnan(from_bits<float>(want)))
         ASSERT_TRUE(std::isnan(from_bits<float>(got))) << t.expr << " n=" << n;
@@ -153,13 +153,13 @@ TEST(Native, SelectPartitionUniqueAgainstTheTwin) {
       auto in_r = detail::in_ref(device_span<const std::uint32_t>(in, 0, n));
       auto out_r = detail::out_ref(device_span<std::uint32_t>(out, 0, n));
       std::size_t kept = detail::select_run(c, nullptr, in_r, nullptr, out_r, nullptr, select_mode::predicate, false, t, &p, {});
-      ASSERT_EQ(kept, cpu::select_if(x.data(), n, bp, want.data())) << what("select_if", t, n, k) << " " << pe;
+      ASSERT_EQ(kept, reference::select_if(x.data(), n, bp, want.data())) << what("select_if", t, n, k) << " " << pe;
       ASSERT_EQ(download(c, out, kept), std::vector<std::uint32_t>(want.begin(), want.begin() + kept)) << what("select_if", t, n, k);
       kept = detail::select_run(c, nullptr, in_r, nullptr, out_r, nullptr, select_mode::predicate, true, t, &p, {});
-      ASSERT_EQ(kept, cpu::partition(x.data(), n, bp, want.data())) << what("partition", t, n, k);
+      ASSERT_EQ(kept, reference::partition(x.data(), n, bp, want.data())) << what("partition", t, n, k);
       ASSERT_EQ(download(c, out, n), want) << what("partition", t, n, k);
       kept = detail::select_run(c, nullptr, in_r, nullptr, out_r, nullptr, select_mode::unique, false, t, nullptr, {});
-      ASSERT_EQ(kept, cpu::unique(x.data(), n, t, want.data())) << what("unique", t, n, k);
+      ASSERT_EQ(kept, reference::unique(x.data(), n, t, want.data())) << what("unique", t, n, k);
       ASSERT_EQ(download(c, out, kept), std::vector<std::uint32_t>(want.begin(), want.begin() + kept)) << what("unique", t, n, k);
       std::vector<std::uint32_t> flags(n);
       for (auto& f : flags) f = rng() % 3 == 0 ? 0 : rng();
@@ -170,12 +170,12 @@ TEST(Native, SelectPartitionUniqueAgainstTheTwin) {
       auto cnt_r = detail::out_ref(device_span<std::uint32_t>(cnt, 0, 1));
       EXPECT_EQ(detail::select_run(c, nullptr, in_r, &fl_r, out_r, &cnt_r, select_mode::flags, false, t, nullptr, {}), 0u);
       kept = download(c, cnt, 1)[0];
-      ASSERT_EQ(kept, cpu::select_flagged(x.data(), flags.data(), n, want.data())) << what("select_flagged", t, n, k);
+      ASSERT_EQ(kept, reference::select_flagged(x.data(), flags.data(), n, want.data())) << what("select_flagged", t, n, k);
       ASSERT_EQ(download(c, out, kept), std::vector<std::uint32_t>(want.begin(), want.begin() + kept)) << what("select_flagged", t, n, k);
     }
   // In place: the output is the input.
   std::vector<std::uint32_t> x = data(rng, dtype::u32, 150001, true, false), want(x.size());
-  const std::size_t kw = cpu::unique(x.data(), x.size(), dtype::u32, want.data());
+  const std::size_t kw = reference::unique(x.data(), x.size(), dtype::u32, want.data());
   buffer io = upload(c, x);
   auto r = detail::out_ref(device_span<std::uint32_t>(io, 0, x.size()));
   ASSERT_EQ(detail::select_run(c, nullptr, r, nullptr, r, nullptr, select_mode::unique, false, dtype::u32, nullptr, {}), kw);
@@ -199,7 +199,7 @@ TEST(Native, HistogramsAgainstTheTwin) {
       buffer counts = c.create_buffer(bins * 4);
       histogram_even(c, in, n, t, counts, bins, lo, hi);
       std::vector<std::uint32_t> want(bins);
-      cpu::histogram(x.data(), n, t, cpu::histogram_edges(bins, lo, hi), want.data());
+      reference::histogram(x.data(), n, t, reference::histogram_edges(bins, lo, hi), want.data());
       ASSERT_EQ(download(c, counts, bins), want) << what("histogram_even", t, n, k) << " bins=" << bins;
       // Range levels: sorted values of the type, repeats allowed.
       std::vector<std::uint32_t> lv = data(rng, t, 2 + rng() % 40, false, false);
@@ -218,7 +218,7 @@ TEST(Native, HistogramsAgainstTheTwin) {
                         : t == dtype::i32 ? static_cast<double>(static_cast<std::int32_t>(v))
                                           : static_cast<double>(v));
       std::vector<std::uint32_t> want_r(lv.size() - 1);
-      cpu::histogram(x.data(), n, t, edges, want_r.data());
+      reference::histogram(x.data(), n, t, edges, want_r.data());
       ASSERT_EQ(download(c, rc, lv.size() - 1), want_r) << what("histogram_range", t, n, k);
     }
 }
@@ -250,14 +250,14 @@ TEST(Native, SegmentedReduceAndScanAgainstTheTwin) {
       buffer in = upload(c, x), ob = upload(c, off), out = c.create_buffer(std::max<std::size_t>(n, segs) * 4 + 4);
       segmented_reduce(c, in, n, ob, segs, out, m);
       std::vector<std::uint32_t> want(std::max<std::size_t>(n, segs));
-      cpu::segmented_reduce(x.data(), off.data(), segs, want.data(), m);
+      reference::segmented_reduce(x.data(), off.data(), segs, want.data(), m);
       auto got = download(c, out, segs);
       for (std::size_t s = 0; s < segs; ++s)
         if (!(t == dtype::f32 && std::isnan(from_bits<float>(want[s])) && std::isnan(from_bits<float>(got[s]))))
           ASSERT_EQ(got[s], want[s]) << what("segmented_reduce", t, n, k) << " " << describe(m, n) << " segment " << s;
       for (scan_kind kind : {scan_kind::inclusive, scan_kind::exclusive}) {
         segmented_scan(c, in, n, ob, segs, out, m, kind);
-        cpu::segmented_scan(x.data(), n, off.data(), segs, want.data(), m, kind == scan_kind::exclusive);
+        reference::segmented_scan(x.data(), n, off.data(), segs, want.data(), m, kind == scan_kind::exclusive);
         got = download(c, out, n);
         for (std::size_t i = 0; i < n; ++i)
           if (!(t == dtype::f32 && std::isnan(from_bits<float>(want[i])) && std::isnan(from_bits<float>(got[i]))))
@@ -280,12 +280,12 @@ TEST(Native, ReduceByKeyAndRunLengthAgainstTheTwin) {
       buffer kb = upload(c, keys), vb = upload(c, vals), uk = c.create_buffer(std::max<std::size_t>(n, 1) * 4),
              sb = c.create_buffer(std::max<std::size_t>(n, 1) * 4);
       std::vector<std::uint32_t> wk(n), ws(n);
-      const std::size_t runs = cpu::reduce_by_key(keys.data(), t, vals.data(), n, wk.data(), ws.data(), m);
+      const std::size_t runs = reference::reduce_by_key(keys.data(), t, vals.data(), n, wk.data(), ws.data(), m);
       ASSERT_EQ(reduce_by_key(c, kb, t, vb, n, uk, sb, m), runs) << what("reduce_by_key", t, n, k);
       ASSERT_EQ(download(c, uk, runs), std::vector<std::uint32_t>(wk.begin(), wk.begin() + runs)) << what("reduce_by_key", t, n, k);
       ASSERT_EQ(download(c, sb, runs), std::vector<std::uint32_t>(ws.begin(), ws.begin() + runs))
           << what("reduce_by_key", t, n, k) << " " << describe(m, n);
-      const std::size_t rle = cpu::run_length_encode(keys.data(), t, n, wk.data(), ws.data());
+      const std::size_t rle = reference::run_length_encode(keys.data(), t, n, wk.data(), ws.data());
       ASSERT_EQ(run_length_encode(c, kb, t, n, uk, sb), rle) << what("run_length_encode", t, n, k);
       ASSERT_EQ(download(c, uk, rle), std::vector<std::uint32_t>(wk.begin(), wk.begin() + rle));
       ASSERT_EQ(download(c, sb, rle), std::vector<std::uint32_t>(ws.begin(), ws.begin() + rle));
@@ -305,7 +305,7 @@ TEST(Native, SortKeysAndPairsAgainstTheTwin) {
       for (std::size_t i = 0; i < n; ++i) vals[i] = static_cast<std::uint32_t>(i);
       for (order o : {order::ascending, order::descending}) {
         std::vector<std::uint32_t> wk = keys, wv = vals;
-        cpu::stable_sort(wk.data(), n, t, o == order::descending, wv.data());
+        reference::stable_sort(wk.data(), n, t, o == order::descending, wv.data());
         buffer ki = upload(c, keys), ko = c.create_buffer(std::max<std::size_t>(n, 1) * 4), vi = upload(c, vals),
                vo = c.create_buffer(std::max<std::size_t>(n, 1) * 4);
         sort_bits(c, ki, ko, n, t, o);

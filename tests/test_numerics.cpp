@@ -41,10 +41,10 @@ TEST(Numerics, CompensatedAndReproducibleAreWithinOneUlp) {
   for (std::size_t n : {1000u, 65537u, 1u << 20}) {
     for (int set = 0; set < 4; ++set) {
       std::vector<float> x = set == 0 ? prices(n, 1) : mixed(n, set == 1 ? 1e2 : set == 2 ? 1e4 : 1e6, set);
-      double exact = cpu::exact_sum_f32(x.data(), n);
+      double exact = reference::exact_sum_f32(x.data(), n);
       for (accuracy a : {accuracy::compensated, accuracy::reproducible}) {
         float got = run(ctx(), x, a);
-        EXPECT_LE(cpu::ulp_error_f32(got, exact), 1.0)
+        EXPECT_LE(reference::ulp_error_f32(got, exact), 1.0)
             << accuracy_name(a) << " n=" << n << " set=" << set << " got " << got << " exact " << exact;
       }
     }
@@ -54,7 +54,7 @@ TEST(Numerics, CompensatedAndReproducibleAreWithinOneUlp) {
 TEST(Numerics, ReproducibleBitsMatchTheCpuTwinAndIgnoreThePolicy) {
   for (std::size_t n : {1u, 4095u, 4096u, 4097u, 300001u, (1u << 20) + 7u}) {
     auto x = mixed(n, 1e3, static_cast<std::uint32_t>(n));
-    const std::uint32_t want = to_bits(cpu::correctly_rounded_sum_f32(x.data(), n));
+    const std::uint32_t want = to_bits(reference::correctly_rounded_sum_f32(x.data(), n));
     std::vector<run_options> variants(5);
     variants[1].algorithm = "seed";
     variants[2].tune.workgroups = 3;
@@ -68,8 +68,8 @@ TEST(Numerics, ReproducibleBitsMatchTheCpuTwinAndIgnoreThePolicy) {
 
 TEST(Numerics, FastSumsStayWithinTheirBound) {
   auto x = mixed(1u << 20, 1e2, 5);
-  double exact = cpu::exact_sum_f32(x.data(), x.size());
-  double bound = f32_sum_bound(64 + 16, cpu::abs_sum_f32(x.data(), x.size()));
+  double exact = reference::exact_sum_f32(x.data(), x.size());
+  double bound = f32_sum_bound(64 + 16, reference::abs_sum_f32(x.data(), x.size()));
   EXPECT_LE(std::fabs(run(ctx(), x, accuracy::fast) - exact), bound);
 }
 
@@ -174,7 +174,7 @@ TEST(Numerics, ReproducibleScanIgnoresThePolicy) {
     EXPECT_EQ(std::memcmp(got.data(), want.data(), n * 4), 0) << v.algorithm;
   }
   // The last value is also close to the exact sum.
-  EXPECT_LE(cpu::ulp_error_f32(want.back(), cpu::exact_sum_f32(x.data(), n)), 1.0);
+  EXPECT_LE(reference::ulp_error_f32(want.back(), reference::exact_sum_f32(x.data(), n)), 1.0);
 }
 
 }  // namespace

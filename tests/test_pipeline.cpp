@@ -43,10 +43,10 @@ std::pair<std::size_t, std::vector<std::uint32_t>> twin(mode m, dtype t, const s
   std::size_t k = 0;
   const bound_predicate p(predicate::expr(predicate_for(t)), t);
   switch (m) {
-    case mode::select_if: k = cpu::select_if(x.data(), n, p, out.data()); break;
-    case mode::select_flagged: k = cpu::select_flagged(x.data(), f.data(), n, out.data()); break;
-    case mode::partition: k = cpu::partition(x.data(), n, p, out.data()); break;
-    case mode::unique: k = cpu::unique(x.data(), n, t, out.data()); break;
+    case mode::select_if: k = reference::select_if(x.data(), n, p, out.data()); break;
+    case mode::select_flagged: k = reference::select_flagged(x.data(), f.data(), n, out.data()); break;
+    case mode::partition: k = reference::partition(x.data(), n, p, out.data()); break;
+    case mode::unique: k = reference::unique(x.data(), n, t, out.data()); break;
   }
   out.resize(m == mode::partition ? n : k);
   return {k, out};
@@ -121,7 +121,7 @@ TEST(CountedSelect, CountUpdatedInPlaceAndClampedToCapacity) {
     device_count n(*c, 4097);
     unique(*c, counted(in, n), out, n);
     std::vector<std::uint32_t> want(4097);
-    want.resize(cpu::unique(x.data(), 4097, dtype::u32, want.data()));
+    want.resize(reference::unique(x.data(), 4097, dtype::u32, want.data()));
     ASSERT_EQ(n.read(), want.size());
     std::vector<std::uint32_t> got = out.to_host();
     got.resize(want.size());
@@ -130,7 +130,7 @@ TEST(CountedSelect, CountUpdatedInPlaceAndClampedToCapacity) {
     n.write(1u << 30);
     unique(*c, counted(in, n), out, n);
     want.assign(x.size(), 0);
-    want.resize(cpu::unique(x.data(), x.size(), dtype::u32, want.data()));
+    want.resize(reference::unique(x.data(), x.size(), dtype::u32, want.data()));
     ASSERT_EQ(n.read(), want.size());
     got = out.to_host();
     got.resize(want.size());
@@ -166,7 +166,7 @@ TEST(CountedSort, KeysBitRangesDirectionsAndCounts) {
           default: sort(*c, counted(keys, len), o);
         }
         std::vector<std::uint32_t> want(x.begin(), x.begin() + n);
-        cpu::stable_sort_bits(want.data(), n, v.t, v.descending, v.lo, v.hi);
+        reference::stable_sort_bits(want.data(), n, v.t, v.descending, v.lo, v.hi);
         std::vector<std::uint32_t> got = keys.to_host();
         got.resize(n);
         ASSERT_EQ(got, want);
@@ -183,13 +183,13 @@ TEST(CountedReduce, IntegerOperatorsAndCounts) {
         device_vector<std::uint32_t> d(*c, x);
         device_count len(*c, static_cast<std::uint32_t>(n));
         const monoid m(op::parse(o), dtype::u32);
-        const std::uint64_t want = cpu::reduce_raw(x.data(), dtype::u32, n, m);
+        const std::uint64_t want = reference::reduce_raw(x.data(), dtype::u32, n, m);
         EXPECT_EQ(static_cast<std::uint64_t>(reduce(*c, counted(d, len), op::parse(o))), want);
         device_span<std::int32_t> s(d.raw(), 0, capacity);  // i32 view: min/max signed
         if (std::string(o) == "min" || std::string(o) == "max") {
           d.assign(x);
           const monoid mi(op::parse(o), dtype::i32);
-          EXPECT_EQ(to_raw(reduce(*c, counted(s, len), op::parse(o))), cpu::reduce_raw(x.data(), dtype::i32, n, mi));
+          EXPECT_EQ(to_raw(reduce(*c, counted(s, len), op::parse(o))), reference::reduce_raw(x.data(), dtype::i32, n, mi));
         }
       }
 }
@@ -202,7 +202,7 @@ TEST(CountedReduce, RecordedIntoAnEncoder) {
   WGPUCommandEncoder enc = c.begin_commands();
   reduce(c, enc, counted(d, len), r);
   c.submit(enc);
-  EXPECT_EQ(r.to_host()[0], cpu::reduce_raw(x.data(), dtype::u32, 4097, monoid(op::sum(), dtype::u32)));
+  EXPECT_EQ(r.to_host()[0], reference::reduce_raw(x.data(), dtype::u32, 4097, monoid(op::sum(), dtype::u32)));
 }
 
 TEST(DeviceCount, WriteReadAndBadInput) {
@@ -318,7 +318,7 @@ TEST(CountedReduce, OfRunLengthsCountedOnTheDevice) {
     reduce(c, enc, counted(lengths, runs), total);
     c.submit(enc);
     std::vector<std::uint32_t> v(std::max<std::size_t>(n, 1)), l(std::max<std::size_t>(n, 1));
-    const std::size_t want = cpu::run_length_encode(x.data(), dtype::u32, n, v.data(), l.data());
+    const std::size_t want = reference::run_length_encode(x.data(), dtype::u32, n, v.data(), l.data());
     EXPECT_EQ(runs.read(), want);
     EXPECT_EQ(total.to_host()[0], n);
   }

@@ -147,7 +147,7 @@ void expect_scan_matches(context& c, std::size_t n) {
   opt.algorithm = "decoupled";
   inclusive_scan(c, in, out, op::sum(), opt);
   std::vector<std::uint32_t> want(n);
-  cpu::inclusive_scan(x.data(), n, want.data(), monoid(op::sum(), dtype::u32));
+  reference::inclusive_scan(x.data(), n, want.data(), monoid(op::sum(), dtype::u32));
   EXPECT_EQ(out.to_host(), want) << "n = " << n;
 }
 

@@ -20,16 +20,16 @@ void check_reduce(context& c, const std::string& alg, const monoid& m, const std
   }
   if (m.is_sum() && m.type() == dtype::f32) {
     const float* f = reinterpret_cast<const float*>(x.data());
-    double exact = cpu::exact_sum_f32(f, n);
+    double exact = reference::exact_sum_f32(f, n);
     // Longest dependent chain: the grid-stride loop (seed: n / 65,536 per invocation, per chunk; fast:
     // n / (groups * 256 * 4 * 2) per accumulator, at most that with >= 32 groups), the fold of a vec4, subgroup
     // and workgroup trees (<= 16 levels each), the final pass, one addition per chunk: 64 + chunks covers the rest.
     double chunks = std::ceil(static_cast<double>(n) * 4 / static_cast<double>(c.binding_limit())) + 1;
     double h = std::ceil(static_cast<double>(n) / 65536.0) + 64 + chunks;
-    double bound = f32_sum_bound(h, cpu::abs_sum_f32(f, n));
+    double bound = f32_sum_bound(h, reference::abs_sum_f32(f, n));
     EXPECT_LE(std::fabs(from_bits<float>(got) - exact), bound) << describe(m, n) << " alg=" << alg;
   } else {
-    std::uint32_t want = cpu::reduce(x.data(), n, m);
+    std::uint32_t want = reference::reduce(x.data(), n, m);
     EXPECT_EQ(got, want) << describe(m, n) << " alg=" << alg << " got " << format_bits(m.type(), got)
                          << " want " << format_bits(m.type(), want);
   }
@@ -77,7 +77,7 @@ TEST(Reduce, FastPolicyVariants) {
 TEST(Reduce, SmallIntegerFloatSumsAreExact) {
   for (std::size_t n : {1u, 257u, 65537u, 1000003u}) {
     auto x = make_data(dtype::f32, n, 3, data_kind::small_ints);
-    double want = cpu::exact_sum_f32(reinterpret_cast<const float*>(x.data()), n);
+    double want = reference::exact_sum_f32(reinterpret_cast<const float*>(x.data()), n);
     for (const auto& alg : reduce_algorithms()) {
       run_options o;
       o.algorithm = alg;
@@ -120,7 +120,7 @@ TEST(Reduce, PastTheRealBindingLimit) {
   buffer in = c.create_buffer(n * 4);
   c.write(in, 0, x.data(), n * 4);
   monoid sum(op::sum(), dtype::u32), mx(op::max(), dtype::u32);
-  EXPECT_EQ(reduce_bits(c, in, n, sum), cpu::reduce(x.data(), n, sum));
+  EXPECT_EQ(reduce_bits(c, in, n, sum), reference::reduce(x.data(), n, sum));
   x[n - 1] = 0x12345678u;  // the maximum sits in the last chunk
   c.write(in, (n - 1) * 4, &x[n - 1], 4);
   EXPECT_EQ(reduce_bits(c, in, n, mx), 0x12345678u);
@@ -181,7 +181,7 @@ TEST(Reduce, ManyRecordedCallsInOneEncoder) {
   c.read(out, 0, got.data(), calls * 4);
   const monoid sum(op::sum(), dtype::u32);
   for (std::size_t i = 0; i < calls; ++i)
-    ASSERT_EQ(got[i], cpu::reduce(x.data(), 3000 + 53 * i, sum)) << "call " << i;
+    ASSERT_EQ(got[i], reference::reduce(x.data(), 3000 + 53 * i, sum)) << "call " << i;
   // And again, after the submit, into a second encoder.
   enc = c.begin_commands();
   for (std::size_t i = 0; i < calls; ++i)
@@ -190,10 +190,10 @@ TEST(Reduce, ManyRecordedCallsInOneEncoder) {
   c.submit(enc);
   c.read(out, 0, got.data(), calls * 4);
   for (std::size_t i = 0; i < calls; ++i)
-    ASSERT_EQ(got[i], cpu::reduce(x.data(), 20000 - 41 * i, sum)) << "second round, call " << i;
+    ASSERT_EQ(got[i], reference::reduce(x.data(), 20000 - 41 * i, sum)) << "second round, call " << i;
   // Calls that submit and wait themselves: the ring wraps over slots whose work is done.
   for (std::size_t i = 0; i < calls; ++i)
-    ASSERT_EQ(reduce_bits(c, d.raw(), 2 + 61 * i, sum, o), cpu::reduce(x.data(), 2 + 61 * i, sum)) << "call " << i;
+    ASSERT_EQ(reduce_bits(c, d.raw(), 2 + 61 * i, sum, o), reference::reduce(x.data(), 2 + 61 * i, sum)) << "call " << i;
 }
 
 }  // namespace

@@ -10,8 +10,8 @@ std::size_t count_mismatches(context& c, const monoid& m, scan_kind kind, const 
                              const std::vector<std::uint32_t>& got, std::size_t n, std::string* first,
                              double tile = 4096) {
   std::vector<std::uint32_t> want(n);
-  if (kind == scan_kind::inclusive) cpu::inclusive_scan(x.data(), n, want.data(), m);
-  else cpu::exclusive_scan(x.data(), n, want.data(), m);
+  if (kind == scan_kind::inclusive) reference::inclusive_scan(x.data(), n, want.data(), m);
+  else reference::exclusive_scan(x.data(), n, want.data(), m);
   std::size_t bad = 0;
   if (m.is_sum() && m.type() == dtype::f32) {
     // Longest dependent chain of the seed scan: 8 Hillis-Steele steps and 2 add-backs per level (<= 4 levels),

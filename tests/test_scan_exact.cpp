@@ -144,7 +144,7 @@ TEST(ScanExact, EveryPrefixIsTheCorrectlyRoundedExactSum) {
         EXPECT_SAME_BITS(run_scan(ctx(), x, k, nullptr, reproducible()), want, "lavapipe " + what);
         EXPECT_SAME_BITS(run_scan(native_ctx(), x, k, nullptr, reproducible()), want, "native " + what);
         std::vector<float> twin(n);
-        cpu::exact_scan_f32(x.data(), n, twin.data(), k == scan_kind::exclusive);
+        wgprim::reference::exact_scan_f32(x.data(), n, twin.data(), k == scan_kind::exclusive);
         std::vector<std::uint32_t> twin_bits(n);
         if (n) std::memcpy(twin_bits.data(), twin.data(), n * 4);
         EXPECT_SAME_BITS(twin_bits, want, "twin " + what);

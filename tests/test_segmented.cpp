@@ -72,7 +72,7 @@ void check_segmented(context& c, const op& o, dtype t, std::size_t n, layout l, 
   auto off = make_offsets(n, l, seed);
   const std::size_t segs = off.size() - 1;
   std::vector<std::uint32_t> want_r(segs), got_r(segs, 0xdeadbeefu);
-  cpu::segmented_reduce(x.data(), off.data(), segs, want_r.data(), m);
+  reference::segmented_reduce(x.data(), off.data(), segs, want_r.data(), m);
   with_type(t, [&](auto tag) {
     using T = decltype(tag);
     segmented_reduce(c, typed<T>(x), off, typed_out<T>(got_r), o, opt);
@@ -82,7 +82,7 @@ void check_segmented(context& c, const op& o, dtype t, std::size_t n, layout l, 
                                    << s << " [" << off[s] << ", " << off[s + 1] << ")";
   for (bool exclusive : {false, true}) {
     std::vector<std::uint32_t> want(n), got(n, 0xdeadbeefu);
-    cpu::segmented_scan(x.data(), n, off.data(), segs, want.data(), m, exclusive);
+    reference::segmented_scan(x.data(), n, off.data(), segs, want.data(), m, exclusive);
     with_type(t, [&](auto tag) {
       using T = decltype(tag);
       if (exclusive) segmented_exclusive_scan(c, typed<T>(x), off, typed_out<T>(got), o, sopt);
@@ -154,7 +154,7 @@ TEST(Segmented, StreamingTileEdges) {
     auto x = data_for(dtype::u32, n, 12);
     const monoid m(op::max(), dtype::u32);
     std::vector<std::uint32_t> want(off.size() - 1);
-    cpu::segmented_reduce(x.data(), off.data(), want.size(), want.data(), m);
+    reference::segmented_reduce(x.data(), off.data(), want.size(), want.data(), m);
     device_vector<std::uint32_t> d_x(ctx(), x), d_off(ctx(), off), d_r(ctx(), want.size());
     segmented_reduce(ctx(), d_x, d_off, d_r, op::max());
     ASSERT_EQ(d_r.to_host(), want) << "len " << len;
@@ -221,7 +221,7 @@ void check_by_key(context& c, const op& o, dtype kt, dtype vt, std::size_t n, st
   auto keys = make_keys(kt, n, seed, max_run);
   auto vals = data_for(vt, n, seed + 1);
   std::vector<std::uint32_t> wk(n), ws(n), gk(n, 0xdeadbeefu), gs(n, 0xdeadbeefu);
-  const std::size_t want = cpu::reduce_by_key(keys.data(), kt, vals.data(), n, wk.data(), ws.data(), m);
+  const std::size_t want = reference::reduce_by_key(keys.data(), kt, vals.data(), n, wk.data(), ws.data(), m);
   std::size_t got = 0;
   with_type(kt, [&](auto ktag) {
     using K = decltype(ktag);
@@ -237,7 +237,7 @@ void check_by_key(context& c, const op& o, dtype kt, dtype vt, std::size_t n, st
   }
   // Run-length encoding of the keys.
   std::vector<std::uint32_t> wv(n), wc(n), gv(n), gc(n);
-  const std::size_t want_runs = cpu::run_length_encode(keys.data(), kt, n, wv.data(), wc.data());
+  const std::size_t want_runs = reference::run_length_encode(keys.data(), kt, n, wv.data(), wc.data());
   with_type(kt, [&](auto ktag) {
     using K = decltype(ktag);
     got = run_length_encode(c, typed<K>(keys), typed_out<K>(gv), gc, opt);
@@ -276,7 +276,7 @@ TEST(ReduceByKey, PastOneBindingEncoderAndCapacity) {
   auto vals = data_for(dtype::u32, 50000, 31);
   std::vector<std::uint32_t> wk(50000), ws(50000);
   const monoid m(op::sum(), dtype::u32);
-  const std::size_t want = cpu::reduce_by_key(keys.data(), dtype::u32, vals.data(), 50000, wk.data(), ws.data(), m);
+  const std::size_t want = reference::reduce_by_key(keys.data(), dtype::u32, vals.data(), 50000, wk.data(), ws.data(), m);
   device_vector<std::uint32_t> d_k(ctx(), keys), d_v(ctx(), vals), d_uk(ctx(), 50000), d_s(ctx(), 50000),
       d_runs(ctx(), 1);
   WGPUCommandEncoder enc = ctx().begin_commands();
@@ -360,8 +360,8 @@ TEST(SegmentedDifferential, RandomCases) {
         else if (prim == 1) segmented_inclusive_scan(ctx(), typed<T>(x), off, typed_out<T>(got), o);
         else segmented_exclusive_scan(ctx(), typed<T>(x), off, typed_out<T>(got), o);
       });
-      if (prim == 0) cpu::segmented_reduce(x.data(), off.data(), segs, want.data(), m);
-      else cpu::segmented_scan(x.data(), n, off.data(), segs, want.data(), m, prim == 2);
+      if (prim == 0) reference::segmented_reduce(x.data(), off.data(), segs, want.data(), m);
+      else reference::segmented_scan(x.data(), n, off.data(), segs, want.data(), m, prim == 2);
       if (t == dtype::f32 && m.is_sum()) {
         // Exact group sums: recompute the CPU twin's groups in long double.
         std::vector<bool> start(n + 1, false);
@@ -398,7 +398,7 @@ TEST(SegmentedDifferential, RandomCases) {
       const dtype kt = static_cast<dtype>(rng() % 3);
       auto keys = make_keys(kt, n, static_cast<std::uint32_t>(rng()), 1 + static_cast<std::uint32_t>(rng() % 60));
       std::vector<std::uint32_t> wk(n), ws(n), gk(n), gs(n);
-      const std::size_t want = cpu::reduce_by_key(keys.data(), kt, x.data(), n, wk.data(), ws.data(), m);
+      const std::size_t want = reference::reduce_by_key(keys.data(), kt, x.data(), n, wk.data(), ws.data(), m);
       std::size_t got = 0;
       with_type(kt, [&](auto ktag) {
         using K = decltype(ktag);
@@ -416,7 +416,7 @@ TEST(SegmentedDifferential, RandomCases) {
           e += t == dtype::f32 ? from_bits<float>(x[i]) : 0;
           a += t == dtype::f32 ? std::fabs(from_bits<float>(x[i])) : 0;
           ++i;
-        } while (i < n && cpu::keys_equal(kt, keys[i - 1], keys[i]));
+        } while (i < n && reference::keys_equal(kt, keys[i - 1], keys[i]));
         if (t == dtype::f32 && m.is_sum()) ASSERT_TRUE(f32_near(gs[r], e, a, n)) << what << " run " << r;
         else if (t == dtype::f32 && std::isnan(from_bits<float>(ws[r]))) ASSERT_TRUE(std::isnan(from_bits<float>(gs[r]))) << what;
         else ASSERT_EQ(gs[r], ws[r]) << what << " run " << r;
@@ -427,7 +427,7 @@ TEST(SegmentedDifferential, RandomCases) {
       if (t == dtype::u32 && rng() % 2) { lo = std::ldexp(static_cast<double>(rng() % 1000), 22); hi = lo + std::ldexp(1.0, 30); }
       if (t != dtype::f32) for (auto& v : x) v = t == dtype::i32 ? static_cast<std::uint32_t>(static_cast<std::int32_t>(v) % 300) : (rng() % 2 ? v : v % 300);
       std::vector<std::uint32_t> want(bins), got(bins);
-      cpu::histogram(x.data(), n, t, cpu::histogram_edges(bins, lo, hi), want.data());
+      reference::histogram(x.data(), n, t, reference::histogram_edges(bins, lo, hi), want.data());
       with_type(t, [&](auto tag) {
         using T = decltype(tag);
         histogram_even(ctx(), typed<T>(x), got, bins, lo, hi);

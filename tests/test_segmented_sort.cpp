@@ -44,7 +44,7 @@ void check_segmented(context& c, dtype t, order o, const std::vector<std::uint32
   const std::size_t n = x.size(), segs = off.size() - 1;
   std::vector<std::uint32_t> want = x, want_v(n), idx(n);
   for (std::size_t i = 0; i < n; ++i) idx[i] = want_v[i] = static_cast<std::uint32_t>(i);
-  cpu::segmented_stable_sort(want.data(), off.data(), segs, t, o == order::descending, begin_bit, end_bit,
+  reference::segmented_stable_sort(want.data(), off.data(), segs, t, o == order::descending, begin_bit, end_bit,
                              pairs ? want_v.data() : nullptr);
   buffer k = c.create_buffer(std::max<std::size_t>(n, 1) * 4), v = c.create_buffer(std::max<std::size_t>(n, 1) * 4);
   buffer ob = c.create_buffer(off.size() * 4);
@@ -141,7 +141,7 @@ TEST(SegmentedSort, HostRangesAndUnalignedViews) {
     segmented_sort_pairs(*c, got, vals, off, order::descending);
     std::vector<std::uint32_t> want(x.size()), want_v(x.size());
     for (std::size_t i = 0; i < x.size(); ++i) want[i] = to_bits(x[i]), want_v[i] = static_cast<std::uint32_t>(i);
-    cpu::segmented_stable_sort(want.data(), off.data(), off.size() - 1, dtype::f32, true, 0, 0, want_v.data());
+    reference::segmented_stable_sort(want.data(), off.data(), off.size() - 1, dtype::f32, true, 0, 0, want_v.data());
     std::size_t bad = 0;
     for (std::size_t i = 0; i < x.size(); ++i) bad += to_bits(got[i]) != want[i] || vals[i] != want_v[i];
     EXPECT_EQ(bad, 0u) << c->adapter().name << " host ranges";
@@ -154,7 +154,7 @@ TEST(SegmentedSort, HostRangesAndUnalignedViews) {
     segmented_sort(*c, device_span<std::uint32_t>(kb, 3, x.size()), device_span<const std::uint32_t>(ob, 2, off.size()));
     std::vector<std::uint32_t> got_k(keys.size()), want_k = keys;
     c->read(kb, 0, got_k.data(), got_k.size() * 4);
-    cpu::segmented_stable_sort(want_k.data() + 3, off.data(), off.size() - 1, dtype::u32, false);
+    reference::segmented_stable_sort(want_k.data() + 3, off.data(), off.size() - 1, dtype::u32, false);
     EXPECT_EQ(got_k, want_k) << c->adapter().name << " unaligned views";
   }
 }
@@ -201,7 +201,7 @@ void check_less(context& c, dtype t, const std::string& less, const std::vector<
   const std::size_t n = x.size();
   std::vector<std::uint32_t> want = x, want_v(n), idx(n);
   for (std::size_t i = 0; i < n; ++i) idx[i] = want_v[i] = static_cast<std::uint32_t>(i);
-  cpu::stable_sort_less(want.data(), n, t, less, pairs ? want_v.data() : nullptr);
+  reference::stable_sort_less(want.data(), n, t, less, pairs ? want_v.data() : nullptr);
   buffer k = c.create_buffer(std::max<std::size_t>(n, 1) * 4), v = c.create_buffer(std::max<std::size_t>(n, 1) * 4);
   if (n) {
     c.write(k, 0, x.data(), n * 4);

@@ -63,10 +63,10 @@ outcome run_cpu(what w, dtype t, const std::vector<std::uint32_t>& x, std::size_
   outcome r;
   r.out.resize(n);
   switch (w) {
-    case what::select_if: r.kept = cpu::select_if(x.data(), n, bound_predicate(predicate::expr(pred), t), r.out.data()); break;
-    case what::select_flagged: r.kept = cpu::select_flagged(x.data(), flags->data(), n, r.out.data()); break;
-    case what::partition: r.kept = cpu::partition(x.data(), n, bound_predicate(predicate::expr(pred), t), r.out.data()); break;
-    case what::unique: r.kept = cpu::unique(x.data(), n, t, r.out.data()); break;
+    case what::select_if: r.kept = reference::select_if(x.data(), n, bound_predicate(predicate::expr(pred), t), r.out.data()); break;
+    case what::select_flagged: r.kept = reference::select_flagged(x.data(), flags->data(), n, r.out.data()); break;
+    case what::partition: r.kept = reference::partition(x.data(), n, bound_predicate(predicate::expr(pred), t), r.out.data()); break;
+    case what::unique: r.kept = reference::unique(x.data(), n, t, r.out.data()); break;
   }
   r.out.resize(w == what::partition ? n : r.kept);
   return r;
@@ -295,8 +295,8 @@ std::size_t check_by_key_once(context& c, const std::string& alg, dtype kt, dtyp
   const auto keys = by_key_keys(kt, n, seed, max_run);
   const auto vals = make_data(vt, n, seed + 1, data_kind::small_ints);
   std::vector<std::uint32_t> wk(n), ws(n), wv(n), wc(n);
-  const std::size_t want = cpu::reduce_by_key(keys.data(), kt, vals.data(), n, wk.data(), ws.data(), m);
-  const std::size_t want_runs = cpu::run_length_encode(keys.data(), kt, n, wv.data(), wc.data());
+  const std::size_t want = reference::reduce_by_key(keys.data(), kt, vals.data(), n, wk.data(), ws.data(), m);
+  const std::size_t want_runs = reference::run_length_encode(keys.data(), kt, n, wv.data(), wc.data());
   buffer bk = c.create_buffer(std::max<std::size_t>(n, 1) * 4), bv = c.create_buffer(std::max<std::size_t>(n, 1) * 4);
   buffer uk = c.create_buffer(std::max<std::size_t>(n, 1) * 4), us = c.create_buffer(std::max<std::size_t>(n, 1) * 4);
   if (n) {
@@ -369,7 +369,7 @@ TEST(Select, InPlaceIsHandled) {
   std::vector<std::uint32_t> want(n);
   bound_predicate bp(predicate::expr("a > 0"), dtype::i32);
   for (bool part : {false, true}) {
-    const std::size_t k = part ? cpu::partition(x.data(), n, bp, want.data()) : cpu::select_if(x.data(), n, bp, want.data());
+    const std::size_t k = part ? reference::partition(x.data(), n, bp, want.data()) : reference::select_if(x.data(), n, bp, want.data());
     device_vector<std::int32_t> v(ctx(), host_span<const std::int32_t>(reinterpret_cast<const std::int32_t*>(x.data()), n));
     const std::size_t got_k = part ? partition(ctx(), v.span(), v.span(), predicate::expr("a > 0"))
                                    : select_if(ctx(), v.span(), v.span(), predicate::expr("a > 0"));

@@ -26,7 +26,7 @@ void check_sort(context& c, const std::string& alg, dtype t, order o, const std:
   const std::size_t n = x.size();
   std::vector<std::uint32_t> want = x, want_v(n);
   for (std::size_t i = 0; i < n; ++i) want_v[i] = static_cast<std::uint32_t>(i);
-  cpu::stable_sort_bits(want.data(), n, t, o == order::descending, begin_bit, end_bit, pairs ? want_v.data() : nullptr);
+  reference::stable_sort_bits(want.data(), n, t, o == order::descending, begin_bit, end_bit, pairs ? want_v.data() : nullptr);
   run_options opt;
   opt.algorithm = alg;
   opt.stats = stats;
@@ -103,7 +103,7 @@ TEST(Sort, DuplicatesAllEqualSortedReversed) {
     for (dtype t : key_types) {
       auto few = random_keys(t, n, 11, true);
       auto sorted = random_keys(t, n, 12, false);
-      cpu::stable_sort(sorted.data(), n, t, false);
+      reference::stable_sort(sorted.data(), n, t, false);
       auto reversed = sorted;
       std::reverse(reversed.begin(), reversed.end());
       std::vector<std::uint32_t> equal(n, t == dtype::f32 ? to_bits(2.5f) : 77u);
@@ -157,7 +157,7 @@ TEST(Sort, TypedRangesInPlaceOutOfPlaceAndUnaligned) {
     want[i] = to_bits(keys[i]);
     want_v[i] = to_bits(vals[i]);
   }
-  cpu::stable_sort(want.data(), n, dtype::i32, true, want_v.data());
+  reference::stable_sort(want.data(), n, dtype::i32, true, want_v.data());
   for (const auto& alg : algorithms("sort")) {
     run_options opt;
     opt.algorithm = alg;
@@ -219,7 +219,7 @@ TEST(Sort, SkippedPassesInPlaceAndOutOfPlace) {
         check_sort(ctx(), alg, dtype::u32, o, x, true);  // out of place
         std::vector<std::uint32_t> want = x, want_v(n), v(n);
         for (std::size_t i = 0; i < n; ++i) want_v[i] = v[i] = static_cast<std::uint32_t>(i);
-        cpu::stable_sort(want.data(), n, dtype::u32, o == order::descending, want_v.data());
+        reference::stable_sort(want.data(), n, dtype::u32, o == order::descending, want_v.data());
         device_vector<std::uint32_t> dk(ctx(), x), dv(ctx(), v);
         run_options opt;
         opt.algorithm = alg;
@@ -251,10 +251,10 @@ TEST(Sort, EncoderOverloadsBatchSeveralSorts) {
     sort(ctx(), enc, db, order::descending, opt);
     sort_pairs(ctx(), enc, dc, dcv, order::ascending, opt);
     ctx().submit(enc);
-    cpu::stable_sort(a.data(), a.size(), dtype::f32, false);
-    cpu::stable_sort(b.data(), b.size(), dtype::i32, true);
+    reference::stable_sort(a.data(), a.size(), dtype::f32, false);
+    reference::stable_sort(b.data(), b.size(), dtype::i32, true);
     std::vector<std::uint32_t> want_cv = cv;
-    cpu::stable_sort(c.data(), c.size(), dtype::u32, false, want_cv.data());
+    reference::stable_sort(c.data(), c.size(), dtype::u32, false, want_cv.data());
     const auto ga = da_out.to_host();
     const auto gb = db.to_host();
     for (std::size_t i = 0; i < a.size(); ++i) ASSERT_EQ(to_bits(ga[i]), a[i]) << alg << " f32 i=" << i;
@@ -271,7 +271,7 @@ void check_sort64(context& c, const std::string& alg, int kind, order o, const s
   std::vector<std::uint64_t> want = x;
   std::vector<std::uint32_t> want_v(n), idx(n);
   for (std::size_t i = 0; i < n; ++i) want_v[i] = idx[i] = static_cast<std::uint32_t>(i);
-  cpu::stable_sort64_bits(want.data(), n, kind, o == order::descending, begin_bit, end_bit,
+  reference::stable_sort64_bits(want.data(), n, kind, o == order::descending, begin_bit, end_bit,
                           pairs ? want_v.data() : nullptr);
   run_options opt;
   opt.algorithm = alg;
@@ -407,7 +407,7 @@ TEST(Sort, PastOneBindingPatternsAndSpecials) {
   const std::string alg = algorithms("sort").front();
   for (dtype t : key_types) {
     auto sorted = random_keys(t, n, 12, false);
-    cpu::stable_sort(sorted.data(), n, t, false);
+    reference::stable_sort(sorted.data(), n, t, false);
     auto reversed = sorted;
     std::reverse(reversed.begin(), reversed.end());
     std::vector<std::uint32_t> equal(n, t == dtype::f32 ? to_bits(-2.5f) : 0x80000001u);
@@ -434,7 +434,7 @@ TEST(Sort, PastOneBindingInPlaceHostAndEncoder) {
   const auto bits = random_keys(dtype::i32, n, 21, true);
   std::vector<std::uint32_t> want = bits, want_v(n), idx(n);
   for (std::size_t i = 0; i < n; ++i) want_v[i] = idx[i] = static_cast<std::uint32_t>(i);
-  cpu::stable_sort(want.data(), n, dtype::i32, true, want_v.data());
+  reference::stable_sort(want.data(), n, dtype::i32, true, want_v.data());
   std::vector<std::int32_t> keys(n);
   for (std::size_t i = 0; i < n; ++i) keys[i] = static_cast<std::int32_t>(bits[i]);
   // Host ranges (sorted in place in the upload buffers).
@@ -542,7 +542,7 @@ TEST(Sort, BitRangesNative) {
     v[i] = static_cast<std::int32_t>(i);
   }
   std::vector<std::uint32_t> want(k.begin(), k.end()), want_v(v.begin(), v.end());
-  cpu::stable_sort_bits(want.data(), want.size(), dtype::i32, true, 8, 24, want_v.data());
+  reference::stable_sort_bits(want.data(), want.size(), dtype::i32, true, 8, 24, want_v.data());
   sort_pairs(native_ctx(), k, v, key_bits(8, 24, order::descending));
   EXPECT_EQ(std::vector<std::uint32_t>(k.begin(), k.end()), want);
   EXPECT_EQ(std::vector<std::uint32_t>(v.begin(), v.end()), want_v);
@@ -593,7 +593,7 @@ TEST(Sort, BitRangeArguments) {
   EXPECT_NO_THROW(testing::sort_words(ctx(), b, b, 4, 2, 0, false, nullptr, nullptr, {}, 40, 64));
   // The typed API with a bit range on the GPU (device_vector, in place).
   std::vector<std::uint32_t> x = random_keys(dtype::u32, 3000, 9, false), want = x;
-  cpu::stable_sort_bits(want.data(), want.size(), dtype::u32, false, 0, 16);
+  reference::stable_sort_bits(want.data(), want.size(), dtype::u32, false, 0, 16);
   device_vector<std::uint32_t> d(ctx(), x);
   sort(ctx(), d, key_bits(0, 16));
   EXPECT_EQ(d.to_host(), want);
@@ -649,7 +649,7 @@ TEST(Sort, PhasesTimedAlone) {
       run_options opt;
       opt.algorithm = alg;
       std::vector<std::uint32_t> want = x, want_v = idx;
-      cpu::stable_sort(want.data(), n, dtype::u32, false, want_v.data());
+      reference::stable_sort(want.data(), n, dtype::u32, false, want_v.data());
       buffer ki = ctx().create_buffer(n * 4), ko = ctx().create_buffer(n * 4), vi = ctx().create_buffer(n * 4),
              vo = ctx().create_buffer(n * 4);
       ctx().write(ki, 0, x.data(), n * 4);
@@ -676,7 +676,7 @@ TEST(Sort, PhasesTimedAlone) {
   EXPECT_EQ(sort_phases(native_ctx(), ki, ko, n, dtype::u32, {}).size(), 1u);
   std::vector<std::uint32_t> got(n), want = x;
   native_ctx().read(ko, 0, got.data(), n * 4);
-  cpu::stable_sort(want.data(), n, dtype::u32, false);
+  reference::stable_sort(want.data(), n, dtype::u32, false);
   EXPECT_EQ(got, want);
 }
 

@@ -101,7 +101,7 @@ void check(context& c, const std::vector<std::uint32_t>& x, std::size_t n, dtype
   const bound_transform b(transform::expr(k.text), t);
   const monoid m(k.o, b.result_type());
   const std::uint32_t got = run_gpu(c, x, n, t, k, tune);
-  const std::uint32_t want = cpu::transform_reduce(x.data(), n, b, m);
+  const std::uint32_t want = reference::transform_reduce(x.data(), n, b, m);
   EXPECT_EQ(got, want) << dtype_name(t) << " " << k.text << " " << m.name() << " n=" << n << " got "
                        << format_bits(m.type(), got) << " want " << format_bits(m.type(), want);
 }
@@ -146,9 +146,9 @@ TEST(TransformReduce, SumOfSquaresWithinTheBound) {
     std::vector<float> f(n);
     for (std::size_t i = 0; i < n; ++i) f[i] = from_bits<float>(x[i]);
     const float got = transform_reduce(ctx(), f, transform::expr("a * a"), op::sum());
-    const double exact = cpu::exact_sum_f32(y.data(), n);
+    const double exact = reference::exact_sum_f32(y.data(), n);
     const double h = std::ceil(static_cast<double>(n) / 65536.0) + 64 + 2;
-    EXPECT_LE(std::fabs(got - exact), f32_sum_bound(h, cpu::abs_sum_f32(y.data(), n))) << "n=" << n;
+    EXPECT_LE(std::fabs(got - exact), f32_sum_bound(h, reference::abs_sum_f32(y.data(), n))) << "n=" << n;
   }
 }
 
@@ -189,7 +189,7 @@ TEST(TransformReduce, RecordedIntoTheCallersEncoder) {
   std::uint32_t words[4];
   ctx().read(out, 0, words, sizeof words);
   const bound_transform b(cnt, dtype::i32);
-  EXPECT_EQ(words[1], cpu::transform_reduce(x.data(), x.size(), b, monoid(op::sum(), dtype::u32)));
+  EXPECT_EQ(words[1], reference::transform_reduce(x.data(), x.size(), b, monoid(op::sum(), dtype::u32)));
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // Element types beyond f32/i32/u32: f64, i64, u64 (64-bit, behind the adapter's features) and the packed storage
-// types f16, u8, i8 (widened, accumulated in f32/u32/i32). Every GPU result is compared with cpu::reduce_raw /
-// cpu::scan_raw, loops in the type's own width.
+// types f16, u8, i8 (widened, accumulated in f32/u32/i32). Every GPU result is compared with reference::reduce_raw /
+// reference::scan_raw, loops in the type's own width.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -8,7 +8,7 @@
 #include <type_traits>
 
 #include "common.hpp"
-#include "wgprim/cpu_twin.hpp"
+#include "wgprim/reference.hpp"
 #include "wgprim/io.hpp"
 
 namespace wgprim::test {
@@ -161,7 +161,7 @@ TEST(Types, ReduceWideMatchesTwin) {
           ro.algorithm = alg;
           const std::uint64_t got = reduce_raw(c, in, n, m, t, ro);
           // Integers exact (wrapping); f64 data of small halves: every order gives the exact sum.
-          EXPECT_EQ(got, cpu::reduce_raw(data.data(), t, n, m)) << what(t, o, n, alg);
+          EXPECT_EQ(got, reference::reduce_raw(data.data(), t, n, m)) << what(t, o, n, alg);
         }
       }
   }
@@ -177,7 +177,7 @@ TEST(Types, ReduceF64ErrorBound) {
     const auto data = make_typed(dtype::f64, n, 99, /*spread=*/true);
     const double* x = reinterpret_cast<const double*>(data.data());
     double abs_sum = 0;
-    const double exact = cpu::compensated_sum_f64(x, n, &abs_sum);
+    const double exact = reference::compensated_sum_f64(x, n, &abs_sum);
     for (const std::string alg : {"fast", "seed", "single"}) {  // single: the default; 64-bit falls back to fast
       run_options ro;
       ro.algorithm = alg;
@@ -228,7 +228,7 @@ TEST(Types, ReduceNarrowMatchesTwin) {
           run_options ro;
           ro.algorithm = alg;
           // f16 data are small halves: f32 sums of them are exact in any order.
-          EXPECT_EQ(reduce_raw(c, in, n, m, t, ro), cpu::reduce_raw(data.data(), t, n, m)) << what(t, o, n, alg);
+          EXPECT_EQ(reduce_raw(c, in, n, m, t, ro), reference::reduce_raw(data.data(), t, n, m)) << what(t, o, n, alg);
         }
       }
   // The typed API returns the accumulation type (NumPy: the sum of uint8 is a wider integer).
@@ -272,7 +272,7 @@ TEST(Types, ScanMatchesTwin) {
               scan_raw(c, in, out, n, m, t, kind, ro);
               std::vector<unsigned char> got(n * ob), want(n * ob);
               if (n) c.read(out, 0, got.data(), (n * ob + 3) / 4 * 4);
-              cpu::scan_raw(data.data(), t, n, want.data(), m, kind == scan_kind::exclusive);
+              reference::scan_raw(data.data(), t, n, want.data(), m, kind == scan_kind::exclusive);
               // Small halves and integers: exact in any grouping.
               EXPECT_TRUE(got == want) << what(t, o, n, alg) << (kind == scan_kind::exclusive ? " exclusive" : "")
                                        << (stress ? " stress" : "");
@@ -388,7 +388,7 @@ TEST(Io, GeneratesEveryType) {
     const io::array o = io::generate("orders:100", t);
     EXPECT_EQ(o.size(), 100u);
     for (std::size_t i = 0; i < o.size(); ++i) {
-      const std::uint64_t w = cpu::widen_raw(t, o.get(i));
+      const std::uint64_t w = reference::widen_raw(t, o.get(i));
       const double v = t == dtype::f64 ? from_raw<double>(w) : is_float(t) ? from_bits<float>(static_cast<std::uint32_t>(w))
                                                                             : static_cast<double>(w);
       EXPECT_GE(v, 0);

@@ -244,9 +244,9 @@ void check_reduce(context& c, const char* backend) {
       for (const op& o : view_ops(vc.type)) {
         const monoid m(o, vc.type);
         SCOPED_TRACE(std::string(backend) + " " + vc.name + " " + describe(m, n));
-        const std::uint32_t want = cpu::reduce(want_values.data(), n, m);
+        const std::uint32_t want = reference::reduce(want_values.data(), n, m);
         if (vc.type == dtype::f32 && m.is_sum()) {
-          const float cr = cpu::correctly_rounded_sum_f32(reinterpret_cast<const float*>(want_values.data()), n);
+          const float cr = reference::correctly_rounded_sum_f32(reinterpret_cast<const float*>(want_values.data()), n);
           run_options ex;
           ex.accuracy = accuracy::reproducible;
           run_options comp;
@@ -273,7 +273,7 @@ void check_reduce(context& c, const char* backend) {
           if (exact_f32_sum(vc)) {
             EXPECT_EQ(to_bits(fast), want);
           } else {
-            const double abs_sum = cpu::abs_sum_f32(reinterpret_cast<const float*>(want_values.data()), n);
+            const double abs_sum = reference::abs_sum_f32(reinterpret_cast<const float*>(want_values.data()), n);
             EXPECT_LE(std::fabs(double(fast) - double(cr)), f32_sum_bound(double(n), abs_sum) + std::fabs(double(cr)) * 0x1p-24);
           }
         } else {
@@ -299,8 +299,8 @@ void check_scan(context& c, const char* backend) {
           SCOPED_TRACE(std::string(backend) + " " + vc.name + " " + describe(m, n) +
                        (kind == scan_kind::inclusive ? " inclusive" : " exclusive"));
           std::vector<std::uint32_t> want(n);
-          if (kind == scan_kind::inclusive) cpu::inclusive_scan(want_values.data(), n, want.data(), m);
-          else cpu::exclusive_scan(want_values.data(), n, want.data(), m);
+          if (kind == scan_kind::inclusive) reference::inclusive_scan(want_values.data(), n, want.data(), m);
+          else reference::exclusive_scan(want_values.data(), n, want.data(), m);
           device_vector<std::uint32_t> out(c, n);
           detail::scan_view_run(c, d, detail::out_ref(out), m, kind, nullptr, {});
           const std::vector<std::uint32_t> got = out.to_host();
@@ -326,7 +326,7 @@ void check_arg(context& c, const char* backend) {
       for (arg_op o : {arg_op::min, arg_op::max}) {
         SCOPED_TRACE(std::string(backend) + " " + vc.name + " n=" + std::to_string(n) +
                      (o == arg_op::min ? " argmin" : " argmax"));
-        const arg_result<std::uint32_t> want = cpu::arg_reduce(want_values.data(), n, vc.type, o);
+        const arg_result<std::uint32_t> want = reference::arg_reduce(want_values.data(), n, vc.type, o);
         const arg_result<std::uint32_t> got = detail::arg_reduce_view_bits(c, d, o, {});
         EXPECT_EQ(got.value, want.value);
         EXPECT_EQ(got.index, want.index);
@@ -362,9 +362,9 @@ void check_select(context& c, const char* backend) {
         const char* what = which == 0 ? "select_if" : which == 1 ? "partition" : "unique";
         SCOPED_TRACE(std::string(backend) + " " + vc.name + " n=" + std::to_string(n) + " " + what);
         std::vector<std::uint32_t> want(n);
-        const std::size_t want_kept = which == 0   ? cpu::select_if(x.data(), n, bp, want.data())
-                                      : which == 1 ? cpu::partition(x.data(), n, bp, want.data())
-                                                   : cpu::unique(x.data(), n, vc.type, want.data());
+        const std::size_t want_kept = which == 0   ? reference::select_if(x.data(), n, bp, want.data())
+                                      : which == 1 ? reference::partition(x.data(), n, bp, want.data())
+                                                   : reference::unique(x.data(), n, vc.type, want.data());
         device_vector<std::uint32_t> out(c, n);
         const std::uint64_t kept = detail::select_view_run(
             c, d, detail::out_ref(out), which == 2 ? select_mode::unique : select_mode::predicate, which == 1,

@@ -9,7 +9,7 @@
 #include "wgprim/context.hpp"
 #include "wgprim/copy.hpp"
 #include "wgprim/device_vector.hpp"
-#include "wgprim/cpu_twin.hpp"
+#include "wgprim/reference.hpp"
 #include "wgprim/error.hpp"
 #include "wgprim/exact.hpp"
 #include "wgprim/histogram.hpp"

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <string>
 
-#include "wgprim/cpu_twin.hpp"
+#include "wgprim/reference.hpp"
 #include "wgprim/error.hpp"
 
 namespace wgprim::detail {
@@ -17,7 +17,7 @@ kernel_edges even_edges(dtype t, std::uint64_t bins, double lo, double hi) {
   if (!std::isfinite(lo) || !std::isfinite(hi))
     throw error(errc::invalid_argument, "histogram: the range must be finite");
   if (lo > hi) throw error(errc::invalid_argument, "histogram: the range's low end exceeds its high end");
-  const std::vector<double> e = cpu::histogram_edges(bins, lo, hi);
+  const std::vector<double> e = reference::histogram_edges(bins, lo, hi);
   // NumPy refuses bins narrower than its edge type can tell apart (its edges: float for f32 input, double else).
   for (std::uint64_t i = 0; i < bins; ++i)
     if (t == dtype::f32 ? !(static_cast<float>(e[i]) < static_cast<float>(e[i + 1])) : !(e[i] < e[i + 1]))

@@ -235,7 +235,7 @@ struct sum_dw_scanner {
 
 // Reproducible (exact) f32 sums: the exact prefix sums (integer superaccumulators, wgprim/exact.hpp), each
 // rounded once to the nearest f32: tile totals and prefixes are exact, so the chain's shape does not matter and
-// the bits are those of the GPU's exact scan and of cpu::exact_scan_f32.
+// the bits are those of the GPU's exact scan and of reference::exact_scan_f32.
 struct sum_exact_scanner {
   using acc = superaccumulator;
   const float* x;

@@ -12,7 +12,7 @@
 #include "primitives/counted.hpp"
 #include "primitives/primitive.hpp"
 #include "wgprim/counted.hpp"
-#include "wgprim/cpu_twin.hpp"
+#include "wgprim/reference.hpp"
 #include "wgprim/error.hpp"
 #include "wgprim/select.hpp"
 
@@ -168,15 +168,15 @@ std::vector<std::uint32_t> pipeline::reference(const std::uint32_t* bits, std::s
   for (const step& st : s_->steps) {
     switch (st.kind) {
       case step_kind::select_if:
-        x.resize(cpu::select_if(x.data(), x.size(), bound_predicate(*st.pred, s_->type), y.data()));
+        x.resize(reference::select_if(x.data(), x.size(), bound_predicate(*st.pred, s_->type), y.data()));
         std::copy(y.begin(), y.begin() + x.size(), x.begin());
         break;
       case step_kind::unique:
-        x.resize(cpu::unique(x.data(), x.size(), s_->type, y.data()));
+        x.resize(reference::unique(x.data(), x.size(), s_->type, y.data()));
         std::copy(y.begin(), y.begin() + x.size(), x.begin());
         break;
       case step_kind::sort:
-        cpu::stable_sort_bits(x.data(), x.size(), s_->type, st.order.direction == order::descending,
+        reference::stable_sort_bits(x.data(), x.size(), s_->type, st.order.direction == order::descending,
                               st.order.begin_bit, st.order.end_bit);
         break;
     }

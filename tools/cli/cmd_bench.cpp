@@ -487,7 +487,7 @@ int run_bench_accuracy(const bench_args& a) {
     io::array arr = io::generate(ds.spec);
     const std::size_t n = arr.bits.size();
     const float* x = reinterpret_cast<const float*>(arr.bits.data());
-    const double exact = cpu::exact_sum_f32(x, n);
+    const double exact = reference::exact_sum_f32(x, n);
     float naive = 0;
     for (std::size_t i = 0; i < n; ++i) naive += x[i];
     buffer in = ctx.create_buffer(n * 4);
@@ -509,8 +509,8 @@ int run_bench_accuracy(const bench_args& a) {
       if (acc == accuracy::fast) fast_ms = ms;
       results.push_back({{"data", ds.name}, {"n", n}, {"accuracy", accuracy_name(acc)},
                          {"result", from_bits<float>(bits)}, {"exact", exact},
-                         {"ulps", cpu::ulp_error_f32(from_bits<float>(bits), exact)},
-                         {"naive_ulps", cpu::ulp_error_f32(naive, exact)}, {"gpu_ms", ms},
+                         {"ulps", reference::ulp_error_f32(from_bits<float>(bits), exact)},
+                         {"naive_ulps", reference::ulp_error_f32(naive, exact)}, {"gpu_ms", ms},
                          {"gbps", 4.0 * static_cast<double>(n) / (ms * 1e-3) / 1e9},
                          {"speed_vs_fast", fast_ms / ms}});
     }

@@ -110,11 +110,11 @@ int run_histogram(const histogram_cli& c) {
   ctx.read(d_counts, 0, counts.data(), bins * 4);
 
   std::vector<double> edges;
-  if (lv.bits.empty()) edges = cpu::histogram_edges(bins, lo, hi);
+  if (lv.bits.empty()) edges = reference::histogram_edges(bins, lo, hi);
   else for (auto b : lv.bits) edges.push_back(value_of(a.type, b));
   std::vector<std::uint32_t> want(bins);
   auto t1 = clock::now();
-  cpu::histogram(a.bits.data(), n, a.type, edges, want.data());
+  reference::histogram(a.bits.data(), n, a.type, edges, want.data());
   const double cpu_ms = std::chrono::duration<double, std::milli>(clock::now() - t1).count();
   std::size_t mismatches = 0;
   std::uint64_t counted = 0;

@@ -79,7 +79,7 @@ json reduce_and_check(context& ctx, const reduce_scan_cli& c, const io::array& a
     for (std::uint32_t b : a.bits) acc += b;
     cpu_bits = acc;
   } else {
-    cpu_bits = cpu::reduce(a.bits.data(), n, m);
+    cpu_bits = reference::reduce(a.bits.data(), n, m);
   }
   double cpu_ms = ms_since(t0);
   superaccumulator cpu_exact;  // the CPU twin of the exact sum (f32 sums)
@@ -92,11 +92,11 @@ json reduce_and_check(context& ctx, const reduce_scan_cli& c, const io::array& a
     put_value(j, "correctly_rounded", a.type, to_bits(cpu_exact.round_to_float()));
     put_value(j, "naive", a.type, cpu_bits);
     j["accuracy"] = c.accuracy;
-    j["gpu_ulps"] = cpu::ulp_error_f32(from_bits<float>(gpu), exact);
-    j["naive_ulps"] = cpu::ulp_error_f32(from_bits<float>(cpu_bits), exact);
+    j["gpu_ulps"] = reference::ulp_error_f32(from_bits<float>(gpu), exact);
+    j["naive_ulps"] = reference::ulp_error_f32(from_bits<float>(cpu_bits), exact);
   } else if (m.is_sum()) {
     // The exact sum fits in 64 bits (2^31 values below 2^32); the GPU's wraps modulo 2^32 as WGSL does.
-    const long double exact_ld = cpu::exact_sum_int(a.bits.data(), n, a.type == dtype::i32);
+    const long double exact_ld = reference::exact_sum_int(a.bits.data(), n, a.type == dtype::i32);
     const std::int64_t exact = static_cast<std::int64_t>(exact_ld);
     j["exact"] = exact;
     j["exact_text"] = std::to_string(exact);

@@ -51,7 +51,7 @@ int run_rle(const rle_cli& c) {
   auto gv = download_words(ctx, d_v, runs), gc = download_words(ctx, d_c, runs);
   std::vector<std::uint32_t> wv(n), wc(n);
   auto t1 = clock_type::now();
-  const std::size_t want_runs = cpu::run_length_encode(a.bits.data(), a.type, n, wv.data(), wc.data());
+  const std::size_t want_runs = reference::run_length_encode(a.bits.data(), a.type, n, wv.data(), wc.data());
   const double cpu_ms = ms_since(t1);
   std::size_t mismatches = runs != want_runs;
   for (std::size_t r = 0; r < std::min(runs, want_runs); ++r) mismatches += (gv[r] != wv[r]) + (gc[r] != wc[r]);

@@ -69,8 +69,8 @@ json scan_and_check(context& ctx, const reduce_scan_cli& c, const io::array& a, 
   // The CPU running total, timed, and the comparison.
   std::vector<std::uint32_t> ref(n);
   auto t0 = std::chrono::steady_clock::now();
-  if (kind == scan_kind::inclusive) cpu::inclusive_scan(a.bits.data(), n, ref.data(), m);
-  else cpu::exclusive_scan(a.bits.data(), n, ref.data(), m);
+  if (kind == scan_kind::inclusive) reference::inclusive_scan(a.bits.data(), n, ref.data(), m);
+  else reference::exclusive_scan(a.bits.data(), n, ref.data(), m);
   double cpu_ms = ms_since(t0);
   std::size_t mismatches = 0;
   bool overflowed = false;
@@ -79,7 +79,7 @@ json scan_and_check(context& ctx, const reduce_scan_cli& c, const io::array& a, 
   if (exact_sum) {
     // Reproducible scans: bit for bit against the exact prefix sums, each rounded once to the nearest f32.
     compared_with = "exact prefix sums (correctly rounded, bit for bit)";
-    cpu::exact_scan_f32(reinterpret_cast<const float*>(a.bits.data()), n, reinterpret_cast<float*>(ref.data()),
+    reference::exact_scan_f32(reinterpret_cast<const float*>(a.bits.data()), n, reinterpret_cast<float*>(ref.data()),
                         kind == scan_kind::exclusive);
     for (std::size_t i = 0; i < n; ++i) mismatches += out[i] != ref[i];
   } else if (a.type == dtype::f32 && m.is_sum()) {

@@ -108,10 +108,10 @@ int run(kind k, const select_cli& c) {
   std::vector<std::uint32_t> want(n);
   auto t1 = std::chrono::steady_clock::now();
   std::size_t want_kept = 0;
-  if (k == kind::unique) want_kept = cpu::unique(a.bits.data(), n, a.type, want.data());
-  else if (k == kind::partition) want_kept = cpu::partition(a.bits.data(), n, *pred, want.data());
-  else if (flagged) want_kept = cpu::select_flagged(a.bits.data(), f.bits.data(), n, want.data());
-  else want_kept = cpu::select_if(a.bits.data(), n, *pred, want.data());
+  if (k == kind::unique) want_kept = reference::unique(a.bits.data(), n, a.type, want.data());
+  else if (k == kind::partition) want_kept = reference::partition(a.bits.data(), n, *pred, want.data());
+  else if (flagged) want_kept = reference::select_flagged(a.bits.data(), f.bits.data(), n, want.data());
+  else want_kept = reference::select_if(a.bits.data(), n, *pred, want.data());
   const double cpu_ms = ms_since(t1);
   std::size_t mismatches = kept == want_kept ? 0 : 1 + std::max(kept, want_kept) - std::min(kept, want_kept);
   for (std::size_t i = 0; i < std::min(written, k == kind::partition ? n : want_kept); ++i)

@@ -219,12 +219,12 @@ int run_sort_command() {
   double cpu_ms = 0;
   if (!o.no_check) {
     if (by_less)
-      cpu::stable_sort_less(want.data(), n, keys.type, o.less, pairs ? want_v.data() : nullptr);
+      reference::stable_sort_less(want.data(), n, keys.type, o.less, pairs ? want_v.data() : nullptr);
     else if (segmented)
-      cpu::segmented_stable_sort(want.data(), off.data(), off.size() - 1, keys.type, o.descending, bit_lo, bit_hi,
+      reference::segmented_stable_sort(want.data(), off.data(), off.size() - 1, keys.type, o.descending, bit_lo, bit_hi,
                                  pairs ? want_v.data() : nullptr);
     else
-      cpu::stable_sort_bits(want.data(), n, keys.type, o.descending, bit_lo, bit_hi, pairs ? want_v.data() : nullptr);
+      reference::stable_sort_bits(want.data(), n, keys.type, o.descending, bit_lo, bit_hi, pairs ? want_v.data() : nullptr);
     cpu_ms = ms_since(t1);
     for (std::size_t i = 0; i < n; ++i)
       mismatches += got.bits[i] != want[i] || (pairs && got_v.bits[i] != want_v[i]);

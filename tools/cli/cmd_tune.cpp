@@ -98,7 +98,7 @@ std::vector<tunable> make_tunables(context& ctx, bool quick) {
     };
     t.check = [host, out_v] {
       std::vector<std::uint32_t> want(host->size());
-      cpu::inclusive_scan(host->data(), host->size(), want.data(), monoid(op::sum(), dtype::u32));
+      reference::inclusive_scan(host->data(), host->size(), want.data(), monoid(op::sum(), dtype::u32));
       return out_v->to_host() == want;
     };
     out.push_back(t);
@@ -120,7 +120,7 @@ std::vector<tunable> make_tunables(context& ctx, bool quick) {
       const std::size_t n = host->size();
       std::vector<std::uint32_t> f(n), want(n);
       for (std::size_t i = 0; i < n; ++i) f[i] = (*keys)[i] & 1;
-      want.resize(cpu::select_flagged(host->data(), f.data(), n, want.data()));
+      want.resize(reference::select_flagged(host->data(), f.data(), n, want.data()));
       std::vector<std::uint32_t> got = out_v->to_host();
       got.resize(std::min(got.size(), *kept));
       return *kept == want.size() && got == want;
@@ -133,7 +133,7 @@ std::vector<tunable> make_tunables(context& ctx, bool quick) {
     auto got = std::make_shared<std::uint32_t>(0);
     t.prepare = [upload](std::size_t n) { upload(n, false); };
     t.call = [&ctx, in, got] { *got = wgprim::reduce(ctx, *in, op::sum()); };
-    t.check = [host, got] { return *got == cpu::reduce(host->data(), host->size(), monoid(op::sum(), dtype::u32)); };
+    t.check = [host, got] { return *got == reference::reduce(host->data(), host->size(), monoid(op::sum(), dtype::u32)); };
     out.push_back(t);
   }
   {  // arg_reduce: arg max of u32
@@ -143,7 +143,7 @@ std::vector<tunable> make_tunables(context& ctx, bool quick) {
     t.prepare = [upload](std::size_t n) { upload(n, true); };
     t.call = [&ctx, in, got] { *got = argmax(ctx, *in); };
     t.check = [keys, got] {
-      const auto want = cpu::arg_reduce(keys->data(), keys->size(), dtype::u32, arg_op::max);
+      const auto want = reference::arg_reduce(keys->data(), keys->size(), dtype::u32, arg_op::max);
       return got->value == want.value && got->index == want.index;
     };
     out.push_back(t);
@@ -174,7 +174,7 @@ std::vector<tunable> make_tunables(context& ctx, bool quick) {
     t.call = [&ctx, in, counts] { histogram_even(ctx, *in, *counts, 256, 0.0, 1000.0); };
     t.check = [host, counts] {
       std::vector<std::uint32_t> want(256);
-      cpu::histogram(host->data(), host->size(), dtype::u32, cpu::histogram_edges(256, 0.0, 1000.0), want.data());
+      reference::histogram(host->data(), host->size(), dtype::u32, reference::histogram_edges(256, 0.0, 1000.0), want.data());
       return counts->to_host() == want;
     };
     out.push_back(t);

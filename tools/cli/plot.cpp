@@ -358,8 +358,8 @@ void reduce_partials(context& ctx, const buffer& in, std::size_t n, const op& o,
       for (std::size_t k = first; k < last; ++k) naive += x[k];
       superaccumulator exact;
       exact.add(x.data() + first, last - first);
-      tree_ulp[b] = cpu::ulp_error_f32(tree, exact.to_double());
-      naive_ulp[b] = cpu::ulp_error_f32(naive, exact.to_double());
+      tree_ulp[b] = reference::ulp_error_f32(tree, exact.to_double());
+      naive_ulp[b] = reference::ulp_error_f32(naive, exact.to_double());
       finite = std::isfinite(tree_ulp[b]) && std::isfinite(naive_ulp[b]) && std::isfinite(exact.to_double());
       tree_max = std::max(tree_max, tree_ulp[b]);
       naive_max = std::max(naive_max, naive_ulp[b]);
@@ -370,8 +370,8 @@ void reduce_partials(context& ctx, const buffer& in, std::size_t n, const op& o,
     for (float v : x) naive_all += v;
     superaccumulator exact_all;
     exact_all.add(x.data(), n);
-    const double e_tree = cpu::ulp_error_f32(tree_all, exact_all.to_double());
-    const double e_naive = cpu::ulp_error_f32(naive_all, exact_all.to_double());
+    const double e_tree = reference::ulp_error_f32(tree_all, exact_all.to_double());
+    const double e_naive = reference::ulp_error_f32(naive_all, exact_all.to_double());
     finite = finite && std::isfinite(e_tree) && std::isfinite(e_naive) && std::isfinite(exact_all.to_double());
     if (finite) {
       drawn = true;

@@ -50,7 +50,7 @@ int run_arg_reduce(const arg_reduce_cli& a, const io::array& data) {
   }
   std::sort(times.begin(), times.end());
   t0 = std::chrono::steady_clock::now();
-  const arg_result<std::uint32_t> cpu_r = cpu::arg_reduce(data.bits.data(), n, data.type, o);
+  const arg_result<std::uint32_t> cpu_r = reference::arg_reduce(data.bits.data(), n, data.type, o);
   const double cpu_ms = ms_since(t0);
   const bool matches = gpu.index == cpu_r.index && gpu.value == cpu_r.value;
   json j = {{"op", a.op},

@@ -15,7 +15,7 @@
 #include <vector>
 #include <nlohmann/json.hpp>
 
-#include "wgprim/cpu_twin.hpp"
+#include "wgprim/reference.hpp"
 
 using json = nlohmann::json;
 using namespace wgprim;
@@ -115,7 +115,7 @@ int run_reduce_typed(const typed_cli& c, const io::array& input) {
   }
   std::sort(times.begin(), times.end());
   t0 = std::chrono::steady_clock::now();
-  const std::uint64_t cpu = cpu::reduce_raw(a.bits.data(), a.type, n, m);
+  const std::uint64_t cpu = reference::reduce_raw(a.bits.data(), a.type, n, m);
   const double cpu_ms = ms_since(t0);
   const dtype acc = m.type();
   json j = {{"op", o.is_custom() ? o.expression() : o.name()}, {"type", dtype_name(a.type)}, {"n", n},
@@ -128,11 +128,11 @@ int run_reduce_typed(const typed_cli& c, const io::array& input) {
     // types": |GPU - sum| <= (n/1024 + 64) u sum|x| (u = 2^-53 for f64, 2^-24 for f32 accumulation of f16).
     std::vector<double> x(n);
     for (std::size_t i = 0; i < n; ++i) {
-      const std::uint64_t w = cpu::widen_raw(a.type, a.get(i));
+      const std::uint64_t w = reference::widen_raw(a.type, a.get(i));
       x[i] = acc == dtype::f64 ? from_raw<double>(w) : static_cast<double>(from_bits<float>(static_cast<std::uint32_t>(w)));
     }
     double abs_sum = 0;
-    const double ref = cpu::compensated_sum_f64(x.data(), n, &abs_sum);
+    const double ref = reference::compensated_sum_f64(x.data(), n, &abs_sum);
     const double got = acc == dtype::f64 ? from_raw<double>(gpu) : static_cast<double>(from_bits<float>(static_cast<std::uint32_t>(gpu)));
     const double u = acc == dtype::f64 ? 0x1.0p-53 : 0x1.0p-24;
     const double bound = (static_cast<double>(n) / 1024 + 64) * u * abs_sum;
@@ -150,7 +150,7 @@ int run_reduce_typed(const typed_cli& c, const io::array& input) {
     // Integer sums wrap modulo 2^width, as in WGSL; the exact sum tells whether this one did.
     __int128 exact = 0;
     for (std::size_t i = 0; i < n; ++i) {
-      const std::uint64_t w = cpu::widen_raw(a.type, a.get(i));
+      const std::uint64_t w = reference::widen_raw(a.type, a.get(i));
       exact += acc == dtype::i64 ? static_cast<__int128>(static_cast<std::int64_t>(w))
              : acc == dtype::i32 ? static_cast<__int128>(static_cast<std::int32_t>(w)) : static_cast<__int128>(w);
     }
@@ -230,7 +230,7 @@ int run_scan_typed(const typed_cli& c, const io::array& input) {
   if (n) ctx.read(out, 0, got.bits.data(), got.bits.size() * 4);
   io::array want = io::array::zeros(acc, n);
   t0 = std::chrono::steady_clock::now();
-  cpu::scan_raw(a.bits.data(), a.type, n, want.bits.data(), m, c.exclusive);
+  reference::scan_raw(a.bits.data(), a.type, n, want.bits.data(), m, c.exclusive);
   const double cpu_ms = ms_since(t0);
   // Exact for integers and min/max; float sums in another grouping are compared within the reduce's bound on
   // every prefix, scaled by the prefix's sum of magnitudes.
@@ -244,7 +244,7 @@ int run_scan_typed(const typed_cli& c, const io::array& input) {
   for (std::size_t i = 0; i < n; ++i) {
     const std::uint64_t g = got.get(i), w = want.get(i);
     if (float_sum) {
-      const std::uint64_t x = cpu::widen_raw(a.type, a.get(i));
+      const std::uint64_t x = reference::widen_raw(a.type, a.get(i));
       abs_prefix += std::fabs(value(x));
       const double bound = (static_cast<double>(i) / 1024 + 64) * u * abs_prefix;
       if (!(std::fabs(value(g) - value(w)) <= bound) && !(std::isnan(value(g)) && std::isnan(value(w)))) ++mismatches;

@@ -50,7 +50,7 @@ int run_transform_reduce(const transform_reduce_cli& a, const io::array& data) {
   }
   std::sort(times.begin(), times.end());
   t0 = std::chrono::steady_clock::now();
-  const std::uint32_t cpu_bits = cpu::transform_reduce(data.bits.data(), n, b, m);
+  const std::uint32_t cpu_bits = reference::transform_reduce(data.bits.data(), n, b, m);
   const double cpu_ms = ms_since(t0);
   json j = {{"op", o.is_custom() ? o.expression() : o.name()},
             {"transform", a.transform},
@@ -66,11 +66,11 @@ int run_transform_reduce(const transform_reduce_cli& a, const io::array& data) {
     // The GPU adds in a tree, the loop in order: compare both with the exact sum of the transformed values.
     std::vector<float> y(n);
     for (std::size_t i = 0; i < n; ++i) y[i] = from_bits<float>(b.apply(data.bits[i]));
-    const double exact = cpu::exact_sum_f32(y.data(), n);
+    const double exact = reference::exact_sum_f32(y.data(), n);
     j["exact"] = std::isfinite(exact) ? json(exact) : json(nullptr);
     if (!std::isfinite(exact)) j["exact_text"] = fmt::format("{}", exact);
-    j["gpu_ulps"] = cpu::ulp_error_f32(from_bits<float>(gpu), exact);
-    j["cpu_ulps"] = cpu::ulp_error_f32(from_bits<float>(cpu_bits), exact);
+    j["gpu_ulps"] = reference::ulp_error_f32(from_bits<float>(gpu), exact);
+    j["cpu_ulps"] = reference::ulp_error_f32(from_bits<float>(cpu_bits), exact);
     j["matches_cpu"] = nullptr;
   } else {
     matches = gpu == cpu_bits;

@@ -119,8 +119,8 @@ int run_segments(const segmented_cli& c, bool is_scan) {
   });
   std::vector<std::uint32_t> got = download_words(ctx, out, out_n), want(out_n);
   auto t1 = clock_type::now();
-  if (is_scan) cpu::segmented_scan(a.bits.data(), n, off.data(), segs, want.data(), m, exclusive);
-  else cpu::segmented_reduce(a.bits.data(), off.data(), segs, want.data(), m);
+  if (is_scan) reference::segmented_scan(a.bits.data(), n, off.data(), segs, want.data(), m, exclusive);
+  else reference::segmented_reduce(a.bits.data(), off.data(), segs, want.data(), m);
   const double cpu_ms = ms_since(t1);
   std::size_t mismatches = 0;
   if (m.is_sum() && a.type == dtype::f32) {
@@ -185,7 +185,7 @@ int run_by_key(const segmented_cli& c) {
   auto gk = download_words(ctx, d_uk, runs), gs = download_words(ctx, d_s, runs);
   std::vector<std::uint32_t> wk(n), ws(n);
   auto t1 = clock_type::now();
-  const std::size_t want_runs = cpu::reduce_by_key(k.bits.data(), k.type, v.bits.data(), n, wk.data(), ws.data(), m);
+  const std::size_t want_runs = reference::reduce_by_key(k.bits.data(), k.type, v.bits.data(), n, wk.data(), ws.data(), m);
   const double cpu_ms = ms_since(t1);
   std::size_t mismatches = runs != want_runs;
   for (std::size_t r = 0; r < std::min(runs, want_runs); ++r) {
@@ -200,7 +200,7 @@ int run_by_key(const segmented_cli& c) {
         e += from_bits<float>(v.bits[i]);
         ab += std::fabs(from_bits<float>(v.bits[i]));
         ++i;
-      } while (i < n && cpu::keys_equal(k.type, k.bits[i - 1], k.bits[i]));
+      } while (i < n && reference::keys_equal(k.type, k.bits[i - 1], k.bits[i]));
       mismatches += !f32_close(from_bits<float>(gs[r]), e, ab, n);
     }
   }

@@ -10,7 +10,7 @@
 #include "core/host_checks.hpp"
 #include "primitives/backend.hpp"
 
-#include "wgprim/cpu_twin.hpp"
+#include "wgprim/reference.hpp"
 #include "wgprim/error.hpp"
 
 namespace wgprim::detail {

@@ -2,10 +2,10 @@
 // otherwise the first strictly better value), not as the GPU's pair monoid, so the two are independent.
 #include <cmath>
 
-#include "wgprim/cpu_twin.hpp"
+#include "wgprim/reference.hpp"
 #include "wgprim/error.hpp"
 
-namespace wgprim::cpu {
+namespace wgprim::reference {
 
 arg_result<std::uint32_t> arg_reduce(const std::uint32_t* x, std::size_t n, dtype t, arg_op o) {
   if (n == 0) throw error(errc::invalid_argument, "arg reduce of an empty range");
@@ -31,4 +31,4 @@ arg_result<std::uint32_t> arg_reduce(const std::uint32_t* x, std::size_t n, dtyp
   return {x[best], best};
 }
 
-}  // namespace wgprim::cpu
+}  // namespace wgprim::reference

@@ -1,9 +1,9 @@
 // CPU twins of segmented reduce/scan, reduce-by-key and run-length encoding: plain loops.
 #include <cmath>
 
-#include "wgprim/cpu_twin.hpp"
+#include "wgprim/reference.hpp"
 
-namespace wgprim::cpu {
+namespace wgprim::reference {
 
 void segmented_reduce(const std::uint32_t* x, const std::uint32_t* offsets, std::size_t n_segments,
                       std::uint32_t* out, const monoid& m) {
@@ -72,4 +72,4 @@ std::size_t run_length_encode(const std::uint32_t* x, dtype t, std::size_t n, st
   return runs;
 }
 
-}  // namespace wgprim::cpu
+}  // namespace wgprim::reference

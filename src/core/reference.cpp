@@ -1,4 +1,4 @@
-#include "wgprim/cpu_twin.hpp"
+#include "wgprim/reference.hpp"
 
 #include "wgprim/exact.hpp"
 
@@ -7,7 +7,7 @@
 #include <limits>
 #include <vector>
 
-namespace wgprim::cpu {
+namespace wgprim::reference {
 
 std::uint32_t reduce(const std::uint32_t* x, std::size_t n, const monoid& m) {
   std::uint32_t acc = m.identity_bits();
@@ -78,4 +78,4 @@ double abs_sum_f32(const float* x, std::size_t n) {
   return s;
 }
 
-}  // namespace wgprim::cpu
+}  // namespace wgprim::reference

@@ -4,10 +4,10 @@
 #include <cmath>
 #include <cstring>
 
-#include "wgprim/cpu_twin.hpp"
+#include "wgprim/reference.hpp"
 #include "wgprim/error.hpp"
 
-namespace wgprim::cpu {
+namespace wgprim::reference {
 
 std::uint64_t widen_raw(dtype t, std::uint64_t raw) {
   switch (t) {
@@ -63,4 +63,4 @@ double compensated_sum_f64(const double* x, std::size_t n, double* abs_sum) {
   return s + c;
 }
 
-}  // namespace wgprim::cpu
+}  // namespace wgprim::reference

@@ -2,9 +2,9 @@
 // and std::unique, on raw 32-bit patterns.
 #include <vector>
 
-#include "wgprim/cpu_twin.hpp"
+#include "wgprim/reference.hpp"
 
-namespace wgprim::cpu {
+namespace wgprim::reference {
 
 std::size_t select_if(const std::uint32_t* x, std::size_t n, const bound_predicate& p, std::uint32_t* out) {
   std::size_t k = 0;
@@ -41,4 +41,4 @@ std::size_t unique(const std::uint32_t* x, std::size_t n, dtype t, std::uint32_t
   return k;
 }
 
-}  // namespace wgprim::cpu
+}  // namespace wgprim::reference

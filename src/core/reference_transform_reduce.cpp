@@ -1,8 +1,8 @@
 // The CPU twin of transform_reduce: the plain loop, the transform evaluated on the host with WGSL's semantics
 // (the expression front end's evaluator) and combined in order.
-#include "wgprim/cpu_twin.hpp"
+#include "wgprim/reference.hpp"
 
-namespace wgprim::cpu {
+namespace wgprim::reference {
 
 std::uint32_t transform_reduce(const std::uint32_t* x, std::size_t n, const bound_transform& tr, const monoid& m) {
   std::uint32_t acc = m.identity_bits();
@@ -10,4 +10,4 @@ std::uint32_t transform_reduce(const std::uint32_t* x, std::size_t n, const boun
   return acc;
 }
 
-}  // namespace wgprim::cpu
+}  // namespace wgprim::reference

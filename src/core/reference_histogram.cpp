@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "wgprim/cpu_twin.hpp"
+#include "wgprim/reference.hpp"
 
-namespace wgprim::cpu {
+namespace wgprim::reference {
 
 std::vector<double> histogram_edges(std::size_t bins, double lo, double hi) {
   if (lo == hi) {  // numpy's _get_outer_edges widens an empty range
@@ -55,4 +55,4 @@ void histogram(const std::uint32_t* x, std::size_t n, dtype t, const std::vector
   }
 }
 
-}  // namespace wgprim::cpu
+}  // namespace wgprim::reference

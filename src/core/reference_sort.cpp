@@ -7,10 +7,10 @@
 #include <numeric>
 
 #include "core/expr.hpp"
-#include "wgprim/cpu_twin.hpp"
+#include "wgprim/reference.hpp"
 #include "wgprim/types.hpp"
 
-namespace wgprim::cpu {
+namespace wgprim::reference {
 
 namespace {
 bool less_ascending(std::uint32_t a, std::uint32_t b, dtype t) {
@@ -130,4 +130,4 @@ void stable_sort_less(std::uint32_t* keys, std::size_t n, dtype t, const std::st
   sort_with(keys, n, values, [&p](std::uint32_t a, std::uint32_t b) { return p.eval(a, b) != 0; });
 }
 
-}  // namespace wgprim::cpu
+}  // namespace wgprim::reference
