@@ -194,6 +194,23 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
   let slot = li.id % SLOTS;
   let phases = (li.count + SLOTS - 1u) / SLOTS;
 //! endif
+//! if ABLATE_RANK
+  // Measurement only (WGPRIM_ONESWEEP_ABLATE=rank): the digit counts from shared atomics, each key's rank its index
+  // in the tile; the output is not sorted.
+  if (l < RADIX) {
+    atomicStore(&wg_bins[l], 0u);
+  }
+  workgroupBarrier();
+  for (var k = 0u; k < ITEMS; k += 1u) {
+    atomicAdd(&wg_bins[digits[k]], 1u);
+    ranks[k] = segment + k * li.size + li.lane;
+  }
+  workgroupBarrier();
+  if (l < RADIX) {
+    wg_count[l] = atomicLoad(&wg_bins[l]);
+  }
+  workgroupBarrier();
+//! else
   for (var phase = 0u; phase < phases; phase += 1u) {
     for (var i = l; i < SLOTS * RADIX; i += WG_SIZE) {
       pool_set(i, 0u);
@@ -263,6 +280,7 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
     }
     workgroupBarrier();  // read before the next phase clears the slots
   }
+//! endif
   var count = 0u;
   if (l < RADIX) {
     count = wg_count[l];
@@ -274,6 +292,10 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
 
   // 2. Publish, look back.
   let own = TILE_STATES + tile * RADIX + l;
+  var prefix = 0u;
+//! if ABLATE_LOOKBACK
+  // Measurement only (WGPRIM_ONESWEEP_ABLATE=lookback): no tile states, every tile's prefix 0 (not sorted).
+//! else
   if (tile == 0u) {
     if (l < RADIX) {
       atomicMax(&state[own], (INCLUSIVE << 30u) | count);
@@ -290,7 +312,6 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
       atomicMax(&state[own], (AGGREGATE << 30u) | count);
     }
   }
-  var prefix = 0u;
   if (tile > 0u) {
     var w = word_walk_start(tile);
     w.done = l >= RADIX;  // the other invocations only meet the barriers and count in the fallback
@@ -344,6 +365,7 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
     }
     prefix = w.prefix;
   }
+//! endif
   if (l < RADIX) {
     wg_global[l] = atomicLoad(&state[STARTS + dpass * RADIX + l]) + prefix - tile_start;
     wg_count[l] = tile_start;
@@ -351,9 +373,23 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
   workgroupBarrier();
 
   // 3. Scatter through workgroup memory: sorted position of each key, then each word in turn.
+//! if ABLATE_SCATTER
+  // Measurement only (WGPRIM_ONESWEEP_ABLATE=scatter): nothing written but a word no key produces (keeps the ranks
+  // and keys live).
+  var sink = wg_global[l % RADIX];
+  for (var k = 0u; k < ITEMS; k += 1u) {
+    sink ^= ranks[k] + key_lo[k] + key_hi[k];
+  }
+  if (sink == 0x9e3779b9u) {
+    store_key_word(dst, base, sink);
+  }
+//! else
+//! if ABLATE_RANK
+//! else
   for (var k = 0u; k < ITEMS; k += 1u) {
     ranks[k] += wg_count[digits[k]];
   }
+//! endif
   var sorted_digits: array<u32, ITEMS>;
   if (KEY_WORDS == 1u) {
     for (var k = 0u; k < ITEMS; k += 1u) {
@@ -412,4 +448,5 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
       }
     }
   }
+//! endif
 }

@@ -29,6 +29,10 @@ unsigned onesweep_wg();
 /// counters (digit masks in workgroup memory), false when unset, empty or "ballot"; throws errc::invalid_argument for
 /// any other value.
 bool onesweep_rank_counters();
+/// WGPRIM_ONESWEEP_ABLATE=rank,lookback,scatter (any subset): measurement only, the onesweep digit pass skips those
+/// phases (the output is then NOT sorted) so that per-phase costs show in `sort --phases` (issue 25 item 1). Bit 0
+/// rank, bit 1 look-back, bit 2 scatter; 0 when unset.
+unsigned onesweep_ablate();
 
 /// WGPRIM_NO_TUNE=1 (any value but "" or "0"): contexts ignore the tuned per-adapter policy file (wgprim tune) and
 /// run the built-in policy table.

@@ -124,6 +124,10 @@ class onesweep final : public sort_algorithm {
     c.push_back({"POOL", std::to_string(pool_words(pol_)) + "u"});
     c.push_back({"WINDOW", std::to_string(pol_.window) + "u"});
     c.push_back({"RANK_COUNTERS", pol_.counters ? "true" : "false"});
+    const unsigned ablate = env::onesweep_ablate();
+    c.push_back({"ABLATE_RANK", ablate & 1 ? "true" : "false"});
+    c.push_back({"ABLATE_LOOKBACK", ablate & 2 ? "true" : "false"});
+    c.push_back({"ABLATE_SCATTER", ablate & 4 ? "true" : "false"});
     const monoid m(op::sum(), dtype::u32);
     kernel_ = &get_kernel(ctx, sort_onesweep_spec,
                           compose_wgsl(sort_onesweep_spec.file, m, c, {"shared/lanes_subgroup.wgsl"}), true);
