@@ -49,7 +49,7 @@ const INACTIVE: u32 = 0xffffffffu;
 @group(0) @binding(7) var<storage, read_write> state: array<atomic<u32>>;
 
 // The subgroup histograms (and with RANK_COUNTERS the digit masks) while ranking, then the tile in sorted order.
-//! if RANK_COUNTERS
+//! if POOL_ATOMIC
 var<workgroup> wg_pool: array<atomic<u32>, POOL>;
 
 fn pool_get(i: u32) -> u32 {
@@ -245,6 +245,24 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
     workgroupBarrier();  // the last step's counts visible
 //! else
     let ranking = li.id / SLOTS == phase;
+//! if RANK_ATOMIC
+    // The lowest lane of each digit adds the digit's lanes to its subgroup's count with one atomic, whose old value
+    // is the base of their ranks: no barrier per key. Stable as long as a subgroup's atomics on one word take effect
+    // in the order its steps issue them (they come from one subgroup, in program order).
+    if (ranking) {
+      for (var k = 0u; k < ITEMS; k += 1u) {
+        let d = digits[k];
+        let peers = peers_of(d, everyone, narrow);
+        let lower = popcount4(peers & below);
+        var before = 0u;
+        if (lower == 0u) {
+          before = atomicAdd(&wg_pool[slot * RADIX + d], popcount4(peers));
+        }
+        ranks[k] = subgroupShuffle(before, lowest_lane(peers)) + lower;
+      }
+    }
+    workgroupBarrier();
+//! else
     for (var k = 0u; k < ITEMS; k += 1u) {
       if (ranking) {  // subgroup-uniform: the other subgroups only meet the barrier
         let d = digits[k];
@@ -254,13 +272,14 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
         if (lower == 0u) {
           // The lowest lane of each digit updates the count: one writer per slot entry per step.
           let at = slot * RADIX + d;
-          before = wg_pool[at];
-          wg_pool[at] = before + popcount4(peers);
+          before = pool_get(at);
+          pool_set(at, before + popcount4(peers));
         }
         ranks[k] = subgroupShuffle(before, lowest_lane(peers)) + lower;
       }
       workgroupBarrier();  // this step's counts are visible to the next step's lowest lanes
     }
+//! endif
 //! endif
     // Per digit: the keys of earlier subgroups (earlier phases: wg_count) before each slot's keys.
     if (l < RADIX) {

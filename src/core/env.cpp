@@ -70,11 +70,12 @@ std::string policy_dir() {
   return "";
 }
 
-bool onesweep_rank_counters() {
+unsigned onesweep_rank() {
   const char* e = get("WGPRIM_ONESWEEP_RANK");
-  if (!e || !*e || std::string(e) == "ballot") return false;
-  if (std::string(e) == "counters") return true;
-  throw error(errc::invalid_argument, "WGPRIM_ONESWEEP_RANK must be ballot or counters");
+  if (!e || !*e || std::string(e) == "ballot") return 0;
+  if (std::string(e) == "counters") return 1;
+  if (std::string(e) == "atomic") return 2;
+  throw error(errc::invalid_argument, "WGPRIM_ONESWEEP_RANK must be ballot, counters or atomic");
 }
 
 unsigned onesweep_ablate() {

@@ -25,10 +25,10 @@ std::optional<double> mpi_timeout_s();
 /// WGPRIM_ONESWEEP_WG=256|512: the onesweep sort's workgroup size instead of its policy's (A/B runs, tests); 0 when
 /// unset or "0"; throws errc::invalid_argument for any other value.
 unsigned onesweep_wg();
-/// WGPRIM_ONESWEEP_RANK=ballot|counters: how the onesweep sort ranks a tile's keys (A/B runs, tests): true for
-/// counters (digit masks in workgroup memory), false when unset, empty or "ballot"; throws errc::invalid_argument for
-/// any other value.
-bool onesweep_rank_counters();
+/// WGPRIM_ONESWEEP_RANK=ballot|counters|atomic: how the onesweep sort ranks a tile's keys (A/B runs, tests): 0
+/// ballot (the default, also when unset), 1 counters (digit masks in workgroup memory), 2 atomic (ballots, and each
+/// digit's running count bumped with a workgroup atomic whose old value is the rank base: no barrier per key).
+unsigned onesweep_rank();
 /// WGPRIM_ONESWEEP_ABLATE=rank,lookback,scatter (any subset): measurement only, the onesweep digit pass skips those
 /// phases (the output is then NOT sorted) so that per-phase costs show in `sort --phases` (issue 25 item 1). Bit 0
 /// rank, bit 1 look-back, bit 2 scatter; 0 when unset.
