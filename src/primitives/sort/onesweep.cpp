@@ -23,6 +23,11 @@
 // (atomicOr), reads the mask after the step's barrier and clears its bit (atomicAnd): two shared atomics and a load
 // instead of eight ballots, at 24 KiB of workgroup memory instead of 16 (8 slots of counts and two mask banks, which
 // also hold the tile). Unmeasured on the H200 yet: bench/results/ab_rank.sh is its A/B.
+// Session 9 (H200, bench/results/2026-12-02-h200-session9, ms per u32 pass at 2^28 / 2^24): the whole pass 5.69 /
+// 0.38; leaving out (WGPRIM_ONESWEEP_ABLATE) the look-back 4.67 / 0.33, the scatter 4.58 / 0.30, scatter and look-back
+// 3.55 / 0.24, rank and scatter 1.60 / 0.11, all three (loads, digits, an atomic histogram) 0.84 / 0.065. So the
+// ranking loop is ~3 ms of the 5.7, the scatter and the look-back ~1 ms each. The atomic ranking (no barrier per key)
+// ran 5.64 vs 5.71: the per-key barrier is not what costs; the eight ballots and the shuffle per key are.
 // The scatter is staged through workgroup memory (each digit's run written by consecutive invocations), and the
 // plan (sort/plan.wgsl) already skips a pass whose digit is the same for every key.
 #include <algorithm>
