@@ -21,6 +21,8 @@
 //    counts and both banks alias the pool (3 x SLOTS x RADIX words), whose words are atomics in this variant. A
 //    plain atomicAdd per key would count as fast but not rank stably (its order among equal digits is arbitrary):
 //    the masks keep the input order.
+//    With EARLY_COUNTS (the policy's choice: GPUs; WGPRIM_ONESWEEP_EARLY=0|1 overrides it) the tile first counts its digits with
+//    workgroup atomics and publishes them, so that successors need not wait for its ranking (CUB's early counts).
 // 2. publishes its digit counts per (tile, digit) and looks back for each digit's prefix: invocation d owns digit
 //    d (d < RADIX) and walks digit d's chain back on its own (tile/lookback_core.wgsl's walk_word_chain), without
 //    barriers, reading WINDOW predecessor states at once and polling a NOT_READY one alone; it publishes its
@@ -176,6 +178,26 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
       digits[k] = digit_of(key, dpass);
     }
   }
+//! if EARLY_COUNTS
+  // Early counts (as CUB's Onesweep): the tile's digit counts from a histogram of workgroup atomics, published
+  // before the ranking, so that the successors' look-backs find this tile's AGGREGATE (tile 0: INCLUSIVE) while it
+  // ranks. Step 2 publishes the same counts again (atomicMax: no change), and there the stress mode's held-back
+  // tiles publish theirs (they skip this).
+  if (l < RADIX) {
+    atomicStore(&wg_bins[l], 0u);
+  }
+  workgroupBarrier();
+  for (var k = 0u; k < ITEMS; k += 1u) {
+    if (segment + k * li.size + li.lane < valid) {
+      atomicAdd(&wg_bins[digits[k]], 1u);
+    }
+  }
+  workgroupBarrier();
+  if (l < RADIX && !(params.stress != 0u && tile % 3u == 1u)) {
+    let flag = select(AGGREGATE, INCLUSIVE, tile == 0u);
+    atomicMax(&state[TILE_STATES + tile * RADIX + l], (flag << 30u) | atomicLoad(&wg_bins[l]));
+  }
+//! endif
   let below = lower_lanes(li.lane);
 //! if RANK_COUNTERS
   // Mask words per digit; subgroups of more than 32 lanes take several slots' worth of masks (SLOTS >= 4).

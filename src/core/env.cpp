@@ -78,6 +78,14 @@ unsigned onesweep_rank() {
   throw error(errc::invalid_argument, "WGPRIM_ONESWEEP_RANK must be ballot, counters or atomic");
 }
 
+int onesweep_early() {
+  const char* e = get("WGPRIM_ONESWEEP_EARLY");
+  if (!e || !*e) return -1;
+  if (std::string(e) == "1") return 1;
+  if (std::string(e) == "0") return 0;
+  throw error(errc::invalid_argument, "WGPRIM_ONESWEEP_EARLY must be 0 or 1");
+}
+
 unsigned onesweep_ablate() {
   const char* e = get("WGPRIM_ONESWEEP_ABLATE");
   if (!e || !*e) return 0;

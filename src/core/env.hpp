@@ -29,6 +29,9 @@ unsigned onesweep_wg();
 /// ballot (the default, also when unset), 1 counters (digit masks in workgroup memory), 2 atomic (ballots, and each
 /// digit's running count bumped with a workgroup atomic whose old value is the rank base: no barrier per key).
 unsigned onesweep_rank();
+/// WGPRIM_ONESWEEP_EARLY=0|1: whether the onesweep sort publishes a tile's digit counts before ranking it (1) or
+/// after (0), instead of its policy's choice (A/B runs, tests); -1 when unset or empty (the policy decides).
+int onesweep_early();
 /// WGPRIM_ONESWEEP_ABLATE=rank,lookback,scatter (any subset): measurement only, the onesweep digit pass skips those
 /// phases (the output is then NOT sorted) so that per-phase costs show in `sort --phases` (issue 25 item 1). Bit 0
 /// rank, bit 1 look-back, bit 2 scatter; 0 when unset.

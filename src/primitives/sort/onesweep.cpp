@@ -87,6 +87,7 @@ sort_onesweep_policy sort_onesweep_policy_for(const context& ctx, const tuning& 
   p.slots = 16 * 256 * 4 + fixed_wg_bytes(p.wg_size) <= limit ? 16 : 8;
   const unsigned rank = env::onesweep_rank();
   if (rank == 2) p.atomic_counts = true;
+  if (const int early = env::onesweep_early(); early >= 0) p.early_counts = early == 1;
   if (rank == 1) {
     // Counters: 3 KiB per slot (counts and two banks of masks). One slot per 32 invocations ranks subgroups of 32
     // lanes (NVIDIA) in one phase (8 slots, 24 KiB, at 256 invocations); fewer where workgroup memory is short, at
@@ -131,6 +132,7 @@ class onesweep final : public sort_algorithm {
     c.push_back({"POOL", std::to_string(pool_words(pol_)) + "u"});
     c.push_back({"WINDOW", std::to_string(pol_.window) + "u"});
     c.push_back({"RANK_COUNTERS", pol_.counters ? "true" : "false"});
+    c.push_back({"EARLY_COUNTS", pol_.early_counts ? "true" : "false"});
     c.push_back({"RANK_ATOMIC", pol_.atomic_counts ? "true" : "false"});
     c.push_back({"POOL_ATOMIC", pol_.counters || pol_.atomic_counts ? "true" : "false"});
     const unsigned ablate = env::onesweep_ablate();
