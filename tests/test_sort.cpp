@@ -787,8 +787,8 @@ TEST(Sort, OnesweepRankAtomic) {
 }
 
 TEST(Sort, OnesweepEarlyCounts) {
-  // The tile's digit counts published before (WGPRIM_ONESWEEP_EARLY=1, GPUs' policy) and after (0, the CPU adapters'
-  // policy) its ranking, each forced here so that both run on every adapter: pairs against the CPU twin (values are
+  // The tile's digit counts published before (WGPRIM_ONESWEEP_EARLY=1, CUB's early counts) and after (0, the default)
+  // its ranking, each forced here so that both run on every adapter: pairs against the CPU twin (values are
   // the input indices: stability), few distinct keys, both orders, sizes around the tiles of GPUs (3,840) and CPU
   // adapters (6,144), and the look-back fallback under stress (held-back tiles publish late in both).
   const char* was = std::getenv("WGPRIM_ONESWEEP_EARLY");

@@ -64,9 +64,6 @@ policies builtin_policies(adapter_class c) {
   p.reduce.vec_loads = p.arg_reduce.vec_loads = false;
   p.sort.spin = 4;
   p.sort.items = p.sort.items_wide = 24;
-  // lavapipe runs a loop of workgroup atomics very slowly: 300,001 f32 keys took 19.3 s with the early counts' atomic
-  // histogram against 0.73 s without (2026-12-02, 2 cores).
-  p.sort.early_counts = false;
   // More workgroups only add private-bin flushes; lavapipe (2 busy cores, 2^22 f32, 256 bins): the cached edges
   // and four values per step measured 298-326 ms against 163-264 ms without.
   p.histogram.max_workgroups = 64;

@@ -27,7 +27,12 @@
 // 0.38; leaving out (WGPRIM_ONESWEEP_ABLATE) the look-back 4.67 / 0.33, the scatter 4.58 / 0.30, scatter and look-back
 // 3.55 / 0.24, rank and scatter 1.60 / 0.11, all three (loads, digits, an atomic histogram) 0.84 / 0.065. So the
 // ranking loop is ~3 ms of the 5.7, the scatter and the look-back ~1 ms each. The atomic ranking (no barrier per key)
-// ran 5.64 vs 5.71: the per-key barrier is not what costs; the eight ballots and the shuffle per key are.
+// ran 5.64 vs 5.71: the per-key barrier is not what costs. Nor are the ballots or the shuffle: diagnostic builds with
+// four or one ballot per key, or no shuffle, ran no faster (6.0-6.8, 5.78: bench/results/2026-12-02-h200-session9
+// call 4), and early counts (publishing before ranking) 5.80 vs 5.75. Removing pieces of the ranking does not help;
+// removing all of it does: the likely bound is latency at low occupancy (the ranking's registers: ITEMS keys, digits
+// and ranks per invocation), i.e. loads, look-back and scatter not overlapped. Next: fewer registers per key, or a
+// persistent workgroup that loads the next tile while it ranks this one.
 // The scatter is staged through workgroup memory (each digit's run written by consecutive invocations), and the
 // plan (sort/plan.wgsl) already skips a pass whose digit is the same for every key.
 #include <algorithm>
