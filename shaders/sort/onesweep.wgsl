@@ -76,6 +76,7 @@ var<workgroup> wg_bins: array<atomic<u32>, RADIX>;   // a predecessor's digit co
 var<workgroup> wg_count: array<u32, RADIX>;          // counts of the ranked keys, then the tile's digit starts
 var<workgroup> wg_global: array<u32, RADIX>;         // output index of sorted position 0 of the tile, per digit
 var<workgroup> wg_tile: u32;
+var<workgroup> wg_n: u32;
 var<workgroup> wg_uniform: u32;
 var<workgroup> wg_stuck: atomic<u32>;
 
@@ -141,6 +142,7 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
       packed = p.dpass | (p.src << 8u) | (p.dst << 16u);
     }
     wg_uniform = packed;
+    wg_n = sort_n();
     atomicStore(&wg_stuck, 0u);
   }
   let packed = workgroupUniformLoad(&wg_uniform);
@@ -148,14 +150,15 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
     return;  // the plan skips this slot
   }
   let tile = workgroupUniformLoad(&wg_tile);
-  if (tile >= params.tiles) {
-    return;
+  let n = workgroupUniformLoad(&wg_n);
+  if (tile >= params.tiles || tile * TILE >= n) {
+    return;  // past the keys (a counted range's tiles past its count: nothing waits on them)
   }
   let dpass = packed & 0xffu;
   let src = (packed >> 8u) & 0xffu;
   let dst = packed >> 16u;
   let base = tile * TILE;
-  let valid = min(TILE, params.n - base);
+  let valid = min(TILE, n - base);
   if (l < RADIX) {
     wg_count[l] = 0u;
   }
