@@ -1,0 +1,33 @@
+// The offsets each tile owns: one invocation per tile boundary t <= params.tiles, bounds[t] = the first offset
+// index s with offsets[s] >= t * TILE (a binary search; bounds[tiles] = n_seg + 1). Tile t owns the offsets
+// [bounds[t], bounds[t + 1]): with offsets in order they start inside it, and every index 0..n_seg is owned by
+// one tile, so the tile passes can check each offset against the next one. Offsets out of order leave bounds
+// that are still in 0..n_seg + 1 (the tile passes count the breakage).
+//
+// Contract: reads the importer's params.n_seg, params.tiles, offsets: array<u32> (n_seg + 1), the constants TILE
+// and WG_SIZE; writes bounds: array<u32> (tiles + 1). No workgroup memory, no barriers. Dispatch a 2-D grid of
+// ceil((tiles + 1) / WG_SIZE) workgroups.
+
+@compute @workgroup_size(WG_SIZE)
+fn bounds_pass(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let t = gid.y * nwg.x * WG_SIZE + gid.x;
+  if (t > params.tiles) {
+    return;
+  }
+  if (t == params.tiles) {
+    bounds[t] = params.n_seg + 1u;
+    return;
+  }
+  let b = t * TILE;
+  var lo = 0u;
+  var hi = params.n_seg + 1u;
+  for (var it = 0u; it < 33u && lo < hi; it += 1u) {
+    let mid = lo + (hi - lo) / 2u;
+    if (offsets[mid] < b) {
+      lo = mid + 1u;
+    } else {
+      hi = mid;
+    }
+  }
+  bounds[t] = lo;
+}
