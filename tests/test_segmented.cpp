@@ -219,13 +219,15 @@ std::vector<std::uint32_t> fixed_offsets(std::size_t n, std::size_t len) {
   return off;
 }
 
-// The decoupled passes' tiles (TILE = 256 invocations x items vec4: 1,024 with items 1, 4,096 by default): sizes
-// and segment lengths around one and several tiles, one segment over many tiles, many tiny segments, and the
-// streaming tiles path it replaced, still selectable.
+// The decoupled passes' tiles (TILE = 256 invocations x items vec4: 1,024 with items 1, 4,096 by default), in both
+// layouts: sizes and segment lengths around one and several tiles, one segment over many tiles, many tiny
+// segments, and the streaming tiles path it replaced, still selectable.
 TEST(Segmented, DecoupledTileEdges) {
+  for (int staged : {0, 2})  // blocked and subgroup-raked layouts (raked where the adapter has subgroups)
   for (std::uint32_t items : {1u, 4u}) {
     run_options opt;
     opt.tune.items = items;
+    opt.tune.staged = ctx().features().subgroups ? staged : 0;
     const std::size_t tile = 1024 * items;
     for (std::size_t n : {tile - 1, tile, tile + 1, 3 * tile - 1, 3 * tile + 1, 17 * tile + 5})
       for (std::size_t len : {std::size_t(0), std::size_t(1), tile - 1, tile, tile + 1, std::size_t(1000), n}) {
@@ -300,11 +302,17 @@ TEST(Segmented, DecoupledFallbackUnderStress) {
         fallbacks += check_scan_with(ctx(), o, t, data_for(t, n, 60), make_offsets(n, l, 61), small, "stress");
         if (::testing::Test::HasFailure()) return;
       }
+  run_options raked = small;
+  raked.tune.staged = ctx().features().subgroups ? 2 : 0;
   for (std::size_t len : {1023u, 1024u, 1025u, 5000u}) {
     const std::size_t n = 20 * 1024 + 1;
-    fallbacks += check_scan_with(ctx(), op::sum(), dtype::u32, data_for(dtype::u32, n, 62), fixed_offsets(n, len),
-                                 small, "stress fixed");
+    for (const run_options& o : {small, raked})
+      fallbacks += check_scan_with(ctx(), op::sum(), dtype::u32, data_for(dtype::u32, n, 62), fixed_offsets(n, len),
+                                   o, "stress fixed");
   }
+  for (const op& o : ops_for(dtype::f32))
+    fallbacks += check_scan_with(ctx(), o, dtype::f32, data_for(dtype::f32, 9000, 65),
+                                 make_offsets(9000, layout::random, 66), raked, "stress raked");
   fallbacks += check_scan_with(ctx(), op::min(), dtype::f32, data_for(dtype::f32, 100003, 63),
                                make_offsets(100003, layout::random, 64), {}, "stress default tile");
   EXPECT_GT(fallbacks, 0u);

@@ -50,12 +50,12 @@ segmented_workspace record_decoupled(recorder& rec, const monoid& m, const devic
                                      bool exclusive, bool reduce, const tuning& tune) {
   context& ctx = rec.ctx();
   const bool stress = lookback_stress(ctx);
-  // The select's look-back knobs (tile size, spin, walk); the tile layout is always direct here. tune.items above
-  // 8 is the streaming spine's knob, not a tile size.
+  // The select's knobs (tile size, spin, look-back walk, layout: raked where the policy has it, which needs
+  // subgroups; staged is taken as blocked here). tune.items above 8 is the streaming spine's knob, not a tile size.
   tuning t = tune;
   if (t.items > 8) t.items = 0;
-  t.staged = -1;
   select_policy pol = select_policy_for(ctx, t, stress);
+  const bool raked = pol.tile == select_policy::layout::raked && pol.subgroups;
   // The reduce keeps a tile of values in workgroup memory (4 bytes each, beside ~2 KiB of look-back and lanes).
   while (reduce && pol.items > 1 &&
          std::uint64_t(pol.wg_size) * pol.items * 16 + 2048 > ctx.limits().max_compute_workgroup_storage_size)
@@ -65,7 +65,7 @@ segmented_workspace record_decoupled(recorder& rec, const monoid& m, const devic
       seg_decoupled_spec.file, seg_scan_prelude(m),
       {{"WG_SIZE", std::to_string(pol.wg_size) + "u"}, {"ITEMS", std::to_string(pol.items) + "u"},
        {"WINDOW", std::to_string(pol.window) + "u"}, {"SUBGROUP_LOOKBACK", sub_walk ? "true" : "false"},
-       {"REDUCE", reduce ? "true" : "false"},
+       {"REDUCE", reduce ? "true" : "false"}, {"RAKED", raked ? "true" : "false"},
        {"REDUCE_WORDS", std::to_string(reduce ? pol.wg_size * pol.items * 4 : 1) + "u"}},
       {lanes_module(pol.subgroups)});
   // Trusted only for built-in operators: a custom one is an expression of the user's, checked as everywhere.
