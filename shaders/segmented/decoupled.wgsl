@@ -6,7 +6,8 @@
 //
 // Groups start at element 0 and at every offset below n (a segment's first element; an empty segment's offset is
 // the next segment's start or the end of the last, where the elements after the segments form one group, as the
-// CPU twin scans them). A bounds pass first (segmented/bounds.wgsl) finds the offsets each tile owns; then each
+// CPU twin scans them). A first pass (prepare) finds the offsets each tile owns (segmented/bounds.wgsl) and clears
+// the tile states; then each
 // workgroup claims the next tile of TILE = WG_SIZE * ITEMS * 4 elements, marks its heads in a workgroup bit set,
 // loads ITEMS vec4 per invocation and scans them in one of two layouts (the constant RAKED): blocked (invocation l
 // holds vec4 l * ITEMS .. l * ITEMS + ITEMS - 1, folded serially, then a workgroup scan of the folds: the lanes
@@ -238,6 +239,26 @@ fn write_reductions(tile: u32, l: u32, carry: u32) {
     } else if (b < e && e > start && e - start <= TILE) {
       out[s - 1u] = wg_inclusive[e - 1u - start];
     }
+  }
+}
+
+// The pass before: the bounds, and the state cleared (tile t's words by invocation t; the counters and broken[0]
+// by the last one), so a call records two dispatches and no clear.
+@compute @workgroup_size(WG_SIZE)
+fn prepare(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let t = boundary_index(gid, nwg);
+  if (t > params.tiles) {
+    return;
+  }
+  tile_bound(t);
+  if (t == params.tiles) {
+    atomicStore(&state[0], 0u);
+    atomicStore(&state[1], 0u);
+    atomicStore(&broken[0], 0u);
+    return;
+  }
+  for (var w = 0u; w < 2u * T_WORDS; w += 1u) {
+    atomicStore(&state[state_at(t) + w], 0u);
   }
 }
 

@@ -5,7 +5,6 @@
 // outputs each fit one binding; the reduce writes each segment's value from the tile that owns its end offset.
 #include "core/wgsl_compose.hpp"
 #include "gpu/gpu.hpp"
-#include "primitives/copy/widen.hpp"
 #include "primitives/segmented/segmented.hpp"
 #include "primitives/select/policy.hpp"
 #include "wgprim/error.hpp"
@@ -38,7 +37,7 @@ std::string seg_scan_prelude(const monoid& m) {
 }
 }  // namespace
 
-const kernel_spec seg_decoupled_bounds_spec{"segmented/decoupled.wgsl", "bounds_pass", seg_scan_layout,
+const kernel_spec seg_decoupled_bounds_spec{"segmented/decoupled.wgsl", "prepare", seg_scan_layout,
                                             sizeof(seg_scan_params)};
 const kernel_spec seg_decoupled_spec{"segmented/decoupled.wgsl", "seg_decoupled", seg_scan_layout,
                                      sizeof(seg_scan_params)};
@@ -76,10 +75,9 @@ segmented_workspace record_decoupled(recorder& rec, const monoid& m, const devic
   segmented_workspace ws;
   ws.words = 0;
   ws.heads = ctx.create_buffer(16);  // [0] offsets out of order, [1] look-back fallbacks (copied from the state)
-  ws.tiles = ctx.create_buffer((tiles + 1) * 4);  // the bounds
-  rec.clear(ws.heads, 0, 16);
+  // Cleared by the prepare pass (heads[0] too; heads[1] is copied from the state at the end).
   const buffer& state = scratch(ctx, "segmented_scan.state", (2 + 4 * tiles) * 4);
-  record_zero(rec, state, 0, (2 + 4 * tiles) * 4);
+  const buffer& bounds = scratch(ctx, "segmented_scan.bounds", (tiles + 1) * 4);
   const buffer& dummy_in = scratch(ctx, "segmented_scan.dummy_in", 16);
   const buffer& dummy_out = scratch(ctx, "segmented_scan.dummy_out", 16);
   const seg_scan_params p{static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(n_segments),
@@ -88,7 +86,7 @@ segmented_workspace record_decoupled(recorder& rec, const monoid& m, const devic
     return n / 4 ? binding{v.buf, v.offset, n / 4 * 16} : bind(view_of(placeholder));
   };
   const binding vals = bind(values, 0, n), vals4 = vec(values, dummy_in), offs = bind(offsets, 0, n_segments + 1),
-                bnd = bind(view_of(ws.tiles)), o = bind(out, 0, reduce ? n_segments : n),
+                bnd = bind(view_of(bounds)), o = bind(out, 0, reduce ? n_segments : n),
                 o4 = reduce ? bind(view_of(dummy_out)) : vec(out, dummy_out), st = bind(view_of(state)),
                 brk = bind(view_of(ws.heads));
   const std::uint32_t max_dim = ctx.limits().max_compute_workgroups_per_dimension;
