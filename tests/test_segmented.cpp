@@ -284,6 +284,30 @@ TEST(Segmented, DecoupledTileEdges) {
   check_segmented(ctx(), op::sum(), dtype::u32, 70001, layout::random, 56, {}, &tiles);
 }
 
+// Several decoupled calls recorded into the caller's encoder and submitted once: each records its own bounds and
+// state clearing before its pass, so the context's scratch buffers serve them in turn.
+TEST(Segmented, DecoupledCallsInOneEncoder) {
+  const std::size_t n1 = 70001, n2 = 5000;
+  auto x1 = data_for(dtype::u32, n1, 70), x2 = data_for(dtype::u32, n2, 71);
+  auto o1 = make_offsets(n1, layout::random, 72), o2 = make_offsets(n2, layout::fours, 73);
+  const monoid m(op::sum(), dtype::u32);
+  std::vector<std::uint32_t> w1(n1), w2(n2), wr(o2.size() - 1);
+  reference::segmented_scan(x1.data(), n1, o1.data(), o1.size() - 1, w1.data(), m, false);
+  reference::segmented_scan(x2.data(), n2, o2.data(), o2.size() - 1, w2.data(), m, true);
+  reference::segmented_reduce(x2.data(), o2.data(), o2.size() - 1, wr.data(), m);
+  device_vector<std::uint32_t> d_x1(ctx(), x1), d_x2(ctx(), x2), d_o1(ctx(), o1), d_o2(ctx(), o2), d_y1(ctx(), n1),
+      d_y2(ctx(), n2), d_r(ctx(), wr.size());
+  WGPUCommandEncoder enc = ctx().begin_commands();
+  segmented_scan(ctx(), enc, d_x1, d_o1, d_y1, scan_kind::inclusive);
+  segmented_scan(ctx(), enc, d_x2, d_o2, d_y2, scan_kind::exclusive);
+  segmented_reduce(ctx(), enc, d_x2, d_o2, d_r);
+  ctx().submit(enc);
+  ctx().finish();
+  EXPECT_EQ(d_y1.to_host(), w1);
+  EXPECT_EQ(d_y2.to_host(), w2);
+  EXPECT_EQ(d_r.to_host(), wr);
+}
+
 // Stress mode: every third tile holds back its state and its successor sees it as not ready, so the fallback
 // (the waiting workgroup marks the predecessor's heads and folds it from memory) runs on every adapter. The
 // results must not change, and the fallback count proves the path ran.
