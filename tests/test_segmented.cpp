@@ -319,13 +319,16 @@ TEST(Segmented, DecoupledFallbackUnderStress) {
   std::uint64_t fallbacks = 0;
   run_options small;
   small.tune.items = 1;
-  for (dtype t : {dtype::u32, dtype::i32, dtype::f32})
-    for (const op& o : ops_for(t))
-      for (layout l : {layout::random, layout::huge, layout::fours}) {
-        const std::size_t n = 8 * 1024 + 7;
-        fallbacks += check_scan_with(ctx(), o, t, data_for(t, n, 60), make_offsets(n, l, 61), small, "stress");
-        if (::testing::Test::HasFailure()) return;
-      }
+  const layout shapes[] = {layout::random, layout::huge, layout::fours};
+  for (dtype t : {dtype::u32, dtype::i32, dtype::f32}) {
+    const auto ops = ops_for(t);
+    for (std::size_t i = 0; i < ops.size(); ++i) {  // the layouts rotate over the ops
+      const std::size_t n = 8 * 1024 + 7;
+      fallbacks += check_scan_with(ctx(), ops[i], t, data_for(t, n, 60), make_offsets(n, shapes[i % 3], 61), small,
+                                   "stress");
+      if (::testing::Test::HasFailure()) return;
+    }
+  }
   run_options raked = small;
   raked.tune.staged = ctx().features().subgroups ? 2 : 0;
   for (std::size_t len : {1023u, 1024u, 1025u, 5000u}) {
@@ -337,6 +340,14 @@ TEST(Segmented, DecoupledFallbackUnderStress) {
   for (const op& o : ops_for(dtype::f32))
     fallbacks += check_scan_with(ctx(), o, dtype::f32, data_for(dtype::f32, 9000, 65),
                                  make_offsets(9000, layout::random, 66), raked, "stress raked");
+  // The workgroup's window walk (no subgroup walk) and the lanes without subgroups.
+  run_options window = small, no_subgroups = small;
+  window.tune.lookback_subgroup = 0;
+  no_subgroups.tune.subgroups = 0;
+  for (const run_options& o : {window, no_subgroups})
+    for (layout l : {layout::random, layout::huge})
+      fallbacks += check_scan_with(ctx(), op::max(), dtype::i32, data_for(dtype::i32, 12000, 67),
+                                   make_offsets(12000, l, 68), o, "stress window");
   fallbacks += check_scan_with(ctx(), op::min(), dtype::f32, data_for(dtype::f32, 100003, 63),
                                make_offsets(100003, layout::random, 64), {}, "stress default tile");
   EXPECT_GT(fallbacks, 0u);
