@@ -55,9 +55,10 @@ segmented_workspace record_decoupled(recorder& rec, const monoid& m, const devic
   if (t.items > 8) t.items = 0;
   select_policy pol = select_policy_for(ctx, t, stress);
   const bool raked = pol.tile == select_policy::layout::raked && pol.subgroups;
-  // The reduce keeps a tile of values in workgroup memory (4 bytes each, beside ~2 KiB of look-back and lanes).
+  // The reduce keeps a tile of values in workgroup memory (4 bytes each, beside about 3 KiB of head bits, look-back
+  // window and the lanes' WG_SIZE pairs).
   while (reduce && pol.items > 1 &&
-         std::uint64_t(pol.wg_size) * pol.items * 16 + 2048 > ctx.limits().max_compute_workgroup_storage_size)
+         std::uint64_t(pol.wg_size) * pol.items * 16 + 4096 > ctx.limits().max_compute_workgroup_storage_size)
     --pol.items;
   const bool sub_walk = pol.subgroups && pol.subgroup_lookback;
   const std::string src = compose_wgsl_with_prelude(
