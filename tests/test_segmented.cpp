@@ -136,14 +136,16 @@ TEST(Segmented, PastOneBinding) {
   check_segmented(c, op::sum(), dtype::i32, 300001, layout::ones, 10);  // 300,002 offsets: two chunks of them
 }
 
-// The streaming reduce and scan take tiles of 2,048 values: sizes around one and several tiles, every layout, one
-// segment over many tiles, segments that end exactly at tile boundaries; and the earlier paths (scan-gather,
-// bitmap), still selectable.
+// The streaming ("tiles") reduce and scan take tiles of 2,048 values: sizes around one and several tiles, every
+// layout, one segment over many tiles, segments that end exactly at tile boundaries (the default decoupled passes
+// on the device); and the earlier paths (scan-gather, bitmap), still selectable.
 TEST(Segmented, StreamingTileEdges) {
+  run_options streaming;
+  streaming.algorithm = "tiles";
   for (layout l : {layout::random, layout::huge, layout::empties, layout::ones, layout::lead_trail, layout::fours})
     for (std::size_t n : {1u, 2u, 2047u, 2048u, 2049u, 4095u, 4096u, 4097u, 65535u, 65537u, 2048u * 300 + 1}) {
       if (l == layout::lead_trail && n < 8) continue;
-      check_segmented(ctx(), op::sum(), dtype::u32, n, l, static_cast<std::uint32_t>(n));
+      check_segmented(ctx(), op::sum(), dtype::u32, n, l, static_cast<std::uint32_t>(n), streaming);
     }
   // Segments of exactly one tile, and of a tile +- 1, on the device (the GPU's offset checks).
   for (std::size_t len : {2047u, 2048u, 2049u, 1u << 16}) {
@@ -166,6 +168,190 @@ TEST(Segmented, StreamingTileEdges) {
   check_segmented(ctx(), op::min(), dtype::f32, 5000, layout::fours, 14, seed, &seed_scan);
   for (dtype t : {dtype::f32, dtype::i32, dtype::u32})
     for (const op& o : ops_for(t)) check_segmented(ctx(), o, t, 9000, layout::fours, 15);
+}
+
+// The segmented reduce and both scans against the twin, with given offsets; returns the look-back fallbacks.
+std::uint64_t check_scan_with(context& c, const op& o, dtype t, const std::vector<std::uint32_t>& x,
+                              const std::vector<std::uint32_t>& off, const run_options& opt, const char* what) {
+  const monoid m(o, t);
+  const std::size_t n = x.size(), segs = off.size() - 1;
+  std::uint64_t fallbacks = 0;
+  run_stats st;
+  run_options so = opt;
+  so.stats = &st;
+  std::vector<std::uint32_t> want_r(segs), got_r(segs, 0xdeadbeefu);
+  reference::segmented_reduce(x.data(), off.data(), segs, want_r.data(), m);
+  with_type(t, [&](auto tag) {
+    using T = decltype(tag);
+    segmented_reduce(c, typed<T>(x), off, typed_out<T>(got_r), o, so);
+  });
+  fallbacks += st.lookback_fallbacks;
+  for (std::size_t s = 0; s < segs; ++s)
+    if (got_r[s] != want_r[s]) {
+      ADD_FAILURE() << what << " reduce " << describe(m, n) << " segment " << s << " [" << off[s] << ", "
+                    << off[s + 1] << ")";
+      return fallbacks;
+    }
+  for (bool exclusive : {false, true}) {
+    std::vector<std::uint32_t> want(n), got(n, 0xdeadbeefu);
+    reference::segmented_scan(x.data(), n, off.data(), segs, want.data(), m, exclusive);
+    with_type(t, [&](auto tag) {
+      using T = decltype(tag);
+      if (exclusive) segmented_exclusive_scan(c, typed<T>(x), off, typed_out<T>(got), o, so);
+      else segmented_inclusive_scan(c, typed<T>(x), off, typed_out<T>(got), o, so);
+    });
+    fallbacks += st.lookback_fallbacks;
+    for (std::size_t i = 0; i < n; ++i)
+      if (got[i] != want[i]) {
+        ADD_FAILURE() << what << (exclusive ? " exclusive " : " inclusive ") << describe(m, n) << " i=" << i;
+        return fallbacks;
+      }
+  }
+  return fallbacks;
+}
+
+// Offsets of segments of `len` elements (len 0: every segment empty but one spanning everything).
+std::vector<std::uint32_t> fixed_offsets(std::size_t n, std::size_t len) {
+  std::vector<std::uint32_t> off = {0};
+  if (len == 0) return {0, 0, 0, static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(n)};
+  for (std::size_t at = len; at < n; at += len) off.push_back(static_cast<std::uint32_t>(at));
+  off.push_back(static_cast<std::uint32_t>(n));
+  return off;
+}
+
+// The decoupled passes' tiles (TILE = 256 invocations x items vec4: 1,024 with items 1, 4,096 by default), in both
+// layouts: sizes and segment lengths around one and several tiles, one segment over many tiles, many tiny
+// segments, and the streaming tiles path it replaced, still selectable.
+TEST(Segmented, DecoupledTileEdges) {
+  for (int staged : {0, 2})  // blocked and subgroup-raked layouts (raked where the adapter has subgroups)
+  for (std::uint32_t items : {1u, 4u}) {
+    run_options opt;
+    opt.tune.items = items;
+    opt.tune.staged = ctx().features().subgroups ? staged : 0;
+    const std::size_t tile = 1024 * items;
+    for (std::size_t n : {tile - 1, tile, tile + 1, 3 * tile - 1, 3 * tile + 1, 17 * tile + 5})
+      for (std::size_t len : {std::size_t(0), std::size_t(1), tile - 1, tile, tile + 1, std::size_t(1000), n}) {
+        auto x = data_for(dtype::u32, n, static_cast<std::uint32_t>(n + len));
+        check_scan_with(ctx(), op::sum(), dtype::u32, x, fixed_offsets(n, len), opt, "fixed");
+        if (::testing::Test::HasFailure()) return;
+      }
+    for (layout l : {layout::fours, layout::empties, layout::lead_trail, layout::random}) {
+      const std::size_t n = 9 * tile + 3;
+      auto x = data_for(dtype::i32, n, 50);
+      check_scan_with(ctx(), op::max(), dtype::i32, x, make_offsets(n, l, 51), opt, "layout");
+    }
+  }
+  for (std::size_t n : {(1u << 17) - 1, (1u << 17) + 1}) {
+    auto x = data_for(dtype::u32, n, 52);
+    check_scan_with(ctx(), op::bit_xor(), dtype::u32, x, make_offsets(n, layout::random, 53), {}, "2^k+-1");
+  }
+  // f32 values in [-1, 1): the chain of additions of element i is at most its place in its segment, plus the
+  // tiles and invocations folded before it (Higham's bound with h = that place + 64).
+  const std::size_t n = 50000;
+  auto x = make_data(dtype::f32, n, 54);
+  auto off = make_offsets(n, layout::random, 55);
+  std::vector<float> got(n);
+  segmented_inclusive_scan(ctx(), typed<float>(x), off, host_span<float>(got.data(), n));
+  std::vector<bool> head(n, false);
+  head[0] = true;
+  for (std::uint32_t o : off)
+    if (o < n) head[o] = true;
+  long double exact = 0, abs_sum = 0;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (head[i]) exact = abs_sum = 0, start = i;
+    const float v = from_bits<float>(x[i]);
+    exact += v;
+    abs_sum += std::fabs(v);
+    const double h = 64.0 + static_cast<double>(i - start + 1);
+    ASSERT_LE(std::fabs(got[i] - static_cast<double>(exact)), f32_sum_bound(h, static_cast<double>(abs_sum)))
+        << "f32 sum i=" << i;
+  }
+  std::vector<float> got_r(off.size() - 1);
+  segmented_reduce(ctx(), typed<float>(x), off, host_span<float>(got_r.data(), got_r.size()));
+  for (std::size_t s = 0; s + 1 < off.size(); ++s) {
+    long double sum = 0, abs = 0;
+    for (std::uint32_t i = off[s]; i < off[s + 1]; ++i) {
+      sum += from_bits<float>(x[i]);
+      abs += std::fabs(from_bits<float>(x[i]));
+    }
+    const double h = 64.0 + static_cast<double>(off[s + 1] - off[s]);
+    ASSERT_LE(std::fabs(got_r[s] - static_cast<double>(sum)), f32_sum_bound(h, static_cast<double>(abs)))
+        << "f32 reduce segment " << s;
+  }
+  run_options tiles;
+  tiles.algorithm = "tiles";
+  check_segmented(ctx(), op::sum(), dtype::u32, 70001, layout::random, 56, {}, &tiles);
+}
+
+// Several decoupled calls recorded into the caller's encoder and submitted once: each records its own bounds and
+// state clearing before its pass, so the context's scratch buffers serve them in turn.
+TEST(Segmented, DecoupledCallsInOneEncoder) {
+  const std::size_t n1 = 70001, n2 = 5000;
+  auto x1 = data_for(dtype::u32, n1, 70), x2 = data_for(dtype::u32, n2, 71);
+  auto o1 = make_offsets(n1, layout::random, 72), o2 = make_offsets(n2, layout::fours, 73);
+  const monoid m(op::sum(), dtype::u32);
+  std::vector<std::uint32_t> w1(n1), w2(n2), wr(o2.size() - 1);
+  reference::segmented_scan(x1.data(), n1, o1.data(), o1.size() - 1, w1.data(), m, false);
+  reference::segmented_scan(x2.data(), n2, o2.data(), o2.size() - 1, w2.data(), m, true);
+  reference::segmented_reduce(x2.data(), o2.data(), o2.size() - 1, wr.data(), m);
+  device_vector<std::uint32_t> d_x1(ctx(), x1), d_x2(ctx(), x2), d_o1(ctx(), o1), d_o2(ctx(), o2), d_y1(ctx(), n1),
+      d_y2(ctx(), n2), d_r(ctx(), wr.size());
+  WGPUCommandEncoder enc = ctx().begin_commands();
+  segmented_scan(ctx(), enc, d_x1, d_o1, d_y1, scan_kind::inclusive);
+  segmented_scan(ctx(), enc, d_x2, d_o2, d_y2, scan_kind::exclusive);
+  segmented_reduce(ctx(), enc, d_x2, d_o2, d_r);
+  ctx().submit(enc);
+  ctx().finish();
+  EXPECT_EQ(d_y1.to_host(), w1);
+  EXPECT_EQ(d_y2.to_host(), w2);
+  EXPECT_EQ(d_r.to_host(), wr);
+}
+
+// Stress mode: every third tile holds back its state and its successor sees it as not ready, so the fallback
+// (the waiting workgroup marks the predecessor's heads and folds it from memory) runs on every adapter. The
+// results must not change, and the fallback count proves the path ran.
+TEST(Segmented, DecoupledFallbackUnderStress) {
+  struct stress_on {
+    stress_on() { testing::set_lookback_stress(ctx(), true); }
+    ~stress_on() { testing::set_lookback_stress(ctx(), false); }
+  } on;
+  std::uint64_t fallbacks = 0;
+  run_options small;
+  small.tune.items = 1;
+  const layout shapes[] = {layout::random, layout::huge, layout::fours};
+  for (dtype t : {dtype::u32, dtype::i32, dtype::f32}) {
+    const auto ops = ops_for(t);
+    for (std::size_t i = 0; i < ops.size(); ++i) {  // the layouts rotate over the ops
+      const std::size_t n = 8 * 1024 + 7;
+      fallbacks += check_scan_with(ctx(), ops[i], t, data_for(t, n, 60), make_offsets(n, shapes[i % 3], 61), small,
+                                   "stress");
+      if (::testing::Test::HasFailure()) return;
+    }
+  }
+  run_options raked = small;
+  raked.tune.staged = ctx().features().subgroups ? 2 : 0;
+  for (std::size_t len : {1023u, 1024u, 1025u, 5000u}) {
+    const std::size_t n = 20 * 1024 + 1;
+    for (const run_options& o : {small, raked})
+      fallbacks += check_scan_with(ctx(), op::sum(), dtype::u32, data_for(dtype::u32, n, 62), fixed_offsets(n, len),
+                                   o, "stress fixed");
+  }
+  for (const op& o : ops_for(dtype::f32))
+    fallbacks += check_scan_with(ctx(), o, dtype::f32, data_for(dtype::f32, 9000, 65),
+                                 make_offsets(9000, layout::random, 66), raked, "stress raked");
+  // The workgroup's window walk (no subgroup walk) and the lanes without subgroups.
+  run_options window = small, no_subgroups = small;
+  window.tune.lookback_subgroup = 0;
+  no_subgroups.tune.subgroups = 0;
+  for (const run_options& o : {window, no_subgroups})
+    for (layout l : {layout::random, layout::huge})
+      fallbacks += check_scan_with(ctx(), op::max(), dtype::i32, data_for(dtype::i32, 12000, 67),
+                                   make_offsets(12000, l, 68), o, "stress window");
+  fallbacks += check_scan_with(ctx(), op::min(), dtype::f32, data_for(dtype::f32, 100003, 63),
+                               make_offsets(100003, layout::random, 64), {}, "stress default tile");
+  EXPECT_GT(fallbacks, 0u);
+  std::cout << "[          ] segmented scan look-back fallbacks under stress: " << fallbacks << "\n";
 }
 
 TEST(Segmented, BadOffsets) {
@@ -304,6 +490,7 @@ TEST(ReduceByKey, PastOneBindingEncoderAndCapacity) {
 TEST(Segmented, SpineSteps) {
   run_options one;
   one.tune.items = 1;
+  one.algorithm = "tiles";  // the spine is the tiles paths' (the decoupled passes have none)
   check_segmented(ctx(), op::sum(), dtype::u32, 4096 * 260 + 5, layout::random, 40, one);
   check_segmented(ctx(), op::custom("select(b, a, a < b)", "max"), dtype::i32, 4096 * 257, layout::huge, 41, one);
   check_by_key(ctx(), op::sum(), dtype::u32, dtype::i32, 4096 * 260 + 1, 42, 40, one);

@@ -1,7 +1,6 @@
 // Segmented reduce over CSR offsets in one pass over the values: tiles of TILE = WG_SIZE * ITEMS elements,
 // whatever the segment lengths (many short segments in one tile, one segment over many tiles).
-//   bounds: one invocation per tile boundary t <= tiles: bounds[t] = the first offset index s with
-//     offsets[s] >= t * TILE (binary search; bounds[tiles] = n_seg + 1). Tile t owns offsets [bounds[t], bounds[t+1]).
+//   bounds (segmented/bounds.wgsl): tile t owns offsets [bounds[t], bounds[t+1]).
 //   tile: per tile, its owned offsets mark group starts in workgroup memory (code s + 1 at a non-empty segment's
 //     first element, NONE at offsets[n_seg], what follows the last segment) and write identity() for empty
 //     segments; each invocation folds ITEMS consecutive values, and a flag-value workgroup scan
@@ -41,32 +40,9 @@ struct segr_params {
 @group(0) @binding(6) var<storage, read_write> broken: array<atomic<u32>>;
 
 //! import tile/flagged_scan.wgsl
+//! import segmented/bounds.wgsl
 
 var<workgroup> wg_code: array<u32, TILE>;
-
-@compute @workgroup_size(WG_SIZE)
-fn bounds_pass(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-  let t = gid.y * nwg.x * WG_SIZE + gid.x;
-  if (t > params.tiles) {
-    return;
-  }
-  if (t == params.tiles) {
-    bounds[t] = params.n_seg + 1u;
-    return;
-  }
-  let b = t * TILE;
-  var lo = 0u;
-  var hi = params.n_seg + 1u;
-  for (var it = 0u; it < 33u && lo < hi; it += 1u) {
-    let mid = lo + (hi - lo) / 2u;
-    if (offsets[mid] < b) {
-      lo = mid + 1u;
-    } else {
-      hi = mid;
-    }
-  }
-  bounds[t] = lo;
-}
 
 fn emit(code: u32, v: T) {
   if (SCAN == 0u && code != 0u && code != NONE) {

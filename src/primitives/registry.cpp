@@ -58,12 +58,17 @@ const std::vector<algorithm_entry>& algorithm_registry() {
        true, false, id::histogram_atomic},
       {"histogram", "atomic-plain", "the earlier atomic kernel: edges read from their binding, one value per step",
        false, false, false, id::histogram_atomic_plain},
+      {"segmented_reduce", "decoupled", "one pass: the decoupled segmented scan's tiles, each segment written by the "
+       "tile that owns its end", true, true, false, id::segmented_reduce_decoupled, nullptr, 0, accuracy::fast, true},
       {"segmented_reduce", "tiles", "tiles of 2,048 values whatever the segment lengths, one spine workgroup for segments crossing tiles",
-       true, true, false, id::segmented_reduce_tiles},
+       false, false, false, id::segmented_reduce_tiles},
       {"segmented_reduce", "scan-gather", "the earlier path: the segmented tile scan of all values, then a gather",
        false, false, false, id::segmented_reduce_scan_gather},
-      {"segmented_scan", "tiles", "flag-value pairs scanned per tile, one spine workgroup, tiles rescanned", true,
-       true, false, id::segmented_scan_tiles},
+      {"segmented_scan", "decoupled", "one pass: (head, value) pairs scanned per tile, look-back with a fallback "
+       "that stops at a tile holding a head", true, true, false, id::segmented_scan_decoupled, nullptr, 0,
+       accuracy::fast, true},
+      {"segmented_scan", "tiles", "flag-value pairs scanned per tile, one spine workgroup, tiles rescanned", false,
+       false, false, id::segmented_scan_tiles},
       {"segmented_scan", "bitmap", "the earlier path: head bitmap from the offsets, tile pairs, spine, rescan", false,
        false, false, id::segmented_scan_bitmap},
       {"reduce_by_key", "decoupled", "one pass: head flags, (runs, value) pairs scanned per tile, look-back with "
@@ -169,7 +174,7 @@ const std::vector<const kernel_spec*>& kernel_specs() {
       &sort_histogram_spec,   &sort_plan_spec, &sort_finish_spec, &sort_rts_count_spec, &sort_rts_scatter_spec, &sort_onesweep_spec, &sort_merge_split_spec, &sort_merge_spec,
       &sort_seg_tiny_spec, &sort_seg_mid_spec, &sort_seg_bin_spec, &sort_merge_level_spec,
       &histogram_atomic_spec, &seg_heads_offsets_spec, &seg_heads_keys_spec, &seg_tile_reduce_spec,
-      &seg_spine_spec,        &seg_tile_scan_spec,  &seg_gather_spec, &segr_bounds_spec, &segr_tile_spec, &segr_spine_up_spec, &segr_spine_top_spec, &segr_spine_down_spec, &segr_scan_spec,
+      &seg_spine_spec,        &seg_tile_scan_spec,  &seg_gather_spec, &segr_bounds_spec, &segr_tile_spec, &segr_spine_up_spec, &segr_spine_top_spec, &segr_spine_down_spec, &segr_scan_spec, &seg_decoupled_bounds_spec, &seg_decoupled_spec,
       &select_decoupled_spec, &select_count_spec, &by_key_spec,
       &count_args_size_spec,  &count_args_pad_spec,
   };

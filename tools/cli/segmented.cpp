@@ -345,7 +345,7 @@ void add_hist_bench_cases(context& ctx, std::size_t n_max, std::vector<bench_cas
     return *out_n;
   };
   for (const seg_shape sh : {seg_shape{1000, "sum"}, seg_shape{4, "sum, segments of 4"}, seg_shape{0, "sum, one segment"}})
-    for (const char* alg : {"tiles", "scan-gather"}) {
+    for (const char* alg : {"decoupled", "tiles", "scan-gather"}) {
       if (!wants("segmented_reduce", alg)) continue;
       auto m = std::make_shared<monoid>(op::sum(), dtype::f32);
       const std::string algorithm = alg;
@@ -386,7 +386,7 @@ void add_hist_bench_cases(context& ctx, std::size_t n_max, std::vector<bench_cas
       };
     }
   for (const seg_shape sh : {seg_shape{1000, "sum"}, seg_shape{4, "sum, segments of 4"}, seg_shape{0, "sum, one segment"}})
-    for (const char* alg : {"tiles", "bitmap"}) {
+    for (const char* alg : {"decoupled", "tiles", "bitmap"}) {
       if (!wants("segmented_scan", alg)) continue;
       const std::string algorithm = alg;
       auto m = std::make_shared<monoid>(op::sum(), dtype::f32);

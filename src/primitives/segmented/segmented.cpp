@@ -65,9 +65,10 @@ void check_offsets_gpu(std::uint32_t broken, const char* what) {
 // The end of every segmented call: close the output, then either leave the work in the caller's encoder, or submit,
 // fill the stats, check the offsets the GPU validated (ws null: nothing was validated) and read a host output back
 // (`words` 32-bit values from `down`).
-void finish_call(context& ctx, recorder& rec, bindable_output& o, bool own, const run_options& opt, const char* alg,
-                 const range_ref& in, double upload_ms, const segmented_workspace* ws, const char* what,
-                 const buffer& down, const range_ref& out, std::uint64_t words) {
+// A look-back pass (alg.counts_fallbacks) left its fallback count in ws->heads[1], read into the stats.
+void finish_call(context& ctx, recorder& rec, bindable_output& o, bool own, const run_options& opt,
+                 const algorithm_entry& alg, const range_ref& in, double upload_ms, const segmented_workspace* ws,
+                 const char* what, const buffer& down, const range_ref& out, std::uint64_t words) {
   o.finish(rec);
   if (!own) {
     rec.end();
@@ -76,8 +77,12 @@ void finish_call(context& ctx, recorder& rec, bindable_output& o, bool own, cons
   // The count of broken offsets comes back in the same submission (one submit, one wait).
   std::uint32_t broken = 0;
   const recorder::readback rb{ws ? ws->heads.native() : nullptr, ws ? ws->words * 4 : 0, ws ? 4u : 0u, &broken};
-  fill_stats(opt, rec.submit(ws ? &rb : nullptr), alg);
-  if (opt.stats) opt.stats->upload_ms = in.on_device ? 0 : upload_ms;
+  fill_stats(opt, rec.submit(ws ? &rb : nullptr), alg.name);
+  if (opt.stats) {
+    opt.stats->upload_ms = in.on_device ? 0 : upload_ms;
+    opt.stats->lookback_fallbacks = 0;
+    if (ws && alg.counts_fallbacks) ctx.read(ws->heads, 4, &opt.stats->lookback_fallbacks, 4);
+  }
   check_offsets_gpu(broken, what);
   if (!out.on_device) ctx.read(down, 0, out.host_out, words * 4);
 }
@@ -143,11 +148,16 @@ void segmented_scan_webgpu(context& ctx, WGPUCommandEncoder encoder, const range
   a.out = o.view;
   a.values = bindable_input(rec, a.values, temps, &a.out);
   a.offsets = bindable_input(rec, a.offsets, temps, &a.out);
-  segmented_workspace ws = alg.id == algorithm_id::segmented_scan_tiles && segmented_reduce_streams(ctx, in.count, a.n_segments)
-                               ? record_segmented_scan_streaming(rec, m, a.values, in.count, a.offsets, a.n_segments,
-                                                                 a.out, a.exclusive)
-                               : record_segmented(rec, a);
-  finish_call(ctx, rec, o, own, opt, alg.name, in, upload_ms, &ws, what, down, out, in.count);
+  // One binding each: the decoupled pass (or the streaming tiles, when asked for); past it, the bitmap passes.
+  const bool streams = segmented_reduce_streams(ctx, in.count, a.n_segments);
+  segmented_workspace ws =
+      alg.id == algorithm_id::segmented_scan_decoupled && streams
+          ? record_segmented_scan_decoupled(rec, m, a.values, in.count, a.offsets, a.n_segments, a.out, a.exclusive,
+                                            opt.tune)
+      : alg.id == algorithm_id::segmented_scan_tiles && streams
+          ? record_segmented_scan_streaming(rec, m, a.values, in.count, a.offsets, a.n_segments, a.out, a.exclusive)
+          : record_segmented(rec, a);
+  finish_call(ctx, rec, o, own, opt, alg, in, upload_ms, &ws, what, down, out, in.count);
 }
 
 void segmented_reduce_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref& offsets,
@@ -191,9 +201,13 @@ void segmented_reduce_webgpu(context& ctx, WGPUCommandEncoder encoder, const ran
   bindable_output o = bindable_output_of(rec, out.on_device ? out.view : view_of(down, segs));
   a.values = bindable_input(rec, a.values, temps, &o.view);
   a.offsets = bindable_input(rec, a.offsets, temps, &o.view);
-  if (alg.id == algorithm_id::segmented_reduce_tiles && segmented_reduce_streams(ctx, in.count, segs)) {
-    segmented_workspace ws = record_segmented_reduce(rec, m, a.values, in.count, a.offsets, segs, o.view);
-    finish_call(ctx, rec, o, own, opt, alg.name, in, upload_ms, &ws, what, down, out, segs);
+  const bool streams = segmented_reduce_streams(ctx, in.count, segs);
+  if (streams && (alg.id == algorithm_id::segmented_reduce_decoupled || alg.id == algorithm_id::segmented_reduce_tiles)) {
+    segmented_workspace ws = alg.id == algorithm_id::segmented_reduce_decoupled
+                                 ? record_segmented_reduce_decoupled(rec, m, a.values, in.count, a.offsets, segs,
+                                                                     o.view, opt.tune)
+                                 : record_segmented_reduce(rec, m, a.values, in.count, a.offsets, segs, o.view);
+    finish_call(ctx, rec, o, own, opt, alg, in, upload_ms, &ws, what, down, out, segs);
     return;
   }
   // Past one binding: the segmented inclusive scan into a temporary, then each segment's last element.
@@ -204,7 +218,7 @@ void segmented_reduce_webgpu(context& ctx, WGPUCommandEncoder encoder, const ran
     ws = record_segmented(rec, a);
   }
   record_segment_gather(rec, m, view_of(inclusive, in.count), in.count, a.offsets, segs, o.view);
-  finish_call(ctx, rec, o, own, opt, alg.name, in, upload_ms, in.count ? &ws : nullptr, what, down, out, segs);
+  finish_call(ctx, rec, o, own, opt, alg, in, upload_ms, in.count ? &ws : nullptr, what, down, out, segs);
 }
 
 std::uint64_t reduce_by_key_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& keys, dtype key_type,

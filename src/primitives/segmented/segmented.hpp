@@ -54,6 +54,22 @@ segmented_workspace record_segmented_scan_streaming(recorder& rec, const monoid&
                                                     std::uint64_t n, const device_view& offsets,
                                                     std::uint64_t n_segments, const device_view& out, bool exclusive);
 
+/// The segmented scan in one decoupled look-back pass over the values (shaders/segmented/decoupled.wgsl), after a
+/// bounds pass over the offsets; the same conditions as the streaming passes (segmented_reduce_streams). tune: the
+/// look-back's knobs (items 1..8: vec4 per invocation; larger is the spine's knob and ignored here).
+/// heads[0] of the result counts broken offsets, heads[1] the look-back's fallbacks.
+segmented_workspace record_segmented_scan_decoupled(recorder& rec, const monoid& m, const device_view& values,
+                                                    std::uint64_t n, const device_view& offsets,
+                                                    std::uint64_t n_segments, const device_view& out, bool exclusive,
+                                                    const tuning& tune);
+/// The segmented reduce by the same pass: out[s] (n_segments values) = the reduction of segment s, written by the
+/// tile that owns its end offset (identity for empty segments). n >= 1, n_segments >= 1.
+segmented_workspace record_segmented_reduce_decoupled(recorder& rec, const monoid& m, const device_view& values,
+                                                      std::uint64_t n, const device_view& offsets,
+                                                      std::uint64_t n_segments, const device_view& out,
+                                                      const tuning& tune);
+
+extern const kernel_spec seg_decoupled_bounds_spec, seg_decoupled_spec;
 extern const kernel_spec segr_bounds_spec, segr_tile_spec, segr_spine_up_spec, segr_spine_top_spec, segr_spine_down_spec,
     segr_scan_spec;
 extern const kernel_spec seg_heads_offsets_spec, seg_heads_keys_spec, seg_tile_reduce_spec, seg_spine_spec,
