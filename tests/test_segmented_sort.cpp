@@ -107,6 +107,16 @@ std::vector<layout> layouts() {
   // beside mid segments starting in the same tiles, and a run of empty segments at a tile's first key (3072).
   out.push_back({"short segments across tile edges",
                  offsets_of(990, {2, 64, 33, 1, 0, 950, 7, 2, 3, 956, 64, 0, 0, 0, 0, 0, 40, 1, 1024, 5, 9}), 5000});
+  {
+    // Runs of thousands of empty segments (more than a tile's worth at one position: the short path's search per
+    // position), one inside, one at the end (n not a multiple of the tile).
+    std::vector<std::uint32_t> lengths(60, 16);
+    lengths.insert(lengths.end(), 5000, 0);
+    lengths.insert(lengths.end(), 70, 9);
+    lengths.insert(lengths.end(), 3000, 0);
+    std::vector<std::uint32_t> off = offsets_of(0, lengths);
+    out.push_back({"runs of empty segments", off, off.back()});
+  }
   out.push_back({"one long segment", {0, 100003}, 100003});
   out.push_back({"long segments at unaligned starts", offsets_of(3, {2, 5000, 0, 4097, 1}), 3 + 2 + 5000 + 4097 + 1 + 2});
   out.push_back({"no keys", {0}, 0});

@@ -71,6 +71,19 @@ var<workgroup> wk: array<u32, WIN>;   // transformed keys; after the ranking, th
 var<workgroup> wi: array<u32, WIN>;   // (segment start in the window << 16) | length: 0 where not this tile's
 var<workgroup> wv: array<u32, VALS_WIN>;  // PAIRS: the sorted values (VALS_WIN = WIN, else 1)
 
+// Marks the positions of segment s (starting in the tile at lo) if it has 2 .. SHORT keys.
+fn mark_segment(s: u32, lo: u32) {
+  let b = offsets[s];
+  let len = offsets[s + 1u] - b;
+  if (len >= 2u && len <= SHORT) {
+    let st = b - lo;
+    let info = (st << 16u) | len;
+    for (var q = 0u; q < len; q += 1u) {
+      wi[st + q] = info;
+    }
+  }
+}
+
 @compute @workgroup_size(WG_SIZE)
 fn sort_short(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid: vec3u) {
   let t = wid.y * params.grid_x + wid.x;
@@ -84,15 +97,27 @@ fn sort_short(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wi
     wi[i] = 0u;
   }
   workgroupBarrier();
-  // One invocation per segment marks its positions (at most SHORT each).
-  for (var s = s0 + l; s < s1; s += WG_SIZE) {
-    let b = offsets[s];
-    let len = offsets[s + 1u] - b;
-    if (len >= 2u && len <= SHORT) {
-      let st = b - lo;
-      let info = (st << 16u) | len;
-      for (var q = 0u; q < len; q += 1u) {
-        wi[st + q] = info;
+  // One invocation per segment marks its positions (at most SHORT each). Past 2 TILE segments (long runs of empty
+  // ones), one invocation per position finds the segment starting there (the last one at that position) instead.
+  if (s1 - s0 <= 2u * TILE) {
+    for (var s = s0 + l; s < s1; s += WG_SIZE) {
+      mark_segment(s, lo);
+    }
+  } else {
+    for (var p = l; p < TILE; p += WG_SIZE) {
+      let x = lo + p;
+      var a = s0;
+      var z = s1;
+      while (a < z) {
+        let m = a + (z - a) / 2u;
+        if (offsets[m] <= x) {
+          a = m + 1u;
+        } else {
+          z = m;
+        }
+      }
+      if (a > s0 && offsets[a - 1u] == x) {
+        mark_segment(a - 1u, lo);
       }
     }
   }
