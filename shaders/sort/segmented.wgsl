@@ -78,6 +78,12 @@ const MID_ITEMS: u32 = MID / WG_SIZE;
 // Entries per invocation in the register stages (distances j < LOCAL of the network).
 const LOCAL: u32 = 8u;
 
+// Where entry i lives in se: XOR-swizzled within its aligned group of LOCAL entries, so that the invocations of a
+// register stage, each reading LOCAL consecutive entries, spread over the memory banks (16-way conflicts else).
+fn slot(i: u32) -> u32 {
+  return i ^ ((i / LOCAL) & (LOCAL - 1u));
+}
+
 @compute @workgroup_size(WG_SIZE)
 fn sort_mid(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid: vec3u) {
   let w = wid.y * params.grid_x + wid.x;
@@ -98,9 +104,9 @@ fn sort_mid(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid:
   }
   for (var i = l; i < p; i += WG_SIZE) {
     if (i < len) {
-      se[i] = vec2<u32>(compared_form(keys[b + i]), i);
+      se[slot(i)] = vec2<u32>(compared_form(keys[b + i]), i);
     } else {
-      se[i] = vec2<u32>(0xffffffffu, i);
+      se[slot(i)] = vec2<u32>(0xffffffffu, i);
     }
   }
   workgroupBarrier();
@@ -113,11 +119,11 @@ fn sort_mid(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid:
       for (var i = l; i < p / 2u; i += WG_SIZE) {
         let lo = ((i & ~(j - 1u)) << 1u) | (i & (j - 1u));
         let hi = lo + j;
-        let x = se[lo];
-        let y = se[hi];
+        let x = se[slot(lo)];
+        let y = se[slot(hi)];
         if (after(x, y) == ((lo & k) == 0u)) {
-          se[lo] = y;
-          se[hi] = x;
+          se[slot(lo)] = y;
+          se[slot(hi)] = x;
         }
       }
       workgroupBarrier();
@@ -125,7 +131,7 @@ fn sort_mid(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid:
     for (var c = l * LOCAL; c < p; c += WG_SIZE * LOCAL) {
       var r: array<vec2<u32>, LOCAL>;
       for (var q = 0u; q < LOCAL; q += 1u) {
-        r[q] = se[c + q];
+        r[q] = se[slot(c + q)];
       }
       for (var j = LOCAL / 2u; j > 0u; j >>= 1u) {
         if (j < k) {
@@ -141,7 +147,7 @@ fn sort_mid(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid:
         }
       }
       for (var q = 0u; q < LOCAL; q += 1u) {
-        se[c + q] = r[q];
+        se[slot(c + q)] = r[q];
       }
     }
     workgroupBarrier();
@@ -151,7 +157,7 @@ fn sort_mid(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid:
   for (var q = 0u; q < MID_ITEMS; q += 1u) {
     let i = l + q * WG_SIZE;
     if (i < len) {
-      let src_index = b + se[i].y;
+      let src_index = b + se[slot(i)].y;
       ok[q] = keys[src_index];
       if (PAIRS) {
         ov[q] = vals[src_index];

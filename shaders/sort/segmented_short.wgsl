@@ -71,15 +71,21 @@ var<workgroup> wk: array<u32, WIN>;   // transformed keys; after the ranking, th
 var<workgroup> wi: array<u32, WIN>;   // (segment start in the window << 16) | length: 0 where not this tile's
 var<workgroup> wv: array<u32, VALS_WIN>;  // PAIRS: the sorted values (VALS_WIN = WIN, else 1)
 
-// Marks the positions of segment s (starting in the tile at lo) if it has 2 .. SHORT keys.
-fn mark_segment(s: u32, lo: u32) {
+// Marks the positions of segment s (starting in the tile at lo) if it has 2 .. SHORT keys. Invocation l starts at
+// position l % len of its segment, so that neighbours marking segments of equal length hit different banks.
+fn mark_segment(s: u32, lo: u32, l: u32) {
   let b = offsets[s];
   let len = offsets[s + 1u] - b;
   if (len >= 2u && len <= SHORT) {
     let st = b - lo;
     let info = (st << 16u) | len;
-    for (var q = 0u; q < len; q += 1u) {
+    var q = l % len;
+    for (var c = 0u; c < len; c += 1u) {
       wi[st + q] = info;
+      q += 1u;
+      if (q == len) {
+        q = 0u;
+      }
     }
   }
 }
@@ -101,7 +107,7 @@ fn sort_short(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wi
   // ones), one invocation per position finds the segment starting there (the last one at that position) instead.
   if (s1 - s0 <= 2u * TILE) {
     for (var s = s0 + l; s < s1; s += WG_SIZE) {
-      mark_segment(s, lo);
+      mark_segment(s, lo, l);
     }
   } else {
     for (var p = l; p < TILE; p += WG_SIZE) {
@@ -117,7 +123,7 @@ fn sort_short(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wi
         }
       }
       if (a > s0 && offsets[a - 1u] == x) {
-        mark_segment(a - 1u, lo);
+        mark_segment(a - 1u, lo, l);
       }
     }
   }
