@@ -120,6 +120,7 @@ std::vector<layout> layouts() {
   out.push_back({"one long segment", {0, 100003}, 100003});
   out.push_back({"long segments at unaligned starts", offsets_of(3, {2, 5000, 0, 4097, 1}), 3 + 2 + 5000 + 4097 + 1 + 2});
   out.push_back({"no keys", {0}, 0});
+  out.push_back({"no keys, three empty segments", {0, 0, 0, 0}, 0});
   out.push_back({"empty segments", {0, 0, 0, 0}, 5});
   return out;
 }
