@@ -1,8 +1,8 @@
 // segmented_sort / segmented_sort_pairs: every key type and order over segment layouts that meet every path of the
 // GPU (1-key; short: many segments per workgroup tile of 1024 key positions, at its edges 64/65, segments across
 // tile edges, many tiny ones, runs of empty ones; mid: one workgroup, at 1023/1024/1025 and 2048/2049; long: the
-// device sort, at aligned and unaligned starts), on the WebGPU and native contexts, against the CPU twin (stable_sort_bits per
-// segment). Values are the input indices, so every pairs check is also a stability check.
+// device sort, at aligned and unaligned starts), on the WebGPU and native contexts, against the CPU twin
+// (stable_sort_bits per segment). Values are the input indices, so every pairs check is also a stability check.
 #include <cmath>
 #include <limits>
 

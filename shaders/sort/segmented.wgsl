@@ -43,6 +43,7 @@ struct seg_params {
   n_segments: u32,
   grid_x: u32,      // workgroups per row of the 2-D grid
   list_count: u32,  // sort_mid: entries of `list`
+  gated: u32,       // grid_x and list_count are gate[4] and gate[7] (written on the device, segmented_short.wgsl)
 }
 
 @group(0) @binding(0) var<uniform> params: seg_params;
@@ -50,6 +51,7 @@ struct seg_params {
 @group(0) @binding(2) var<storage, read> list: array<u32>;
 @group(0) @binding(3) var<storage, read_write> keys: array<u32>;
 @group(0) @binding(4) var<storage, read_write> vals: array<u32>;
+@group(0) @binding(5) var<storage, read> gate: array<u32>;
 
 var<workgroup> se: array<vec2<u32>, MID>;  // (compared key, index within the segment); pads: index >= length
 var<workgroup> seg: vec2<u32>;             // (first key, length) of the workgroup's segment
@@ -86,17 +88,26 @@ fn slot(i: u32) -> u32 {
 
 @compute @workgroup_size(WG_SIZE)
 fn sort_mid(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid: vec3u) {
-  let w = wid.y * params.grid_x + wid.x;
-  if (w >= params.list_count) {
-    return;
-  }
   if (l == 0u) {
-    let s = list[w];
-    seg = vec2<u32>(offsets[s], offsets[s + 1u] - offsets[s]);
+    var grid_x = params.grid_x;
+    var count = params.list_count;
+    if (params.gated != 0u) {
+      grid_x = gate[4];
+      count = gate[7];
+    }
+    let w = wid.y * grid_x + wid.x;
+    seg = vec2<u32>(0u);  // past the list: length 0, no work
+    if (w < count) {
+      let s = list[w];
+      seg = vec2<u32>(offsets[s], offsets[s + 1u] - offsets[s]);
+    }
   }
   let g = workgroupUniformLoad(&seg);
   let b = g.x;
   let len = g.y;
+  if (len == 0u) {
+    return;
+  }
   seg_len = len;
   var p = LOCAL;
   while (p < len) {

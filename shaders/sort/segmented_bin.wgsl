@@ -51,12 +51,3 @@ fn bin_segments(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) 
   }
 }
 
-// After bin_segments (one invocation): bad offsets empty the short and mid paths (counts[3], counts[0]), so that
-// the sorts recorded in the same submission (gated on those counts) leave the keys as they were.
-@compute @workgroup_size(1)
-fn gate_bins() {
-  if (atomicLoad(&counts[2]) != 0u) {
-    atomicStore(&counts[0], 0u);
-    atomicStore(&counts[3], 0u);
-  }
-}

@@ -11,12 +11,13 @@
 // scattered to their ranks in workgroup memory and written back coalesced. Positions of other segments (length
 // 0/1, longer, or started in an earlier tile) are neither read nor written.
 //   tile_starts: first[t] = the first segment whose start is >= t TILE (a binary search over the offsets per
-//     tile, t = 0 .. tiles), so segments [first[t], first[t + 1]) start in tile t; when gated (offsets binned on
-//     the GPU in the same submission), every first[t] = 0 unless the binning found short segments and no bad
-//     offsets, so that nothing is sorted before the host has seen the counts;
+//     tile, t = 0 .. tiles), so segments [first[t], first[t + 1]) start in tile t. Gated (offsets binned on the
+//     GPU in the same submission, gate = its counts): every first[t] = 0 unless the binning found short segments
+//     and no bad offsets, and invocation 0 writes sort_mid's grid and count (gate[4 .. 8): x, y, 1, count; count
+//     0 on bad offsets), so that bad offsets leave every key as it was;
 //   sort_short: one workgroup per tile.
-// Offsets are checked (non-decreasing, the last <= n) before these run, or the gate stops them. Workgroup memory: 2 (3 with PAIRS) arrays of
-// WIN u32 (TILE 1024, SHORT 64: 8.5 or 12.7 KiB).
+// Offsets are checked (non-decreasing, the last <= n) before these run, or the gate stops them. Workgroup memory:
+// 2 (3 with PAIRS) arrays of WIN u32 (TILE 1024, SHORT 64: 8.5 or 12.7 KiB).
 //! import sort/keys.wgsl
 
 // src/primitives/sort/segmented.cpp: short_params.
@@ -29,7 +30,8 @@ struct short_params {
   n_segments: u32,
   grid_x: u32,      // workgroups per row of the 2-D grid
   tiles: u32,       // ceil(n / TILE)
-  gated: u32,       // tile_starts: gate[3] == 0 (no short segment, or bad offsets) leaves every tile empty
+  gated: u32,       // tile_starts: gate the sorts on the binning's counts (gate)
+  max_dim: u32,     // workgroups per grid dimension (sort_mid's indirect grid)
 }
 
 @group(0) @binding(0) var<uniform> params: short_params;
@@ -37,7 +39,8 @@ struct short_params {
 @group(0) @binding(2) var<storage, read_write> first: array<u32>;
 @group(0) @binding(3) var<storage, read_write> keys: array<u32>;
 @group(0) @binding(4) var<storage, read_write> vals: array<u32>;
-@group(0) @binding(5) var<storage, read> gate: array<u32>;  // the GPU binning's counts (segmented_bin.wgsl)
+// The GPU binning's counts (segmented_bin.wgsl: [0] mid, [2] bad offsets, [3] short), then sort_mid's indirect grid.
+@group(0) @binding(5) var<storage, read_write> gate: array<u32>;
 
 @compute @workgroup_size(WG_SIZE)
 fn tile_starts(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid: vec3u) {
@@ -46,9 +49,20 @@ fn tile_starts(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) w
     return;
   }
   // lower_bound of t TILE over offsets[0 ..= n_segments] (non-decreasing)
-  if (params.gated != 0u && gate[3] == 0u) {
-    first[t] = 0u;
-    return;
+  if (params.gated != 0u) {
+    let broken = gate[2] != 0u;
+    if (t == 0u) {
+      let mid = select(gate[0], 0u, broken);
+      let gx = min(mid, params.max_dim);
+      gate[4] = gx;
+      gate[5] = select(0u, (mid + gx - 1u) / max(gx, 1u), mid != 0u);
+      gate[6] = 1u;
+      gate[7] = mid;
+    }
+    if (broken || gate[3] == 0u) {
+      first[t] = 0u;
+      return;
+    }
   }
   let x = t * TILE;
   var lo = 0u;

@@ -23,7 +23,6 @@
 #include "core/expr.hpp"
 #include "core/host_checks.hpp"
 #include "primitives/backend.hpp"
-#include "primitives/counted.hpp"
 #include "primitives/sort/sort.hpp"
 #include "wgprim/error.hpp"
 
@@ -31,15 +30,15 @@ namespace wgprim::detail {
 
 namespace {
 struct seg_params {
-  std::uint32_t key_kind, descending, mask_lo, mask_hi, pairs, n_segments, grid_x, list_count;
+  std::uint32_t key_kind, descending, mask_lo, mask_hi, pairs, n_segments, grid_x, list_count, gated;
 };
-static_assert(sizeof(seg_params) == 32);
+static_assert(sizeof(seg_params) == 36);
 
 /// The parameter block of segmented_short.wgsl (short_params).
 struct short_params {
-  std::uint32_t key_kind, descending, mask_lo, mask_hi, n, n_segments, grid_x, tiles, gated;
+  std::uint32_t key_kind, descending, mask_lo, mask_hi, n, n_segments, grid_x, tiles, gated, max_dim;
 };
-static_assert(sizeof(short_params) == 36);
+static_assert(sizeof(short_params) == 40);
 
 // Workgroup size of every kernel. Segments of 2..short_max keys are sorted many per workgroup, by tiles of
 // short_tile key positions (segmented_short.wgsl: 2 or 3 arrays of short_tile + short_max - 1 u32 in workgroup
@@ -51,18 +50,13 @@ constexpr std::uint32_t seg_wg = 256, short_max = 64, short_tile = 1024;
 const kernel_spec sort_seg_tile_starts_spec{
     "sort/segmented_short.wgsl",
     "tile_starts",
-    {slot::uniform, slot::storage_read, slot::storage_rw, slot::storage_rw, slot::storage_rw, slot::storage_read},
+    {slot::uniform, slot::storage_read, slot::storage_rw, slot::storage_rw, slot::storage_rw, slot::storage_rw},
     sizeof(short_params)};
 const kernel_spec sort_seg_short_spec{
     "sort/segmented_short.wgsl",
     "sort_short",
-    {slot::uniform, slot::storage_read, slot::storage_rw, slot::storage_rw, slot::storage_rw, slot::storage_read},
+    {slot::uniform, slot::storage_read, slot::storage_rw, slot::storage_rw, slot::storage_rw, slot::storage_rw},
     sizeof(short_params)};
-const kernel_spec sort_seg_gate_spec{
-    "sort/segmented_bin.wgsl",
-    "gate_bins",
-    {slot::uniform, slot::storage_read, slot::storage_rw, slot::storage_rw, slot::storage_rw},
-    16};
 const kernel_spec sort_seg_bin_spec{
     "sort/segmented_bin.wgsl",
     "bin_segments",
@@ -71,7 +65,7 @@ const kernel_spec sort_seg_bin_spec{
 const kernel_spec sort_seg_mid_spec{
     "sort/segmented.wgsl",
     "sort_mid",
-    {slot::uniform, slot::storage_read, slot::storage_read, slot::storage_rw, slot::storage_rw},
+    {slot::uniform, slot::storage_read, slot::storage_read, slot::storage_rw, slot::storage_rw, slot::storage_read},
     sizeof(seg_params)};
 
 std::string sort_compare_source(const std::string& file, const key_compare& c, wgsl_constants constants) {
@@ -88,9 +82,12 @@ std::string sort_compare_source(const std::string& file, const key_compare& c, w
 }
 
 namespace {
-/// record_segment_sorts, or with `gate` (the GPU binning's counts, recorded earlier in the same recorder): the short
-/// tiles gated on gate[3], and sort_mid over gate[0] list entries (a counted pass: grid and list_count from the
-/// device), so that nothing waits for the host.
+// Bytes of the gate (the GPU binning's four counts, then sort_mid's indirect grid and count: segmented_short.wgsl).
+constexpr std::uint64_t gate_bytes = 32;
+
+/// record_segment_sorts, or with `gate` (the GPU binning's counts, recorded earlier in the same recorder; then
+/// short_segments must be true and keys not empty): tile_starts gates the short tiles on the counts and writes
+/// sort_mid's indirect grid and list count into the gate, so that nothing waits for the host.
 void record_segment_sorts_gated(recorder& rec, const key_compare& c, const device_view& keys,
                                 const device_view* vals, const buffer& offsets, std::uint64_t n_segments,
                                 bool short_segments, const buffer& list, std::uint64_t list_count,
@@ -117,7 +114,9 @@ void record_segment_sorts_gated(recorder& rec, const key_compare& c, const devic
     std::uint32_t gx, gy;
     grid_2d((std::uint64_t(p.tiles) + 1 + seg_wg - 1) / seg_wg, max_dim, gx, gy);
     p.gated = gate ? 1u : 0u;
-    const binding gate_binding = gate ? bind(*gate, 0, 16) : bind(scratch(ctx, "sort.seg_gate_off", 16));
+    p.max_dim = max_dim;
+    const binding gate_binding =
+        gate ? bind(*gate, 0, gate_bytes) : bind(scratch(ctx, "sort.seg_gate_off", gate_bytes));
     short_params q = p;
     q.grid_x = gx;
     rec.dispatch(get_kernel(ctx, sort_seg_tile_starts_spec, src, true),
@@ -139,15 +138,11 @@ void record_segment_sorts_gated(recorder& rec, const key_compare& c, const devic
   constants.push_back({"PAIRS", vals ? "true" : "false"});  // keys only: the values' registers compile away
   const std::string src = sort_compare_source("sort/segmented.wgsl", c, constants);
   if (gate) {
-    // seg_params words 6 (grid_x) and 7 (list_count) come from the count gate[0] (at most n_segments).
-    count_words words;
-    words.grid_x = 6;
-    words.n = 7;
-    buffer work;
-    const counted_pass cp =
-        record_counted_pass(rec, view_of(*gate, 1), &p, sizeof p, words, 1, std::max<std::uint64_t>(n_segments, 1), work);
-    rec.dispatch_indirect(counted_kernel(ctx, sort_seg_mid_spec, src, c.less == nullptr),
-                          {cp.params, bind(offsets), bind(list), bind(keys), vals_binding}, cp.args, cp.args_offset);
+    p.gated = 1;
+    rec.dispatch_indirect(
+        get_kernel(ctx, sort_seg_mid_spec, src, c.less == nullptr),
+        {rec.params(p), bind(offsets), bind(list), bind(keys), vals_binding, bind(*gate, 0, gate_bytes)},
+        gate->native(), 16);
     return;
   }
   const auto& k = get_kernel(ctx, sort_seg_mid_spec, src, c.less == nullptr);
@@ -156,7 +151,9 @@ void record_segment_sorts_gated(recorder& rec, const key_compare& c, const devic
   seg_params q = p;
   q.grid_x = gx;
   q.list_count = static_cast<std::uint32_t>(list_count);
-  rec.dispatch(k, {rec.params(q), bind(offsets), bind(list), bind(keys), vals_binding}, gx, gy);
+  rec.dispatch(k, {rec.params(q), bind(offsets), bind(list), bind(keys), vals_binding,
+                   bind(scratch(ctx, "sort.seg_gate_none", gate_bytes))},
+               gx, gy);
 }
 }  // namespace
 
@@ -243,7 +240,7 @@ bins record_bin_gpu(recorder& rec, const device_view& offsets, std::uint64_t seg
   // segments at the next bindable offset; the offsets, which the kernels bind as a buffer of their own (a GPU copy
   // of 4 (n_segments + 1) bytes).
   b.list_s = &scratch(ctx, "sort.seg_list", std::max<std::uint64_t>(segs, 1) * 4);
-  b.large_at = std::max<std::uint64_t>(ctx.limits().min_storage_buffer_offset_alignment, 16);
+  b.large_at = std::max<std::uint64_t>(ctx.limits().min_storage_buffer_offset_alignment, gate_bytes);
   b.counts_s = &scratch(ctx, "sort.seg_counts", b.large_at + 2ull * large_cap * 4);
   const buffer& counts = *b.counts_s;
   b.offsets_s = &scratch(ctx, "sort.seg_offsets", (segs + 1) * 4);
@@ -257,10 +254,10 @@ bins record_bin_gpu(recorder& rec, const device_view& offsets, std::uint64_t seg
   std::uint32_t gx, gy;
   grid_2d((segs + seg_wg - 1) / seg_wg, ctx.limits().max_compute_workgroups_per_dimension, gx, gy);
   const std::uint32_t p[4] = {u32(n), u32(segs), gx, large_cap};
-  const auto bindings = {rec.params(p, sizeof p), bind(*b.offsets_s, 0, (segs + 1) * 4), bind(*b.list_s),
-                         bind(counts, 0, 16), bind(counts, b.large_at, 2ull * large_cap * 4)};
-  rec.dispatch(get_kernel(ctx, sort_seg_bin_spec, src, true), bindings, gx, gy);
-  rec.dispatch(get_kernel(ctx, sort_seg_gate_spec, src, true), bindings, 1);
+  rec.dispatch(get_kernel(ctx, sort_seg_bin_spec, src, true),
+               {rec.params(p, sizeof p), bind(*b.offsets_s, 0, (segs + 1) * 4), bind(*b.list_s), bind(counts, 0, 16),
+                bind(counts, b.large_at, 2ull * large_cap * 4)},
+               gx, gy);
   return b;
 }
 

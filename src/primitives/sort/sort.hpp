@@ -110,7 +110,7 @@ void record_segment_sorts(recorder& rec, const key_compare& c, const device_view
                           const buffer& offsets, std::uint64_t n_segments, bool short_segments, const buffer& list,
                           std::uint64_t list_count);
 extern const kernel_spec sort_seg_tile_starts_spec, sort_seg_short_spec, sort_seg_mid_spec, sort_seg_bin_spec,
-    sort_seg_gate_spec, sort_merge_level_spec;
+    sort_merge_level_spec;
 
 /// Test entry for 64-bit keys until the public element types exist (wgprim/testing.hpp: sort_words).
 void sort_words_run(context& ctx, const buffer& keys_in, buffer& keys_out, std::uint64_t n, std::uint32_t key_words,
