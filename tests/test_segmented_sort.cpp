@@ -151,7 +151,7 @@ TEST(SegmentedSort, BothOrdersAndBitRanges) {
 }
 
 TEST(SegmentedSort, HostRangesAndUnalignedViews) {
-  const std::vector<std::uint32_t> off = offsets_of(0, {3, 40, 2500, 1});
+  const std::vector<std::uint32_t> off = offsets_of(0, {3, 40, 700, 2500, 1});
   std::vector<float> x(off.back());
   std::mt19937 rng(3);
   for (auto& f : x) f = static_cast<float>(static_cast<int>(rng() % 50) - 25);
