@@ -168,10 +168,38 @@ TEST(CountedSort, KeysBitRangesDirectionsAndCounts) {
         std::vector<std::uint32_t> want(x.begin(), x.begin() + n);
         reference::stable_sort_bits(want.data(), n, v.t, v.descending, v.lo, v.hi);
         std::vector<std::uint32_t> got = keys.to_host();
+        // Past the count the range is left as it was: the passes cover the counted keys only.
+        ASSERT_TRUE(std::equal(got.begin() + n, got.end(), x.begin() + n)) << "the keys past the count changed";
         got.resize(n);
         ASSERT_EQ(got, want);
         ASSERT_EQ(len.read(), n);  // the count is read, never written
       }
+}
+
+TEST(CountedSort, EveryAlgorithmReadsTheCount) {
+  // Both radix algorithms (onesweep where the adapter has subgroups, reduce-then-scan everywhere) stop at the
+  // device count: the counted keys sorted, the keys past it untouched, tiles past it idle.
+  for (context* c : contexts()) {
+    if (c->backend() == backend_choice::native) continue;
+    for (const char* alg : {"reduce-then-scan", "onesweep"}) {
+      if (std::string(alg) == "onesweep" && !c->features().subgroups) continue;
+      for (std::size_t n : counts) {
+        SCOPED_TRACE(std::string(alg) + " n=" + std::to_string(n));
+        std::vector<std::uint32_t> x = data_for(dtype::u32, capacity, 91 + static_cast<std::uint32_t>(n));
+        device_vector<std::uint32_t> keys(*c, x);
+        device_count len(*c, static_cast<std::uint32_t>(n));
+        run_options opt;
+        opt.algorithm = alg;
+        sort(*c, counted(keys, len), sort_order(order::descending), opt);
+        std::vector<std::uint32_t> want(x.begin(), x.begin() + n);
+        reference::stable_sort_bits(want.data(), n, dtype::u32, true, 0, 0);
+        std::vector<std::uint32_t> got = keys.to_host();
+        ASSERT_TRUE(std::equal(got.begin() + n, got.end(), x.begin() + n)) << "the keys past the count changed";
+        got.resize(n);
+        ASSERT_EQ(got, want);
+      }
+    }
+  }
 }
 
 TEST(CountedReduce, IntegerOperatorsAndCounts) {

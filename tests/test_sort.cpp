@@ -765,5 +765,53 @@ TEST(Sort, OnesweepRankCounters) {
   else ::unsetenv("WGPRIM_ONESWEEP_RANK");
 }
 
+TEST(Sort, OnesweepRankAtomic) {
+  // The atomic ranking (WGPRIM_ONESWEEP_RANK=atomic: the ballots, and each digit's running count bumped with a
+  // workgroup atomicAdd, no barrier per key) against the CPU twin: pairs (values are the input indices, so a rank out
+  // of input order among equal digits fails), keys with few distinct values, both orders, sizes around its tiles.
+  // It is an A/B variant (1-2 % faster per pass on the H200, far slower on lavapipe, whose workgroup atomics are
+  // slow), so the sizes stay small.
+  const char* was = std::getenv("WGPRIM_ONESWEEP_RANK");
+  const std::string before = was ? was : "";
+  ::setenv("WGPRIM_ONESWEEP_RANK", "atomic", 1);
+  const std::size_t sizes[] = {0, 1, 257, 3839, 3840, 3841, 6145, 12289};
+  for (std::size_t i = 0; i < std::size(sizes); ++i) {
+    const std::size_t n = sizes[i];
+    for (dtype t : key_types) {
+      const order o = orders[(i + static_cast<std::size_t>(t)) % 2];
+      check_sort(ctx(), "onesweep", t, o, random_keys(t, n, static_cast<std::uint32_t>(n) + 41, i % 2 == 1), true);
+    }
+  }
+  if (was) ::setenv("WGPRIM_ONESWEEP_RANK", before.c_str(), 1);
+  else ::unsetenv("WGPRIM_ONESWEEP_RANK");
+}
+
+TEST(Sort, OnesweepEarlyCounts) {
+  // The tile's digit counts published before (WGPRIM_ONESWEEP_EARLY=1, CUB's early counts) and after (0, the default)
+  // its ranking, each forced here so that both run on every adapter: pairs against the CPU twin (values are
+  // the input indices: stability), few distinct keys, both orders, sizes around the tiles of GPUs (3,840) and CPU
+  // adapters (6,144), and the look-back fallback under stress (held-back tiles publish late in both).
+  const char* was = std::getenv("WGPRIM_ONESWEEP_EARLY");
+  const std::string before = was ? was : "";
+  for (const char* early : {"1", "0"}) {
+    ::setenv("WGPRIM_ONESWEEP_EARLY", early, 1);
+    const std::size_t sizes[] = {0, 1, 257, 3839, 3840, 3841, 6143, 6144, 6145, 12289};
+    for (std::size_t i = 0; i < std::size(sizes); ++i) {
+      const std::size_t n = sizes[i];
+      for (dtype t : key_types) {
+        const order o = orders[(i + static_cast<std::size_t>(t)) % 2];
+        check_sort(ctx(), "onesweep", t, o, random_keys(t, n, static_cast<std::uint32_t>(n) + 51, i % 3 == 1), true);
+      }
+    }
+    context c(webgpu_options());
+    testing::set_lookback_stress(c, true);
+    run_stats st;
+    check_sort(c, "onesweep", dtype::u32, order::ascending, random_keys(dtype::u32, 40000, 5, false), true, &st);
+    EXPECT_GT(st.lookback_fallbacks, 0u) << "WGPRIM_ONESWEEP_EARLY=" << early;
+  }
+  if (was) ::setenv("WGPRIM_ONESWEEP_EARLY", before.c_str(), 1);
+  else ::unsetenv("WGPRIM_ONESWEEP_EARLY");
+}
+
 }  // namespace
 }  // namespace wgprim::test

@@ -1,9 +1,11 @@
 /// @file
 /// Sort and reduce of a counted range (device_count.hpp): the length is a device_count read when the work runs.
-/// Both run over the whole capacity after writing a neutral tail on the device (the key that sorts last, the
-/// operator's identity) into the elements past the count, which are scratch for that reason: the host never
-/// reads the count. 32-bit element types (u32, i32, f32; a descending f32 sort has no key that sorts last and is
-/// errc::unsupported). On the native backend the count is read on the host and the call runs on that prefix.
+/// The host never reads the count. The sort's kernels read it on the device and work on the counted keys only,
+/// leaving the elements past the count as they were (past one storage binding, it sorts the whole capacity after
+/// writing the key that sorts last into the elements past the count). The reduce runs over the whole capacity after
+/// writing the operator's identity past the count, so those elements are scratch. 32-bit element types (u32, i32,
+/// f32; a descending f32 sort is errc::unsupported, as there is no key that sorts last). On the native backend the
+/// count is read on the host and the call runs on that prefix.
 /// @code
 ///   wgprim::sort(ctx, wgprim::counted(d_keys.span(), n), wgprim::key_bits(0, 16));
 ///   std::uint32_t total = wgprim::reduce(ctx, wgprim::counted(d_x.span(), n));       // waits for the result

@@ -8,6 +8,7 @@
 // Slot j > 0 reads what slot j - 1 wrote. The including kernel binds keys_in, keys_x, keys_y, vals_in, vals_x, vals_y
 // and state (array<atomic<u32>>), and has params.in_place.
 //! import sort/keys.wgsl
+//! import sort/count.wgsl
 
 const ROLE_IN: u32 = 0u;
 const ROLE_X: u32 = 1u;

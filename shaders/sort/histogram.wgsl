@@ -5,6 +5,7 @@
 // the active passes and each digit's start. Only the passes [pass_lo, pass_hi) covering the compared bits are
 // counted (the others would put every key in digit 0: contended atomics for nothing).
 //! import sort/keys.wgsl
+//! import sort/count.wgsl
 
 const PASSES: u32 = 4u * KEY_WORDS;
 
@@ -21,11 +22,12 @@ fn histogram(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid
   }
   workgroupBarrier();
   let w = wid.y * params.grid_x + wid.x;
+  let n = sort_n();
   for (var block = w; block < params.blocks; block += params.workgroups) {
     let first = block * WG_SIZE * ITEMS;
     for (var k = 0u; k < ITEMS; k += 1u) {
       let i = first + k * WG_SIZE + l;
-      if (i < params.n) {
+      if (i < n) {
         if (KEY_WORDS == 1u) {
           let s = sortable(keys[i]);
           for (var p = params.pass_lo; p < params.pass_hi; p += 1u) {

@@ -20,6 +20,7 @@
 //   [HIST, +2048)   digit counts: row p = pass p's 256 counts (histogram kernel)
 //   [STARTS, +2048) row p = the exclusive scan of row p of HIST: where each digit's run starts in the output
 //   [PLAN, +16)     PLAN: the number of active passes; PLAN + 1 + j: the pass slot j runs (plan kernel)
+//   DEVICE_N        a counted range's key count (sort/count.wgsl), copied there by the host's recording
 //   [TILE_STATES..) the current slot's tile states (onesweep)
 // A pass is inactive when one digit holds every key: it would not move anything.
 
@@ -41,6 +42,10 @@ struct sort_params {
   mask_hi: u32,     // high word (64-bit keys)
   pass_lo: u32,     // the digit passes [pass_lo, pass_hi) that cover the compared bits
   pass_hi: u32,
+  device_n: u32,    // 1: the key count is on the device (sort/count.wgsl), n is the capacity
+  pad0: u32,
+  pad1: u32,
+  pad2: u32,
 }
 
 const RADIX: u32 = 256u;

@@ -21,6 +21,8 @@
 //    counts and both banks alias the pool (3 x SLOTS x RADIX words), whose words are atomics in this variant. A
 //    plain atomicAdd per key would count as fast but not rank stably (its order among equal digits is arbitrary):
 //    the masks keep the input order.
+//    With EARLY_COUNTS (WGPRIM_ONESWEEP_EARLY=1; off by default: no faster on the H200) the tile first counts its digits with
+//    workgroup atomics and publishes them, so that successors need not wait for its ranking (CUB's early counts).
 // 2. publishes its digit counts per (tile, digit) and looks back for each digit's prefix: invocation d owns digit
 //    d (d < RADIX) and walks digit d's chain back on its own (tile/lookback_core.wgsl's walk_word_chain), without
 //    barriers, reading WINDOW predecessor states at once and polling a NOT_READY one alone; it publishes its
@@ -49,7 +51,7 @@ const INACTIVE: u32 = 0xffffffffu;
 @group(0) @binding(7) var<storage, read_write> state: array<atomic<u32>>;
 
 // The subgroup histograms (and with RANK_COUNTERS the digit masks) while ranking, then the tile in sorted order.
-//! if RANK_COUNTERS
+//! if POOL_ATOMIC
 var<workgroup> wg_pool: array<atomic<u32>, POOL>;
 
 fn pool_get(i: u32) -> u32 {
@@ -74,6 +76,7 @@ var<workgroup> wg_bins: array<atomic<u32>, RADIX>;   // a predecessor's digit co
 var<workgroup> wg_count: array<u32, RADIX>;          // counts of the ranked keys, then the tile's digit starts
 var<workgroup> wg_global: array<u32, RADIX>;         // output index of sorted position 0 of the tile, per digit
 var<workgroup> wg_tile: u32;
+var<workgroup> wg_n: u32;
 var<workgroup> wg_uniform: u32;
 var<workgroup> wg_stuck: atomic<u32>;
 
@@ -139,6 +142,7 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
       packed = p.dpass | (p.src << 8u) | (p.dst << 16u);
     }
     wg_uniform = packed;
+    wg_n = sort_n();
     atomicStore(&wg_stuck, 0u);
   }
   let packed = workgroupUniformLoad(&wg_uniform);
@@ -146,14 +150,15 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
     return;  // the plan skips this slot
   }
   let tile = workgroupUniformLoad(&wg_tile);
-  if (tile >= params.tiles) {
-    return;
+  let n = workgroupUniformLoad(&wg_n);
+  if (tile >= params.tiles || tile * TILE >= n) {
+    return;  // past the keys (a counted range's tiles past its count: nothing waits on them)
   }
   let dpass = packed & 0xffu;
   let src = (packed >> 8u) & 0xffu;
   let dst = packed >> 16u;
   let base = tile * TILE;
-  let valid = min(TILE, params.n - base);
+  let valid = min(TILE, n - base);
   if (l < RADIX) {
     wg_count[l] = 0u;
   }
@@ -176,6 +181,26 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
       digits[k] = digit_of(key, dpass);
     }
   }
+//! if EARLY_COUNTS
+  // Early counts (as CUB's Onesweep): the tile's digit counts from a histogram of workgroup atomics, published
+  // before the ranking, so that the successors' look-backs find this tile's AGGREGATE (tile 0: INCLUSIVE) while it
+  // ranks. Step 2 publishes the same counts again (atomicMax: no change), and there the stress mode's held-back
+  // tiles publish theirs (they skip this).
+  if (l < RADIX) {
+    atomicStore(&wg_bins[l], 0u);
+  }
+  workgroupBarrier();
+  for (var k = 0u; k < ITEMS; k += 1u) {
+    if (segment + k * li.size + li.lane < valid) {
+      atomicAdd(&wg_bins[digits[k]], 1u);
+    }
+  }
+  workgroupBarrier();
+  if (l < RADIX && !(params.stress != 0u && tile % 3u == 1u)) {
+    let flag = select(AGGREGATE, INCLUSIVE, tile == 0u);
+    atomicMax(&state[TILE_STATES + tile * RADIX + l], (flag << 30u) | atomicLoad(&wg_bins[l]));
+  }
+//! endif
   let below = lower_lanes(li.lane);
 //! if RANK_COUNTERS
   // Mask words per digit; subgroups of more than 32 lanes take several slots' worth of masks (SLOTS >= 4).
@@ -194,6 +219,23 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
   let slot = li.id % SLOTS;
   let phases = (li.count + SLOTS - 1u) / SLOTS;
 //! endif
+//! if ABLATE_RANK
+  // Measurement only (WGPRIM_ONESWEEP_ABLATE=rank): the digit counts from shared atomics, each key's rank its index
+  // in the tile; the output is not sorted.
+  if (l < RADIX) {
+    atomicStore(&wg_bins[l], 0u);
+  }
+  workgroupBarrier();
+  for (var k = 0u; k < ITEMS; k += 1u) {
+    atomicAdd(&wg_bins[digits[k]], 1u);
+    ranks[k] = segment + k * li.size + li.lane;
+  }
+  workgroupBarrier();
+  if (l < RADIX) {
+    wg_count[l] = atomicLoad(&wg_bins[l]);
+  }
+  workgroupBarrier();
+//! else
   for (var phase = 0u; phase < phases; phase += 1u) {
     for (var i = l; i < SLOTS * RADIX; i += WG_SIZE) {
       pool_set(i, 0u);
@@ -228,6 +270,24 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
     workgroupBarrier();  // the last step's counts visible
 //! else
     let ranking = li.id / SLOTS == phase;
+//! if RANK_ATOMIC
+    // The lowest lane of each digit adds the digit's lanes to its subgroup's count with one atomic, whose old value
+    // is the base of their ranks: no barrier per key. Stable as long as a subgroup's atomics on one word take effect
+    // in the order its steps issue them (they come from one subgroup, in program order).
+    if (ranking) {
+      for (var k = 0u; k < ITEMS; k += 1u) {
+        let d = digits[k];
+        let peers = peers_of(d, everyone, narrow);
+        let lower = popcount4(peers & below);
+        var before = 0u;
+        if (lower == 0u) {
+          before = atomicAdd(&wg_pool[slot * RADIX + d], popcount4(peers));
+        }
+        ranks[k] = subgroupShuffle(before, lowest_lane(peers)) + lower;
+      }
+    }
+    workgroupBarrier();
+//! else
     for (var k = 0u; k < ITEMS; k += 1u) {
       if (ranking) {  // subgroup-uniform: the other subgroups only meet the barrier
         let d = digits[k];
@@ -237,13 +297,14 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
         if (lower == 0u) {
           // The lowest lane of each digit updates the count: one writer per slot entry per step.
           let at = slot * RADIX + d;
-          before = wg_pool[at];
-          wg_pool[at] = before + popcount4(peers);
+          before = pool_get(at);
+          pool_set(at, before + popcount4(peers));
         }
         ranks[k] = subgroupShuffle(before, lowest_lane(peers)) + lower;
       }
       workgroupBarrier();  // this step's counts are visible to the next step's lowest lanes
     }
+//! endif
 //! endif
     // Per digit: the keys of earlier subgroups (earlier phases: wg_count) before each slot's keys.
     if (l < RADIX) {
@@ -263,6 +324,7 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
     }
     workgroupBarrier();  // read before the next phase clears the slots
   }
+//! endif
   var count = 0u;
   if (l < RADIX) {
     count = wg_count[l];
@@ -274,6 +336,10 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
 
   // 2. Publish, look back.
   let own = TILE_STATES + tile * RADIX + l;
+  var prefix = 0u;
+//! if ABLATE_LOOKBACK
+  // Measurement only (WGPRIM_ONESWEEP_ABLATE=lookback): no tile states, every tile's prefix 0 (not sorted).
+//! else
   if (tile == 0u) {
     if (l < RADIX) {
       atomicMax(&state[own], (INCLUSIVE << 30u) | count);
@@ -290,7 +356,6 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
       atomicMax(&state[own], (AGGREGATE << 30u) | count);
     }
   }
-  var prefix = 0u;
   if (tile > 0u) {
     var w = word_walk_start(tile);
     w.done = l >= RADIX;  // the other invocations only meet the barriers and count in the fallback
@@ -344,6 +409,7 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
     }
     prefix = w.prefix;
   }
+//! endif
   if (l < RADIX) {
     wg_global[l] = atomicLoad(&state[STARTS + dpass * RADIX + l]) + prefix - tile_start;
     wg_count[l] = tile_start;
@@ -351,9 +417,23 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
   workgroupBarrier();
 
   // 3. Scatter through workgroup memory: sorted position of each key, then each word in turn.
+//! if ABLATE_SCATTER
+  // Measurement only (WGPRIM_ONESWEEP_ABLATE=scatter): nothing written but a word no key produces (keeps the ranks
+  // and keys live).
+  var sink = wg_global[l % RADIX];
+  for (var k = 0u; k < ITEMS; k += 1u) {
+    sink ^= ranks[k] + key_lo[k] + key_hi[k];
+  }
+  if (sink == 0x9e3779b9u) {
+    store_key_word(dst, base, sink);
+  }
+//! else
+//! if ABLATE_RANK
+//! else
   for (var k = 0u; k < ITEMS; k += 1u) {
     ranks[k] += wg_count[digits[k]];
   }
+//! endif
   var sorted_digits: array<u32, ITEMS>;
   if (KEY_WORDS == 1u) {
     for (var k = 0u; k < ITEMS; k += 1u) {
@@ -412,4 +492,5 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
       }
     }
   }
+//! endif
 }

@@ -4,6 +4,7 @@
 // go to state[PLAN + 1 + j] and their number to state[PLAN]; each pass's digit starts (the exclusive scan of its
 // counts) to state[STARTS + pass * 256 + digit]. The pass kernels read these, so no host wait decides anything.
 //! import sort/keys.wgsl
+//! import sort/count.wgsl
 
 const PASSES: u32 = 4u * KEY_WORDS;
 
@@ -18,9 +19,10 @@ fn plan(@builtin(local_invocation_index) l: u32, li: lane_info) {
     atomicStore(&wg_one_digit[l], 0u);
   }
   workgroupBarrier();
+  let n = sort_n();
   for (var p = params.pass_lo; p < params.pass_hi; p += 1u) {
     let c = atomicLoad(&state[HIST + p * RADIX + l]);
-    if (c == params.n) {
+    if (c == n) {
       atomicStore(&wg_one_digit[p], 1u);
     }
     atomicStore(&state[STARTS + p * RADIX + l], workgroup_scan(l, c, li).exclusive);

@@ -39,9 +39,10 @@ fn count(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid: ve
   }
   workgroupBarrier();
   let base = tile * TILE;
+  let n = sort_n();
   for (var k = 0u; k < ITEMS; k += 1u) {
     let i = base + k * WG_SIZE + l;
-    if (i < params.n) {
+    if (i < n) {
       atomicAdd(&wg_bins[digit_of(load_key(src, i), dpass)], 1u);
     }
   }

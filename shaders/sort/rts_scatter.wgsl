@@ -26,6 +26,7 @@ var<workgroup> wg_index: array<u32, TILE>;
 var<workgroup> wg_count: array<atomic<u32>, RADIX>;
 var<workgroup> wg_start: array<u32, RADIX>;
 var<workgroup> wg_plan: u32;
+var<workgroup> wg_n: u32;
 
 @compute @workgroup_size(WG_SIZE)
 fn scatter(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid: vec3u, li: lane_info) {
@@ -36,16 +37,18 @@ fn scatter(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid: 
   if (l == 0u) {
     let p = plan_of(params.slot);
     wg_plan = select(0xffffffffu, p.dpass | (p.src << 8u) | (p.dst << 16u), p.on);
+    wg_n = sort_n();
   }
   let packed = workgroupUniformLoad(&wg_plan);
-  if (packed == 0xffffffffu) {
-    return;
+  let n = workgroupUniformLoad(&wg_n);
+  if (packed == 0xffffffffu || tile * TILE >= n) {
+    return;  // an inactive slot, or a tile past a counted range's keys (their counts are 0)
   }
   let dpass = packed & 0xffu;
   let src = (packed >> 8u) & 0xffu;
   let dst = packed >> 16u;
   let base = tile * TILE;
-  let valid = min(TILE, params.n - base);
+  let valid = min(TILE, n - base);
   for (var d = l; d < RADIX; d += WG_SIZE) {
     atomicStore(&wg_count[d], 0u);
   }

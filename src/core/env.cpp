@@ -1,5 +1,6 @@
 #include "core/env.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 
@@ -69,11 +70,38 @@ std::string policy_dir() {
   return "";
 }
 
-bool onesweep_rank_counters() {
+unsigned onesweep_rank() {
   const char* e = get("WGPRIM_ONESWEEP_RANK");
-  if (!e || !*e || std::string(e) == "ballot") return false;
-  if (std::string(e) == "counters") return true;
-  throw error(errc::invalid_argument, "WGPRIM_ONESWEEP_RANK must be ballot or counters");
+  if (!e || !*e || std::string(e) == "ballot") return 0;
+  if (std::string(e) == "counters") return 1;
+  if (std::string(e) == "atomic") return 2;
+  throw error(errc::invalid_argument, "WGPRIM_ONESWEEP_RANK must be ballot, counters or atomic");
+}
+
+int onesweep_early() {
+  const char* e = get("WGPRIM_ONESWEEP_EARLY");
+  if (!e || !*e) return -1;
+  if (std::string(e) == "1") return 1;
+  if (std::string(e) == "0") return 0;
+  throw error(errc::invalid_argument, "WGPRIM_ONESWEEP_EARLY must be 0 or 1");
+}
+
+unsigned onesweep_ablate() {
+  const char* e = get("WGPRIM_ONESWEEP_ABLATE");
+  if (!e || !*e) return 0;
+  unsigned bits = 0;
+  std::string v = e;
+  std::size_t at = 0;
+  while (at <= v.size()) {
+    const std::size_t end = std::min(v.find(',', at), v.size());
+    const std::string part = v.substr(at, end - at);
+    if (part == "rank") bits |= 1;
+    else if (part == "lookback") bits |= 2;
+    else if (part == "scatter") bits |= 4;
+    else throw error(errc::invalid_argument, "WGPRIM_ONESWEEP_ABLATE takes rank, lookback and scatter, comma-separated");
+    at = end + 1;
+  }
+  return bits;
 }
 
 const char* system(const char* name) { return get(name); }

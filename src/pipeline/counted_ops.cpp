@@ -4,6 +4,7 @@
 
 #include "native/backend.hpp"
 #include "primitives/counted.hpp"
+#include "primitives/sort/sort.hpp"
 #include "wgprim/counted.hpp"
 #include "wgprim/error.hpp"
 
@@ -70,6 +71,8 @@ void sort_counted(context& ctx, WGPUCommandEncoder encoder, const range_ref& key
     const range_ref p = prefix_of(keys, count);
     return sort_run(ctx, nullptr, p, p, nullptr, nullptr, keys.type, o, opt);
   }
+  // The passes cover the counted keys only (every sort kernel reads the count); past one binding, the capacity.
+  if (sort_counted_webgpu(ctx, encoder, keys, count, o, opt)) return;
   pad(ctx, encoder, keys, count, pad_key);
   sort_run(ctx, encoder, keys, keys, nullptr, nullptr, keys.type, o, opt);
 }

@@ -23,6 +23,16 @@
 // (atomicOr), reads the mask after the step's barrier and clears its bit (atomicAnd): two shared atomics and a load
 // instead of eight ballots, at 24 KiB of workgroup memory instead of 16 (8 slots of counts and two mask banks, which
 // also hold the tile). Unmeasured on the H200 yet: bench/results/ab_rank.sh is its A/B.
+// Session 9 (H200, bench/results/2026-12-02-h200-session9, ms per u32 pass at 2^28 / 2^24): the whole pass 5.69 /
+// 0.38; leaving out (WGPRIM_ONESWEEP_ABLATE) the look-back 4.67 / 0.33, the scatter 4.58 / 0.30, scatter and look-back
+// 3.55 / 0.24, rank and scatter 1.60 / 0.11, all three (loads, digits, an atomic histogram) 0.84 / 0.065. So the
+// ranking loop is ~3 ms of the 5.7, the scatter and the look-back ~1 ms each. The atomic ranking (no barrier per key)
+// ran 5.64 vs 5.71: the per-key barrier is not what costs. Nor are the ballots or the shuffle: diagnostic builds with
+// four or one ballot per key, or no shuffle, ran no faster (6.0-6.8, 5.78: bench/results/2026-12-02-h200-session9
+// call 4), and early counts (publishing before ranking) 5.80 vs 5.75. Removing pieces of the ranking does not help;
+// removing all of it does: the likely bound is latency at low occupancy (the ranking's registers: ITEMS keys, digits
+// and ranks per invocation), i.e. loads, look-back and scatter not overlapped. Next: fewer registers per key, or a
+// persistent workgroup that loads the next tile while it ranks this one.
 // The scatter is staged through workgroup memory (each digit's run written by consecutive invocations), and the
 // plan (sort/plan.wgsl) already skips a pass whose digit is the same for every key.
 #include <algorithm>
@@ -80,7 +90,10 @@ sort_onesweep_policy sort_onesweep_policy_for(const context& ctx, const tuning& 
   }
   // 16 subgroup histograms (16 KiB) where they fit: subgroups of 16 lanes or more rank in one phase.
   p.slots = 16 * 256 * 4 + fixed_wg_bytes(p.wg_size) <= limit ? 16 : 8;
-  if (env::onesweep_rank_counters()) {
+  const unsigned rank = env::onesweep_rank();
+  if (rank == 2) p.atomic_counts = true;
+  if (const int early = env::onesweep_early(); early >= 0) p.early_counts = early == 1;
+  if (rank == 1) {
     // Counters: 3 KiB per slot (counts and two banks of masks). One slot per 32 invocations ranks subgroups of 32
     // lanes (NVIDIA) in one phase (8 slots, 24 KiB, at 256 invocations); fewer where workgroup memory is short, at
     // least 4 (a subgroup of 128 lanes takes 4 slots' masks); below that, ballots.
@@ -124,6 +137,13 @@ class onesweep final : public sort_algorithm {
     c.push_back({"POOL", std::to_string(pool_words(pol_)) + "u"});
     c.push_back({"WINDOW", std::to_string(pol_.window) + "u"});
     c.push_back({"RANK_COUNTERS", pol_.counters ? "true" : "false"});
+    c.push_back({"EARLY_COUNTS", pol_.early_counts ? "true" : "false"});
+    c.push_back({"RANK_ATOMIC", pol_.atomic_counts ? "true" : "false"});
+    c.push_back({"POOL_ATOMIC", pol_.counters || pol_.atomic_counts ? "true" : "false"});
+    const unsigned ablate = env::onesweep_ablate();
+    c.push_back({"ABLATE_RANK", ablate & 1 ? "true" : "false"});
+    c.push_back({"ABLATE_LOOKBACK", ablate & 2 ? "true" : "false"});
+    c.push_back({"ABLATE_SCATTER", ablate & 4 ? "true" : "false"});
     const monoid m(op::sum(), dtype::u32);
     kernel_ = &get_kernel(ctx, sort_onesweep_spec,
                           compose_wgsl(sort_onesweep_spec.file, m, c, {"shared/lanes_subgroup.wgsl"}), true);

@@ -21,6 +21,10 @@ struct sort_onesweep_policy {
   std::uint32_t slots = 16;     // subgroup histograms ranked at once (more subgroups: several phases)
   std::uint32_t spin = 256;     // polls of a NOT_READY predecessor before counting its tile here (tune.spin_limit)
   bool counters = false;        // rank with digit masks in workgroup memory, not ballots (WGPRIM_ONESWEEP_RANK=counters)
+  bool early_counts = false;    // publish the tile's digit counts before ranking (WGPRIM_ONESWEEP_EARLY=1): on the
+                                // H200 0.7 % slower at 2^28, equal at 2^24 (session 9); on lavapipe 26x slower (its
+                                // loops of workgroup atomics are slow: 300,001 f32 keys 19.3 s against 0.73 s)
+  bool atomic_counts = false;   // ballots, each digit's count bumped by a workgroup atomic (WGPRIM_ONESWEEP_RANK=atomic)
   std::uint32_t window = 1;     // predecessor states each digit reads at once in the look-back (tune.lookback_window);
                                 // H200 2026-12-01, 512 x 15 tiles, ms per pass at 2^28: window 1 5.96, 2 6.07, 4 6.26, 8 6.55
 };

@@ -28,6 +28,7 @@ const kernel_spec sort_finish_spec{"sort/finish.wgsl",
 namespace {
 // Words of the state buffer before the tile states (shaders/sort/keys.wgsl: TILE_STATES).
 constexpr std::uint64_t tile_states_word = 4160;
+constexpr std::uint64_t device_n_word = 4128;  // sort/count.wgsl: DEVICE_N
 constexpr std::uint32_t hist_wg = 256, hist_items = 16, finish_items = 16;
 
 const monoid& u32_sum() {
@@ -68,6 +69,7 @@ sort_params sort_params_of(const sort_args& a) {
   p.mask_hi = static_cast<std::uint32_t>(mask >> 32);
   p.pass_lo = a.pass_lo();
   p.pass_hi = a.pass_hi();
+  p.device_n = a.count ? 1u : 0u;
   return p;
 }
 
@@ -104,6 +106,7 @@ void record_sort(recorder& rec0, const sort_args& a, sort_phase_split* split) {
   b.state = bind(state, 0, tile_states_word * 4);  // the slots bind the tile states too (alg->slot)
 
   r->clear(state, 0, tile_states_word * 4);
+  if (a.count) r->copy_raw(a.count->buf, a.count->offset, state.native(), device_n_word * 4, 4);
   {  // the histogram of every digit
     const auto& k = get_kernel(ctx, sort_histogram_spec,
                                compose_wgsl(sort_histogram_spec.file, u32_sum(), sort_constants(hist_wg, hist_items, a.key_words)),
@@ -187,9 +190,12 @@ void sort_words(context& ctx, WGPUCommandEncoder encoder, const range_ref& keys_
 }
 }  // namespace
 
-void sort_webgpu(context& ctx, WGPUCommandEncoder encoder, const range_ref& keys_in, const range_ref& keys_out,
-                 const range_ref* vals_in, const range_ref* vals_out, std::uint32_t key_words, sort_key_kind kind,
-                 order ord, unsigned begin_bit, unsigned end_bit, const run_options& opt) {
+namespace {
+// sort_webgpu, and with `count` the counted sort (sort_counted_webgpu).
+void sort_webgpu_impl(context& ctx, WGPUCommandEncoder encoder, const range_ref& keys_in, const range_ref& keys_out,
+                      const range_ref* vals_in, const range_ref* vals_out, std::uint32_t key_words,
+                      sort_key_kind kind, order ord, unsigned begin_bit, unsigned end_bit, const run_options& opt,
+                      const device_view* count) {
   using clock = std::chrono::steady_clock;
   const bool pairs = vals_in && vals_out;
   const bool dev = keys_in.on_device;
@@ -217,8 +223,10 @@ void sort_webgpu(context& ctx, WGPUCommandEncoder encoder, const range_ref& keys
     if (opt.stats) *opt.stats = run_stats{0, false, 0, 0, name, 0};
     return;
   }
+  if (count && merged) throw error(errc::gpu, "internal: sort: a device count past one binding");
   sort_args a;
   a.n = n;
+  a.count = count;
   a.key_words = key_words;
   a.kind = kind;
   a.ord = ord;
@@ -311,6 +319,28 @@ void sort_webgpu(context& ctx, WGPUCommandEncoder encoder, const range_ref& keys
     if (pairs) ctx.read(up_v, 0, vals_out->host_out, n * 4);
     if (opt.stats) opt.stats->download_ms = std::chrono::duration<double, std::milli>(clock::now() - t3).count();
   }
+}
+
+}  // namespace
+
+void sort_webgpu(context& ctx, WGPUCommandEncoder encoder, const range_ref& keys_in, const range_ref& keys_out,
+                 const range_ref* vals_in, const range_ref* vals_out, std::uint32_t key_words, sort_key_kind kind,
+                 order ord, unsigned begin_bit, unsigned end_bit, const run_options& opt) {
+  sort_webgpu_impl(ctx, encoder, keys_in, keys_out, vals_in, vals_out, key_words, kind, ord, begin_bit, end_bit, opt,
+                   nullptr);
+}
+
+bool sort_counted_webgpu(context& ctx, WGPUCommandEncoder encoder, const range_ref& keys, const device_view& count,
+                         const sort_order& ord, const run_options& opt) {
+  std::uint32_t words;
+  sort_key_kind kind;
+  key_format(keys.type, words, kind);
+  if (words != 1 || keys.count * 4 > ctx.binding_limit() || keys.count >= (1ull << 30)) return false;
+  std::uint32_t begin_bit, end_bit;
+  sort_bit_range(ord, words, begin_bit, end_bit);
+  sort_webgpu_impl(ctx, encoder, keys, keys, nullptr, nullptr, words, kind, ord.direction, begin_bit, end_bit, opt,
+                   &count);
+  return true;
 }
 
 void sort_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& keys_in, const range_ref& keys_out,

@@ -20,8 +20,10 @@ struct sort_params {
   // The compared bits of the transformed key (low word, high word), and the digit passes [pass_lo, pass_hi) that
   // cover them: the histogram counts only those, the plan never runs the others.
   std::uint32_t mask_lo, mask_hi, pass_lo, pass_hi;
+  std::uint32_t device_n;  // 1: the key count is in the state buffer (sort/count.wgsl), n is the capacity
+  std::uint32_t pad[3];
 };
-static_assert(sizeof(sort_params) == 64);
+static_assert(sizeof(sort_params) == 80);
 
 /// Key kinds of the transform (keys.wgsl): 0 unsigned, 1 signed, 2 float.
 enum class sort_key_kind : std::uint32_t { unsigned_int = 0, signed_int = 1, floating = 2 };
@@ -36,6 +38,9 @@ struct sort_args {
   // otherwise keys_in must not share a buffer with any output. vals_* count 0: keys only.
   device_view keys_in, keys_out, vals_in, vals_out;
   const run_options* opt = nullptr;
+  // A counted range (wgprim/counted.hpp): its key count, a u32 on the device (at most n, which is then the
+  // capacity); nullptr: all n keys. record_sort copies it into the state buffer and every kernel stops there.
+  const device_view* count = nullptr;
   bool pairs() const { return vals_in.count > 0; }
   bool in_place() const { return keys_in.buf == keys_out.buf; }
   std::uint32_t pass_lo() const { return begin_bit / 8; }
@@ -112,6 +117,12 @@ void record_segment_sorts(recorder& rec, const key_compare& c, const device_view
 extern const kernel_spec sort_seg_tile_starts_spec, sort_seg_short_spec, sort_seg_mid_spec, sort_seg_bin_spec,
     sort_merge_level_spec;
 
+/// Sorts the first `count` (a u32 on the device, clamped to the range's length) 32-bit keys of a device range in
+/// place without the count reaching the host: every kernel reads it (sort/count.wgsl), so the passes cover the
+/// counted keys only; the rest of the range is left as it was. Returns false (recording nothing) where the range
+/// is past one binding (the merged sort does not take a device count): the caller then sorts the whole capacity.
+bool sort_counted_webgpu(context& ctx, WGPUCommandEncoder encoder, const range_ref& keys, const device_view& count,
+                         const sort_order& ord, const run_options& opt);
 /// Test entry for 64-bit keys until the public element types exist (wgprim/testing.hpp: sort_words).
 void sort_words_run(context& ctx, const buffer& keys_in, buffer& keys_out, std::uint64_t n, std::uint32_t key_words,
                     sort_key_kind kind, const sort_order& o, const buffer* vals_in, buffer* vals_out,
