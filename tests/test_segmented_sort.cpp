@@ -1,7 +1,8 @@
 // segmented_sort / segmented_sort_pairs: every key type and order over segment layouts that meet every path of the
-// GPU (1-key, tiny: one invocation, mid: one workgroup, at their edges 32/33 and 2048/2049, long: the device sort,
-// at aligned and unaligned starts), on the WebGPU and native contexts, against the CPU twin (stable_sort_bits per
-// segment). Values are the input indices, so every pairs check is also a stability check.
+// GPU (1-key; short: many segments per workgroup tile of 1024 key positions, at its edges 64/65, segments across
+// tile edges, many tiny ones, runs of empty ones; mid: one workgroup, at 1023/1024/1025 and 2048/2049; long: the
+// device sort, at aligned and unaligned starts), on the WebGPU and native contexts, against the CPU twin
+// (stable_sort_bits per segment). Values are the input indices, so every pairs check is also a stability check.
 #include <cmath>
 #include <limits>
 
@@ -80,8 +81,8 @@ struct layout {
 };
 std::vector<layout> layouts() {
   std::vector<layout> out;
-  for (std::uint32_t len : {1u, 2u, 16u, 31u, 32u, 33u, 255u, 256u, 257u, 1000u, 2047u, 2048u, 2049u}) {
-    const std::uint32_t count = len <= 33 ? 97 : len <= 257 ? 9 : 3;
+  for (std::uint32_t len : {1u, 2u, 3u, 16u, 33u, 63u, 64u, 65u, 255u, 256u, 1000u, 1023u, 1024u, 1025u, 2048u, 2049u}) {
+    const std::uint32_t count = len <= 65 ? 97 : len <= 257 ? 9 : 3;
     std::vector<std::uint32_t> off = offsets_of(0, std::vector<std::uint32_t>(count, len));
     out.push_back({"segments of " + std::to_string(len), off, off.back()});
   }
@@ -95,9 +96,31 @@ std::vector<layout> layouts() {
     std::vector<std::uint32_t> off = offsets_of(5, mixed);
     out.push_back({"mixed, keys outside the segments", off, off.back() + 11});
   }
+  {
+    // Many tiny segments (empty ones and 1-key ones among them) over a few dozen short-path tiles.
+    std::vector<std::uint32_t> tiny;
+    for (int i = 0; i < 3000; ++i) tiny.push_back(rng() % 4 == 0 ? rng() % 3 : rng() % 65);
+    std::vector<std::uint32_t> off = offsets_of(3, tiny);
+    out.push_back({"many tiny segments", off, off.back()});
+  }
+  // Short segments across the edges of the 1024-key tiles (64 keys over 1024, 2 over 2048, 64 ending at 3072),
+  // beside mid segments starting in the same tiles, and a run of empty segments at a tile's first key (3072).
+  out.push_back({"short segments across tile edges",
+                 offsets_of(990, {2, 64, 33, 1, 0, 950, 7, 2, 3, 956, 64, 0, 0, 0, 0, 0, 40, 1, 1024, 5, 9}), 5000});
+  {
+    // Runs of thousands of empty segments (more than a tile's worth at one position: the short path's search per
+    // position), one inside, one at the end (n not a multiple of the tile).
+    std::vector<std::uint32_t> lengths(60, 16);
+    lengths.insert(lengths.end(), 5000, 0);
+    lengths.insert(lengths.end(), 70, 9);
+    lengths.insert(lengths.end(), 3000, 0);
+    std::vector<std::uint32_t> off = offsets_of(0, lengths);
+    out.push_back({"runs of empty segments", off, off.back()});
+  }
   out.push_back({"one long segment", {0, 100003}, 100003});
   out.push_back({"long segments at unaligned starts", offsets_of(3, {2, 5000, 0, 4097, 1}), 3 + 2 + 5000 + 4097 + 1 + 2});
   out.push_back({"no keys", {0}, 0});
+  out.push_back({"no keys, three empty segments", {0, 0, 0, 0}, 0});
   out.push_back({"empty segments", {0, 0, 0, 0}, 5});
   return out;
 }
@@ -128,7 +151,7 @@ TEST(SegmentedSort, BothOrdersAndBitRanges) {
 }
 
 TEST(SegmentedSort, HostRangesAndUnalignedViews) {
-  const std::vector<std::uint32_t> off = offsets_of(0, {3, 40, 2500, 1});
+  const std::vector<std::uint32_t> off = offsets_of(0, {3, 40, 700, 2500, 1});
   std::vector<float> x(off.back());
   std::mt19937 rng(3);
   for (auto& f : x) f = static_cast<float>(static_cast<int>(rng() % 50) - 25);

@@ -1,16 +1,15 @@
 // Segmented sort of 32-bit keys (src/primitives/sort/segmented.cpp), in place, stable, every segment on its own:
 // segment s is keys[offsets[s], offsets[s + 1]). Keys compare on the radix sort's transformed bits
 // (sort/keys.wgsl: sortable: the same key kinds, float total order, descending complement and bit mask), so the
-// order is exactly the device sort's. Values (pairs) follow their keys. Two entry points, by segment length; the
-// host sends segments longer than MID to the device sort (record_sort on the sub-range):
-//   sort_tiny: one invocation per segment, for every segment of 2 .. TINY keys (the others return at once): the
-//     segment is loaded into private arrays and insertion-sorted (stable: a key moves only past strictly greater
-//     ones), then written back.
-//   sort_mid: one workgroup per entry of `list` (segments of TINY + 1 .. MID keys, binned on the host): the
-//     transformed keys and their indices within the segment go to workgroup memory, padded to a power of two
-//     (pads: index >= length, after every key), and a bitonic network sorts them on (key, index): the index breaks
-//     ties, so the network (not stable by itself) gives the stable order. Every invocation then gathers its
-//     outputs' keys and values by index into registers, and after a barrier writes them back.
+// order is exactly the device sort's. Values (pairs) follow their keys. Segments of up to 64 keys are sorted many
+// per workgroup (sort/segmented_short.wgsl), longer than MID by the device sort (record_sort on the sub-range):
+//   sort_mid: one workgroup per entry of `list` (segments of 65 .. MID keys, binned on the GPU or the host): the
+//     transformed keys and their indices within the segment go to workgroup memory as (key, index) pairs, padded to
+//     a power of two (pads: index >= length, after every key), and a bitonic network sorts them on (key, index):
+//     the index breaks ties, so the network (not stable by itself) gives the stable order. The network's short
+//     distances (j < LOCAL) run in registers, LOCAL consecutive entries per invocation, one barrier for them all.
+//     Every invocation then gathers its outputs' keys and values by index into registers, and after a barrier
+//     writes them back.
 // PAIRS (a constant of the composition): values travel with the keys (params.pairs is not read).
 // COMPARATOR (a constant of the composition): keys compare by the caller's expression, wgprim_less(a: E, b: E)
 // from the prelude (the comparator sort's block sort, src/primitives/sort/comparator.cpp), on the raw keys.
@@ -44,6 +43,7 @@ struct seg_params {
   n_segments: u32,
   grid_x: u32,      // workgroups per row of the 2-D grid
   list_count: u32,  // sort_mid: entries of `list`
+  gated: u32,       // grid_x and list_count are gate[4] and gate[7] (written on the device, segmented_short.wgsl)
 }
 
 @group(0) @binding(0) var<uniform> params: seg_params;
@@ -51,124 +51,127 @@ struct seg_params {
 @group(0) @binding(2) var<storage, read> list: array<u32>;
 @group(0) @binding(3) var<storage, read_write> keys: array<u32>;
 @group(0) @binding(4) var<storage, read_write> vals: array<u32>;
+@group(0) @binding(5) var<storage, read> gate: array<u32>;
 
-@compute @workgroup_size(WG_SIZE)
-fn sort_tiny(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid: vec3u) {
-  let s = (wid.y * params.grid_x + wid.x) * WG_SIZE + l;
-  if (s >= params.n_segments) {
-    return;
-  }
-  let b = offsets[s];
-  let len = offsets[s + 1u] - b;
-  if (len < 2u || len > TINY) {
-    return;
-  }
-  var k: array<u32, TINY>;
-  var t: array<u32, TINY>;
-  var v: array<u32, TINY>;
-  for (var i = 0u; i < len; i += 1u) {
-    let x = keys[b + i];
-    var y = 0u;
-    if (PAIRS) {
-      y = vals[b + i];
-    }
-    let tx = compared_form(x);
-    var j = i;
-    while (j > 0u && goes_before(tx, t[j - 1u])) {
-      k[j] = k[j - 1u];
-      t[j] = t[j - 1u];
-      v[j] = v[j - 1u];
-      j -= 1u;
-    }
-    k[j] = x;
-    t[j] = tx;
-    v[j] = y;
-  }
-  for (var i = 0u; i < len; i += 1u) {
-    keys[b + i] = k[i];
-    if (PAIRS) {
-      vals[b + i] = v[i];
-    }
-  }
-}
-
-var<workgroup> sk: array<u32, MID>;  // transformed keys
-var<workgroup> si: array<u32, MID>;  // their indices within the segment
-var<workgroup> seg: vec2<u32>;       // (first key, length) of the workgroup's segment
+var<workgroup> se: array<vec2<u32>, MID>;  // (compared key, index within the segment); pads: index >= length
+var<workgroup> seg: vec2<u32>;             // (first key, length) of the workgroup's segment
 var<private> seg_len: u32;
 
-// Whether entry x goes after entry y: by key, then by index; pads (index >= seg_len) after every key.
-fn after(x: u32, y: u32) -> bool {
-  let ix = si[x];
-  let iy = si[y];
-  if (ix >= seg_len || iy >= seg_len) {
-    return ix > iy;
+// Whether entry a goes after entry b: by key, then by index; pads (index >= seg_len) after every key.
+fn after(a: vec2<u32>, b: vec2<u32>) -> bool {
+//! if COMPARATOR
+  if (a.y >= seg_len || b.y >= seg_len) {
+    return a.y > b.y;
   }
-  if (goes_before(sk[y], sk[x])) {
+  if (goes_before(b.x, a.x)) {
     return true;
   }
-  if (goes_before(sk[x], sk[y])) {
+  if (goes_before(a.x, b.x)) {
     return false;
   }
-  return ix > iy;
+  return a.y > b.y;
+//! else
+  // Pads hold the largest key and indices past every key's, so the (key, index) order puts them last.
+  return a.x > b.x || (a.x == b.x && a.y > b.y);
+//! endif
 }
 
 const MID_ITEMS: u32 = MID / WG_SIZE;
+// Entries per invocation in the register stages (distances j < LOCAL of the network).
+const LOCAL: u32 = 8u;
+
+// Where entry i lives in se: XOR-swizzled within its aligned group of LOCAL entries, so that the invocations of a
+// register stage, each reading LOCAL consecutive entries, spread over the memory banks (16-way conflicts else).
+fn slot(i: u32) -> u32 {
+  return i ^ ((i / LOCAL) & (LOCAL - 1u));
+}
 
 @compute @workgroup_size(WG_SIZE)
 fn sort_mid(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid: vec3u) {
-  let w = wid.y * params.grid_x + wid.x;
-  if (w >= params.list_count) {
-    return;
-  }
   if (l == 0u) {
-    let s = list[w];
-    seg = vec2<u32>(offsets[s], offsets[s + 1u] - offsets[s]);
+    var grid_x = params.grid_x;
+    var count = params.list_count;
+    if (params.gated != 0u) {
+      grid_x = gate[4];
+      count = gate[7];
+    }
+    let w = wid.y * grid_x + wid.x;
+    seg = vec2<u32>(0u);  // past the list: length 0, no work
+    if (w < count) {
+      let s = list[w];
+      seg = vec2<u32>(offsets[s], offsets[s + 1u] - offsets[s]);
+    }
   }
   let g = workgroupUniformLoad(&seg);
   let b = g.x;
   let len = g.y;
+  if (len == 0u) {
+    return;
+  }
   seg_len = len;
-  var p = 1u;
+  var p = LOCAL;
   while (p < len) {
     p <<= 1u;
   }
   for (var i = l; i < p; i += WG_SIZE) {
-    si[i] = i;
     if (i < len) {
-      sk[i] = compared_form(keys[b + i]);
+      se[slot(i)] = vec2<u32>(compared_form(keys[b + i]), i);
     } else {
-      sk[i] = 0u;
+      se[slot(i)] = vec2<u32>(0xffffffffu, i);
     }
   }
   workgroupBarrier();
   // The bitonic network on p = 2^m entries: stage k merges bitonic runs of k; pair i at distance j compares
   // lo = i with bit j inserted as 0, and hi = lo + j; runs with bit k of lo clear sort up, the others down.
+  // Distances j >= LOCAL go through workgroup memory (a barrier each); the last ones of every stage (j < LOCAL)
+  // run on LOCAL consecutive entries per invocation in registers, then one barrier.
   for (var k = 2u; k <= p; k <<= 1u) {
-    for (var j = k >> 1u; j > 0u; j >>= 1u) {
+    for (var j = k >> 1u; j >= LOCAL; j >>= 1u) {
       for (var i = l; i < p / 2u; i += WG_SIZE) {
         let lo = ((i & ~(j - 1u)) << 1u) | (i & (j - 1u));
         let hi = lo + j;
-        if (after(lo, hi) == ((lo & k) == 0u)) {
-          let a = sk[lo];
-          sk[lo] = sk[hi];
-          sk[hi] = a;
-          let c = si[lo];
-          si[lo] = si[hi];
-          si[hi] = c;
+        let x = se[slot(lo)];
+        let y = se[slot(hi)];
+        if (after(x, y) == ((lo & k) == 0u)) {
+          se[slot(lo)] = y;
+          se[slot(hi)] = x;
         }
       }
       workgroupBarrier();
     }
+    for (var c = l * LOCAL; c < p; c += WG_SIZE * LOCAL) {
+      var r: array<vec2<u32>, LOCAL>;
+      for (var q = 0u; q < LOCAL; q += 1u) {
+        r[q] = se[slot(c + q)];
+      }
+      for (var j = LOCAL / 2u; j > 0u; j >>= 1u) {
+        if (j < k) {
+          for (var t = 0u; t < LOCAL / 2u; t += 1u) {
+            let lo = ((t & ~(j - 1u)) << 1u) | (t & (j - 1u));
+            let x = r[lo];
+            let y = r[lo + j];
+            if (after(x, y) == (((c + lo) & k) == 0u)) {
+              r[lo] = y;
+              r[lo + j] = x;
+            }
+          }
+        }
+      }
+      for (var q = 0u; q < LOCAL; q += 1u) {
+        se[slot(c + q)] = r[q];
+      }
+    }
+    workgroupBarrier();
   }
   var ok: array<u32, MID_ITEMS>;
   var ov: array<u32, MID_ITEMS>;
   for (var q = 0u; q < MID_ITEMS; q += 1u) {
     let i = l + q * WG_SIZE;
     if (i < len) {
-      ok[q] = keys[b + si[i]];
+      let src_index = b + se[slot(i)].y;
+      ok[q] = keys[src_index];
       if (PAIRS) {
-        ov[q] = vals[b + si[i]];
+        ov[q] = vals[src_index];
       }
     }
   }

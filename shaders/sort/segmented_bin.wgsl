@@ -1,12 +1,13 @@
 // The segmented sort's binning on the GPU (src/primitives/sort/segmented.cpp, offsets given on the device): one
-// invocation per segment sorts it into the paths of sort/segmented.wgsl by its length, so that only a few words
-// come back to the host instead of every offset:
-//   counts[0]: segments of TINY + 1 .. MID keys, their indices appended to `list` (sort_mid's list; any order:
+// invocation per segment sorts it into the paths of sort/segmented_short.wgsl and sort/segmented.wgsl by its
+// length; the short and mid sorts run in the same submission, sized and gated by the counts on the device, and only
+// a few words come back to the host instead of every offset:
+//   counts[0]: segments of SHORT + 1 .. MID keys, their indices appended to `list` (sort_mid's list; any order:
 //     segments are independent);
 //   counts[1]: longer segments, the first LARGE_CAP of them appended to `large` as (first key, end) pairs (the
 //     host sorts each by the device sort; past the cap it reads the offsets instead);
 //   counts[2]: offsets out of order (offsets[s + 1] < offsets[s], or the last above n): the run stops with an error;
-//   counts[3]: segments of 2 .. TINY keys (whether sort_tiny is needed).
+//   counts[3]: segments of 2 .. SHORT keys (whether sort_short is needed).
 
 struct bin_params {
   n: u32,           // keys
@@ -37,7 +38,7 @@ fn bin_segments(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) 
   if (len < 2u) {
     return;
   }
-  if (len <= TINY) {
+  if (len <= SHORT) {
     atomicAdd(&counts[3], 1u);
   } else if (len <= MID) {
     list[atomicAdd(&counts[0], 1u)] = s;
@@ -49,3 +50,4 @@ fn bin_segments(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) 
     }
   }
 }
+

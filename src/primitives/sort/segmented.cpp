@@ -1,17 +1,21 @@
 // Segmented sort (cub::DeviceSegmentedSort's stable sorts): every segment of CSR offsets sorted on its own, in
 // place, keys or pairs, with the device sort's order (sort_order: direction and bit range). The segments are
-// binned by length in one pass over the offsets: on the GPU for device offsets (shaders/sort/segmented_bin.wgsl:
-// one submission, then four counts and the long segments come back, and bad offsets are an error before anything
-// is sorted), on the host for host offsets (checked there):
+// binned by length in one pass over the offsets: on the GPU for device offsets (shaders/sort/segmented_bin.wgsl,
+// recorded in the submission that sorts the short and mid segments, which are sized and gated on the device by its
+// counts; then four counts and the long segments come back, and bad offsets are an error with the keys untouched),
+// on the host for host offsets (checked there):
 //   0..1 keys: nothing to do;
-//   2..tiny_max: sort_tiny (shaders/sort/segmented.wgsl), one invocation per segment, dispatched over every
-//     segment (the others return at once), so no list is needed;
-//   tiny_max + 1..segment_mid_max: sort_mid, one workgroup per segment of the list the binning made;
+//   2..short_max: sort_short (shaders/sort/segmented_short.wgsl), many segments per workgroup: one workgroup per
+//     tile of short_tile key positions sorts the short segments starting there in workgroup memory (a rank count
+//     per key), loaded and written back coalesced; a binary search per tile over the offsets (tile_starts) finds
+//     them, so no list is needed;
+//   short_max + 1..segment_mid_max: sort_mid, one workgroup per segment of the list the binning made;
 //   longer: record_sort (the device radix sort) on the segment's sub-range, longest first (the scratch buffers
 //     grow once), directly where the segment starts at a bindable offset, else through an aligned temporary.
-// The sorts are recorded into one submission. Keys outside [offsets[0], offsets[n_segments]) are not touched.
-// Keys must fit one storage binding (errc::limit otherwise). Many long segments make many record_sort calls
-// (about seven dispatches each): a batched path for them is future work.
+// The short and mid sorts are one submission (with the GPU binning), the long ones a second. Keys outside
+// [offsets[0], offsets[n_segments]) are not touched. Keys must fit one storage binding (errc::limit otherwise).
+// Many long segments make many record_sort calls (about seven dispatches each): a batched path for them is future
+// work.
 #include <algorithm>
 #include <chrono>
 #include <numeric>
@@ -26,21 +30,33 @@ namespace wgprim::detail {
 
 namespace {
 struct seg_params {
-  std::uint32_t key_kind, descending, mask_lo, mask_hi, pairs, n_segments, grid_x, list_count;
+  std::uint32_t key_kind, descending, mask_lo, mask_hi, pairs, n_segments, grid_x, list_count, gated;
 };
-static_assert(sizeof(seg_params) == 32);
+static_assert(sizeof(seg_params) == 36);
 
-// Workgroup size of both kernels; segments up to tiny_max keys are sorted by one invocation, up to
-// segment_mid_max by one workgroup (that many compared keys and their indices: 16 KiB of workgroup memory,
-// WebGPU's default limit).
-constexpr std::uint32_t seg_wg = 256, tiny_max = 32;
+/// The parameter block of segmented_short.wgsl (short_params).
+struct short_params {
+  std::uint32_t key_kind, descending, mask_lo, mask_hi, n, n_segments, grid_x, tiles, gated, max_dim;
+};
+static_assert(sizeof(short_params) == 40);
+
+// Workgroup size of every kernel. Segments of 2..short_max keys are sorted many per workgroup, by tiles of
+// short_tile key positions (segmented_short.wgsl: 2 or 3 arrays of short_tile + short_max - 1 u32 in workgroup
+// memory, within WebGPU's default 16 KiB); up to segment_mid_max by one workgroup each (that many compared keys
+// and their indices: 16 KiB).
+constexpr std::uint32_t seg_wg = 256, short_max = 64, short_tile = 1024;
 }  // namespace
 
-const kernel_spec sort_seg_tiny_spec{
-    "sort/segmented.wgsl",
-    "sort_tiny",
-    {slot::uniform, slot::storage_read, slot::storage_read, slot::storage_rw, slot::storage_rw},
-    sizeof(seg_params)};
+const kernel_spec sort_seg_tile_starts_spec{
+    "sort/segmented_short.wgsl",
+    "tile_starts",
+    {slot::uniform, slot::storage_read, slot::storage_rw, slot::storage_rw, slot::storage_rw, slot::storage_rw},
+    sizeof(short_params)};
+const kernel_spec sort_seg_short_spec{
+    "sort/segmented_short.wgsl",
+    "sort_short",
+    {slot::uniform, slot::storage_read, slot::storage_rw, slot::storage_rw, slot::storage_rw, slot::storage_rw},
+    sizeof(short_params)};
 const kernel_spec sort_seg_bin_spec{
     "sort/segmented_bin.wgsl",
     "bin_segments",
@@ -49,7 +65,7 @@ const kernel_spec sort_seg_bin_spec{
 const kernel_spec sort_seg_mid_spec{
     "sort/segmented.wgsl",
     "sort_mid",
-    {slot::uniform, slot::storage_read, slot::storage_read, slot::storage_rw, slot::storage_rw},
+    {slot::uniform, slot::storage_read, slot::storage_read, slot::storage_rw, slot::storage_rw, slot::storage_read},
     sizeof(seg_params)};
 
 std::string sort_compare_source(const std::string& file, const key_compare& c, wgsl_constants constants) {
@@ -65,10 +81,52 @@ std::string sort_compare_source(const std::string& file, const key_compare& c, w
   return compose_wgsl_with_prelude(file, prelude, constants, {"shared/predicate.wgsl"});
 }
 
-void record_segment_sorts(recorder& rec, const key_compare& c, const device_view& keys, const device_view* vals,
-                          const buffer& offsets, std::uint64_t n_segments, bool tiny, const buffer& list,
-                          std::uint64_t list_count) {
+namespace {
+// Bytes of the gate (the GPU binning's four counts, then sort_mid's indirect grid and count: segmented_short.wgsl).
+constexpr std::uint64_t gate_bytes = 32;
+
+/// record_segment_sorts, or with `gate` (the GPU binning's counts, recorded earlier in the same recorder; then
+/// short_segments must be true and keys not empty): tile_starts gates the short tiles on the counts and writes
+/// sort_mid's indirect grid and list count into the gate, so that nothing waits for the host.
+void record_segment_sorts_gated(recorder& rec, const key_compare& c, const device_view& keys,
+                                const device_view* vals, const buffer& offsets, std::uint64_t n_segments,
+                                bool short_segments, const buffer& list, std::uint64_t list_count,
+                                const buffer* gate) {
   context& ctx = rec.ctx();
+  const std::uint32_t max_dim = ctx.limits().max_compute_workgroups_per_dimension;
+  const binding vals_binding = vals ? bind(*vals) : bind(scratch(ctx, "sort.none_vals_x", 16));
+  if (short_segments && keys.count) {
+    short_params p{};
+    p.key_kind = static_cast<std::uint32_t>(c.kind);
+    p.descending = c.ord == order::descending ? 1u : 0u;
+    p.mask_lo = static_cast<std::uint32_t>(sort_bit_mask(c.begin_bit, c.end_bit));
+    p.n = static_cast<std::uint32_t>(keys.count);
+    p.n_segments = static_cast<std::uint32_t>(n_segments);
+    p.tiles = static_cast<std::uint32_t>((keys.count + short_tile - 1) / short_tile);
+    wgsl_constants constants = sort_constants(seg_wg, 1, 1);
+    constants.push_back({"SHORT", std::to_string(short_max) + "u"});
+    constants.push_back({"TILE", std::to_string(short_tile) + "u"});
+    constants.push_back({"PAIRS", vals ? "true" : "false"});
+    constants.push_back({"VALS_WIN", vals ? std::to_string(short_tile + short_max - 1) + "u" : "1u"});
+    static const monoid m(op::sum(), dtype::u32);
+    const std::string& src = compose_wgsl(sort_seg_short_spec.file, m, constants);
+    const buffer& first = scratch(ctx, "sort.seg_tile_first", (std::uint64_t(p.tiles) + 1) * 4);
+    std::uint32_t gx, gy;
+    grid_2d((std::uint64_t(p.tiles) + 1 + seg_wg - 1) / seg_wg, max_dim, gx, gy);
+    p.gated = gate ? 1u : 0u;
+    p.max_dim = max_dim;
+    const binding gate_binding =
+        gate ? bind(*gate, 0, gate_bytes) : bind(scratch(ctx, "sort.seg_gate_off", gate_bytes));
+    short_params q = p;
+    q.grid_x = gx;
+    rec.dispatch(get_kernel(ctx, sort_seg_tile_starts_spec, src, true),
+                 {rec.params(q), bind(offsets), bind(first), bind(keys), vals_binding, gate_binding}, gx, gy);
+    grid_2d(p.tiles, max_dim, gx, gy);
+    q.grid_x = gx;
+    rec.dispatch(get_kernel(ctx, sort_seg_short_spec, src, true),
+                 {rec.params(q), bind(offsets), bind(first), bind(keys), vals_binding, gate_binding}, gx, gy);
+  }
+  if (!list_count && !gate) return;
   seg_params p{};
   p.key_kind = static_cast<std::uint32_t>(c.kind);
   p.descending = c.ord == order::descending ? 1u : 0u;
@@ -76,30 +134,33 @@ void record_segment_sorts(recorder& rec, const key_compare& c, const device_view
   p.pairs = vals ? 1u : 0u;
   p.n_segments = static_cast<std::uint32_t>(n_segments);
   wgsl_constants constants = sort_constants(seg_wg, 1, 1);
-  constants.push_back({"TINY", std::to_string(tiny_max) + "u"});
   constants.push_back({"MID", std::to_string(segment_mid_max) + "u"});
   constants.push_back({"PAIRS", vals ? "true" : "false"});  // keys only: the values' registers compile away
   const std::string src = sort_compare_source("sort/segmented.wgsl", c, constants);
-  const bool trusted = c.less == nullptr;
-  const binding vals_binding = vals ? bind(*vals) : bind(scratch(ctx, "sort.none_vals_x", 16));
-  const std::uint32_t max_dim = ctx.limits().max_compute_workgroups_per_dimension;
-  if (tiny) {
-    const auto& k = get_kernel(ctx, sort_seg_tiny_spec, src, trusted);
-    std::uint32_t gx, gy;
-    grid_2d((n_segments + seg_wg - 1) / seg_wg, max_dim, gx, gy);
-    seg_params q = p;
-    q.grid_x = gx;
-    rec.dispatch(k, {rec.params(q), bind(offsets), bind(list), bind(keys), vals_binding}, gx, gy);
+  if (gate) {
+    p.gated = 1;
+    rec.dispatch_indirect(
+        get_kernel(ctx, sort_seg_mid_spec, src, c.less == nullptr),
+        {rec.params(p), bind(offsets), bind(list), bind(keys), vals_binding, bind(*gate, 0, gate_bytes)},
+        gate->native(), 16);
+    return;
   }
-  if (list_count) {
-    const auto& k = get_kernel(ctx, sort_seg_mid_spec, src, trusted);
-    std::uint32_t gx, gy;
-    grid_2d(list_count, max_dim, gx, gy);
-    seg_params q = p;
-    q.grid_x = gx;
-    q.list_count = static_cast<std::uint32_t>(list_count);
-    rec.dispatch(k, {rec.params(q), bind(offsets), bind(list), bind(keys), vals_binding}, gx, gy);
-  }
+  const auto& k = get_kernel(ctx, sort_seg_mid_spec, src, c.less == nullptr);
+  std::uint32_t gx, gy;
+  grid_2d(list_count, max_dim, gx, gy);
+  seg_params q = p;
+  q.grid_x = gx;
+  q.list_count = static_cast<std::uint32_t>(list_count);
+  rec.dispatch(k, {rec.params(q), bind(offsets), bind(list), bind(keys), vals_binding,
+                   bind(scratch(ctx, "sort.seg_gate_none", gate_bytes))},
+               gx, gy);
+}
+}  // namespace
+
+void record_segment_sorts(recorder& rec, const key_compare& c, const device_view& keys, const device_view* vals,
+                          const buffer& offsets, std::uint64_t n_segments, bool short_segments,
+                          const buffer& list, std::uint64_t list_count) {
+  record_segment_sorts_gated(rec, c, keys, vals, offsets, n_segments, short_segments, list, list_count, nullptr);
 }
 
 namespace {
@@ -134,14 +195,15 @@ sort_key_kind kind_of(dtype t) {
   }
 }
 
-/// The segments by path: whether any has 2..tiny_max keys, the list of those sort_mid takes (on the device: `mid`
+/// The segments by path: whether any has 2..short_max keys, the list of those sort_mid takes (on the device: `mid`
 /// of them in `list`), and the long ones as (first, end). `offsets`: the offsets as the kernels bind them.
 struct bins {
-  bool any_tiny = false;
+  bool any_short = false;
   std::uint64_t mid = 0, broken = 0, large_total = 0;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> large;
   buffer offsets, list;                                  // host bins: uploaded here
-  const buffer* offsets_s = nullptr, *list_s = nullptr;  // GPU bins: the context's scratch buffers
+  const buffer* offsets_s = nullptr, *list_s = nullptr, *counts_s = nullptr;  // GPU bins: the context's scratch
+  std::uint64_t large_at = 0;                                                  // buffers
   const buffer& offs() const { return offsets_s ? *offsets_s : offsets; }
   const buffer& lst() const { return list_s ? *list_s : list; }
 };
@@ -152,7 +214,7 @@ bins bin_host(context& ctx, const std::vector<std::uint32_t>& off) {
   for (std::uint64_t s = 0; s + 1 < off.size(); ++s) {
     const std::uint32_t len = off[s + 1] - off[s];
     if (len < 2) continue;
-    if (len <= tiny_max) b.any_tiny = true;
+    if (len <= short_max) b.any_short = true;
     else if (len <= segment_mid_max) mid.push_back(u32(s));
     else b.large.push_back({off[s], off[s + 1]});
   }
@@ -168,44 +230,48 @@ bins bin_host(context& ctx, const std::vector<std::uint32_t>& off) {
 // Long segments the GPU binning brings back one by one (8 bytes each); past that the host reads the offsets.
 constexpr std::uint32_t large_cap = 4096;
 
-/// Bins device offsets on the GPU (segmented_bin.wgsl): one submission, then the four counts and the long
-/// segments come back instead of every offset.
-bins bin_gpu(context& ctx, const device_view& offsets, std::uint64_t segs, std::uint64_t n) {
+/// Records the binning of device offsets on the GPU (segmented_bin.wgsl) into `rec`: the list and the counts stay on
+/// the device for the gated sorts recorded after it; the counts (16 bytes at 0 of *counts_s) and the long segments
+/// (at `large_at`) come back after the submission instead of every offset.
+bins record_bin_gpu(recorder& rec, const device_view& offsets, std::uint64_t segs, std::uint64_t n) {
+  context& ctx = rec.ctx();
   bins b;
   // Scratch buffers (no allocation per call once they are large enough): the list; counts at 0 and the long
   // segments at the next bindable offset; the offsets, which the kernels bind as a buffer of their own (a GPU copy
   // of 4 (n_segments + 1) bytes).
   b.list_s = &scratch(ctx, "sort.seg_list", std::max<std::uint64_t>(segs, 1) * 4);
-  const std::uint64_t at = std::max<std::uint64_t>(ctx.limits().min_storage_buffer_offset_alignment, 16);
-  const buffer& counts = scratch(ctx, "sort.seg_counts", at + 2ull * large_cap * 4);
+  b.large_at = std::max<std::uint64_t>(ctx.limits().min_storage_buffer_offset_alignment, gate_bytes);
+  b.counts_s = &scratch(ctx, "sort.seg_counts", b.large_at + 2ull * large_cap * 4);
+  const buffer& counts = *b.counts_s;
   b.offsets_s = &scratch(ctx, "sort.seg_offsets", (segs + 1) * 4);
-  recorder rec(ctx);
   rec.copy_raw(offsets.buf, offsets.offset, b.offsets_s->native(), 0, (segs + 1) * 4);
   rec.clear(counts, 0, 16);
   wgsl_constants constants = sort_constants(seg_wg, 1, 1);
-  constants.push_back({"TINY", std::to_string(tiny_max) + "u"});
+  constants.push_back({"SHORT", std::to_string(short_max) + "u"});
   constants.push_back({"MID", std::to_string(segment_mid_max) + "u"});
   static const monoid m(op::sum(), dtype::u32);
-  const auto& k = get_kernel(ctx, sort_seg_bin_spec, compose_wgsl(sort_seg_bin_spec.file, m, constants), true);
+  const std::string& src = compose_wgsl(sort_seg_bin_spec.file, m, constants);
   std::uint32_t gx, gy;
   grid_2d((segs + seg_wg - 1) / seg_wg, ctx.limits().max_compute_workgroups_per_dimension, gx, gy);
   const std::uint32_t p[4] = {u32(n), u32(segs), gx, large_cap};
-  rec.dispatch(k, {rec.params(p, sizeof p), bind(*b.offsets_s, 0, (segs + 1) * 4), bind(*b.list_s), bind(counts, 0, 16),
-                   bind(counts, at, 2ull * large_cap * 4)},
+  rec.dispatch(get_kernel(ctx, sort_seg_bin_spec, src, true),
+               {rec.params(p, sizeof p), bind(*b.offsets_s, 0, (segs + 1) * 4), bind(*b.list_s), bind(counts, 0, 16),
+                bind(counts, b.large_at, 2ull * large_cap * 4)},
                gx, gy);
-  std::uint32_t c[4] = {};
-  const recorder::readback rb{counts.native(), 0, 16, c};
-  rec.submit(&rb);
+  return b;
+}
+
+/// After the submission of record_bin_gpu: the counts `c` (read back with it) and the long segments.
+void read_bins(context& ctx, bins& b, const std::uint32_t c[4]) {
   b.mid = c[0];
   b.large_total = c[1];
   b.broken = c[2];
-  b.any_tiny = c[3] != 0;
-  if (b.large_total && b.large_total <= large_cap) {
+  b.any_short = c[3] != 0;
+  if (!b.broken && b.large_total && b.large_total <= large_cap) {
     std::vector<std::uint32_t> pairs(2 * b.large_total);
-    ctx.read(counts, at, pairs.data(), pairs.size() * 4);
+    ctx.read(*b.counts_s, b.large_at, pairs.data(), pairs.size() * 4);
     for (std::uint64_t i = 0; i < b.large_total; ++i) b.large.push_back({pairs[2 * i], pairs[2 * i + 1]});
   }
-  return b;
 }
 }  // namespace
 
@@ -242,9 +308,9 @@ void segmented_sort_webgpu(context& ctx, const range_ref& keys, const range_ref*
   const bool pairs = vals != nullptr;
   const std::uint64_t n = keys.count;
   const algorithm_entry& alg = pick_algorithm(ctx, "segmented_sort", opt.algorithm);
-  // Device offsets are binned on the GPU (bin_gpu below); host offsets and the offsets of no segment are copied to
-  // the host and binned in one pass here.
-  const bool gpu_bins = offsets.on_device && offsets.count > 1;
+  // Device offsets are binned on the GPU in the submission that sorts the short and mid segments (gated on the
+  // counts); host offsets and the offsets of no segment are copied to the host and binned in one pass here.
+  const bool gpu_bins = offsets.on_device && offsets.count > 1 && n > 0;
   std::vector<std::uint32_t> off;
   if (!gpu_bins) {
     off = host_offsets(ctx, offsets);
@@ -257,27 +323,18 @@ void segmented_sort_webgpu(context& ctx, const range_ref& keys, const range_ref*
     if (pairs && n && vals->view.buf == keys.view.buf)
       throw error(errc::invalid_argument, "segmented sort: keys and values must be in different buffers");
   }
+  if (gpu_bins) check_view(ctx, offsets.view, "segmented sort offsets");
   if (n * 4 > ctx.binding_limit() || segs * 4 >= ctx.binding_limit())
     throw error(errc::limit, "segmented sort: " + std::to_string(n) + " keys exceed one storage binding (" +
                                  std::to_string(ctx.binding_limit() / 4) + " keys)");
   auto t0 = clock::now();
   bins bn;
-  if (gpu_bins) {
-    check_view(ctx, offsets.view, "segmented sort offsets");
-    bn = bin_gpu(ctx, offsets.view, segs, n);
-    if (bn.broken)
-      throw error(errc::invalid_argument, "segmented sort: the offsets decrease or pass n (" +
-                                              std::to_string(bn.broken) + " segments out of order)");
-    if (bn.large_total > bn.large.size()) {  // too many long segments to bring back one by one: the host bins
-      off = host_offsets(ctx, offsets);
-      bn = bin_host(ctx, off);
-    }
-  } else {
+  if (!gpu_bins) {
     bn = bin_host(ctx, off);
-  }
-  if (!bn.any_tiny && bn.mid == 0 && bn.large.empty()) {
-    if (opt.stats) *opt.stats = run_stats{0, false, 0, 0, alg.name, 0};
-    return;
+    if (!bn.any_short && bn.mid == 0 && bn.large.empty()) {
+      if (opt.stats) *opt.stats = run_stats{0, false, 0, 0, alg.name, 0};
+      return;
+    }
   }
   // Keys and values: uploaded (host ranges) or the caller's views, made bindable.
   buffer up_k, up_v;
@@ -294,22 +351,52 @@ void segmented_sort_webgpu(context& ctx, const range_ref& keys, const range_ref*
       ctx.write(up_v, 0, vals->host, n * 4);
       vv = view_of(up_v, n);
     }
+    ctx.finish();
   }
-  ctx.finish();
   const double upload_ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
-
-  recorder rec(ctx, opt.timestamps || opt.stats != nullptr);
-  // In place: an unaligned view is sorted in an aligned temporary, copied in first and back at the end.
-  bindable_output ok = bindable_in_place(rec, kv), ov;
-  if (pairs) ov = bindable_in_place(rec, vv);
   key_compare c;
   c.kind = kind;
   c.ord = direction;
   c.begin_bit = begin_bit;
   c.end_bit = end_bit;
-  record_segment_sorts(rec, c, kv, pairs ? &vv : nullptr, bn.offs(), segs, bn.any_tiny, bn.lst(), bn.mid);
+
+  gpu_time spent;
+  {
+    recorder rec(ctx, opt.timestamps || opt.stats != nullptr);
+    // In place: an unaligned view is sorted in an aligned temporary, copied in first and back at the end.
+    device_view k1 = kv, v1 = vv;
+    bindable_output ok = bindable_in_place(rec, k1), ov;
+    if (pairs) ov = bindable_in_place(rec, v1);
+    if (gpu_bins) {
+      bn = record_bin_gpu(rec, offsets.view, segs, n);
+      record_segment_sorts_gated(rec, c, k1, pairs ? &v1 : nullptr, bn.offs(), segs, true, bn.lst(), 0,
+                                 bn.counts_s);
+    } else {
+      record_segment_sorts(rec, c, k1, pairs ? &v1 : nullptr, bn.offs(), segs, bn.any_short, bn.lst(), bn.mid);
+    }
+    ok.finish(rec);
+    if (pairs) ov.finish(rec);
+    std::uint32_t counts[4] = {};
+    const recorder::readback rb{gpu_bins ? bn.counts_s->native() : nullptr, 0, 16, counts};
+    spent = rec.submit(gpu_bins ? &rb : nullptr);
+    if (gpu_bins) {
+      read_bins(ctx, bn, counts);
+      if (bn.broken)  // the gated sorts did nothing
+        throw error(errc::invalid_argument, "segmented sort: the offsets decrease or pass n (" +
+                                                std::to_string(bn.broken) + " segments out of order)");
+      if (bn.large_total > bn.large.size()) {  // too many long segments to bring back one by one: the host lists
+        off = host_offsets(ctx, offsets);
+        bn.large.clear();
+        for (std::uint64_t s = 0; s < segs; ++s)
+          if (off[s + 1] - off[s] > segment_mid_max) bn.large.push_back({off[s], off[s + 1]});
+      }
+    }
+  }
   std::vector<std::pair<std::uint32_t, std::uint32_t>>& large = bn.large;
   if (!large.empty()) {
+    recorder rec(ctx, opt.timestamps || opt.stats != nullptr);
+    bindable_output ok = bindable_in_place(rec, kv), ov;
+    if (pairs) ov = bindable_in_place(rec, vv);
     // Longest first: the sort's scratch buffers (and the temporaries here) reach their size at the first one.
     std::stable_sort(large.begin(), large.end(),
                      [](const auto& a, const auto& b) { return a.second - a.first > b.second - b.first; });
@@ -352,10 +439,14 @@ void segmented_sort_webgpu(context& ctx, const range_ref& keys, const range_ref*
         if (pairs) rec.copy_raw(tmp_v.native(), 0, sv.buf, sv.offset, len * 4);
       }
     }
+    ok.finish(rec);
+    if (pairs) ov.finish(rec);
+    const gpu_time t = rec.submit();
+    spent.ms += t.ms;
+    spent.compile_ms += t.compile_ms;
+    spent.from_timestamps = spent.from_timestamps && t.from_timestamps;
   }
-  ok.finish(rec);
-  if (pairs) ov.finish(rec);
-  fill_stats(opt, rec.submit(), alg.name);
+  fill_stats(opt, spent, alg.name);
   if (opt.stats) opt.stats->upload_ms = keys.on_device ? 0 : upload_ms;
   if (!keys.on_device) {
     ctx.read(up_k, 0, keys.host_out, n * 4);

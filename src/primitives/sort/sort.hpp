@@ -108,12 +108,14 @@ struct key_compare {
 std::string sort_compare_source(const std::string& file, const key_compare& c, wgsl_constants constants);
 /// Segments of at most this many keys are sorted by one workgroup (segmented.wgsl: sort_mid).
 constexpr std::uint32_t segment_mid_max = 2048;
-/// segmented.cpp: records sort_tiny over every segment (tiny: those of 2..32 keys) and sort_mid over the
+/// segmented.cpp: with `short_segments`, records the short-segment tiles over every segment of 2..64 keys
+/// (segmented_short.wgsl: many per workgroup; radix order only, not a comparator), and sort_mid over the
 /// `list_count` segments listed in `list` (each of at most segment_mid_max keys), in place in keys (and vals).
 void record_segment_sorts(recorder& rec, const key_compare& c, const device_view& keys, const device_view* vals,
-                          const buffer& offsets, std::uint64_t n_segments, bool tiny, const buffer& list,
+                          const buffer& offsets, std::uint64_t n_segments, bool short_segments, const buffer& list,
                           std::uint64_t list_count);
-extern const kernel_spec sort_seg_tiny_spec, sort_seg_mid_spec, sort_seg_bin_spec, sort_merge_level_spec;
+extern const kernel_spec sort_seg_tile_starts_spec, sort_seg_short_spec, sort_seg_mid_spec, sort_seg_bin_spec,
+    sort_merge_level_spec;
 
 /// Sorts the first `count` (a u32 on the device, clamped to the range's length) 32-bit keys of a device range in
 /// place without the count reaching the host: every kernel reads it (sort/count.wgsl), so the passes cover the
