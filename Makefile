@@ -3,8 +3,8 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 BUILD_TYPE ?= RelWithDebInfo
 CMAKE_FLAGS ?=
-# ccache (installed by setup) serves the repeated compilations of one `make test`: the Python wheel and the
-# FetchContent consumer build the library again; paths are made relative to the checkout so that hits survive a move.
+# ccache (installed by setup) serves rebuilds (a second `make test`, a developer's loop); paths are made relative
+# to the checkout so that hits survive a move.
 CCACHE := $(shell command -v ccache 2>/dev/null)
 LAUNCHER := $(if $(CCACHE),-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 export CCACHE_BASEDIR := $(CURDIR)
@@ -49,17 +49,32 @@ docs:
 # The whole suite: docs (first: it takes seconds), GoogleTest suites, CLI, examples, package (check), then the same under ASan + UBSan
 # (sanitize), then a short libFuzzer run of every harness (fuzz).
 # Each stage's wall time is printed at the end (scripts/stages.sh), also when one fails.
+# Budget: under 40 minutes from a fresh clone on 2 cores (CI stops at 90). What each stage covers, so that none
+# repeats another's work (docs/getting_started.md, "What make test covers"):
+#   docs      the reference, 0 Doxygen warnings.
+#   build     everything (library, CLI, tests, examples, benchmarks, README snippets), -O2.
+#   ctest     every suite at every edge size up to its largest (2^22 for reduce/scan; the largest sizes for a
+#             rotating share of the op x type x algorithm combinations, tests/common.hpp sweep_runs), the CLI
+#             scripts, MPI with 1-4 ranks, the examples, the install/FetchContent/pkg-config/.deb consumers.
+#   python    the wheel, the Python tests, the wheel in a fresh venv.
+#   sanitize  the same suites and the CLI scripts under ASan + UBSan for the host code and the native backend:
+#             every code path, at edge sizes up to 2^16 and fewer random cases (the large sizes run the same host
+#             code; they ran in ctest). No MPI, consumers, examples (plain builds of the same paths).
+#   fuzz      each libFuzzer harness for 15 s from the corpus, JOBS at once (make fuzz-long runs them long).
+# No test's outcome depends on timing: the stress modes force their paths (look-back fallbacks) deterministically.
+# ctest runs JOBS suites at once: a suite alone leaves a core idle while it compiles shaders (one thread) or checks
+# results on the CPU; every suite keeps its files in its own temporary folder or build subfolder.
 test: setup
 	@scripts/stages.sh docs '$(MAKE) --no-print-directory docs' \
 	  build '$(MAKE) --no-print-directory build' \
-	  ctest 'cd $(BUILD) && ctest --output-on-failure --timeout 1200 -j 1' \
+	  ctest 'cd $(BUILD) && ctest --output-on-failure --timeout 1200 -j $(JOBS)' \
 	  python '$(MAKE) --no-print-directory python-check' \
 	  sanitize '$(MAKE) --no-print-directory sanitize' \
 	  fuzz '$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=15'
 
 # The suite alone, without the sanitizer build and the fuzzers (the quick loop while developing).
 check: build
-	cd $(BUILD) && ctest --output-on-failure --timeout 1200 -j 1
+	cd $(BUILD) && ctest --output-on-failure --timeout 1200 -j $(JOBS)
 	$(MAKE) python-check
 
 # The Python package: a venv under $(BUILD)/python with the pinned build and test tools (downloaded once into a
@@ -119,22 +134,24 @@ sanitize: setup
 	  -DCMAKE_CXX_FLAGS="$(SAN_FLAGS)" $(LAUNCHER) \
 	  -DCMAKE_EXE_LINKER_FLAGS="$(SAN_FLAGS)"
 	cmake --build build-asan -j $(JOBS) --target wgprim_tests wgprim_cli
-	cd build-asan && $(SAN_ENV) WGPRIM_DIFF_CASES=$${WGPRIM_DIFF_CASES:-3000} WGPRIM_TEST_EDGE_MAX_LOG2=18 \
-	  ctest --output-on-failure --timeout 1800 -j 1 -E 'package|cli|mpi_|example_|readme_snippet_|consumer_|StdSpellingNegative'
+	cd build-asan && $(SAN_ENV) WGPRIM_DIFF_CASES=$${WGPRIM_DIFF_CASES:-1000} WGPRIM_TEST_EDGE_MAX_LOG2=16 \
+	  WGPRIM_SELECT_CASES=$${WGPRIM_SELECT_CASES:-100} \
+	  ctest --output-on-failure --timeout 1800 -j $(JOBS) -E 'package|cli|mpi_|example_|readme_snippet_|consumer_|StdSpellingNegative'
 	# the CLI script also runs bash and python: leak checking (and the preload) for our binaries only there
 	cd build-asan && ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  ctest --output-on-failure --timeout 1800 -R cli -E mpi_
+	  ctest --output-on-failure --timeout 1800 -j $(JOBS) -R cli -E mpi_
 
-# libFuzzer on each harness for FUZZ_SECONDS; the corpus in fuzz/corpus seeds it.
+# libFuzzer on each harness for FUZZ_SECONDS, JOBS harnesses at once (each is one process on one core); the
+# corpus in fuzz/corpus seeds it. Each harness's last lines are printed; a crash fails the target.
 fuzz: setup
 	cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ -DWGPRIM_FUZZ=ON \
 	  -DWGPRIM_BUILD_TESTS=OFF -DWGPRIM_BUILD_EXAMPLES=OFF
 	cmake --build build-fuzz -j $(JOBS) --target fuzz_npy fuzz_text fuzz_generate fuzz_expr fuzz_unary fuzz_arrays
-	for h in npy text generate expr unary arrays; do \
-	  mkdir -p build-fuzz/corpus-$$h && \
-	  build-fuzz/fuzz_$$h -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -print_final_stats=1 \
-	    build-fuzz/corpus-$$h fuzz/corpus/$$h 2>&1 | tail -12 || exit 1; \
-	done
+	for h in npy text generate expr unary arrays; do mkdir -p build-fuzz/corpus-$$h || exit 1; done
+	printf '%s\n' npy text generate expr unary arrays | xargs -P $(JOBS) -I{} sh -c \
+	  'build-fuzz/fuzz_{} -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -print_final_stats=1 build-fuzz/corpus-{} \
+	     fuzz/corpus/{} >build-fuzz/fuzz_{}.log 2>&1; rc=$$?; echo "--- fuzz_{} (exit $$rc)"; tail -12 build-fuzz/fuzz_{}.log; \
+	   exit $$rc'
 
 # The fuzzers, long (scripts/soak_fuzz.sh): the six harnesses at once for FUZZ_SECONDS each with FUZZ_JOBS workers
 # each; prints the total (harnesses x workers x seconds). `make fuzz-long FUZZ_SECONDS=600` is an hour of fuzzing.

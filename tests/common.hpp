@@ -48,7 +48,7 @@ inline context& small_binding_ctx() {
 /// Sizes every algorithm must handle: 0, 1, 2, tile-1/tile/tile+1 for 256 and 65,536, 2^k±1 up to 2^max_log2,
 /// and some random sizes.
 /// Sizes 0, 1, 2, 3, 255..257, 511, 1000, 65535..65537, 2^k +- 1 for k = 2..max_log2, and four random ones.
-/// WGPRIM_TEST_EDGE_MAX_LOG2 lowers max_log2 (make sanitize sets 18: under ASan the largest sizes cost minutes each
+/// WGPRIM_TEST_EDGE_MAX_LOG2 lowers max_log2 (make sanitize sets 16: under ASan the largest sizes cost minutes each
 /// and add no coverage of the host code; the plain stage runs them all).
 inline std::vector<std::size_t> edge_sizes(int max_log2) {
   if (const char* cap = std::getenv("WGPRIM_TEST_EDGE_MAX_LOG2"))
@@ -63,6 +63,15 @@ inline std::vector<std::size_t> edge_sizes(int max_log2) {
   std::sort(s.begin(), s.end());
   s.erase(std::unique(s.begin(), s.end()), s.end());
   return s;
+}
+
+/// Whether a sweep over many combinations (algorithm x type x op x kind) runs size `n`, the `index`-th of its
+/// edge_sizes, for its `combo`-th combination. Sizes up to 2^17 + 1 (0, 1, tile-1/tile/tile+1, 65535..65537, 2^k+-1)
+/// run for every combination; the larger ones (2^18-1 .. 2^22+1, most of a sweep's time on lavapipe, and the same
+/// code as 2^17 past the last hierarchy level) for one combination in `stride`, rotating, so that every combination
+/// still meets several large sizes and every large size is met by several combinations of each type.
+inline bool sweep_runs(std::size_t index, std::size_t n, std::size_t combo, std::size_t stride = 4) {
+  return n <= (std::size_t(1) << 17) + 1 || (index + combo) % stride == 0;
 }
 
 enum class data_kind { random, small_ints };
