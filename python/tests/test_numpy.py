@@ -389,3 +389,17 @@ def test_native_64bit_long_rows(dtype):
     u, c = wgprim.unique(s, return_counts=True, device=nat)
     u0, c0 = np.unique(s, return_counts=True)
     assert np.array_equal(u, u0) and np.array_equal(c, c0)
+
+
+def test_native_64bit_sort_order():
+    nat = wgprim.Device(backend="native")
+    x = np.array([0.0, -0.0, np.nan, -np.nan, -np.inf, np.inf, 1.0, -1.0, -0.0])
+    s = wgprim.sort(x, device=nat)
+    assert np.array_equal(s, [-np.inf, -1.0, -0.0, -0.0, 0.0, 1.0, np.inf, np.nan, np.nan], equal_nan=True)
+    assert list(np.signbit(s[2:5])) == [True, True, False]  # -0.0 before +0.0, as the library's sort
+    assert list(wgprim.argsort(x, device=nat)) == [4, 7, 1, 8, 0, 6, 5, 2, 3]  # NaNs last, in input order
+    i = np.array([5, -2**63, 2**63 - 1, -1, 0, -1], np.int64)
+    assert np.array_equal(wgprim.sort(i, device=nat), np.sort(i))
+    assert np.array_equal(wgprim.argsort(i, device=nat), np.argsort(i, kind="stable"))
+    u = np.array([2**64 - 1, 0, 2**63, 7], np.uint64)
+    assert np.array_equal(wgprim.sort(u, device=nat), np.sort(u))
