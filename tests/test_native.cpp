@@ -89,6 +89,14 @@ TEST(Native, WebGpuOnlyCallsAreUnsupported) {
   expect_unsupported([&] { reduce(c, fake, in, res); }, "reduce into an encoder");
   expect_unsupported([&] { inclusive_scan(c, fake, in, out); }, "scan into an encoder");
   expect_unsupported([&] { testing::simulate_device_loss(c); }, "simulate_device_loss");
+  // A type the backend does not take: its table's message (the WebGPU row names the adapter feature instead).
+  try {
+    reduce(c, std::vector<double>{1.0, 2.0});
+    ADD_FAILURE() << "an f64 reduce ran on the native backend";
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), errc::unsupported);
+    EXPECT_NE(std::string(e.what()).find("reduce over f64 needs a WebGPU context"), std::string::npos) << e.what();
+  }
   // A primitive with no native implementation yet reaches the recorder or the kernel cache: one clear error.
   expect_unsupported([&] { detail::recorder rec(c); }, "a recorder");
   expect_unsupported([&] { detail::get_kernel(c, "@compute @workgroup_size(1) fn main() {}", "main", {}, false); },

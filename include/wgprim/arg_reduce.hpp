@@ -20,22 +20,11 @@
 #include "wgprim/algorithm.hpp"
 #include "wgprim/context.hpp"
 #include "wgprim/device_vector.hpp"
+#include "wgprim/kinds.hpp"
 
 typedef struct WGPUCommandEncoderImpl* WGPUCommandEncoder;
 
 namespace wgprim {
-
-/// An arg reduction's result: the extreme value and the first index holding it.
-template <class T>
-struct arg_result {
-  /// The minimum or maximum (for f32: the first NaN, its bits kept, when there is one).
-  T value;
-  /// The smallest index at which value occurs (64-bit, correct past one storage binding).
-  std::uint64_t index;
-};
-
-/// Which extreme an arg reduction looks for.
-enum class arg_op { min, max };
 
 /// Words a recorded arg reduction writes into the caller's result span: value bits, index low, index high.
 constexpr std::size_t arg_result_words = 3;

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "wgprim/arg_reduce.hpp"
+#include "wgprim/kinds.hpp"
 #include "wgprim/op.hpp"
 #include "wgprim/transform_reduce.hpp"
 #include "wgprim/predicate.hpp"

@@ -23,14 +23,12 @@
 #include "wgprim/algorithm.hpp"
 #include "wgprim/context.hpp"
 #include "wgprim/device_vector.hpp"
+#include "wgprim/kinds.hpp"
 #include "wgprim/op.hpp"
 
 typedef struct WGPUCommandEncoderImpl* WGPUCommandEncoder;
 
 namespace wgprim {
-
-/// Inclusive or exclusive scan (for the runtime-typed entry points).
-enum class scan_kind { inclusive, exclusive };
 
 namespace detail {
 /// The type-erased entry point: runs (encoder == null) or records into the caller's encoder.

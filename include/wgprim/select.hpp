@@ -34,14 +34,12 @@
 #include "wgprim/context.hpp"
 #include "wgprim/device_count.hpp"
 #include "wgprim/device_vector.hpp"
+#include "wgprim/kinds.hpp"
 #include "wgprim/predicate.hpp"
 
 typedef struct WGPUCommandEncoderImpl* WGPUCommandEncoder;
 
 namespace wgprim {
-
-/// What a compaction keeps (for the runtime-typed entry points).
-enum class select_mode { predicate, flags, unique };
 
 namespace detail {
 /// The type-erased entry point. count == null: the count is read back and returned; else it lands in count[0]

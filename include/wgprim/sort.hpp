@@ -29,12 +29,10 @@
 #include "wgprim/algorithm.hpp"
 #include "wgprim/context.hpp"
 #include "wgprim/device_vector.hpp"
+#include "wgprim/kinds.hpp"
 #include "wgprim/op.hpp"
 
 namespace wgprim {
-
-/// Sort order: ascending, or exactly its reverse (still stable).
-enum class order { ascending, descending };
 
 namespace detail {
 /// std::less<T> / std::greater<T> (T void included): the comparators sort_order takes.

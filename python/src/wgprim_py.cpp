@@ -14,11 +14,18 @@
 #include <wgprim/pipeline.hpp>
 #include <wgprim/wgprim.hpp>
 
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/parallel_invoke.h>
+#include <oneapi/tbb/parallel_reduce.h>
+#include <oneapi/tbb/parallel_scan.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <execution>
 #include <limits>
 #include <memory>
 #include <mutex>
@@ -771,8 +778,10 @@ nb::object segment_reduce(nb::handle a, nb::handle offsets, const std::string& o
 // They run on the device when it takes the type (one row: reduce / scan with every accuracy mode; several: the
 // segmented primitives); where the library refuses (errc::unsupported: the native backend's 64-bit types, custom
 // operators over 64-bit types), the host loops below compute them with NumPy's semantics: pairwise float sums
-// (NumPy's blocking of 8 lanes and 128 elements), wrapping integers, NaN-propagating min / max, sequential scans.
-// Those loops are the binding's, serial, and named as the fallback in the package's docstring.
+// (NumPy's blocking of 8 lanes and 128 elements), wrapping integers, NaN-propagating min / max, scans in index
+// order within blocks. They run on the oneTBB threads (the native backend's): rows in parallel, and a long row
+// split into blocks (the float sum's pairwise tree split at its own halves, so its bits are NumPy's whatever the
+// thread count; a float scan's blocks start from the sum of the blocks before them, within the sum's bound).
 
 enum class row_op { sum, prod, min, max, bit_and, bit_or, bit_xor };
 
@@ -845,6 +854,19 @@ template <class T> T pairwise_sum(const T* x, std::size_t n) {
   return pairwise_sum(x, half) + pairwise_sum(x + half, n - half);
 }
 
+/// Elements below which a host loop stays on one thread (a block of the parallel loops).
+constexpr std::size_t host_block = std::size_t(1) << 15;
+
+/// pairwise_sum with its top halves on the oneTBB threads: the same tree, so the same bits.
+template <class T> T pairwise_sum_par(const T* x, std::size_t n) {
+  if (n < 2 * host_block) return pairwise_sum(x, n);
+  std::size_t half = n / 2;
+  half -= half % 8;
+  T a, b;
+  tbb::parallel_invoke([&] { a = pairwise_sum_par(x, half); }, [&] { b = pairwise_sum_par(x + half, n - half); });
+  return a + b;
+}
+
 /// Calls f(std::integral_constant<row_op, o>{}) for o: the loops below are instantiated per operator.
 template <class F> void with_row_op(row_op o, F&& f) {
   switch (o) {
@@ -875,6 +897,56 @@ template <row_op o, class T> T host_reduce(const T* x, std::size_t n) {
     for (std::size_t i = 0; i < n; ++i) r = host_combine<o>(r, x[i]);
     return r;
   }
+}
+
+/// host_reduce over blocks on the oneTBB threads, merged in a tree that depends on n alone; float sums: the
+/// pairwise tree (NumPy's bits).
+template <row_op o, class T> T host_reduce_par(const T* x, std::size_t n) {
+  if constexpr (std::is_floating_point_v<T> && o == row_op::sum) {
+    return pairwise_sum_par(x, n);
+  } else {
+    if (n < 2 * host_block) return host_reduce<o>(x, n);
+    struct part { T v; bool set; };
+    return tbb::parallel_deterministic_reduce(
+               tbb::blocked_range<std::size_t>(0, n, host_block), part{T{}, false},
+               [&](const tbb::blocked_range<std::size_t>& r, part acc) {
+                 const T here = host_reduce<o>(x + r.begin(), r.size());
+                 return acc.set ? part{host_combine<o>(acc.v, here), true} : part{here, true};
+               },
+               [](part a, part b) {
+                 if (!a.set) return b;
+                 if (!b.set) return a;
+                 return part{host_combine<o>(a.v, b.v), true};
+               })
+        .v;
+  }
+}
+
+/// f(first, last) over the rows [0, rows) on the oneTBB threads, about host_block elements a task.
+template <class F> void for_rows(std::size_t rows, std::size_t cols, F&& f) {
+  const std::size_t grain = std::max<std::size_t>(1, host_block / std::max<std::size_t>(cols, 1));
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, rows, grain),
+                    [&](const tbb::blocked_range<std::size_t>& r) { f(r.begin(), r.end()); });
+}
+
+/// The inclusive scan of x[0, n) into r: in index order on one thread below 2 host blocks, else oneTBB's
+/// parallel_scan over blocks (each block in index order from the combination of the blocks before it).
+template <row_op o, class T> void host_scan_par(const T* x, T* r, std::size_t n, row_op ro) {
+  if (n < 2 * host_block) {
+    T acc = host_identity<T>(ro);
+    for (std::size_t j = 0; j < n; ++j) r[j] = acc = host_combine<o>(acc, x[j]);
+    return;
+  }
+  tbb::parallel_scan(
+      tbb::blocked_range<std::size_t>(0, n, host_block), host_identity<T>(ro),
+      [&](const tbb::blocked_range<std::size_t>& b, T acc, bool final) {
+        if (final) {
+          for (std::size_t j = b.begin(); j < b.end(); ++j) r[j] = acc = host_combine<o>(acc, x[j]);
+          return acc;
+        }
+        return host_combine<o>(acc, host_reduce<o>(x + b.begin(), b.size()));
+      },
+      [](T a, T b) { return host_combine<o>(a, b); });
 }
 
 /// Row offsets 0, cols, 2 cols, ... for the segmented primitives (u32: refused past 2^32 - 1 elements).
@@ -934,7 +1006,10 @@ nb::object reduce_rows(nb::handle a, std::size_t rows, const std::string& op_nam
         const T* x = static_cast<const T*>(in.data);
         T* r = static_cast<T*>(out.data);
         with_row_op(ro, [&](auto op) {
-          for (std::size_t i = 0; i < rows; ++i) r[i] = host_reduce<decltype(op)::value>(x + i * cols, cols);
+          constexpr row_op o = decltype(op)::value;
+          for_rows(rows, cols, [&](std::size_t first, std::size_t last) {
+            for (std::size_t i = first; i < last; ++i) r[i] = host_reduce_par<o>(x + i * cols, cols);
+          });
         });
       } else {
         throw wgprim::error(errc::unsupported, op_name + ": " + numpy_name(in.type) + " rows on the host");
@@ -985,12 +1060,12 @@ nb::object scan_rows(nb::handle a, std::size_t rows, const std::string& op_name,
       if constexpr (std::is_arithmetic_v<T>) {
         const T* x = static_cast<const T*>(in.data);
         T* r = static_cast<T*>(out.data);
-        for (std::size_t i = 0; i < rows; ++i) {
-          with_row_op(ro, [&](auto op) {
-            T acc = host_identity<T>(ro);
-            for (std::size_t j = i * cols; j < (i + 1) * cols; ++j) r[j] = acc = host_combine<decltype(op)::value>(acc, x[j]);
+        with_row_op(ro, [&](auto op) {
+          constexpr row_op o = decltype(op)::value;
+          for_rows(rows, cols, [&](std::size_t first, std::size_t last) {
+            for (std::size_t i = first; i < last; ++i) host_scan_par<o>(x + i * cols, r + i * cols, cols, ro);
           });
-        }
+        });
       } else {
         throw wgprim::error(errc::unsupported, op_name + ": " + numpy_name(in.type) + " rows on the host");
       }
@@ -999,8 +1074,40 @@ nb::object scan_rows(nb::handle a, std::size_t rows, const std::string& op_name,
   return out.numpy();
 }
 
+/// The index in x[0, n) (n > 0) of its first NaN, else of its first extreme: one thread below 2 host blocks, else
+/// blocks on the oneTBB threads merged in index order.
+template <class T> std::size_t host_arg(const T* x, std::size_t n, bool is_max) {
+  auto serial = [&](std::size_t first, std::size_t last) {
+    std::size_t best = first;
+    for (std::size_t i = first; i < last; ++i) {
+      if constexpr (std::is_floating_point_v<T>) {
+        if (x[i] != x[i]) return i;
+      }
+      if (is_max ? x[best] < x[i] : x[i] < x[best]) best = i;
+    }
+    return best;
+  };
+  if (n < 2 * host_block) return serial(0, n);
+  constexpr std::size_t none = ~std::size_t(0);
+  // b comes after a in the index order: a keeps ties; a NaN found first wins.
+  auto merge = [&](std::size_t a, std::size_t b) {
+    if (a == none) return b;
+    if (b == none) return a;
+    if constexpr (std::is_floating_point_v<T>) {
+      if (x[a] != x[a]) return a;
+      if (x[b] != x[b]) return b;
+    }
+    return (is_max ? x[a] < x[b] : x[b] < x[a]) ? b : a;
+  };
+  return tbb::parallel_deterministic_reduce(
+      tbb::blocked_range<std::size_t>(0, n, host_block), none,
+      [&](const tbb::blocked_range<std::size_t>& r, std::size_t acc) { return merge(acc, serial(r.begin(), r.end())); },
+      merge);
+}
+
 /// np.argmin / np.argmax along rows (rows of in.n / rows > 0 elements): the int64 index in each row of its first
-/// NaN, else of its first extreme. The binding's host loop (the library's arg_reduce has no segmented form).
+/// NaN, else of its first extreme. The binding's host loop on the oneTBB threads (the library's arg_reduce has no
+/// segmented form).
 nb::object arg_rows(nb::handle a, std::size_t rows, bool is_max) {
   const char* what = is_max ? "argmax" : "argmin";
   const input in = as_input(a, what);
@@ -1015,20 +1122,10 @@ nb::object arg_rows(nb::handle a, std::size_t rows, bool is_max) {
     visit(in.type, [&](auto tag) {
       using T = typename decltype(tag)::type;
       if constexpr (std::is_arithmetic_v<T>) {
-        for (std::size_t row = 0; row < rows; ++row) {
-          const T* x = static_cast<const T*>(in.data) + row * cols;
-          std::size_t best = 0;
-          for (std::size_t i = 0; i < cols; ++i) {
-            if constexpr (std::is_floating_point_v<T>) {
-              if (x[i] != x[i]) {
-                best = i;
-                break;
-              }
-            }
-            if (is_max ? x[best] < x[i] : x[i] < x[best]) best = i;
-          }
-          r[row] = std::int64_t(best);
-        }
+        for_rows(rows, cols, [&](std::size_t first, std::size_t last) {
+          for (std::size_t row = first; row < last; ++row)
+            r[row] = std::int64_t(host_arg(static_cast<const T*>(in.data) + row * cols, cols, is_max));
+        });
       } else {
         throw wgprim::error(errc::unsupported, std::string(what) + ": " + numpy_name(in.type) + " rows on the host");
       }
@@ -1047,8 +1144,63 @@ template <class T> bool sort_less(T a, T b) {
   return a < b;
 }
 
+/// A 64-bit element as an unsigned key in the library's sort order: integers by value, floats -inf < ... < -0.0 <
+/// +0.0 < ... < inf, then every NaN as one key (so NaNs keep their input order, last).
+template <class T> std::uint64_t ordered_key(T v) {
+  std::uint64_t b;
+  std::memcpy(&b, &v, 8);
+  if constexpr (std::is_floating_point_v<T>) {
+    if (v != v) return ~std::uint64_t(0);
+    return (b >> 63) ? ~b : b | (std::uint64_t(1) << 63);
+  } else if constexpr (std::is_signed_v<T>) {
+    return b ^ (std::uint64_t(1) << 63);
+  } else {
+    return b;
+  }
+}
+
+/// Stable LSD radix sort of n (key, index) pairs in place: six passes of 11-bit digits, whose counts are taken in
+/// one read of the keys (split over the oneTBB threads); a pass whose digit is the same for every key is skipped.
+void radix_sort_pairs(std::vector<std::uint64_t>& keys, std::vector<std::uint32_t>& idx) {
+  constexpr int bits = 11, passes = 6;
+  constexpr std::size_t buckets = std::size_t(1) << bits;
+  const std::size_t n = keys.size();
+  using counts = std::vector<std::size_t>;
+  counts hist = tbb::parallel_reduce(
+      tbb::blocked_range<std::size_t>(0, n, host_block), counts(passes * buckets, 0),
+      [&](const tbb::blocked_range<std::size_t>& r, counts h) {
+        for (std::size_t i = r.begin(); i < r.end(); ++i)
+          for (int p = 0; p < passes; ++p) ++h[p * buckets + ((keys[i] >> (p * bits)) & (buckets - 1))];
+        return h;
+      },
+      [](counts a, const counts& b) {
+        for (std::size_t j = 0; j < a.size(); ++j) a[j] += b[j];
+        return a;
+      });
+  std::vector<std::uint64_t> k2(n);
+  std::vector<std::uint32_t> i2(n);
+  for (int p = 0; p < passes; ++p) {
+    std::size_t* h = hist.data() + p * buckets;
+    if (std::any_of(h, h + buckets, [&](std::size_t c) { return c == n; })) continue;
+    std::size_t at = 0;
+    for (std::size_t d = 0; d < buckets; ++d) {
+      const std::size_t c = h[d];
+      h[d] = at;
+      at += c;
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::size_t to = h[(keys[i] >> (p * bits)) & (buckets - 1)]++;
+      k2[to] = keys[i];
+      i2[to] = idx[i];
+    }
+    keys.swap(k2);
+    idx.swap(i2);
+  }
+}
+
 /// (sorted copy, int64 stable permutation) of a 1-D host array: wgprim's sort_pairs where the device takes the
-/// type, else std::stable_sort on the host (unique's building block; sort / argsort stay the library's).
+/// type, else on the host: 64-bit keys by a radix sort of (key, index) pairs, other types by a parallel
+/// std::stable_sort (unique's building block, and sort / argsort's for the types the device does not sort).
 nb::tuple sort_perm(nb::handle a, opt_device device) {
   const input in = as_input(a, "unique");
   if (in.dev) throw wgprim::error(errc::invalid_argument, "unique: takes host arrays (not a DeviceArray)");
@@ -1082,9 +1234,18 @@ nb::tuple sort_perm(nb::handle a, opt_device device) {
       using T = typename decltype(tag)::type;
       if constexpr (std::is_arithmetic_v<T>) {
         const T* x = static_cast<const T*>(in.data);
-        std::stable_sort(idx.begin(), idx.end(), [&](std::uint32_t i, std::uint32_t j) { return sort_less(x[i], x[j]); });
+        if constexpr (sizeof(T) == 8) {
+          // 64-bit keys (the native backend's): a radix sort of (ordered key, index) pairs
+          std::vector<std::uint64_t> k(in.n);
+          tbb::parallel_for(std::size_t(0), std::size_t(in.n), [&](std::size_t i) { k[i] = ordered_key(x[i]); });
+          radix_sort_pairs(k, idx);
+        } else {
+          // libstdc++'s parallel stable sort (its oneTBB backend)
+          std::stable_sort(std::execution::par, idx.begin(), idx.end(),
+                           [&](std::uint32_t i, std::uint32_t j) { return sort_less(x[i], x[j]); });
+        }
         T* k = static_cast<T*>(keys.data);
-        for (std::size_t i = 0; i < in.n; ++i) k[i] = x[idx[i]];
+        tbb::parallel_for(std::size_t(0), std::size_t(in.n), [&](std::size_t i) { k[i] = x[idx[i]]; });
       } else {
         throw wgprim::error(errc::unsupported, std::string("unique: ") + numpy_name(in.type) + " on the host");
       }

@@ -318,3 +318,88 @@ def test_module_help_and_info():
     default = wgprim.default_device()
     assert f"default device: {default.name}" in i.stdout
     assert subprocess.run([sys.executable, "-m", "wgprim", "bogus"], capture_output=True).returncode == 2
+
+
+# ---- sort / argsort along an axis ----
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.uint64, np.int32, np.uint8, np.bool_])
+@pytest.mark.parametrize("shape", [(5, 7), (1, 300), (300, 1), (64, 130), (0, 4), (4, 0), (3, 4, 5)])
+def test_sort_argsort_axis(dtype, shape):
+    x = data(dtype, shape) if dtype == np.bool_ else (data(dtype, shape) % 11).astype(dtype)  # many ties
+    if dtype == np.float64 and x.size > 3:
+        x.flat[1] = x.flat[x.size // 2] = np.nan
+    for axis in [None, 0, 1, -1] + ([2, -2] if len(shape) == 3 else []):
+        s, s0 = wgprim.sort(x, axis=axis), np.sort(x, axis=axis)
+        assert s.dtype == s0.dtype and s.shape == s0.shape
+        assert np.array_equal(s, s0, equal_nan=bool(np.issubdtype(dtype, np.floating)))
+        p, p0 = wgprim.argsort(x, axis=axis), np.argsort(x, axis=axis, kind="stable")
+        assert p.dtype == p0.dtype and p.shape == p0.shape and np.array_equal(p, p0), (axis, p, p0)
+    assert np.array_equal(wgprim.sort(x), np.sort(x), equal_nan=bool(np.issubdtype(dtype, np.floating)))  # axis -1
+    assert np.array_equal(wgprim.argsort(x, -1, "quicksort"), np.argsort(x, -1, "stable"))
+
+
+def test_sort_axis_descending_fortran_lists_and_errors():
+    x = data(np.int32, (9, 40)) % 7
+    d = wgprim.sort(x, axis=0, descending=True)
+    assert np.array_equal(d, np.sort(x, axis=0)[::-1])
+    p = wgprim.argsort(x, descending=True)
+    assert np.array_equal(p, np.argsort(-x.astype(np.int64), axis=-1, kind="stable"))
+    f = np.asfortranarray(x.astype(np.float64))
+    assert np.array_equal(wgprim.sort(f, axis=0), np.sort(f, axis=0))
+    assert np.array_equal(wgprim.argsort([[3, 1], [0, 2]]), np.argsort([[3, 1], [0, 2]], kind="stable"))
+    assert np.array_equal(wgprim.sort(np.array(5), axis=None), [5])
+    with pytest.raises(ValueError):
+        wgprim.sort(np.array(5))  # NumPy: axis -1 is out of bounds for a 0-d array
+    with pytest.raises(ValueError):
+        wgprim.sort(x, axis=2)
+    with pytest.raises(TypeError):
+        wgprim.sort(x, axis=(0, 1))
+    with pytest.raises(ValueError):
+        wgprim.sort(x, kind="bogo")
+    with pytest.raises(ValueError):
+        wgprim.sort(x, order="f0")
+    with pytest.raises(ValueError):
+        wgprim.sort(x, offsets=[0, 3])  # offsets= and less= take 1-D arrays
+
+
+# ---- the host loops of 64-bit types on the native backend, past one block of their threads ----
+
+@pytest.mark.parametrize("dtype", [np.float64, np.int64, np.uint64])
+def test_native_64bit_long_rows(dtype):
+    nat = wgprim.Device(backend="native")
+    rng = np.random.default_rng(5)
+    n = 300007  # several blocks of 2^15: the parallel paths, with a ragged last block
+    x = rng.uniform(-1, 1, n).astype(dtype) if dtype == np.float64 else rng.integers(0, 1000, n).astype(dtype)
+    assert wgprim.sum(x, device=nat) == wgprim.sum(x, device=nat)  # one tree whatever the threads: the same bits
+    close(wgprim.sum(x, device=nat), np.sum(x), x)
+    close(wgprim.cumsum(x, device=nat), np.cumsum(x), x)
+    assert wgprim.max(x, device=nat) == np.max(x) and wgprim.min(x, device=nat) == np.min(x)
+    m = x[: 3 * 100001].reshape(3, 100001)
+    close(wgprim.sum(m, axis=1, device=nat), np.sum(m, axis=1), m, 1)
+    close(wgprim.cumsum(m, axis=1, device=nat), np.cumsum(m, axis=1), m, 1)
+    assert np.array_equal(wgprim.argmax(m, axis=1, device=nat), np.argmax(m, axis=1))
+    assert np.array_equal(wgprim.argmin(m, axis=1, device=nat), np.argmin(m, axis=1))
+    w = m.copy()
+    if dtype == np.float64:
+        w[1, 70000] = w[1, 90000] = np.nan
+    assert np.array_equal(wgprim.argmax(w, axis=1, device=nat), np.argmax(w, axis=1))
+    s = (x % 100).astype(dtype)
+    assert np.array_equal(wgprim.sort(s, device=nat), np.sort(s))
+    assert np.array_equal(wgprim.argsort(s, device=nat), np.argsort(s, kind="stable"))
+    u, c = wgprim.unique(s, return_counts=True, device=nat)
+    u0, c0 = np.unique(s, return_counts=True)
+    assert np.array_equal(u, u0) and np.array_equal(c, c0)
+
+
+def test_native_64bit_sort_order():
+    nat = wgprim.Device(backend="native")
+    x = np.array([0.0, -0.0, np.nan, -np.nan, -np.inf, np.inf, 1.0, -1.0, -0.0])
+    s = wgprim.sort(x, device=nat)
+    assert np.array_equal(s, [-np.inf, -1.0, -0.0, -0.0, 0.0, 1.0, np.inf, np.nan, np.nan], equal_nan=True)
+    assert list(np.signbit(s[2:5])) == [True, True, False]  # -0.0 before +0.0, as the library's sort
+    assert list(wgprim.argsort(x, device=nat)) == [4, 7, 1, 8, 0, 6, 5, 2, 3]  # NaNs last, in input order
+    i = np.array([5, -2**63, 2**63 - 1, -1, 0, -1], np.int64)
+    assert np.array_equal(wgprim.sort(i, device=nat), np.sort(i))
+    assert np.array_equal(wgprim.argsort(i, device=nat), np.argsort(i, kind="stable"))
+    u = np.array([2**64 - 1, 0, 2**63, 7], np.uint64)
+    assert np.array_equal(wgprim.sort(u, device=nat), np.sort(u))

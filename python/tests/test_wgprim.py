@@ -380,8 +380,9 @@ def test_errors():
         wgprim.reduce(x, "and")  # bitwise on float32
     with pytest.raises(wgprim.Error):
         wgprim.select(x, "a + 1.0")  # not a bool
+    assert np.array_equal(wgprim.sort(x.reshape(2, 5)), np.sort(x.reshape(2, 5)))  # along the last axis
     with pytest.raises(wgprim.Error, match="1-D"):
-        wgprim.sort(x.reshape(2, 5))
+        wgprim.sort(x.reshape(2, 5), offsets=[0, 1])
     with pytest.raises(wgprim.Error, match="expected an array"):
         wgprim._wgprim.reduce([1, 2, 3])
     assert wgprim.sum([1, 2, 3]) == 6 and wgprim.reduce(np.int32(7)) == 7

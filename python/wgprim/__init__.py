@@ -8,8 +8,8 @@ integers accumulate in int64 / uint64, means of integers in float64) and its err
 (C-contiguous ones without a copy), lists, tuples, scalars, the buffer protocol, DLPack; Fortran-order and strided
 arrays are copied to C order. Every dtype of kinds bool, int, uint and float runs on every device: what the device
 does not take natively (bool, int16, float16, ... are widened exactly to its 32-bit types; the native CPU
-backend's float64 / int64 / uint64) is computed by the binding's host loops with NumPy's semantics (pairwise
-float sums, wrapping integers). ``axis`` moves the reduced axes last (a C-order copy when they are not) and runs
+backend's float64 / int64 / uint64) is computed by the binding's host loops on the oneTBB threads with NumPy's
+semantics (pairwise float sums, wrapping integers). ``axis`` moves the reduced axes last (a C-order copy when they are not) and runs
 the segmented primitives, one segment a row.
 
 The library's own functions (``reduce``, ``inclusive_scan``, ``exclusive_scan``, ``segment_reduce``, ``select``)

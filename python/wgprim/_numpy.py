@@ -281,10 +281,13 @@ def argmax(a, axis=None, out=None, *, keepdims=False, device=None):
     return _arg("argmax", True, a, axis, out, keepdims, device)
 
 
-def _sorted(name, a, kwargs):
-    """sort / argsort: lists and strided arrays copied, bool and the small types widened and narrowed back; the
-    native backend's 64-bit keys sorted by the binding's host sort (unique's), other keywords as the extension's."""
-    x = _host(a, name)
+_SORT_KINDS = (None, "quicksort", "mergesort", "heapsort", "stable")
+
+
+def _sorted_1d(name, x, kwargs):
+    """sort / argsort of a 1-D host array or a DeviceArray: bool and the small types widened and narrowed back;
+    the native backend's 64-bit keys sorted by the binding's host sort (unique's), other keywords as the
+    extension's."""
     f = _short_errors(getattr(_wgprim, name), name)
     if isinstance(x, DeviceArray):
         return f(x, **kwargs)
@@ -303,18 +306,64 @@ def _sorted(name, a, kwargs):
     return r.astype(x.dtype, copy=False) if name == "sort" and not isinstance(r, DeviceArray) else r
 
 
-def sort(a, **kwargs):
-    """A sorted copy of a 1-D array (stable radix sort; floats: -inf < ... < -0.0 < +0.0 < ... < inf < NaN).
-    Keywords: descending=False, offsets=None (CSR offsets: every segment sorted on its own), less=None (a bool
-    expression in a and b, true when a goes first: a stable merge sort in that order), device=None (see the
-    extension's sort)."""
-    return _sorted("sort", a, kwargs)
+def _sorted(name, a, axis, kind, order, stable, kwargs):
+    """NumPy's axis (-1 by default; None: the flattened array) over the 1-D sort: the rows of the moved axis
+    sorted as one flat stable argsort, its indices then grouped by row with a stable sort of their row numbers
+    (so every row keeps its own stable order, ties in index order)."""
+    if kind not in _SORT_KINDS:
+        raise ValueError(f"{name}: kind must be one of 'quicksort', 'mergesort', 'heapsort' or 'stable' (every "
+                         f"kind is wgprim's stable sort), not {kind!r}")
+    if stable is not None and not isinstance(stable, bool):
+        raise TypeError(f"{name}: stable must be True, False or None")
+    if order is not None:
+        raise ValueError(f"{name}: order= sorts structured arrays by field; wgprim takes bool, integer and float "
+                         "arrays")
+    x = _host(a, name)
+    if isinstance(axis, tuple):
+        raise TypeError(f"{name}: axis must be an integer or None")
+    if isinstance(x, DeviceArray):
+        if axis is not None:
+            _axes(axis, len(x.shape), name)
+        return _sorted_1d(name, x, kwargs)
+    if axis is None:
+        x = x.reshape(-1)
+        ax = 0
+    else:
+        (ax,) = _axes(axis, x.ndim, name)
+    if x.ndim == 1:
+        return _sorted_1d(name, x, kwargs)
+    extra = set(kwargs) - {"descending", "device"}
+    if extra:
+        raise ValueError(f"{name}: {', '.join(sorted(extra))}= take 1-D arrays (use axis=None to sort the "
+                         "flattened array)")
+    y = x if ax == x.ndim - 1 else _np.ascontiguousarray(_np.moveaxis(x, ax, -1))
+    cols = y.shape[-1]
+    flat = y.reshape(-1)
+    if flat.size == 0:
+        r = y.copy() if name == "sort" else _np.zeros(y.shape, _np.intp)
+    else:
+        if flat.size > 0xFFFFFFFF:
+            raise ValueError(f"{name}: axis= takes at most 2^32 - 1 elements")
+        perm = _sorted_1d("argsort", flat, kwargs)
+        row = (perm // cols).astype(_np.uint32)
+        perm = perm[_sorted_1d("argsort", row, {"device": kwargs.get("device")})]
+        r = (flat[perm] if name == "sort" else (perm % cols).astype(_np.intp, copy=False)).reshape(y.shape)
+    return r if ax == x.ndim - 1 else _np.ascontiguousarray(_np.moveaxis(r, -1, ax))
 
 
-def argsort(a, **kwargs):
-    """The indices that sort a 1-D array, stably (np.argsort(a, kind='stable'), except that -0.0 sorts before
-    +0.0): int64 for host input, a uint32 DeviceArray for a DeviceArray. Keywords: descending=False, device=None."""
-    return _sorted("argsort", a, kwargs)
+def sort(a, axis=-1, kind=None, order=None, *, stable=None, **kwargs):
+    """np.sort: a sorted copy along `axis` (-1 by default; None: the flattened array), always by a stable radix
+    sort whatever `kind` (floats: -inf < ... < -0.0 < +0.0 < ... < inf < NaN). Keywords of 1-D arrays:
+    descending=False, offsets=None (CSR offsets: every segment sorted on its own), less=None (a bool expression in
+    a and b, true when a goes first: a stable merge sort in that order), device=None (see the extension's sort)."""
+    return _sorted("sort", a, axis, kind, order, stable, kwargs)
+
+
+def argsort(a, axis=-1, kind=None, order=None, *, stable=None, **kwargs):
+    """np.argsort(a, kind='stable'): the indices that sort `a` along `axis` (-1 by default; None: the flattened
+    array), except that -0.0 sorts before +0.0; int64 for host input, a uint32 DeviceArray for a DeviceArray.
+    Keywords: descending=False, device=None."""
+    return _sorted("argsort", a, axis, kind, order, stable, kwargs)
 
 
 def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *, equal_nan=True,

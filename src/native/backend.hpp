@@ -17,15 +17,12 @@
 #include <vector>
 
 #include "wgprim/algorithm.hpp"
-#include "wgprim/arg_reduce.hpp"
 #include "wgprim/context.hpp"
 #include "wgprim/device_vector.hpp"
 #include "wgprim/exact.hpp"
+#include "wgprim/kinds.hpp"
 #include "wgprim/op.hpp"
 #include "wgprim/predicate.hpp"
-#include "wgprim/scan.hpp"
-#include "wgprim/select.hpp"
-#include "wgprim/sort.hpp"
 #include "wgprim/transform_reduce.hpp"
 
 namespace wgprim::detail {
@@ -33,8 +30,6 @@ class expr_program;
 }
 
 namespace wgprim::detail::cpu_backend {
-
-inline bool native(const context& ctx) { return ctx.backend() == backend_choice::native; }
 
 // The adapter a native context reports: describe_native_backend() (core/backend_hooks.hpp).
 /// Worker threads the backend uses (oneTBB's default concurrency: the cores this process may run on).

@@ -1,6 +1,8 @@
 // Recorded pipelines (wgprim/pipeline.hpp): the steps are kept as data; a run encodes them into one command
 // encoder over two ping-pong buffers and one device_count, each step's length being the count the step before
-// it left on the device (the compactions' counted inputs, the counted sort), and submits once.
+// it left on the device (the compactions' counted inputs, the counted sort), and submits once. The encoder and
+// the copy of the input come from the context's backend table (a backend that runs every call at once gives no
+// encoder: each step then runs as it is called).
 #include "wgprim/pipeline.hpp"
 
 #include <algorithm>
@@ -8,9 +10,7 @@
 #include <optional>
 #include <utility>
 
-#include "native/backend.hpp"
-#include "primitives/counted.hpp"
-#include "primitives/primitive.hpp"
+#include "primitives/backend.hpp"
 #include "wgprim/counted.hpp"
 #include "wgprim/reference.hpp"
 #include "wgprim/error.hpp"
@@ -90,23 +90,19 @@ void pipeline::enqueue_ref(const detail::range_ref& in) {
     s.b = ctx.create_buffer(s.capacity * 4);
   }
   const std::uint64_t before = kernels_created(ctx);
-  const bool native = cpu_backend::native(ctx);
+  const backend_ops& backend = backend_of(ctx);
   s.count.write(n);
-  WGPUCommandEncoder enc = native ? nullptr : ctx.begin_commands();
+  WGPUCommandEncoder enc = backend.begin_chain(ctx);
   // A device input whose first step is a compaction is read where it is (the step writes the pipeline's buffer);
   // a sort first, or no step, sorts or returns a copy.
-  const bool read_in_place = !native && in.on_device && !s.steps.empty() && s.steps.front().kind != step_kind::sort;
+  const bool read_in_place = in.on_device && !s.steps.empty() && s.steps.front().kind != step_kind::sort;
   try {
     if (read_in_place) {
       // nothing to copy
     } else if (n && !in.on_device) {
       ctx.write(s.a, 0, in.host, n * 4);
-    } else if (n && native) {
-      std::memcpy(s.a.host_data(), static_cast<const unsigned char*>(in.view.host) + in.view.offset, n * 4);
     } else if (n) {
-      recorder rec(ctx, enc);
-      rec.copy_raw(in.view.buf, in.view.offset, s.a.native(), 0, n * 4);
-      rec.end();
+      backend.copy_bytes(ctx, enc, in.view, view_of(s.a), n * 4);
     }
     auto ref = [&](const buffer& b) {
       range_ref r;

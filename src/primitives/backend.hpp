@@ -7,9 +7,12 @@
 //                   picks the algorithm from the registry, records its passes, submits;
 //   native_backend: src/primitives/backends.cpp, which checks the algorithm name against the registry and calls
 //                   src/native (native/backend.hpp), host code on the oneTBB threads.
-// Neither src/gpu nor src/native includes this folder; a third backend is a third table.
+// Neither src/gpu nor src/native includes this folder; a third backend is a third table. Nothing outside the
+// table asks which backend a context runs: what differs (recording into encoders, the counted calls, the sort's
+// phases, the message for a type the context does not take) is an operation here.
 #pragma once
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "core/host_checks.hpp"
@@ -80,6 +83,27 @@ struct backend_ops {
   /// checked host levels; device levels are the backend's to check.
   void (*histogram)(context&, WGPUCommandEncoder, const range_ref& in, dtype, const range_ref& counts,
                     const histogram_bins& b, const kernel_edges& ke, const run_options&);
+
+  // ---- counted ranges and chains of calls (wgprim/counted.hpp, src/pipeline) ----
+  /// A command encoder for a chain of calls submitted once (a pipeline's run), or null where the backend runs
+  /// every call at once (each call of the chain then gets a null encoder).
+  WGPUCommandEncoder (*begin_chain)(context&);
+  /// Copies `bytes` from one device view of this context to another (recorded into `encoder` when not null).
+  void (*copy_bytes)(context&, WGPUCommandEncoder, const device_view& from, const device_view& to,
+                     std::uint64_t bytes);
+  /// The sort of a counted range: keys.count is its capacity, `count` its length (a u32 on the device); pad_key
+  /// (checked by the caller) sorts after every key of the range's type and order.
+  void (*sort_counted)(context&, WGPUCommandEncoder, const range_ref& keys, const device_view& count,
+                       const sort_order&, std::uint32_t pad_key, const run_options&);
+  /// The reduce of a counted range (32-bit elements, checked): recorded into `result` (may be null: returned).
+  std::uint64_t (*reduce_counted)(context&, WGPUCommandEncoder, const range_ref& in, const device_view& count,
+                                  const range_ref* result, const monoid&, const run_options&);
+  /// wgprim::sort_phases: the sort of sort_bits, split into phases each timed alone.
+  std::vector<sort_phase> (*sort_phases)(context&, const buffer& keys_in, buffer& keys_out, std::size_t n,
+                                         dtype key_type, sort_order, const buffer* values_in, buffer* values_out,
+                                         const run_options&);
+  /// The message of require_type for an element type the context does not take (context::supports is false).
+  std::string (*type_refusal)(const context&, dtype, const char* primitive);
 };
 
 extern const backend_ops webgpu_backend;
@@ -126,5 +150,11 @@ void histogram_webgpu(context&, WGPUCommandEncoder, const range_ref&, dtype, con
 std::uint64_t reduce_by_key_webgpu(context&, WGPUCommandEncoder, const range_ref&, dtype, const range_ref*,
                                    const range_ref&, const range_ref&, const monoid&, const range_ref*,
                                    const run_options&);
+void counted_sort_webgpu(context&, WGPUCommandEncoder, const range_ref&, const device_view&, const sort_order&,
+                         std::uint32_t, const run_options&);
+std::uint64_t counted_reduce_webgpu(context&, WGPUCommandEncoder, const range_ref&, const device_view&,
+                                    const range_ref*, const monoid&, const run_options&);
+std::vector<sort_phase> sort_phases_webgpu(context&, const buffer&, buffer&, std::size_t, dtype, sort_order,
+                                           const buffer*, buffer*, const run_options&);
 
 }  // namespace wgprim::detail

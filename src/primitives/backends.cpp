@@ -2,7 +2,8 @@
 // row checks what the native backend cannot take (a caller's command encoder, an algorithm name the registry does
 // not know, 64-bit sort keys), turns what src/native does not know into what it does (a view into its values on
 // the host, a counted input into the prefix its count names, device offsets and levels into host pointers) and
-// calls src/native.
+// calls src/native. The few operations that are the same for every primitive (the chain's encoder and copies, the
+// refusal of a type) are written here for both rows.
 #include "primitives/backend.hpp"
 
 #include <algorithm>
@@ -10,10 +11,33 @@
 
 #include "core/host_checks.hpp"
 #include "native/backend.hpp"
+#include "primitives/counted.hpp"
 #include "primitives/view.hpp"
 #include "wgprim/error.hpp"
+#include "wgprim/reduce.hpp"
 
 namespace wgprim::detail {
+
+namespace {
+WGPUCommandEncoder begin_chain_webgpu(context& ctx) { return ctx.begin_commands(); }
+
+void copy_bytes_webgpu(context& ctx, WGPUCommandEncoder encoder, const device_view& from, const device_view& to,
+                       std::uint64_t bytes) {
+  WGPUCommandEncoder enc = encoder ? encoder : ctx.begin_commands();
+  {
+    recorder rec(ctx, enc);
+    rec.copy_raw(from.buf, from.offset, to.buf, to.offset, bytes);
+    rec.end();
+  }
+  if (!encoder) ctx.submit(enc);
+}
+
+std::string type_refusal_webgpu(const context& ctx, dtype t, const char* primitive) {
+  return std::string(primitive) + " over " + dtype_name(t) + " needs the adapter feature " +
+         (t == dtype::f64 ? "shader-f64" : "shader-int64") + ", which '" + ctx.adapter().name +
+         "' lacks (wgprim::context::supports)";
+}
+}  // namespace
 
 const backend_ops webgpu_backend = {
     "webgpu",
@@ -34,6 +58,12 @@ const backend_ops webgpu_backend = {
     segmented_reduce_webgpu,
     reduce_by_key_webgpu,
     histogram_webgpu,
+    begin_chain_webgpu,
+    copy_bytes_webgpu,
+    counted_sort_webgpu,
+    counted_reduce_webgpu,
+    sort_phases_webgpu,
+    type_refusal_webgpu,
 };
 
 namespace {
@@ -231,6 +261,54 @@ void histogram_native(context& ctx, WGPUCommandEncoder encoder, const range_ref&
   cb::histogram(ctx, in, t, counts, {levels ? levels : ke.bits.data(), ke.reach, ke.use_estimate, ke.lo, ke.scale},
                 opt);
 }
+
+// This backend runs every call at once: a chain's calls get no encoder, counted calls read their count here.
+WGPUCommandEncoder begin_chain_native(context&) { return nullptr; }
+
+void copy_bytes_native(context&, WGPUCommandEncoder, const device_view& from, const device_view& to,
+                       std::uint64_t bytes) {
+  if (bytes)
+    std::memcpy(static_cast<unsigned char*>(to.host) + to.offset,
+                static_cast<const unsigned char*>(from.host) + from.offset, bytes);
+}
+
+// The prefix of a range that the count names.
+range_ref prefix_of(const range_ref& r, const device_view& count) {
+  range_ref p = r;
+  p.count = p.view.count = std::min<std::uint64_t>(host_count(count), r.count);
+  return p;
+}
+
+void sort_counted_native(context& ctx, WGPUCommandEncoder encoder, const range_ref& keys, const device_view& count,
+                         const sort_order& o, std::uint32_t, const run_options& opt) {
+  if (encoder) cb::no_encoder("sort");
+  const range_ref p = prefix_of(keys, count);
+  sort_run(ctx, nullptr, p, p, nullptr, nullptr, keys.type, o, opt);
+}
+
+std::uint64_t reduce_counted_native(context& ctx, WGPUCommandEncoder encoder, const range_ref& in,
+                                    const device_view& count, const range_ref*, const monoid& m,
+                                    const run_options& opt) {
+  if (encoder) cb::no_encoder("reduce");
+  return reduce_raw(ctx, prefix_of(in, count), m, nullptr, opt);
+}
+
+// One phase: the native sort's wall time.
+std::vector<sort_phase> sort_phases_native(context& ctx, const buffer& keys_in, buffer& keys_out, std::size_t n,
+                                           dtype key_type, sort_order so, const buffer* values_in,
+                                           buffer* values_out, const run_options& opt) {
+  run_stats st;
+  run_options o = opt;
+  o.stats = &st;
+  sort_bits(ctx, keys_in, keys_out, n, key_type, so, values_in, values_out, o);
+  return {{"native sort (all passes)", st.gpu_ms, false, false}};
+}
+
+std::string type_refusal_native(const context&, dtype t, const char* primitive) {
+  return std::string(primitive) + " over " + dtype_name(t) +
+         " needs a WebGPU context: the native CPU backend takes f32, i32 and u32 "
+         "(context_options::backend = backend_choice::webgpu)";
+}
 }  // namespace
 
 const backend_ops native_backend = {
@@ -252,6 +330,12 @@ const backend_ops native_backend = {
     segmented_reduce_native,
     reduce_by_key_native,
     histogram_native,
+    begin_chain_native,
+    copy_bytes_native,
+    sort_counted_native,
+    reduce_counted_native,
+    sort_phases_native,
+    type_refusal_native,
 };
 
 }  // namespace wgprim::detail

@@ -7,7 +7,10 @@
 #include <utility>
 
 #include "core/wgsl_compose.hpp"
+#include "primitives/backend.hpp"
 #include "wgprim/error.hpp"
+#include "wgprim/reduce.hpp"
+#include "wgprim/sort.hpp"
 
 namespace wgprim::detail {
 
@@ -88,6 +91,54 @@ const kernel& counted_kernel(context& ctx, const kernel_spec& spec, const std::s
     text = &it->second;
   }
   return get_kernel(ctx, *text, spec.entry, spec.layout, trusted, nullptr, 0);
+}
+
+namespace {
+void check_counted_binding(context& ctx, const range_ref& r, const char* what) {
+  if (r.view.offset % ctx.limits().min_storage_buffer_offset_alignment)
+    throw error(errc::invalid_argument, std::string(what) + ": a counted range starts at a multiple of " +
+                                            std::to_string(ctx.limits().min_storage_buffer_offset_alignment) +
+                                            " bytes of its buffer");
+}
+
+// Records the neutral tail into `encoder`, or into an encoder of its own submitted at once (not waited for: the
+// primitive after it is queued behind it).
+void pad(context& ctx, WGPUCommandEncoder encoder, const range_ref& r, const device_view& count, std::uint32_t value) {
+  const bool own = encoder == nullptr;
+  WGPUCommandEncoder enc = own ? ctx.begin_commands() : encoder;
+  buffer work;
+  {
+    recorder rec(ctx, enc);
+    record_pad_tail(rec, count, r.view, value, work);
+    rec.end();
+  }
+  if (own) ctx.submit(enc);
+}
+}  // namespace
+
+// The counted sort and reduce of the WebGPU backend (the entry points: src/pipeline/counted_ops.cpp). The sort's
+// passes cover the counted keys only (every sort kernel reads the count: sort_counted_webgpu); past one binding,
+// and for the reduce, a neutral tail is written on the device, then the primitive runs over the whole capacity.
+void counted_sort_webgpu(context& ctx, WGPUCommandEncoder encoder, const range_ref& keys, const device_view& count,
+                         const sort_order& o, std::uint32_t pad_key, const run_options& opt) {
+  check_counted_binding(ctx, keys, "sort");
+  if (sort_counted_webgpu(ctx, encoder, keys, count, o, opt)) return;
+  pad(ctx, encoder, keys, count, pad_key);
+  sort_run(ctx, encoder, keys, keys, nullptr, nullptr, keys.type, o, opt);
+}
+
+std::uint64_t counted_reduce_webgpu(context& ctx, WGPUCommandEncoder encoder, const range_ref& in,
+                                    const device_view& count, const range_ref* result, const monoid& m,
+                                    const run_options& opt) {
+  check_counted_binding(ctx, in, "reduce");
+  if (result && !encoder) throw error(errc::invalid_argument, "reduce: a device result needs an encoder");
+  pad(ctx, encoder, in, count, m.identity_bits());
+  if (result) {
+    reduce_record(ctx, encoder, in, *result, m, opt);
+    return 0;
+  }
+  if (encoder) throw error(errc::invalid_argument, "reduce: recording into an encoder needs a device result");
+  return reduce_raw(ctx, in, m, nullptr, opt);
 }
 
 std::uint64_t host_count(const device_view& count) {

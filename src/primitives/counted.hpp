@@ -1,7 +1,7 @@
 // Device-side counts in the dispatch layer: a pass whose element count is a u32 on the device (a
 // wgprim::device_count) gets its grid from an indirect dispatch and its parameter block patched on the device by
 // shaders/pipeline/count_args.wgsl, so that its kernel runs unchanged. Used by the compactions' counted inputs
-// (src/primitives/select/decoupled.cpp), the counted sort and reduce (src/pipeline/counted_ops.cpp) and pipelines.
+// (src/primitives/select/decoupled.cpp), the counted sort and reduce (their WebGPU rows in counted.cpp) and pipelines.
 #pragma once
 #include <cstdint>
 #include <string>

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "core/wgsl_compose.hpp"
+#include "primitives/backend.hpp"
 #include "wgprim/error.hpp"
 
 namespace wgprim::detail {
@@ -103,15 +104,7 @@ void require_type(const context& ctx, dtype t, const char* primitive, bool narro
   if ((is_narrow(t) && !narrow_ok) || (is_wide(t) && !wide_ok))
     throw error(errc::unsupported, std::string(primitive) + " does not support " + dtype_name(t) +
                                        " elements yet (it takes f32, i32 and u32)");
-  if (!ctx.supports(t) && ctx.backend() == backend_choice::native)
-    throw error(errc::unsupported, std::string(primitive) + " over " + dtype_name(t) +
-                                       " needs a WebGPU context: the native CPU backend takes f32, i32 and u32 "
-                                       "(context_options::backend = backend_choice::webgpu)");
-  if (!ctx.supports(t))
-    throw error(errc::unsupported,
-                std::string(primitive) + " over " + dtype_name(t) + " needs the adapter feature " +
-                    (t == dtype::f64 ? "shader-f64" : "shader-int64") + ", which '" + ctx.adapter().name +
-                    "' lacks (wgprim::context::supports)");
+  if (!ctx.supports(t)) throw error(errc::unsupported, backend_of(ctx).type_refusal(ctx, t, primitive));
 }
 
 void fill_stats(const run_options& opt, const gpu_time& t, const std::string& algorithm) {

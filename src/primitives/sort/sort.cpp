@@ -395,17 +395,16 @@ namespace wgprim {
 std::vector<sort_phase> sort_phases(context& ctx, const buffer& keys_in, buffer& keys_out, std::size_t n,
                                     dtype key_type, sort_order so, const buffer* values_in, buffer* values_out,
                                     const run_options& opt) {
-  using namespace detail;
+  return detail::backend_of(ctx).sort_phases(ctx, keys_in, keys_out, n, key_type, so, values_in, values_out, opt);
+}
+}  // namespace wgprim
+
+namespace wgprim::detail {
+std::vector<sort_phase> sort_phases_webgpu(context& ctx, const buffer& keys_in, buffer& keys_out, std::size_t n,
+                                           dtype key_type, sort_order so, const buffer* values_in,
+                                           buffer* values_out, const run_options& opt) {
   const bool pairs = values_in && values_out;
   std::vector<sort_phase> out;
-  if (ctx.backend() == backend_choice::native) {  // one phase: the native sort's wall time
-    run_stats st;
-    run_options o = opt;
-    o.stats = &st;
-    sort_bits(ctx, keys_in, keys_out, n, key_type, so, values_in, values_out, o);
-    out.push_back({"native sort (all passes)", st.gpu_ms, false, false});
-    return out;
-  }
   std::uint32_t words;
   sort_key_kind kind;
   key_format(key_type, words, kind);
@@ -463,7 +462,7 @@ std::vector<sort_phase> sort_phases(context& ctx, const buffer& keys_in, buffer&
   }
   return out;
 }
-}  // namespace wgprim
+}  // namespace wgprim::detail
 
 namespace wgprim::testing {
 void sort_words(context& ctx, const buffer& keys_in, buffer& keys_out, std::size_t n, unsigned key_words, unsigned kind,
