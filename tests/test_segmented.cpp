@@ -226,6 +226,7 @@ TEST(Segmented, DecoupledTileEdges) {
   for (int staged : {0, 2})  // blocked and subgroup-raked layouts (raked where the adapter has subgroups)
   for (std::uint32_t items : {1u, 4u}) {
     run_options opt;
+    opt.algorithm = "decoupled";  // named: the reduce's default is tiles
     opt.tune.items = items;
     opt.tune.staged = ctx().features().subgroups ? staged : 0;
     const std::size_t tile = 1024 * items;
@@ -243,7 +244,9 @@ TEST(Segmented, DecoupledTileEdges) {
   }
   for (std::size_t n : {(1u << 17) - 1, (1u << 17) + 1}) {
     auto x = data_for(dtype::u32, n, 52);
-    check_scan_with(ctx(), op::bit_xor(), dtype::u32, x, make_offsets(n, layout::random, 53), {}, "2^k+-1");
+    run_options dec;
+    dec.algorithm = "decoupled";
+    check_scan_with(ctx(), op::bit_xor(), dtype::u32, x, make_offsets(n, layout::random, 53), dec, "2^k+-1");
   }
   // f32 values in [-1, 1): the chain of additions of element i is at most its place in its segment, plus the
   // tiles and invocations folded before it (Higham's bound with h = that place + 64).
@@ -268,7 +271,9 @@ TEST(Segmented, DecoupledTileEdges) {
         << "f32 sum i=" << i;
   }
   std::vector<float> got_r(off.size() - 1);
-  segmented_reduce(ctx(), typed<float>(x), off, host_span<float>(got_r.data(), got_r.size()));
+  run_options dec;
+  dec.algorithm = "decoupled";
+  segmented_reduce(ctx(), typed<float>(x), off, host_span<float>(got_r.data(), got_r.size()), op::sum(), dec);
   for (std::size_t s = 0; s + 1 < off.size(); ++s) {
     long double sum = 0, abs = 0;
     for (std::uint32_t i = off[s]; i < off[s + 1]; ++i) {
@@ -300,7 +305,9 @@ TEST(Segmented, DecoupledCallsInOneEncoder) {
   WGPUCommandEncoder enc = ctx().begin_commands();
   segmented_scan(ctx(), enc, d_x1, d_o1, d_y1, scan_kind::inclusive);
   segmented_scan(ctx(), enc, d_x2, d_o2, d_y2, scan_kind::exclusive);
-  segmented_reduce(ctx(), enc, d_x2, d_o2, d_r);
+  run_options dec;
+  dec.algorithm = "decoupled";
+  segmented_reduce(ctx(), enc, d_x2, d_o2, d_r, op::sum(), dec);
   ctx().submit(enc);
   ctx().finish();
   EXPECT_EQ(d_y1.to_host(), w1);
@@ -318,6 +325,7 @@ TEST(Segmented, DecoupledFallbackUnderStress) {
   } on;
   std::uint64_t fallbacks = 0;
   run_options small;
+  small.algorithm = "decoupled";  // named: the reduce's default is tiles
   small.tune.items = 1;
   const layout shapes[] = {layout::random, layout::huge, layout::fours};
   for (dtype t : {dtype::u32, dtype::i32, dtype::f32}) {
@@ -348,8 +356,10 @@ TEST(Segmented, DecoupledFallbackUnderStress) {
     for (layout l : {layout::random, layout::huge})
       fallbacks += check_scan_with(ctx(), op::max(), dtype::i32, data_for(dtype::i32, 12000, 67),
                                    make_offsets(12000, l, 68), o, "stress window");
+  run_options dec;
+  dec.algorithm = "decoupled";
   fallbacks += check_scan_with(ctx(), op::min(), dtype::f32, data_for(dtype::f32, 100003, 63),
-                               make_offsets(100003, layout::random, 64), {}, "stress default tile");
+                               make_offsets(100003, layout::random, 64), dec, "stress default tile");
   EXPECT_GT(fallbacks, 0u);
   std::cout << "[          ] segmented scan look-back fallbacks under stress: " << fallbacks << "\n";
 }

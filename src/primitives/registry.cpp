@@ -58,10 +58,12 @@ const std::vector<algorithm_entry>& algorithm_registry() {
        true, false, id::histogram_atomic},
       {"histogram", "atomic-plain", "the earlier atomic kernel: edges read from their binding, one value per step",
        false, false, false, id::histogram_atomic_plain},
+      // tiles stays the default: on the H200 (2026-12-02, bench/results/2026-12-02-h200-session9 call 5, GPU ms at
+      // 2^28) decoupled took 7.61 / 2.17 / 3.58 against tiles' 0.87 / 0.89 / 1.18 (segments of ~1000 / one / of 4).
       {"segmented_reduce", "decoupled", "one pass: the decoupled segmented scan's tiles, each segment written by the "
-       "tile that owns its end", true, true, false, id::segmented_reduce_decoupled, nullptr, 0, accuracy::fast, true},
+       "tile that owns its end", false, false, false, id::segmented_reduce_decoupled, nullptr, 0, accuracy::fast, true},
       {"segmented_reduce", "tiles", "tiles of 2,048 values whatever the segment lengths, one spine workgroup for segments crossing tiles",
-       false, false, false, id::segmented_reduce_tiles},
+       true, true, false, id::segmented_reduce_tiles},
       {"segmented_reduce", "scan-gather", "the earlier path: the segmented tile scan of all values, then a gather",
        false, false, false, id::segmented_reduce_scan_gather},
       {"segmented_scan", "decoupled", "one pass: (head, value) pairs scanned per tile, look-back with a fallback "
