@@ -21,8 +21,9 @@
 //    counts and both banks alias the pool (3 x SLOTS x RADIX words), whose words are atomics in this variant. A
 //    plain atomicAdd per key would count as fast but not rank stably (its order among equal digits is arbitrary):
 //    the masks keep the input order.
-//    With EARLY_COUNTS (WGPRIM_ONESWEEP_EARLY=1; off by default: no faster on the H200) the tile first counts its digits with
-//    workgroup atomics and publishes them, so that successors need not wait for its ranking (CUB's early counts).
+//    With EARLY_COUNTS (WGPRIM_ONESWEEP_EARLY=1; off by default: no faster on the H200) the tile first counts its
+//    digits with workgroup atomics and publishes them, so that successors need not wait for its ranking (CUB's
+//    early counts).
 // 2. publishes its digit counts per (tile, digit) and looks back for each digit's prefix: invocation d owns digit
 //    d (d < RADIX) and walks digit d's chain back on its own (tile/lookback_core.wgsl's walk_word_chain), without
 //    barriers, reading WINDOW predecessor states at once and polling a NOT_READY one alone; it publishes its

@@ -98,7 +98,8 @@ unsigned onesweep_ablate() {
     if (part == "rank") bits |= 1;
     else if (part == "lookback") bits |= 2;
     else if (part == "scatter") bits |= 4;
-    else throw error(errc::invalid_argument, "WGPRIM_ONESWEEP_ABLATE takes rank, lookback and scatter, comma-separated");
+    else
+      throw error(errc::invalid_argument, "WGPRIM_ONESWEEP_ABLATE takes rank, lookback and scatter, comma-separated");
     at = end + 1;
   }
   return bits;
