@@ -47,7 +47,7 @@ dpkg -x "$deb" "$tmp/root"
 # Depends: each name an installed package here; each library the CLI needs either shipped or owned by one of them.
 depends=$(field Depends | tr ',' '\n' | sed 's/(.*)//; s/|.*//; s/[[:space:]]//g' | grep -v '^$')
 for p in $depends; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" && ok \
+  [[ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" == *"install ok installed"* ]] && ok \
     || bad "Depends names '$p', which is not an installed package here"
 done
 for lib in $(readelf -d "$tmp/root/usr/bin/wgprim" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
@@ -56,7 +56,7 @@ for lib in $(readelf -d "$tmp/root/usr/bin/wgprim" | sed -n 's/.*(NEEDED).*\[\(.
   path=$(ldd "$tmp/root/usr/bin/wgprim" | awk -v l="$lib" '$1 == l {print $3} $1 ~ ("/" l "$") {print $1}')
   alias=${path#/usr}
   [ "$alias" = "$path" ] && alias=/usr$path
-  owner=$( { dpkg -S "$path" || dpkg -S "$alias"; } 2>/dev/null | head -1 | cut -d: -f1)
+  owner=$( { dpkg -S "$path" || dpkg -S "$alias"; } 2>/dev/null | sed -n 1p | cut -d: -f1)
   if [ -z "$path" ] || [ -z "$owner" ]; then bad "the CLI needs $lib ('$path'), which no package owns"; continue; fi
   grep -qx "$owner" <<<"$depends" && ok || bad "the CLI needs $lib from $owner, not in Depends: $(field Depends)"
 done
@@ -79,8 +79,10 @@ grep -q "wgprim_DIR:PATH=$tmp/root/usr/lib/cmake/wgprim" "$tmp/consumer/build/CM
 cmake --build "$tmp/consumer/build" >"$tmp/build.log" 2>&1 && ok || { cat "$tmp/build.log" >&2; bad "consumer build"; }
 "$tmp/consumer/build/consumer" >"$tmp/run.log" 2>&1 && ok || { cat "$tmp/run.log" >&2; bad "consumer run"; }
 # It ran the packaged libwgpu_native.so, not the build's.
-ldd "$tmp/consumer/build/consumer" | grep -q "$tmp/root/usr/lib/libwgpu_native.so" && ok \
-  || bad "the consumer does not load the packaged libwgpu_native.so: $(ldd "$tmp/consumer/build/consumer" | grep wgpu)"
+# (ldd's output is read whole first: `ldd | grep -q` under pipefail fails when grep exits before ldd has written.)
+libs=$(ldd "$tmp/consumer/build/consumer")
+grep -q "$tmp/root/usr/lib/libwgpu_native.so" <<<"$libs" && ok \
+  || bad "the consumer does not load the packaged libwgpu_native.so: $(grep wgpu <<<"$libs")"
 
 # The packaged CLI runs from the root (its RPATH finds the packaged libwgpu_native.so) and computes a right sum.
 out=$("$tmp/root/usr/bin/wgprim" reduce --generate orders:1000 --json 2>&1) && ok || bad "packaged CLI: $out"
