@@ -65,6 +65,7 @@ TEST(Policy, BuiltinRowsAreTheFormerConstants) {
     EXPECT_EQ(p.sort.items_wide, 12u);
     EXPECT_EQ(p.sort.spin, 256u);
     EXPECT_EQ(p.sort.window, 1u);
+    EXPECT_TRUE(p.sort.atomic_counts);
     EXPECT_EQ(p.histogram.max_workgroups, 1024u);
     EXPECT_EQ(p.histogram.step_values, 4u);
   }
@@ -83,6 +84,7 @@ TEST(Policy, BuiltinRowsAreTheFormerConstants) {
     EXPECT_EQ(p.sort.items, 24u);
     EXPECT_EQ(p.sort.items_wide, 24u);
     EXPECT_EQ(p.sort.spin, 4u);
+    EXPECT_FALSE(p.sort.atomic_counts);
     EXPECT_EQ(p.histogram.max_workgroups, 64u);
     EXPECT_EQ(p.histogram.step_values, 1u);
   }

@@ -765,21 +765,24 @@ TEST(Sort, OnesweepRankCounters) {
   else ::unsetenv("WGPRIM_ONESWEEP_RANK");
 }
 
-TEST(Sort, OnesweepRankAtomic) {
-  // The atomic ranking (WGPRIM_ONESWEEP_RANK=atomic: the ballots, and each digit's running count bumped with a
-  // workgroup atomicAdd, no barrier per key) against the CPU twin: pairs (values are the input indices, so a rank out
-  // of input order among equal digits fails), keys with few distinct values, both orders, sizes around its tiles.
-  // It is an A/B variant (1-2 % faster per pass on the H200, far slower on lavapipe, whose workgroup atomics are
-  // slow), so the sizes stay small.
+TEST(Sort, OnesweepRankAtomicAndBallot) {
+  // Both rankings forced, so that each runs on every adapter (GPUs default to atomic, CPU adapters to ballot): atomic
+  // (WGPRIM_ONESWEEP_RANK=atomic: every key's ballots, then each digit's running count bumped with a workgroup
+  // atomicAdd, then the shuffles; no barrier per key) and ballot (a workgroup barrier per key) against the CPU twin:
+  // pairs (values are the input indices, so a rank out of input order among equal digits fails), keys with few
+  // distinct values, both orders, sizes around the tiles. Small sizes: lavapipe's workgroup atomics are slow.
   const char* was = std::getenv("WGPRIM_ONESWEEP_RANK");
   const std::string before = was ? was : "";
-  ::setenv("WGPRIM_ONESWEEP_RANK", "atomic", 1);
-  const std::size_t sizes[] = {0, 1, 257, 3839, 3840, 3841, 6145, 12289};
-  for (std::size_t i = 0; i < std::size(sizes); ++i) {
-    const std::size_t n = sizes[i];
-    for (dtype t : key_types) {
-      const order o = orders[(i + static_cast<std::size_t>(t)) % 2];
-      check_sort(ctx(), "onesweep", t, o, random_keys(t, n, static_cast<std::uint32_t>(n) + 41, i % 2 == 1), true);
+  for (const char* rank : {"atomic", "ballot"}) {
+    SCOPED_TRACE(rank);
+    ::setenv("WGPRIM_ONESWEEP_RANK", rank, 1);
+    const std::size_t sizes[] = {0, 1, 257, 3839, 3840, 3841, 6145, 12289};
+    for (std::size_t i = 0; i < std::size(sizes); ++i) {
+      const std::size_t n = sizes[i];
+      for (dtype t : key_types) {
+        const order o = orders[(i + static_cast<std::size_t>(t)) % 2];
+        check_sort(ctx(), "onesweep", t, o, random_keys(t, n, static_cast<std::uint32_t>(n) + 41, i % 2 == 1), true);
+      }
     }
   }
   if (was) ::setenv("WGPRIM_ONESWEEP_RANK", before.c_str(), 1);

@@ -70,9 +70,10 @@ std::string policy_dir() {
   return "";
 }
 
-unsigned onesweep_rank() {
+int onesweep_rank() {
   const char* e = get("WGPRIM_ONESWEEP_RANK");
-  if (!e || !*e || std::string(e) == "ballot") return 0;
+  if (!e || !*e) return -1;
+  if (std::string(e) == "ballot") return 0;
   if (std::string(e) == "counters") return 1;
   if (std::string(e) == "atomic") return 2;
   throw error(errc::invalid_argument, "WGPRIM_ONESWEEP_RANK must be ballot, counters or atomic");

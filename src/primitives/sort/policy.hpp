@@ -24,7 +24,10 @@ struct sort_onesweep_policy {
   bool early_counts = false;    // publish the tile's digit counts before ranking (WGPRIM_ONESWEEP_EARLY=1): on the
                                 // H200 0.7 % slower at 2^28, equal at 2^24 (session 9); on lavapipe 26x slower (its
                                 // loops of workgroup atomics are slow: 300,001 f32 keys 19.3 s against 0.73 s)
-  bool atomic_counts = false;   // ballots, each digit's count bumped by a workgroup atomic (WGPRIM_ONESWEEP_RANK=atomic)
+  // Rank with ballots, each digit's count bumped by a workgroup atomic, no barrier per key (WGPRIM_ONESWEEP_RANK=atomic;
+  // false: a barrier per key, WGPRIM_ONESWEEP_RANK=ballot). H200 2026-12-02, u32 keys, ms per pass at 2^24 / 2^28:
+  // atomic 0.316 / 4.70 against ballot 0.381 / 5.74 (CPU adapters: ballot, see builtin_policies).
+  bool atomic_counts = true;
   std::uint32_t window = 1;     // predecessor states each digit reads at once in the look-back (tune.lookback_window);
                                 // H200 2026-12-01, 512 x 15 tiles, ms per pass at 2^28: window 1 5.96, 2 6.07, 4 6.26, 8 6.55
 };
