@@ -8,24 +8,15 @@
 // and WG_SIZE; writes bounds: array<u32> (tiles + 1). No workgroup memory, no barriers. Dispatch a 2-D grid of
 // ceil((tiles + 1) / WG_SIZE) workgroups (an importer may write its own entry point around tile_bound).
 
+//! import shared/lower_bound.wgsl
+
 // bounds[t] for one boundary t <= params.tiles.
 fn tile_bound(t: u32) {
   if (t == params.tiles) {
     bounds[t] = params.n_seg + 1u;
     return;
   }
-  let b = t * TILE;
-  var lo = 0u;
-  var hi = params.n_seg + 1u;
-  for (var it = 0u; it < 33u && lo < hi; it += 1u) {
-    let mid = lo + (hi - lo) / 2u;
-    if (offsets[mid] < b) {
-      lo = mid + 1u;
-    } else {
-      hi = mid;
-    }
-  }
-  bounds[t] = lo;
+  bounds[t] = offsets_lower_bound(t * TILE, params.n_seg + 1u);
 }
 
 // The boundary of this invocation, if any (the 2-D grid's index).

@@ -19,6 +19,7 @@
 // Offsets are checked (non-decreasing, the last <= n) before these run, or the gate stops them. Workgroup memory:
 // 2 (3 with PAIRS) arrays of WIN u32 (TILE 1024, SHORT 64: 8.5 or 12.7 KiB).
 //! import sort/keys.wgsl
+//! import shared/lower_bound.wgsl
 
 // src/primitives/sort/segmented.cpp: short_params.
 struct short_params {
@@ -64,18 +65,7 @@ fn tile_starts(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) w
       return;
     }
   }
-  let x = t * TILE;
-  var lo = 0u;
-  var hi = params.n_segments + 1u;
-  while (lo < hi) {
-    let mid = lo + (hi - lo) / 2u;
-    if (offsets[mid] < x) {
-      lo = mid + 1u;
-    } else {
-      hi = mid;
-    }
-  }
-  first[t] = lo;
+  first[t] = offsets_lower_bound(t * TILE, params.n_segments + 1u);
 }
 
 const WIN: u32 = TILE + SHORT - 1u;
