@@ -31,6 +31,16 @@ declared parse_bindings(const std::string& text) {
     d.slots[b] = s;
     d.types[b] = (*it)[4];
   }
+  // Bindings a shared module declares for its importers (sort/buffers.wgsl: the sort passes' bindings 0-7).
+  const std::regex import(R"(//! import (\S+))");
+  for (std::sregex_iterator it(text.begin(), text.end(), import), end; it != end; ++it) {
+    const declared m = parse_bindings(detail::shader_text((*it)[1]));
+    for (const auto& [b, s] : m.slots) {
+      if (d.slots.count(b)) ADD_FAILURE() << "binding " << b << " declared by the kernel and by " << (*it)[1];
+      d.slots[b] = s;
+      d.types[b] = m.types.at(b);
+    }
+  }
   return d;
 }
 

@@ -5,10 +5,19 @@
 //                 with no active pass the finish kernel copies IN to X.
 //   in place:     slot 0 reads X; slot j writes Y when j is even, else X; with an odd count the result is in Y and
 //                 the finish kernel copies it to X.
-// Slot j > 0 reads what slot j - 1 wrote. The including kernel binds keys_in, keys_x, keys_y, vals_in, vals_x, vals_y
-// and state (array<atomic<u32>>), and has params.in_place.
+// Slot j > 0 reads what slot j - 1 wrote. This module declares the pass kernels' bindings 0-7 (below); an importer
+// adds its own from binding 8 on.
 //! import sort/keys.wgsl
 //! import sort/count.wgsl
+
+@group(0) @binding(0) var<uniform> params: sort_params;
+@group(0) @binding(1) var<storage, read> keys_in: array<u32>;
+@group(0) @binding(2) var<storage, read_write> keys_x: array<u32>;
+@group(0) @binding(3) var<storage, read_write> keys_y: array<u32>;
+@group(0) @binding(4) var<storage, read> vals_in: array<u32>;
+@group(0) @binding(5) var<storage, read_write> vals_x: array<u32>;
+@group(0) @binding(6) var<storage, read_write> vals_y: array<u32>;
+@group(0) @binding(7) var<storage, read_write> state: array<atomic<u32>>;
 
 const ROLE_IN: u32 = 0u;
 const ROLE_X: u32 = 1u;

@@ -42,15 +42,6 @@
 const TILE: u32 = WG_SIZE * ITEMS;
 const INACTIVE: u32 = 0xffffffffu;
 
-@group(0) @binding(0) var<uniform> params: sort_params;
-@group(0) @binding(1) var<storage, read> keys_in: array<u32>;
-@group(0) @binding(2) var<storage, read_write> keys_x: array<u32>;
-@group(0) @binding(3) var<storage, read_write> keys_y: array<u32>;
-@group(0) @binding(4) var<storage, read> vals_in: array<u32>;
-@group(0) @binding(5) var<storage, read_write> vals_x: array<u32>;
-@group(0) @binding(6) var<storage, read_write> vals_y: array<u32>;
-@group(0) @binding(7) var<storage, read_write> state: array<atomic<u32>>;
-
 // The subgroup histograms (and with RANK_COUNTERS the digit masks) while ranking, then the tile in sorted order.
 //! if POOL_ATOMIC
 var<workgroup> wg_pool: array<atomic<u32>, POOL>;
