@@ -23,19 +23,22 @@ const std::vector<slot> seg_scan_layout = {slot::uniform,    slot::storage_read,
 // The pair monoid of scan.wgsl over the user's monoid (V, v_identity, v_combine). A head in the right operand
 // drops the left one's value: the segmented operator. Its flag is an "or", so a tile's inclusive pair equals
 // its aggregate as soon as it holds a head (the early INCLUSIVE state of decoupled.wgsl relies on it).
-std::string seg_scan_prelude(const monoid& m) {
+// A segment head (b.x != 0) starts a new sum: b itself.
+std::string seg_scan_prelude(const monoid& m) { return pair_scan_prelude(m, "return b;"); }
+}  // namespace
+
+std::string pair_scan_prelude(const monoid& m, const std::string& when_b_word) {
   const std::string v = dtype_name(m.type());
   return "alias V = " + v + ";\nfn v_identity() -> V {\n  return " + wgsl_constant(m.type(), m.identity_raw()) +
          ";\n}\nfn v_combine(a: V, b: V) -> V {\n  return " + m.wgsl_expression() +
          ";\n}\n"
          "alias T = vec2<u32>;\n"
          "fn identity() -> T {\n  return vec2<u32>(0u, bitcast<u32>(v_identity()));\n}\n"
-         "fn combine(a: T, b: T) -> T {\n  if (b.x != 0u) {\n    return b;\n  }\n"
+         "fn combine(a: T, b: T) -> T {\n  if (b.x != 0u) {\n    " + when_b_word + "\n  }\n"
          "  return vec2<u32>(a.x, bitcast<u32>(v_combine(bitcast<V>(a.y), bitcast<V>(b.y))));\n}\n"
          "const T_WORDS = 2u;\nfn t_to_words(v: T) -> vec2<u32> {\n  return v;\n}\n"
          "fn t_from_words(w: vec2<u32>) -> T {\n  return w;\n}\n";
 }
-}  // namespace
 
 const kernel_spec seg_decoupled_bounds_spec{"segmented/decoupled.wgsl", "prepare", seg_scan_layout,
                                             sizeof(seg_scan_params)};

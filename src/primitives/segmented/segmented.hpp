@@ -69,6 +69,13 @@ segmented_workspace record_segmented_reduce_decoupled(recorder& rec, const monoi
                                                       std::uint64_t n_segments, const device_view& out,
                                                       const tuning& tune);
 
+/// The WGSL prelude of a look-back over (word, value) pairs, shared by the decoupled segmented scan (word: a segment
+/// head flag) and reduce-by-key (word: a run count): alias V and the value monoid (v_identity, v_combine), alias
+/// T = vec2<u32> (x the word, y the value's bits), identity(), combine(a, b) that runs `when_b_word` (WGSL
+/// statements returning a T) when b.x != 0 and otherwise combines the values keeping a.x, and the two-word
+/// conversions the look-back needs.
+std::string pair_scan_prelude(const monoid& m, const std::string& when_b_word);
+
 extern const kernel_spec seg_decoupled_bounds_spec, seg_decoupled_spec;
 extern const kernel_spec segr_bounds_spec, segr_tile_spec, segr_spine_up_spec, segr_spine_top_spec, segr_spine_down_spec,
     segr_scan_spec;

@@ -25,18 +25,8 @@ const kernel_spec by_key_spec{"select/by_key.wgsl",
 
 namespace {
 // The pair monoid of by_key.wgsl over the user's monoid (V, v_identity, v_combine).
-std::string by_key_prelude(const monoid& m) {
-  const std::string v = dtype_name(m.type());
-  return "alias V = " + v + ";\nfn v_identity() -> V {\n  return " + wgsl_constant(m.type(), m.identity_raw()) +
-         ";\n}\nfn v_combine(a: V, b: V) -> V {\n  return " + m.wgsl_expression() +
-         ";\n}\n"
-         "alias T = vec2<u32>;\n"
-         "fn identity() -> T {\n  return vec2<u32>(0u, bitcast<u32>(v_identity()));\n}\n"
-         "fn combine(a: T, b: T) -> T {\n  if (b.x > 0u) {\n    return vec2<u32>(a.x + b.x, b.y);\n  }\n"
-         "  return vec2<u32>(a.x, bitcast<u32>(v_combine(bitcast<V>(a.y), bitcast<V>(b.y))));\n}\n"
-         "const T_WORDS = 2u;\nfn t_to_words(v: T) -> vec2<u32> {\n  return v;\n}\n"
-         "fn t_from_words(w: vec2<u32>) -> T {\n  return w;\n}\n";
-}
+// b holds run starts (b.x of them): the runs add up, and the value restarts with b's.
+std::string by_key_prelude(const monoid& m) { return pair_scan_prelude(m, "return vec2<u32>(a.x + b.x, b.y);"); }
 }  // namespace
 
 bool by_key_decoupled_serves(const segmented_args& a) {
