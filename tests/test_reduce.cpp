@@ -199,5 +199,38 @@ TEST(Reduce, ManyRecordedCallsInOneEncoder) {
     ASSERT_EQ(reduce_bits(c, d.raw(), 2 + 61 * i, sum, o), reference::reduce(x.data(), 2 + 61 * i, sum)) << "call " << i;
 }
 
+TEST(Reduce, QueuedCallsWithDeviceResults) {
+  // reduce(ctx, device in, device result) returns without waiting: many such calls in a row (more than the queue's
+  // bound of submissions without a wait), each into its own result word, then one read; on WebGPU and on the native
+  // backend (which runs them at once). Sizes around the tiles, 0 (the identity) and 1; sum, max and min, u32 and
+  // i32 (exact), against the CPU twin.
+  for (context* c : {&ctx(), &native_ctx()}) {
+    SCOPED_TRACE(c->adapter().name);
+    const std::size_t sizes[] = {0, 1, 2, 255, 256, 257, 1023, 1024, 1025, 4095, 4096, 4097, 65535, 65537, 300007};
+    const op ops[] = {op::sum(), op::max(), op::min()};
+    const std::size_t calls = std::size(sizes) * std::size(ops);
+    for (dtype t : {dtype::u32, dtype::i32}) {
+      auto x = make_data(t, 300007, 31 + static_cast<int>(t));
+      device_vector<std::uint32_t> d(*c, host_span<const std::uint32_t>(x.data(), x.size()));
+      buffer out = c->create_buffer(calls * 4);
+      for (std::size_t i = 0; i < calls; ++i) {
+        const std::size_t n = sizes[i % std::size(sizes)];
+        const op& o = ops[i / std::size(sizes)];
+        if (t == dtype::u32)
+          reduce(*c, device_span<const std::uint32_t>(d.raw(), 0, n), device_span<std::uint32_t>(out, i, 1), o);
+        else
+          reduce(*c, device_span<const std::int32_t>(d.raw(), 0, n), device_span<std::int32_t>(out, i, 1), o);
+      }
+      std::vector<std::uint32_t> got(calls);
+      c->read(out, 0, got.data(), calls * 4);
+      for (std::size_t i = 0; i < calls; ++i) {
+        const std::size_t n = sizes[i % std::size(sizes)];
+        const monoid m(ops[i / std::size(sizes)], t);
+        ASSERT_EQ(got[i], reference::reduce(x.data(), n, m)) << dtype_name(t) << " call " << i << " n " << n;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace wgprim::test

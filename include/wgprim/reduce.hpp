@@ -7,6 +7,7 @@
 ///   float m = wgprim::reduce(ctx, v, wgprim::op::max());
 ///   int   t = wgprim::reduce(ctx, ints, 100, wgprim::op::sum());   // init, as std::reduce: 100 + sum
 ///   wgprim::reduce(ctx, encoder, v, result_span);            // recorded into the caller's encoder
+///   wgprim::reduce(ctx, v, result_span);                     // device in and out: queued, returns at once
 ///   float p = wgprim::reduce(ctx, h.begin(), h.end(), std::plus<>{});   // the standard's spelling
 /// @endcode
 #pragma once
@@ -29,6 +30,7 @@ std::uint32_t reduce_bits(context& ctx, const range_ref& in, const monoid& m, co
 /// Every element type: the result (and init) in to_raw's layout, of the monoid's type.
 std::uint64_t reduce_raw(context& ctx, const range_ref& in, const monoid& m, const std::uint64_t* init,
                          const run_options& opt);
+/// Records into the caller's encoder, or (encoder null) submits without waiting.
 void reduce_record(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref& result,
                    const monoid& m, const run_options& opt);
 template <class T> struct identity_type { using type = T; };
@@ -104,6 +106,18 @@ inline std::uint64_t reduce_raw(context& ctx, const buffer& in, std::size_t n, c
   r.count = n;
   r.type = input;
   return detail::reduce_raw(ctx, r, m, nullptr, options);
+}
+
+/// Reduces a device range into result[0] on the device and returns without waiting (the work is queued on the
+/// context's queue, as a CUB call on a stream): a later read of the result, or context::finish(), waits for it.
+/// accuracy::fast only. On the native backend it runs at once.
+template <class In, class Out, class = std::enable_if_t<detail::is_device_range_v<In> && detail::is_device_range_v<Out>>>
+void reduce(context& ctx, const In& in, Out&& result, const op& o = op::sum(), const run_options& options = {}) {
+  using T = detail::range_value_t<In>;
+  static_assert(std::is_same_v<accumulation_t<T>, detail::range_value_t<Out>>,
+                "wgprim: the result element type is not the input's accumulation type");
+  const monoid m(o, dtype_of<T>::value);
+  detail::reduce_record(ctx, nullptr, detail::in_ref(in), detail::out_ref(std::forward<Out>(result)), m, options);
 }
 
 /// Records the reduction of a device range into the caller's command encoder: the result lands in result[0] on

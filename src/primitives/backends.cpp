@@ -95,9 +95,14 @@ superaccumulator exact_sum_native(context& ctx, const range_ref& in, const run_o
   return cb::exact_sum(ctx, in, opt);
 }
 
-void reduce_into_native(context&, WGPUCommandEncoder, const range_ref&, const range_ref&, const monoid&,
-                        const run_options&, const bound_transform*) {
-  no_encoder_call("reduce", "reduce");
+// No encoder: the device-result call, run at once here (the result's bytes are host memory on this backend).
+void reduce_into_native(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref& result,
+                        const monoid& m, const run_options& opt, const bound_transform* tr) {
+  if (encoder) no_encoder_call("reduce", "reduce");
+  if (result.count == 0) throw error(errc::invalid_argument, "reduce: the result span is empty");
+  if (!result.view.host) throw error(errc::invalid_argument, "reduce: the result is not a range of this context");
+  const std::uint64_t raw = reduce_native(ctx, in, m, nullptr, opt, tr, nullptr);
+  std::memcpy(static_cast<char*>(result.view.host) + result.view.offset, &raw, dtype_bytes(m.type()));
 }
 
 void scan_native(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref& out, const monoid& m,

@@ -262,24 +262,27 @@ void reduce_into_webgpu(context& ctx, WGPUCommandEncoder encoder, const range_re
   if (result.count == 0) throw error(errc::invalid_argument, "reduce: the result span is empty");
   check_view(ctx, result.view, "reduce result");
   if (a.pairs() || a.exact())
-    throw error(errc::unsupported, "reduce into a caller's encoder supports accuracy::fast only");
+    throw error(errc::unsupported, "reduce into a device result supports accuracy::fast only");
   const std::uint32_t rb = dtype_bytes(m.type());
   if (result.view.offset % rb)
     throw error(errc::invalid_argument, "reduce: the result's offset is not a multiple of its element size");
   a.result_index = static_cast<std::uint32_t>(result.view.offset / rb);
   if (result.view.offset / rb > 0xffffffffull)
     throw error(errc::limit, "reduce: the result lies past the 4 GiB a kernel can index");
-  recorder rec(ctx, encoder);
   if (in.count == 0) {
     const std::uint64_t id = m.identity_raw();
     wgpu_write(ctx, result.view.buf, result.view.offset, &id, rb);
-  } else {
-    std::vector<buffer> temps;
-    a.in = bindable_input(rec, a.in, temps);
-    a.in = widened(rec, a.in, in.type, temps);
-    record_reduce(rec, a);
+    return;
   }
-  rec.end();
+  // The caller's encoder (it submits), or our own submitted without a wait (queued: a later read waits).
+  std::unique_ptr<recorder> rec =
+      encoder ? std::make_unique<recorder>(ctx, encoder) : std::make_unique<recorder>(ctx);
+  std::vector<buffer> temps;
+  a.in = bindable_input(*rec, a.in, temps);
+  a.in = widened(*rec, a.in, in.type, temps);
+  record_reduce(*rec, a);
+  if (encoder) rec->end();
+  else rec->submit();
 }
 
 }  // namespace detail
