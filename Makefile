@@ -26,8 +26,15 @@ all: build
 setup:
 	@./scripts/setup.sh
 
+# Ninja (installed by setup; looked for when the build folder is configured, after setup ran) runs the library's
+# and the CLI's files as one pool of jobs: under make, a target's files wait for the libraries it links to.
+# Debug information: line tables only (-g1: backtraces and sanitizer reports keep their file:line). Full -g made the
+# -O2 compile of a file 30-45 % slower (the CLI's files emit the CLI11 and JSON code into every object) and
+# changes no instruction. The demo build, `make build` and `make test` share this configuration.
+DEBUG_FLAGS ?= -g1
 $(BUILD)/CMakeCache.txt: | setup
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(LAUNCHER) $(CMAKE_FLAGS)
+	cmake -S . -B $(BUILD) $$(command -v ninja >/dev/null && echo -G Ninja) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) \
+	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 $(DEBUG_FLAGS) -DNDEBUG" $(LAUNCHER) $(CMAKE_FLAGS)
 
 build: setup $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)

@@ -13,7 +13,7 @@ DEPS=.deps
 packages=(cmake g++ make pkg-config libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev libbenchmark-dev
           libpng-dev libcairo2-dev libgmp-dev libtbb-dev mesa-vulkan-drivers libvulkan1 unzip python3-pip clang
           libclang-rt-14-dev python3-venv python3-dev libopenmpi-dev openmpi-bin ccache doxygen
-          libplplot-dev plplot-driver-cairo)
+          libplplot-dev plplot-driver-cairo ninja-build)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
