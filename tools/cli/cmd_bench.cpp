@@ -470,7 +470,7 @@ int run_bench_accuracy(const bench_args& a) {
   context ctx(bench_options(a.adapter));
   const bool cpu = ctx.adapter().kind == adapter_kind::cpu;
   const int lg = a.max_log2 ? a.max_log2 : (cpu ? 22 : 28);
-  const int reps = reps != -1 ? reps : 20, warmup = warmup != -1 ? warmup : 3;
+  const int reps = a.reps != -1 ? a.reps : 20, warmup = a.warmup != -1 ? a.warmup : 3;
   if (reps < 1 || reps > 10000 || warmup < 0 || warmup > 1000)
     throw error(errc::invalid_argument, "bad --reps or --warmup");
   const std::size_t small = std::size_t(1) << std::min(lg, 22);
