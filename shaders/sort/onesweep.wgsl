@@ -9,7 +9,9 @@
 //    reads element k * size + i: coalesced); per key, eight ballots find the lanes with the same digit (only the
 //    first ballot word when the subgroup has at most 32 lanes, all four otherwise: any size 4..128), the lowest of
 //    them adds their number to the subgroup's running count of that digit in workgroup memory, and each key's rank
-//    is that count plus its peers in lower lanes. At most SLOTS subgroups rank at once (their histograms fill the
+//    is that count plus its peers in lower lanes. RANK_ATOMIC (the GPU policy) bumps the count with a workgroup
+//    atomic and needs no barrier per key; otherwise (CPU adapters, whose workgroup atomics are slow) a workgroup
+//    barrier orders each key's step. At most SLOTS subgroups rank at once (their histograms fill the
 //    pool); more subgroups (small subgroup sizes) rank in phases, each continuing the counts of the previous ones.
 //    Then the subgroup counts are scanned per digit: every key has its rank among the tile's keys of its digit, in
 //    input order (stable).
