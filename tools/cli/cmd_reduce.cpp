@@ -146,7 +146,7 @@ void print_reduce(const json& j) {
     fmt::print("  exact (decimal)      {}\n", j["exact_text"].get<std::string>());
   const bool native = j["adapter"].get<std::string>().rfind("native CPU", 0) == 0;
   fmt::print("  {}               {}{}{}\n", native ? "native" : "GPU   ", text_of(j, "result"), ulps("gpu_ulps"),
-             j.contains("accuracy") ? fmt::format("   [{}]", j["accuracy"].get<std::string>()) : "");
+             j.contains("accuracy") ? fmt::format("   [accuracy {}]", j["accuracy"].get<std::string>()) : "");
   if (j.contains("naive_text") || !j["naive"].is_null())
     fmt::print("  naive f32 loop       {}{}\n", text_of(j, "naive"), ulps("naive_ulps"));
   if (!j["matches_cpu"].is_null())
