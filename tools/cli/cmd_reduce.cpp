@@ -124,8 +124,9 @@ json reduce_and_check(context& ctx, const reduce_scan_cli& c, const io::array& a
                                       "GPU (" + st.algorithm + ")" + std::string(st.algorithm.size() < 12 ? 12 - st.algorithm.size() : 1, ' ') + text_of(j, "result")};
     if (j.contains("naive_text") || !j["naive"].is_null()) lines.push_back("naive f32 running total  " + text_of(j, "naive"));
     plot::reduce_partials(ctx, in, n, o, a.type,
-                          fmt::format("{} values, {} {}: pass 1 writes one partial per workgroup", n,
-                                      dtype_name(a.type), o.is_custom() ? o.expression() : o.name()),
+                          fmt::format("{} values, {} {}: pass 1 writes one partial per workgroup",
+                                      with_commas(double(n), 0), dtype_name(a.type),
+                                      o.is_custom() ? o.expression() : o.name()),
                           lines, c.plot);
     j["plot"] = c.plot;
   }

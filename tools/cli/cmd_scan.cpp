@@ -149,11 +149,11 @@ json scan_and_check(context& ctx, const reduce_scan_cli& c, const io::array& a, 
                                                              : static_cast<double>(b));
     std::vector<std::string> lines = {
         mismatches ? fmt::format("{} values differ from the {}", mismatches, compared_with)
-                   : fmt::format("every one of the {} values matches the {}", n, compared_with),
+                   : fmt::format("every one of the {} values matches the {}", with_commas(double(n), 0), compared_with),
         "last value " + text_of(j, "last")};
     plot::scan_curve(ctx, in, d_out, n, a.type, max_input,
-                     fmt::format("{} values: {} scan ({}), the running total and the input", n,
-                                 c.exclusive ? "exclusive" : "inclusive", st.algorithm),
+                     fmt::format("{} values: {} scan ({}), the running total and the input",
+                                 with_commas(double(n), 0), c.exclusive ? "exclusive" : "inclusive", st.algorithm),
                      lines, c.plot);
     j["plot"] = c.plot;
   }
