@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "wgprim/testing.hpp"
@@ -33,6 +34,31 @@ inline context& native_ctx() {
   }();
   return c;
 }
+
+/// Sets an environment variable for a scope (set() changes it again) and puts back what the process had when the
+/// scope ends, also when a failed assertion leaves the test early.
+class env_override {
+ public:
+  env_override(const char* name, const char* value) : name_(name) {
+    if (const char* was = std::getenv(name)) {
+      had_ = true;
+      before_ = was;
+    }
+    set(value);
+  }
+  env_override(const env_override&) = delete;
+  env_override& operator=(const env_override&) = delete;
+  ~env_override() {
+    if (had_) ::setenv(name_, before_.c_str(), 1);
+    else ::unsetenv(name_);
+  }
+  void set(const char* value) { ::setenv(name_, value, 1); }
+
+ private:
+  const char* name_;
+  bool had_ = false;
+  std::string before_;
+};
 
 /// A context whose storage bindings are capped at 1 MiB, so that arrays of a few hundred thousand elements
 /// already take the chunked paths (carry between bindings).

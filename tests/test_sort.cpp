@@ -696,7 +696,7 @@ TEST(Sort, OnesweepWorkgroupsOf512) {
   // and scatter), forced on this adapter through WGPRIM_ONESWEEP_WG: sizes around its tiles (512 x 24 on a CPU
   // adapter, 512 x 15 or fewer items where workgroup memory is short), pairs, 64-bit keys, skipped passes and the
   // fallback under stress.
-  ::setenv("WGPRIM_ONESWEEP_WG", "512", 1);
+  const env_override wg("WGPRIM_ONESWEEP_WG", "512");
   const std::size_t sizes[] = {0, 1, 257, 7679, 7680, 7681, 12287, 12288, 12289, 60001};
   for (std::size_t i = 0; i < std::size(sizes); ++i) {
     const std::size_t n = sizes[i];
@@ -714,7 +714,6 @@ TEST(Sort, OnesweepWorkgroupsOf512) {
     check_sort(c, "onesweep", dtype::u32, order::ascending, random_keys(dtype::u32, 60000, 4, false), true, &st);
     EXPECT_GT(st.lookback_fallbacks, 0u);
   }
-  ::unsetenv("WGPRIM_ONESWEEP_WG");
 }
 
 TEST(Sort, OnesweepRankCounters) {
@@ -728,9 +727,7 @@ TEST(Sort, OnesweepRankCounters) {
   // The policy's counters need 3 KiB per slot for 8 slots besides the kernel's fixed 4 KiB; with less it falls back
   // to ballots and this test would not test the counters.
   ASSERT_GE(L.max_compute_workgroup_storage_size, 3u * 8 * 1024 + 3 * 1024 + 4 * 256 + 64);
-  const char* was = std::getenv("WGPRIM_ONESWEEP_RANK");
-  const std::string before = was ? was : "";
-  ::setenv("WGPRIM_ONESWEEP_RANK", "counters", 1);
+  env_override rank("WGPRIM_ONESWEEP_RANK", "counters");  // the variant the whole run was asked for comes back
   const std::size_t sizes[] = {0, 1, 7, 255, 256, 257, 3839, 3840, 3841, 6143, 6144, 6145, 12287, 12288, 12289,
                                (1u << 15) - 1, (1u << 15) + 1, 60001};
   for (std::size_t i = 0; i < std::size(sizes); ++i) {
@@ -745,10 +742,11 @@ TEST(Sort, OnesweepRankCounters) {
   for (std::size_t n : {std::size_t(6145), std::size_t(20000)})
     check_sort64(ctx(), "onesweep", static_cast<int>(n % 3), order::ascending,
                  random_keys64(static_cast<int>(n % 3), n, static_cast<std::uint32_t>(n), false), true, false);
-  ::setenv("WGPRIM_ONESWEEP_WG", "512", 1);
-  for (std::size_t n : {std::size_t(7679), std::size_t(12289), std::size_t(40001)})
-    check_sort(ctx(), "onesweep", dtype::u32, order::ascending, random_keys(dtype::u32, n, 31, n == 12289), true);
-  ::unsetenv("WGPRIM_ONESWEEP_WG");
+  {
+    const env_override wg("WGPRIM_ONESWEEP_WG", "512");
+    for (std::size_t n : {std::size_t(7679), std::size_t(12289), std::size_t(40001)})
+      check_sort(ctx(), "onesweep", dtype::u32, order::ascending, random_keys(dtype::u32, n, 31, n == 12289), true);
+  }
   {
     context c(webgpu_options());
     testing::set_lookback_stress(c, true);
@@ -756,13 +754,11 @@ TEST(Sort, OnesweepRankCounters) {
     check_sort(c, "onesweep", dtype::f32, order::descending, random_keys(dtype::f32, 60000, 4, false), true, &st);
     EXPECT_GT(st.lookback_fallbacks, 0u);
   }
-  ::setenv("WGPRIM_ONESWEEP_RANK", "bogus", 1);
+  rank.set("bogus");
   std::vector<std::uint32_t> k = random_keys(dtype::u32, 100, 1, false);
   run_options opt;
   opt.algorithm = "onesweep";
   EXPECT_THROW(sort(ctx(), k, order::ascending, opt), error);
-  if (was) ::setenv("WGPRIM_ONESWEEP_RANK", before.c_str(), 1);  // the variant the whole run was asked for
-  else ::unsetenv("WGPRIM_ONESWEEP_RANK");
 }
 
 TEST(Sort, OnesweepRankAtomicAndBallot) {
@@ -771,11 +767,10 @@ TEST(Sort, OnesweepRankAtomicAndBallot) {
   // atomicAdd, then the shuffles; no barrier per key) and ballot (a workgroup barrier per key) against the CPU twin:
   // pairs (values are the input indices, so a rank out of input order among equal digits fails), keys with few
   // distinct values, both orders, sizes around the tiles. Small sizes: lavapipe's workgroup atomics are slow.
-  const char* was = std::getenv("WGPRIM_ONESWEEP_RANK");
-  const std::string before = was ? was : "";
+  env_override ranking("WGPRIM_ONESWEEP_RANK", "atomic");
   for (const char* rank : {"atomic", "ballot"}) {
     SCOPED_TRACE(rank);
-    ::setenv("WGPRIM_ONESWEEP_RANK", rank, 1);
+    ranking.set(rank);
     const std::size_t sizes[] = {0, 1, 257, 3839, 3840, 3841, 6145, 12289};
     for (std::size_t i = 0; i < std::size(sizes); ++i) {
       const std::size_t n = sizes[i];
@@ -785,8 +780,6 @@ TEST(Sort, OnesweepRankAtomicAndBallot) {
       }
     }
   }
-  if (was) ::setenv("WGPRIM_ONESWEEP_RANK", before.c_str(), 1);
-  else ::unsetenv("WGPRIM_ONESWEEP_RANK");
 }
 
 TEST(Sort, OnesweepEarlyCounts) {
@@ -794,10 +787,9 @@ TEST(Sort, OnesweepEarlyCounts) {
   // its ranking, each forced here so that both run on every adapter: pairs against the CPU twin (values are
   // the input indices: stability), few distinct keys, both orders, sizes around the tiles of GPUs (3,840) and CPU
   // adapters (6,144), and the look-back fallback under stress (held-back tiles publish late in both).
-  const char* was = std::getenv("WGPRIM_ONESWEEP_EARLY");
-  const std::string before = was ? was : "";
+  env_override early_counts("WGPRIM_ONESWEEP_EARLY", "1");
   for (const char* early : {"1", "0"}) {
-    ::setenv("WGPRIM_ONESWEEP_EARLY", early, 1);
+    early_counts.set(early);
     const std::size_t sizes[] = {0, 1, 257, 3839, 3840, 3841, 6143, 6144, 6145, 12289};
     for (std::size_t i = 0; i < std::size(sizes); ++i) {
       const std::size_t n = sizes[i];
@@ -812,8 +804,6 @@ TEST(Sort, OnesweepEarlyCounts) {
     check_sort(c, "onesweep", dtype::u32, order::ascending, random_keys(dtype::u32, 40000, 5, false), true, &st);
     EXPECT_GT(st.lookback_fallbacks, 0u) << "WGPRIM_ONESWEEP_EARLY=" << early;
   }
-  if (was) ::setenv("WGPRIM_ONESWEEP_EARLY", before.c_str(), 1);
-  else ::unsetenv("WGPRIM_ONESWEEP_EARLY");
 }
 
 }  // namespace
