@@ -6,6 +6,9 @@
 #include <map>
 #include <regex>
 #include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "core/wgsl_compose.hpp"
 #include "primitives/primitive.hpp"
@@ -17,6 +20,15 @@ struct declared {
   std::map<int, detail::slot> slots;
   std::map<int, std::string> types;  // binding -> declared type name
 };
+
+// The modules a file imports (`//! import path`), in order: (path, text).
+std::vector<std::pair<std::string, std::string>> imported(const std::string& text) {
+  static const std::regex import(R"(//! import (\S+))");
+  std::vector<std::pair<std::string, std::string>> out;
+  for (std::sregex_iterator it(text.begin(), text.end(), import), end; it != end; ++it)
+    out.emplace_back((*it)[1], detail::shader_text((*it)[1]));
+  return out;
+}
 
 declared parse_bindings(const std::string& text) {
   declared d;
@@ -32,11 +44,10 @@ declared parse_bindings(const std::string& text) {
     d.types[b] = (*it)[4];
   }
   // Bindings a shared module declares for its importers (sort/buffers.wgsl: the sort passes' bindings 0-7).
-  const std::regex import(R"(//! import (\S+))");
-  for (std::sregex_iterator it(text.begin(), text.end(), import), end; it != end; ++it) {
-    const declared m = parse_bindings(detail::shader_text((*it)[1]));
+  for (const auto& [path, module] : imported(text)) {
+    const declared m = parse_bindings(module);
     for (const auto& [b, s] : m.slots) {
-      if (d.slots.count(b)) ADD_FAILURE() << "binding " << b << " declared by the kernel and by " << (*it)[1];
+      if (d.slots.count(b)) ADD_FAILURE() << "binding " << b << " declared by the kernel and by " << path;
       d.slots[b] = s;
       d.types[b] = m.types.at(b);
     }
@@ -50,9 +61,8 @@ std::size_t struct_bytes(const std::string& text, const std::string& name) {
   const std::regex head("struct\\s+" + name + "\\s*\\{([^}]*)\\}");
   std::smatch m;
   if (!std::regex_search(text, m, head)) {
-    const std::regex import(R"(//! import (\S+))");
-    for (std::sregex_iterator it(text.begin(), text.end(), import), end; it != end; ++it)
-      if (std::size_t n = struct_bytes(detail::shader_text((*it)[1]), name)) return n;
+    for (const auto& module : imported(text))
+      if (std::size_t n = struct_bytes(module.second, name)) return n;
     return 0;
   }
   const std::string body = m[1];
@@ -66,9 +76,8 @@ std::size_t struct_bytes(const std::string& text, const std::string& name) {
 // such as segmented/bounds.wgsl's bounds_pass).
 bool defines_fn(const std::string& text, const std::string& name) {
   if (text.find("fn " + name + "(") != std::string::npos) return true;
-  const std::regex import(R"(//! import (\S+))");
-  for (std::sregex_iterator it(text.begin(), text.end(), import), end; it != end; ++it)
-    if (defines_fn(detail::shader_text((*it)[1]), name)) return true;
+  for (const auto& module : imported(text))
+    if (defines_fn(module.second, name)) return true;
   return false;
 }
 
