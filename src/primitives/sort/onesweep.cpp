@@ -91,8 +91,7 @@ sort_onesweep_policy sort_onesweep_policy_for(const context& ctx, const tuning& 
   // 16 subgroup histograms (16 KiB) where they fit: subgroups of 16 lanes or more rank in one phase.
   p.slots = 16 * 256 * 4 + fixed_wg_bytes(p.wg_size) <= limit ? 16 : 8;
   const int rank = env::onesweep_rank();  // -1: the policy's ranking
-  if (rank == 0 || rank == 1) p.atomic_counts = false;
-  if (rank == 2) p.atomic_counts = true;
+  if (rank >= 0) p.atomic_counts = rank == 2;
   if (const int early = env::onesweep_early(); early >= 0) p.early_counts = early == 1;
   if (rank == 1) {
     // Counters: 3 KiB per slot (counts and two banks of masks). One slot per 32 invocations ranks subgroups of 32
