@@ -22,32 +22,54 @@ struct bin_params {
 @group(0) @binding(3) var<storage, read_write> counts: array<atomic<u32>>;
 @group(0) @binding(4) var<storage, read_write> large: array<u32>;
 
+// The counts are gathered per workgroup first (one global atomic per count per workgroup): one atomic per segment
+// on the same word serialised the pass on the H200 (16.7 M segments of 16: ~5 ms).
+var<workgroup> wg_counts: array<atomic<u32>, 4>;
+var<workgroup> wg_base: array<u32, 2>;
+
 @compute @workgroup_size(WG_SIZE)
 fn bin_segments(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid: vec3u) {
   let s = (wid.y * params.grid_x + wid.x) * WG_SIZE + l;
-  if (s >= params.n_segments) {
-    return;
+  if (l < 4u) {
+    atomicStore(&wg_counts[l], 0u);
   }
-  let b = offsets[s];
-  let e = offsets[s + 1u];
-  if (e < b || (s + 1u == params.n_segments && e > params.n)) {
-    atomicAdd(&counts[2], 1u);
-    return;
+  workgroupBarrier();
+  var kind = 4u;  // the count it adds to (0 mid, 1 long, 2 bad, 3 short); 4: none
+  var b = 0u;
+  var e = 0u;
+  if (s < params.n_segments) {
+    b = offsets[s];
+    e = offsets[s + 1u];
+    if (e < b || (s + 1u == params.n_segments && e > params.n)) {
+      kind = 2u;
+    } else if (e - b >= 2u) {
+      let len = e - b;
+      kind = select(select(1u, 0u, len <= MID), 3u, len <= SHORT);
+    }
   }
-  let len = e - b;
-  if (len < 2u) {
-    return;
+  var mine = 0u;
+  if (kind < 4u) {
+    mine = atomicAdd(&wg_counts[kind], 1u);
   }
-  if (len <= SHORT) {
-    atomicAdd(&counts[3], 1u);
-  } else if (len <= MID) {
-    list[atomicAdd(&counts[0], 1u)] = s;
-  } else {
-    let i = atomicAdd(&counts[1], 1u);
+  workgroupBarrier();
+  if (l < 4u) {
+    let c = atomicLoad(&wg_counts[l]);
+    var base = 0u;
+    if (c != 0u) {
+      base = atomicAdd(&counts[l], c);
+    }
+    if (l < 2u) {
+      wg_base[l] = base;
+    }
+  }
+  workgroupBarrier();
+  if (kind == 0u) {
+    list[wg_base[0] + mine] = s;
+  } else if (kind == 1u) {
+    let i = wg_base[1] + mine;
     if (i < params.large_cap) {
       large[2u * i] = b;
       large[2u * i + 1u] = e;
     }
   }
 }
-
