@@ -232,5 +232,61 @@ TEST(Reduce, QueuedCallsWithDeviceResults) {
   }
 }
 
+// Queued calls share the context's open encoder (up to WGPRIM_QUEUED_CALLS of them per submission), yet every
+// step below must see them in call order: a queue write of the input between calls, a host-returning call that
+// reads a queued result, a caller's encoder submitted after them, flush() and the context going away with calls
+// still queued. With the default batch (32), with batches of 3 (a flush in the middle of each run below), and with
+// 1 (each call submitted alone); exact u32 sums against the CPU twin.
+TEST(Reduce, QueuedCallsKeepQueueOrder) {
+  const op sum = op::sum(), mx = op::max();
+  const monoid msum(sum, dtype::u32), mmax(mx, dtype::u32);
+  for (const char* batch : {"", "3", "1"}) {
+    SCOPED_TRACE(std::string("WGPRIM_QUEUED_CALLS=") + batch);
+    env_override e("WGPRIM_QUEUED_CALLS", batch);
+    context c(webgpu_options());
+    const std::size_t cap = 5000, calls = 70;
+    buffer in = c.create_buffer(cap * 4), out = c.create_buffer(calls * 4);
+    std::vector<std::vector<std::uint32_t>> xs;
+    std::vector<std::size_t> ns;
+    for (std::size_t i = 0; i < calls; ++i) {
+      // The same input buffer rewritten before each call: a write that overtook queued calls changes their sums.
+      xs.push_back(make_data(dtype::u32, cap, 1000 + static_cast<std::uint32_t>(i)));
+      ns.push_back((i * 977) % cap + (i % 7 == 0 ? 0 : 1));
+      c.write(in, 0, xs.back().data(), cap * 4);
+      reduce(c, device_span<const std::uint32_t>(in, 0, ns.back()), device_span<std::uint32_t>(out, i, 1), sum);
+    }
+    // A host-returning call whose input is the queued results: it submits the open encoder with its own work.
+    const std::uint32_t m = reduce(c, device_span<const std::uint32_t>(out, 0, calls), mx);
+    std::vector<std::uint32_t> want(calls), got(calls);
+    for (std::size_t i = 0; i < calls; ++i) want[i] = reference::reduce(xs[i].data(), ns[i], msum);
+    EXPECT_EQ(m, reference::reduce(want.data(), calls, mmax));
+    c.read(out, 0, got.data(), calls * 4);
+    for (std::size_t i = 0; i < calls; ++i) ASSERT_EQ(got[i], want[i]) << "call " << i << " n " << ns[i];
+
+    // Queued calls, then a caller's encoder that reads their results: submitted after them.
+    buffer r2 = c.create_buffer(4);
+    for (std::size_t i = 0; i < 5; ++i)
+      reduce(c, device_span<const std::uint32_t>(in, 0, cap - i), device_span<std::uint32_t>(out, i, 1), sum);
+    WGPUCommandEncoder enc = c.begin_commands();
+    reduce(c, enc, device_span<const std::uint32_t>(out, 0, 5), device_span<std::uint32_t>(r2, 0, 1), sum);
+    c.submit(enc);
+    std::uint32_t total = 0, expect = 0;
+    for (std::size_t i = 0; i < 5; ++i) expect += reference::reduce(xs.back().data(), cap - i, msum);
+    c.read(r2, 0, &total, 4);
+    EXPECT_EQ(total, expect);
+
+    // flush() sends a partial batch without waiting; finish() then waits; the results are there.
+    reduce(c, device_span<const std::uint32_t>(in, 0, 17), device_span<std::uint32_t>(out, 0, 1), mx);
+    c.flush();
+    c.finish();
+    std::uint32_t top = 0;
+    c.read(out, 0, &top, 4);
+    EXPECT_EQ(top, reference::reduce(xs.back().data(), 17, mmax));
+    // The context goes away with calls still queued: they are submitted and finished first (no crash, no hang).
+    for (std::size_t i = 0; i < 40; ++i)
+      reduce(c, device_span<const std::uint32_t>(in, 0, cap), device_span<std::uint32_t>(out, i, 1), sum);
+  }
+}
+
 }  // namespace
 }  // namespace wgprim::test

@@ -11,6 +11,8 @@
 //   pipeline_queued  --batch runs queued with enqueue() and one read of the count: per-run ms, which stands for the
 //                    replay's GPU time plus its encoding; the target is replay - queued <= 1.2 x the floor of a
 //                    call (bench/floor's dispatch_read, measured in the same session)
+//   pipeline_encode  the wall of enqueue() alone (recording the chain again and submitting it; the read after it
+//                    is not timed): the host's share of a replay
 //
 // usage: wgprim_calls [--sizes 10,16,20] [--calls 1000] [--batch 20] [--reps 7] [--warmup 2] [--adapter S] [--json]
 #include <algorithm>
@@ -173,8 +175,18 @@ int main(int argc, char** argv) {
         k = p.count().read();
       });
       if (k != expect) return fail("pipeline_queued: wrong count");
+      // The host's share of a replay: enqueue() records the chain again and submits it (the wait left out).
+      std::vector<double> enc_ms;
+      for (int i = 0; i < o.warmup + o.reps; ++i) {
+        const auto t0 = clock_type::now();
+        p.enqueue(d.span());
+        const double ms = std::chrono::duration<double, std::milli>(clock_type::now() - t0).count();
+        if (i >= o.warmup) enc_ms.push_back(ms);
+        if (p.count().read() != expect) return fail("pipeline_encode: wrong count");
+      }
       row(o, "pipeline_replay", lg, replay, "run");
       row(o, "pipeline_queued", lg, batched, "run");
+      row(o, "pipeline_encode", lg, median_of(enc_ms), "run");
     }
   } catch (const std::exception& e) {
     return fail(e.what());

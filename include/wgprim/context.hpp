@@ -159,8 +159,12 @@ class context {
   void write(buffer& dst, std::uint64_t offset, const void* data, std::uint64_t bytes);
   /// Reads buffer bytes back to the host, waiting for the GPU.
   void read(const buffer& src, std::uint64_t offset, void* data, std::uint64_t bytes);
-  /// Waits until all submitted work has finished.
+  /// Waits until all queued and submitted work has finished.
   void finish();
+  /// Submits the queued device-range calls now, without waiting (docs/cpp.md, "When calls wait"): queued calls
+  /// share one submission of up to 32, sent when it is full, when the GPU was idle, or before any wait, read, write
+  /// or submit; flush() sends a partial one, so that the GPU works on it while the host does something else.
+  void flush();
 
   /// A command encoder on this context's device, for recording several primitives into one submission with
   /// their encoder overloads (no webgpu.h needed): `auto enc = ctx.begin_commands(); wgprim::reduce(ctx, enc, ...);
@@ -176,7 +180,8 @@ class context {
   /// into and the caller submits). Ownership stays with the context. Both are null on a native context (and
   /// recording into a command encoder there is an errc::unsupported error).
   WGPUDevice native_device() const;
-  /// The queue of native_device(); null on a native context.
+  /// The queue of native_device(); null on a native context. Call flush() before submitting to it yourself:
+  /// queued wgprim calls not yet submitted would otherwise run after your work.
   WGPUQueue native_queue() const;
 
   /// The shared link containers keep (see detail::context_link).

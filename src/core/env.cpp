@@ -39,6 +39,16 @@ std::optional<double> timeout_s() {
 bool immediates_off() { return is_zero("WGPRIM_IMMEDIATES"); }
 bool mapped_result_off() { return is_zero("WGPRIM_MAPPED_RESULT"); }
 
+unsigned queued_calls() {
+  const char* v = get("WGPRIM_QUEUED_CALLS");
+  if (!v || !*v) return 0;
+  char* end = nullptr;
+  const long n = std::strtol(v, &end, 10);
+  if (end == v || *end || n < 1 || n > 4096)
+    throw error(errc::invalid_argument, "WGPRIM_QUEUED_CALLS must be a whole number from 1 to 4096");
+  return static_cast<unsigned>(n);
+}
+
 std::optional<double> mpi_timeout_s() {
   const char* v = get("WGPRIM_MPI_TIMEOUT_S");
   if (!v) return std::nullopt;

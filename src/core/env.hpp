@@ -18,6 +18,10 @@ std::optional<double> timeout_s();
 bool immediates_off();
 /// WGPRIM_MAPPED_RESULT=0: a reduce's result through a staging copy instead of a buffer the host maps.
 bool mapped_result_off();
+/// WGPRIM_QUEUED_CALLS: how many queued device-range calls share one submission (1..4096; 1: each call submits
+/// its own; docs/cpp.md "When calls wait"); 0 when unset or empty (the default); throws errc::invalid_argument for
+/// anything else.
+unsigned queued_calls();
 /// WGPRIM_MPI_TIMEOUT_S: the MPI watchdog's longest time in one collective; a value that is not a number >= 0 is
 /// ignored (nullopt).
 std::optional<double> mpi_timeout_s();

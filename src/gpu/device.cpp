@@ -430,6 +430,7 @@ context::context(const context_options& options) : impl_(std::make_unique<detail
 
   detail::read_limits(s);
   if (s.info.kind == adapter_kind::cpu) s.spin_window = std::chrono::microseconds(50);
+  if (const unsigned q = detail::env::queued_calls()) s.open_limit = q;
 }
 
 context::~context() = default;
@@ -481,6 +482,7 @@ context context::from_device(WGPUDevice device, WGPUQueue queue, WGPUAdapter ada
   s.id = detail::next_context_id();
   s.timeout_s = detail::checked_timeout(timeout_s);
   s.external = true;
+  s.open_limit = 1;  // the caller may submit to this queue too: each queued call is submitted as it is made
   s.device = device;
   s.queue = queue;
   if (adapter) {
@@ -526,6 +528,7 @@ buffer context::create_buffer(std::uint64_t bytes) {
     s.registered = true;
   }
   s.own_buffers.insert(b);
+  s.created_since_wait += bytes;
   buffer out = detail_buffer_access::make(b, bytes, s.id);
   s.check(errc::out_of_memory, "allocating " + std::to_string(bytes) + " bytes");
   return out;
@@ -550,6 +553,7 @@ void context::write(buffer& dst, std::uint64_t offset, const void* data, std::ui
     std::memcpy(static_cast<char*>(dst.host_data()) + offset, data, bytes);
     return;
   }
+  s.flush_open();  // queued calls that use dst run before the write
   wgpuQueueWriteBuffer(s.queue, dst.native(), offset, data, bytes);
   s.check(errc::out_of_memory, "uploading");
 }
@@ -621,11 +625,20 @@ void context::read(const buffer& src, std::uint64_t offset, void* data, std::uin
     WGPUCommandBuffer cmd = wgpuCommandEncoderFinish(enc, &cd);
     wgpuCommandEncoderRelease(enc);
     s.check();
+    try {
+      s.flush_open();  // the queued calls that write src go first
+    } catch (...) {
+      if (cmd) wgpuCommandBufferRelease(cmd);
+      throw;
+    }
     wgpuQueueSubmit(s.queue, 1, &cmd);
     wgpuCommandBufferRelease(cmd);
     const void* p = map_read(s, staging, bytes);
     std::memcpy(data, p, bytes);
     wgpuBufferUnmap(staging);
+    s.queued = 0;  // the mapping waited for everything submitted
+    s.created_since_wait = 0;
+    s.idle_known = true;
   } catch (...) {
     drop();
     throw;
@@ -635,6 +648,13 @@ void context::read(const buffer& src, std::uint64_t offset, void* data, std::uin
 
 WGPUDevice context::native_device() const { return impl().device; }
 WGPUQueue context::native_queue() const { return impl().queue; }
+
+void context::flush() {
+  auto& s = impl();
+  if (s.native) return;
+  s.check();
+  s.flush_open();
+}
 
 void context::finish() {
   auto& s = impl();
@@ -703,6 +723,7 @@ void wgpu_write(context& ctx, WGPUBuffer dst, std::uint64_t offset, const void* 
   auto& s = ctx.impl();
   s.need_webgpu("a queued write");
   s.check();
+  s.flush_open();
   if (bytes) wgpuQueueWriteBuffer(s.queue, dst, offset, data, bytes);
   s.check(errc::out_of_memory, "uploading");
 }
@@ -725,6 +746,7 @@ void context::submit(WGPUCommandEncoder encoder) {
   if (!encoder) throw error(errc::invalid_argument, "submit: null command encoder");
   if (s.was_submitted(encoder))
     throw error(errc::invalid_argument, "submit: this command encoder was already submitted (one submit per begin_commands)");
+  s.flush_open();  // queued calls made before this submit run before it
   if (s.kept_enc == encoder) s.end_kept_pass();
   s.own_encoders.erase(encoder);
   WGPUCommandBufferDescriptor cd = WGPU_COMMAND_BUFFER_DESCRIPTOR_INIT;
@@ -743,6 +765,7 @@ void context::submit(WGPUCommandEncoder encoder) {
   }
   wgpuQueueSubmit(s.queue, 1, &cmd);
   wgpuCommandBufferRelease(cmd);
+  s.idle_known = false;
   // Its parameter slots are submitted now: the ring may reuse them.
   s.ring_encoders.erase(std::remove(s.ring_encoders.begin(), s.ring_encoders.end(), encoder), s.ring_encoders.end());
   s.check(errc::gpu, "submitting GPU work");
@@ -753,6 +776,7 @@ void simulate_device_loss(context& ctx) {
   auto& s = ctx.impl();
   s.need_webgpu("simulate_device_loss");
   if (s.external) throw error(errc::invalid_argument, "simulate_device_loss: the device belongs to the caller");
+  s.flush_open();
   s.drain(s.timeout_s);
   s.destroyed = true;
   wgpuDeviceDestroy(s.device);

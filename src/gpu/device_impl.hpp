@@ -275,16 +275,45 @@ struct context_impl {
 
   // Waits for everything submitted so far: the queue's work-done callback fires inside a poll once it is done
   // (poll's own "queue empty" answer can come before the work has run).
-  // Submissions queued without a wait since the last wait_idle (recorder::submit): every queued_limit-th one waits,
-  // so that a loop of calls that never reads keeps a bounded amount of work and temporaries in flight.
+  // Calls queued without a wait since the last wait_idle (recorder::submit, flush_open) are bounded, so that a loop
+  // of calls that never reads keeps a bounded amount of work and temporaries in flight.
+  // Calls queued without a wait since the last one: once queued_limit x open_limit are in flight, a submission waits
+  // (16 with open_limit 1, as before queued calls shared encoders).
   std::uint32_t queued = 0;
   static constexpr std::uint32_t queued_limit = 16;
+  // Bytes of buffers created since the last wait: past this, the next submission of queued calls waits too, so
+  // that the temporaries of calls in flight stay bounded.
+  std::uint64_t created_since_wait = 0;
+  static constexpr std::uint64_t created_limit = std::uint64_t(1) << 30;
+  // Everything submitted so far has finished (nothing was submitted since the last wait): the next queued call is
+  // submitted at once, so that the GPU starts on it while the host goes on.
+  bool idle_known = true;
   void wait_idle() {
     if (lost) return;
+    flush_open();
+    wait_submitted();
+  }
+  void wait_submitted() {
     queued = 0;
+    created_since_wait = 0;
     const std::uint64_t ticket = request_work_done();
     wait_until([&](bool) { return done_seen >= ticket; }, "waiting for submitted work");
+    idle_known = true;
   }
+
+  // ---- queued calls (recorder.cpp) ----
+  // Device-range calls that return without waiting record into one context-held encoder, the open encoder, and
+  // share its compute pass; it is submitted once open_limit calls are in it, when the GPU was idle, or before
+  // anything that must follow those calls in the queue: a wait, a read, a queue write, another submission
+  // (flush_open, called by each of these). A call that reads a result back submits the open encoder with its
+  // own work in it. A recorder recording into it now is its user: a flush meanwhile ends the user's pass and
+  // hands it a fresh encoder (open_user_pass, open_user_enc point into that recorder).
+  WGPUCommandEncoder open_enc = nullptr;
+  WGPUComputePassEncoder* open_user_pass = nullptr;
+  WGPUCommandEncoder* open_user_enc = nullptr;
+  std::uint32_t open_calls = 0;
+  std::uint32_t open_limit = 32;  // env WGPRIM_QUEUED_CALLS; 1: every call submits its own encoder
+  void flush_open();
 
   // Waits (bounded, ignoring errors) until submitted work has finished; false if it did not in time.
   bool drain(double seconds) {
@@ -301,6 +330,9 @@ struct context_impl {
   void unregister();
 
   ~context_impl() {
+    if (open_enc && !lost) {
+      try { flush_open(); } catch (...) {}  // queued calls still run before the device goes
+    }
     for (auto& kv : kernels) {
       wgpuComputePipelineRelease(kv.second->pipeline);
       wgpuBindGroupLayoutRelease(kv.second->layout);
@@ -316,6 +348,7 @@ struct context_impl {
     if (staging) wgpuBufferRelease(staging);
     if (mapped_result) wgpuBufferRelease(mapped_result);
     if (kept_pass) wgpuComputePassEncoderRelease(kept_pass);  // its encoder was never submitted
+    if (open_enc) wgpuCommandEncoderRelease(open_enc);
     for (WGPUCommandEncoder e : submitted_encoders) wgpuCommandEncoderRelease(e);
     submitted_encoders.clear();
     if (link) link->ctx = nullptr;
@@ -348,6 +381,7 @@ struct recorder::state {
   bool holds_ring = false;  // has parameter slots in generation ring_gen not yet submitted
   bool timestamps = false, first_pass = true, external = false;
   bool wait = false;  // submit() waits for the work (its time was asked for); else it queues it and returns
+  bool open = false;  // records into the context's open encoder (context_impl::flush_open)
   WGPUQuerySet queries = nullptr;
   WGPUBuffer resolve = nullptr, readback = nullptr;
 

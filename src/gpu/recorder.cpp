@@ -10,9 +10,30 @@ recorder::recorder(context& ctx, bool timestamps) : ctx_(ctx), s_(std::make_uniq
   s_->c = &c;
   c.need_webgpu("recording GPU work");
   c.check();
+  s_->wait = timestamps;
+  if (!timestamps && c.open_limit > 1 && !c.open_user_enc) {
+    // A call that may queue: it records into the open encoder (see context_impl::flush_open), in the pass the
+    // calls before it left open, which this recorder holds until it submits.
+    if (!c.open_enc) {
+      WGPUCommandEncoderDescriptor ed = WGPU_COMMAND_ENCODER_DESCRIPTOR_INIT;
+      c.open_enc = wgpuDeviceCreateCommandEncoder(c.device, &ed);
+      c.check(errc::gpu, "creating a command encoder");
+    }
+    s_->enc = c.open_enc;
+    s_->open = true;
+    if (c.kept_pass && c.kept_enc == c.open_enc) {
+      s_->pass = c.kept_pass;
+      c.kept_pass = nullptr;
+      c.kept_enc = nullptr;
+    } else if (c.kept_pass) {
+      c.end_kept_pass();
+    }
+    c.open_user_pass = &s_->pass;
+    c.open_user_enc = &s_->enc;
+    return;
+  }
   WGPUCommandEncoderDescriptor ed = WGPU_COMMAND_ENCODER_DESCRIPTOR_INIT;
   s_->enc = wgpuDeviceCreateCommandEncoder(c.device, &ed);
-  s_->wait = timestamps;
   s_->timestamps = timestamps && ctx.timestamps_trustworthy();
   if (s_->timestamps) {
     WGPUQuerySetDescriptor qd = WGPU_QUERY_SET_DESCRIPTOR_INIT;
@@ -59,6 +80,15 @@ void recorder::end() {
 recorder::~recorder() {
   auto& c = ctx_.impl();
   s_->close_pass();
+  if (s_->open) {
+    // Never submitted (an exception): what it recorded stays in the open encoder, which is submitted now with the
+    // queued calls before it (their work is not lost; an error of the encoder is the one already thrown).
+    c.open_user_pass = nullptr;
+    c.open_user_enc = nullptr;
+    s_->release_ring(c, s_->enc);
+    try { c.flush_open(); } catch (...) {}
+    s_->enc = nullptr;
+  }
   if (s_->enc && !s_->external) wgpuCommandEncoderRelease(s_->enc);
   // Never submitted (an exception): a caller's encoder may still be submitted later, so it keeps its slots.
   s_->release_ring(c, s_->external ? s_->enc : nullptr);
@@ -248,9 +278,79 @@ void recorder::clear(const buffer& b, std::uint64_t offset, std::uint64_t bytes)
   if (bytes) wgpuCommandEncoderClearBuffer(s_->enc, b.native(), offset, bytes);
 }
 
+void context_impl::flush_open() {
+  if (!open_enc) return;
+  if (open_user_pass && *open_user_pass) {
+    wgpuComputePassEncoderEnd(*open_user_pass);
+    wgpuComputePassEncoderRelease(*open_user_pass);
+    *open_user_pass = nullptr;
+  }
+  if (kept_enc == open_enc) end_kept_pass();
+  WGPUCommandEncoder enc = open_enc;
+  const std::uint32_t calls = open_calls;
+  open_enc = nullptr;
+  open_calls = 0;
+  WGPUCommandBufferDescriptor cd = WGPU_COMMAND_BUFFER_DESCRIPTOR_INIT;
+  WGPUCommandBuffer cmd = wgpuCommandEncoderFinish(enc, &cd);
+  wgpuCommandEncoderRelease(enc);
+  if (open_user_enc) {
+    // A recorder is halfway through a call: it goes on in a fresh encoder.
+    WGPUCommandEncoderDescriptor ed = WGPU_COMMAND_ENCODER_DESCRIPTOR_INIT;
+    open_enc = wgpuDeviceCreateCommandEncoder(device, &ed);
+    *open_user_enc = open_enc;
+  }
+  try {
+    check(errc::gpu, "recording GPU work");
+  } catch (...) {
+    if (cmd) wgpuCommandBufferRelease(cmd);
+    throw;
+  }
+  ring_flush();
+  wgpuQueueSubmit(queue, 1, &cmd);
+  wgpuCommandBufferRelease(cmd);
+  ring_encoders.erase(std::remove(ring_encoders.begin(), ring_encoders.end(), enc), ring_encoders.end());
+  idle_known = false;
+  queued += std::max<std::uint32_t>(calls, 1);
+  if (queued >= queued_limit * open_limit || created_since_wait >= created_limit) {
+    wait_submitted();
+  } else {
+    wgpuDevicePoll(device, false, nullptr);  // reclaims what earlier submissions finished with
+  }
+  check(errc::gpu, "running GPU work");
+}
+
 gpu_time recorder::submit(const readback* rb) {
   auto& c = ctx_.impl();
   if (s_->external) throw error(errc::gpu, "internal: submit() on a recorder of an external encoder");
+  WGPUCommandEncoder adopted = nullptr;
+  if (s_->open) {
+    c.open_user_pass = nullptr;
+    c.open_user_enc = nullptr;
+    s_->open = false;
+    if (!rb || !rb->bytes) {
+      // Queued: the pass stays open for the next call; the encoder is submitted once enough calls are in it.
+      if (s_->pass) {
+        c.kept_enc = s_->enc;
+        c.kept_pass = s_->pass;
+        s_->pass = nullptr;
+      }
+      s_->release_ring(c, s_->enc);
+      s_->enc = nullptr;
+      gpu_time t;
+      t.compile_ms = c.compile_pending_ms;
+      c.compile_pending_ms = 0;
+      if (++c.open_calls >= c.open_limit || c.idle_known || c.created_since_wait >= context_impl::created_limit)
+        c.flush_open();
+      c.check(errc::gpu, "recording GPU work");
+      return t;
+    }
+    // A result to read back: the open encoder, with the queued calls before this one, is this call's submission.
+    adopted = c.open_enc;
+    c.open_enc = nullptr;
+    c.open_calls = 0;
+  } else {
+    c.flush_open();  // queued calls before this one go first
+  }
   s_->close_pass();
   bool stamped = s_->timestamps && !s_->first_pass;
   if (stamped) {
@@ -283,12 +383,18 @@ gpu_time recorder::submit(const readback* rb) {
   wgpuQueueSubmit(c.queue, 1, &cmd);
   wgpuCommandBufferRelease(cmd);
   s_->release_ring(c, nullptr);
+  if (adopted)
+    c.ring_encoders.erase(std::remove(c.ring_encoders.begin(), c.ring_encoders.end(), adopted), c.ring_encoders.end());
+  c.idle_known = false;
   if (staging) {
     const void* p = map_read(c, staging, (staging_offset + rb->bytes + 3) / 4 * 4);
     std::memcpy(rb->dst, static_cast<const std::uint8_t*>(p) + staging_offset, rb->bytes);
     wgpuBufferUnmap(staging);
-  } else if (s_->wait || ++c.queued >= context_impl::queued_limit) {
-    c.wait_idle();
+    c.queued = 0;  // the mapping waited for everything submitted
+    c.created_since_wait = 0;
+    c.idle_known = true;
+  } else if (s_->wait || ++c.queued >= context_impl::queued_limit * c.open_limit) {
+    c.wait_submitted();
   } else {
     wgpuDevicePoll(c.device, false, nullptr);  // reclaims what earlier submissions finished with
   }
