@@ -38,9 +38,12 @@ const std::string& compose_wgsl(const std::string& file, const monoid& m, const 
 bool is_memoised(const std::string& text);
 /// A module without a monoid, for primitives whose values are not one element type (arg-min/max pairs): the
 /// `prelude` text (e.g. "alias E = f32;"), the constants, the imports (which define T, identity(), combine() for
-/// the shared lanes_* files) and the file.
-std::string compose_wgsl_with_prelude(const std::string& file, const std::string& prelude,
-                                      const wgsl_constants& constants, const std::vector<std::string>& imports);
+/// the shared lanes_* files) and the file. Memoised as compose_wgsl is.
+const std::string& compose_wgsl_with_prelude(const std::string& file, const std::string& prelude,
+                                             const wgsl_constants& constants, const std::vector<std::string>& imports);
+/// `prefix` followed by `body` (a memoised composition, else it is part of the key), as one memoised text: a
+/// generated prelude in front of a composition keeps the kernel cache's fast path (no key built from the text).
+const std::string& prefixed_wgsl(const std::string& prefix, const std::string& body);
 /// The embedded text of one shader file (path relative to shaders/); throws if missing.
 const std::string& shader_text(const std::string& path);
 

@@ -24,7 +24,8 @@ const std::vector<slot> count_args_layout = {slot::uniform, slot::storage_rw, sl
 constexpr std::uint64_t work_bytes = 256;  // [0] count, [1..3] grid, [4 ..] the patched block
 
 const kernel& count_args_kernel(context& ctx, const kernel_spec& spec) {
-  return get_kernel(ctx, spec, shader_text(spec.file), true);
+  // The embedded file's text is one object for the process: the kernel cache's fast path keys it by address.
+  return get_kernel(ctx, shader_text(spec.file), spec.entry, spec.layout, true, &spec, spec.params_bytes);
 }
 std::uint32_t narrow(std::uint64_t x, const char* what) {
   if (x > 0xffffffffull) throw error(errc::limit, std::string("counted pass: ") + what + " past 2^32 - 1");
@@ -81,16 +82,10 @@ void record_pad_tail(recorder& rec, const device_view& count, const device_view&
 const kernel& counted_kernel(context& ctx, const kernel_spec& spec, const std::string& source, bool trusted) {
   // One marked copy of each source text (a distinct text: the cache keeps the immediate-block kernel of the same
   // WGSL apart), kept for the process as compose_wgsl's texts are.
-  static std::mutex mu;
-  static std::map<std::string, std::string> marked;
-  const std::string* text;
-  {
-    std::lock_guard<std::mutex> g(mu);
-    auto it = marked.find(source);
-    if (it == marked.end()) it = marked.emplace(source, "// counted pass: parameters patched on the device\n" + source).first;
-    text = &it->second;
-  }
-  return get_kernel(ctx, *text, spec.entry, spec.layout, trusted, nullptr, 0);
+  // A memoised source's marked copy is found by the source's address and memoised itself, so the kernel cache
+  // takes its fast path (no key built from the whole text on every counted pass).
+  const std::string& text = prefixed_wgsl("// counted pass: parameters patched on the device\n", source);
+  return get_kernel(ctx, text, spec.entry, spec.layout, trusted, &spec, 0);
 }
 
 namespace {

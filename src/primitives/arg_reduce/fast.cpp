@@ -57,7 +57,7 @@ void record_arg_reduce_fast(recorder& rec, const arg_reduce_args& a) {
                            {"IS_F32", a.type == dtype::f32 ? "true" : "false"},
                            {"IS_I32", a.type == dtype::i32 ? "true" : "false"}};
   for (auto& c : view_constants(view)) constants.push_back(c);
-  const std::string source = compose_wgsl_with_prelude(
+  const std::string& source = compose_wgsl_with_prelude(
       arg_reduce_partials_spec.file, std::string("alias E = ") + dtype_name(a.type) + ";",
       constants,
       {"arg_reduce/pair.wgsl", lanes_module(pol.subgroups)});

@@ -13,7 +13,7 @@ static_assert(sizeof(widen_params) == 16);
 const kernel_spec widen_spec{"copy/widen.wgsl", "widen", {slot::uniform, slot::storage_read, slot::storage_rw},
                              sizeof(widen_params)};
 
-std::string widen_module(dtype t) {
+const std::string& widen_module(dtype t) {
   const dtype w = accumulation_type(t);
   const char* kind = t == dtype::f16 ? "0u" : t == dtype::u8 ? "1u" : "2u";
   return compose_wgsl_with_prelude(widen_spec.file, std::string("alias W = ") + dtype_name(w) + ";",

@@ -57,7 +57,7 @@ exact_policy exact_policy_for(const context& ctx, const tuning& t) {
 }
 
 // view (may be null): a fused view computed in the load (tile/load.wgsl), with scalar loads.
-std::string exact_module(const exact_policy& pol, const view_desc* view) {
+const std::string& exact_module(const exact_policy& pol, const view_desc* view) {
   // The prelude wants a monoid; the kernels add the values' u32 bits (E = u32: vec4<u32> loads, the partials'
   // words read as they are, f32 views through tile/load.wgsl's bitcasts).
   const monoid m(op::sum(), dtype::u32);
@@ -75,7 +75,7 @@ void record_reduce_exact(recorder& rec, const reduce_args& a) {
   const std::uint64_t n = a.in.count;
   const exact_policy pol = exact_policy_for(ctx, a.opt->tune);
   const view_desc* view = view_fused(a.view) ? a.view : nullptr;
-  const std::string src = exact_module(pol, view);
+  const std::string& src = exact_module(pol, view);
   const auto& k = get_kernel(ctx, reduce_exact_spec, src, /*trusted=*/true);
   const auto& k_combine = get_kernel(ctx, reduce_exact_combine_spec, exact_module(pol, nullptr), /*trusted=*/true);
   const std::uint64_t tile = std::uint64_t(pol.wg_size) * pol.items * 4;

@@ -64,7 +64,7 @@ segmented_workspace record_decoupled(recorder& rec, const monoid& m, const devic
          std::uint64_t(pol.wg_size) * pol.items * 16 + 4096 > ctx.limits().max_compute_workgroup_storage_size)
     --pol.items;
   const bool sub_walk = pol.subgroups && pol.subgroup_lookback;
-  const std::string src = compose_wgsl_with_prelude(
+  const std::string& src = compose_wgsl_with_prelude(
       seg_decoupled_spec.file, seg_scan_prelude(m),
       {{"WG_SIZE", std::to_string(pol.wg_size) + "u"}, {"ITEMS", std::to_string(pol.items) + "u"},
        {"WINDOW", std::to_string(pol.window) + "u"}, {"SUBGROUP_LOOKBACK", sub_walk ? "true" : "false"},

@@ -39,7 +39,7 @@ segmented_workspace record_by_key_decoupled(recorder& rec, const segmented_args&
   const select_policy pol = select_policy_for(ctx, tuning{}, stress);
   const std::string lanes = lanes_module(pol.subgroups);
   const bool sub_walk = pol.subgroups && pol.subgroup_lookback;
-  const std::string src = compose_wgsl_with_prelude(
+  const std::string& src = compose_wgsl_with_prelude(
       by_key_spec.file, by_key_prelude(*a.m),
       {{"WG_SIZE", std::to_string(pol.wg_size) + "u"}, {"ITEMS", std::to_string(pol.items) + "u"},
        {"WINDOW", std::to_string(pol.window) + "u"}, {"SUBGROUP_LOOKBACK", sub_walk ? "true" : "false"},

@@ -95,8 +95,8 @@ void record_select_decoupled(recorder& rec, const select_args& a) {
                            {"STAGE_SIZE", staged ? std::to_string(pol.wg_size * pol.items * 4) + "u" : "1u"},
                            {"SUBGROUP_LOOKBACK", pol.subgroups && pol.subgroup_lookback ? "true" : "false"}};
   for (auto& c : view_constants(view)) constants.push_back(c);
-  const std::string src = element_prelude(a.type, a.pred) + view_lift_prelude(view) +
-                          compose_wgsl(select_decoupled_spec.file, counts, constants, {lanes});
+  const std::string& src = prefixed_wgsl(element_prelude(a.type, a.pred) + view_lift_prelude(view),
+                                         compose_wgsl(select_decoupled_spec.file, counts, constants, {lanes}));
   // Trusted (no naga bounds checks, no loop bounding) even with a user predicate: the predicate is re-emitted by
   // the expression front end (core/expr.cpp), a parenthesised expression in `a` with no indexing, no loops and
   // no calls but WGSL built-ins and shared/predicate.wgsl, so it cannot reach memory the kernel's proven indexing

@@ -162,7 +162,7 @@ void comparator_sort_webgpu(context& ctx, const range_ref& keys, const range_ref
 
   if (tiles > 1) {
     wgsl_constants constants = sort_constants(level_wg, level_items, 1);
-    const std::string src = sort_compare_source(sort_merge_level_spec.file, c, constants);
+    const std::string& src = sort_compare_source(sort_merge_level_spec.file, c, constants);
     const auto& k = get_kernel(ctx, sort_merge_level_spec, src, /*trusted=*/false);
     const buffer& tmp_k = scratch(ctx, "sort.level_keys", n * 4);
     device_view yk = view_of(tmp_k, n), yv;

@@ -68,7 +68,7 @@ const kernel_spec sort_seg_mid_spec{
     {slot::uniform, slot::storage_read, slot::storage_read, slot::storage_rw, slot::storage_rw, slot::storage_read},
     sizeof(seg_params)};
 
-std::string sort_compare_source(const std::string& file, const key_compare& c, wgsl_constants constants) {
+const std::string& sort_compare_source(const std::string& file, const key_compare& c, wgsl_constants constants) {
   if (!c.less) {
     static const monoid m(op::sum(), dtype::u32);
     constants.push_back({"COMPARATOR", "false"});
@@ -136,7 +136,7 @@ void record_segment_sorts_gated(recorder& rec, const key_compare& c, const devic
   wgsl_constants constants = sort_constants(seg_wg, 1, 1);
   constants.push_back({"MID", std::to_string(segment_mid_max) + "u"});
   constants.push_back({"PAIRS", vals ? "true" : "false"});  // keys only: the values' registers compile away
-  const std::string src = sort_compare_source("sort/segmented.wgsl", c, constants);
+  const std::string& src = sort_compare_source("sort/segmented.wgsl", c, constants);
   if (gate) {
     p.gated = 1;
     rec.dispatch_indirect(

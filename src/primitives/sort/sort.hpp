@@ -105,7 +105,7 @@ struct key_compare {
 };
 /// The composed text of a sort shader for a comparison: COMPARATOR false, or true with the comparator's prelude
 /// (alias E, wgprim_less(a, b)) and shared/predicate.wgsl.
-std::string sort_compare_source(const std::string& file, const key_compare& c, wgsl_constants constants);
+const std::string& sort_compare_source(const std::string& file, const key_compare& c, wgsl_constants constants);
 /// Segments of at most this many keys are sorted by one workgroup (segmented.wgsl: sort_mid).
 constexpr std::uint32_t segment_mid_max = 2048;
 /// segmented.cpp: with `short_segments`, records the short-segment tiles over every segment of 2..64 keys
