@@ -146,6 +146,9 @@ fn sort_mid(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid:
   }
   let wide = local * g.z;  // distances from here on go through workgroup memory
   let c = v * local;       // the invocation's first entry
+  // Two halves of se, used in turn by the stages through workgroup memory where p <= MID / 2.
+  let halves = 2u * p <= MID;
+  var flip = false;
   var r: array<vec2<u32>, REGS>;
   for (var q = 0u; q < REGS; q += 1u) {
     let e = c + q;
@@ -156,39 +159,56 @@ fn sort_mid(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid:
     }
   }
   // The bitonic network on p = 2^m entries: stage k merges bitonic runs of k; entries lo and hi = lo + j at
-  // distance j (bit j of lo clear) meet, runs with bit k of lo clear sort up, the others down. Distances j >= wide
-  // go through workgroup memory (a barrier each, pairs spread over the workgroup); local <= j < wide between lanes
+  // distance j (bit j of lo clear) meet, runs with bit k of lo clear sort up, the others down. Distances j > wide
+  // go through workgroup memory (a barrier each, pairs spread over the workgroup), j = wide too but each invocation
+  // reads its entries' partners there into its registers (no barrier after it); local <= j < wide between lanes
   // of a subgroup (both lanes of a pair take the decision on the same (lo, hi) operands, so the pair always stays
   // a permutation); j < local within the invocation's registers.
   for (var k = 2u; k <= p; k <<= 1u) {
     if ((k >> 1u) >= wide) {
+      let base = select(0u, p, flip);
       if (c < p) {
         for (var q = 0u; q < REGS; q += 1u) {
           if (q < local) {
-            se[mid_slot(c + q, local)] = r[q];
+            se[base + mid_slot(c + q, local)] = r[q];
           }
         }
       }
       workgroupBarrier();
-      for (var j = k >> 1u; j >= wide; j >>= 1u) {
+      for (var j = k >> 1u; j > wide; j >>= 1u) {
         for (var i = l; i < p / 2u; i += WG_SIZE) {
           let lo = ((i & ~(j - 1u)) << 1u) | (i & (j - 1u));
           let hi = lo + j;
-          let x = se[mid_slot(lo, local)];
-          let y = se[mid_slot(hi, local)];
+          let x = se[base + mid_slot(lo, local)];
+          let y = se[base + mid_slot(hi, local)];
           if (after(x, y) == ((lo & k) == 0u)) {
-            se[mid_slot(lo, local)] = y;
-            se[mid_slot(hi, local)] = x;
+            se[base + mid_slot(lo, local)] = y;
+            se[base + mid_slot(hi, local)] = x;
           }
         }
         workgroupBarrier();
       }
+      // The last of these distances (wide): each invocation its own entries against their partners, straight into
+      // registers (the partner's owner takes the same decision on the same operands).
       if (c < p) {
+        let lower = (c & wide) == 0u;
+        let up = (c & k) == 0u;
         for (var q = 0u; q < REGS; q += 1u) {
           if (q < local) {
-            r[q] = se[mid_slot(c + q, local)];
+            let x = se[base + mid_slot(c + q, local)];
+            let y = se[base + mid_slot((c + q) ^ wide, local)];
+            r[q] = x;
+            if (after(select(y, x, lower), select(x, y, lower)) == up) {
+              r[q] = y;
+            }
           }
         }
+      }
+      // Others may still read this half: the next store goes to the other half where there is room, else waits.
+      if (halves) {
+        flip = !flip;
+      } else {
+        workgroupBarrier();
       }
     }
 //! if SUBGROUPS
