@@ -83,8 +83,9 @@ fn after(a: vec2<u32>, b: vec2<u32>) -> bool {
 }
 
 //! if MID_REGISTERS
-// Entries per invocation at most (in registers): p / WG_SIZE for the longest segments, at least 4.
-const REGS: u32 = max(MID / WG_SIZE, 4u);
+// REGS = 2^REGS_LOG2 (constants of the composition): entries per invocation at most (in registers), p / WG_SIZE
+// for the longest segments, at least 4. The loops over registers count linearly to a constant, so that compilers
+// unroll them and every register index is a constant (no array in local memory).
 
 var<workgroup> mid_seg: vec3<u32>;  // (first key, length, lanes of a shuffle stage: the subgroup size, or 1)
 
@@ -227,7 +228,8 @@ fn sort_mid(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid:
       }
     }
 //! endif
-    for (var j = REGS / 2u; j > 0u; j >>= 1u) {
+    for (var s = 0u; s < REGS_LOG2; s += 1u) {
+      let j = REGS >> (s + 1u);
       if (j < k && j < local) {
         for (var t = 0u; t < REGS / 2u; t += 1u) {
           let lo = ((t & ~(j - 1u)) << 1u) | (t & (j - 1u));

@@ -145,6 +145,10 @@ void record_segment_sorts_gated(recorder& rec, const key_compare& c, const devic
     throw error(errc::unsupported, "WGPRIM_SORT_MID=subgroups needs subgroups, which this adapter lacks");
   constants.push_back({"MID_REGISTERS", mid == 0 ? "false" : "true"});
   constants.push_back({"SUBGROUPS", (mid == -1 || mid == 2) && subgroups ? "true" : "false"});
+  std::uint32_t regs_log2 = 2;  // entries per invocation: at least 4, up to segment_mid_max / seg_wg
+  while ((seg_wg << regs_log2) < segment_mid_max) ++regs_log2;
+  constants.push_back({"REGS", std::to_string(1u << regs_log2) + "u"});
+  constants.push_back({"REGS_LOG2", std::to_string(regs_log2) + "u"});
   const std::string src = sort_compare_source("sort/segmented.wgsl", c, constants);
   if (gate) {
     p.gated = 1;
