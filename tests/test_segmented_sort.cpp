@@ -150,6 +150,30 @@ TEST(SegmentedSort, BothOrdersAndBitRanges) {
       }
 }
 
+// Every variant of the one-workgroup network (WGPRIM_SORT_MID, segmented.wgsl's sort_mid): segments padded to every
+// p from 128 to 2048 (at the edges 2^k - 1, 2^k, 2^k + 1), both orders, keys and pairs, f32 with NaNs and +-0, a
+// bit range; then the comparator sort, whose block sort is the same kernel.
+TEST(SegmentedSort, MidNetworkVariants) {
+  std::vector<const char*> variants = {"memory", "registers"};
+  if (ctx().features().subgroups) variants.push_back("subgroups");
+  const std::vector<std::uint32_t> off = offsets_of(
+      1, {65, 100, 127, 128, 129, 200, 255, 256, 257, 3, 400, 511, 512, 513, 700, 1000, 1023, 1024, 1025, 1500, 2047, 2048});
+  for (const char* v : variants) {
+    env_override mid("WGPRIM_SORT_MID", v);
+    const std::string what = std::string("WGPRIM_SORT_MID=") + v;
+    for (dtype t : key_types)
+      for (order o : {order::ascending, order::descending}) {
+        const bool pairs = (static_cast<int>(t) + (o == order::descending)) % 2 == 0;
+        check_segmented(ctx(), t, o, seg_keys(t, off.back() + 2, 21 + static_cast<std::uint32_t>(t), o == order::ascending),
+                        off, pairs, what);
+      }
+    check_segmented(ctx(), dtype::f32, order::descending, seg_keys(dtype::f32, off.back(), 23, false), off, true,
+                    what + " bits 4:20", 4, 20);
+    check_segmented(ctx(), dtype::u32, order::ascending, seg_keys(dtype::u32, off.back(), 24, false), off, false,
+                    what + " bits 8:9", 8, 9);
+  }
+}
+
 TEST(SegmentedSort, HostRangesAndUnalignedViews) {
   const std::vector<std::uint32_t> off = offsets_of(0, {3, 40, 700, 2500, 1});
   std::vector<float> x(off.back());
@@ -214,6 +238,9 @@ TEST(SegmentedSort, BadArguments) {
     c->read(kb, 0, after.data(), 40);
     EXPECT_EQ(after, keys) << c->adapter().name;
   }
+  env_override mid("WGPRIM_SORT_MID", "bogus");
+  std::vector<std::uint32_t> k(300, 1);
+  EXPECT_EQ(code([&] { segmented_sort(ctx(), k, std::vector<std::uint32_t>{0, 300}); }), errc::invalid_argument);
 }
 
 // ---- the comparator sort: a stable merge sort by an expression in a and b ----
@@ -271,6 +298,22 @@ TEST(ComparatorSort, ExpressionsTypesAndSizes) {
         check_less(*c, cmps[i].t, cmps[i].less, less_keys(cmps[i].t, sizes[j], static_cast<std::uint32_t>(7 * i + j), few),
                    j % 3 != 1);
       }
+}
+
+// The comparator sort's block sort (tiles of 2048 and a last partial tile) through every variant of sort_mid.
+TEST(ComparatorSort, MidNetworkVariants) {
+  std::vector<const char*> variants = {"memory", "registers"};
+  if (ctx().features().subgroups) variants.push_back("subgroups");
+  for (const char* v : variants) {
+    env_override mid("WGPRIM_SORT_MID", v);
+    SCOPED_TRACE(std::string("WGPRIM_SORT_MID=") + v);
+    std::uint32_t seed = 40;
+    for (std::size_t n : {100, 1000, 2048, 4097})
+      for (const auto& [t, less] : {std::pair{dtype::i32, "abs(a) < abs(b)"}, std::pair{dtype::f32, "a > b"}}) {
+        ++seed;
+        check_less(ctx(), t, less, less_keys(t, n, seed, seed % 2 == 0), seed % 3 != 0);
+      }
+  }
 }
 
 TEST(ComparatorSort, HostRangesAndRefusals) {

@@ -4,15 +4,22 @@
 // order is exactly the device sort's. Values (pairs) follow their keys. Segments of up to 64 keys are sorted many
 // per workgroup (sort/segmented_short.wgsl), longer than MID by the device sort (record_sort on the sub-range):
 //   sort_mid: one workgroup per entry of `list` (segments of 65 .. MID keys, binned on the GPU or the host): the
-//     transformed keys and their indices within the segment go to workgroup memory as (key, index) pairs, padded to
-//     a power of two (pads: index >= length, after every key), and a bitonic network sorts them on (key, index):
-//     the index breaks ties, so the network (not stable by itself) gives the stable order. The network's short
-//     distances (j < LOCAL) run in registers, LOCAL consecutive entries per invocation, one barrier for them all.
-//     Every invocation then gathers its outputs' keys and values by index into registers, and after a barrier
-//     writes them back.
+//     transformed keys and their indices within the segment, as (key, index) pairs padded to a power of two p
+//     (pads: index >= length, after every key), are sorted by a bitonic network on (key, index): the index breaks
+//     ties, so the network (not stable by itself) gives the stable order, the one order of distinct pairs (so
+//     every variant below gives the same result). With MID_REGISTERS (the default), each invocation holds
+//     local = max(p / WG_SIZE, 4) consecutive entries in registers for the whole network (loaded and stored
+//     once): distances j < local run in registers, local <= j < local * subgroup size between the lanes of a
+//     subgroup (subgroupShuffleXor; SUBGROUPS, full subgroups only), longer ones through workgroup memory `se`,
+//     a barrier each (p = 1024 on 32 lanes: j = 512, 256, 128 only). Without MID_REGISTERS (WGPRIM_SORT_MID=
+//     memory, the earlier kernel, for A/B runs) the entries stay in `se` and every distance j >= 8 takes a
+//     barrier. Every invocation then gathers its outputs' keys and values by index, and after a barrier writes
+//     them back.
 // PAIRS (a constant of the composition): values travel with the keys (params.pairs is not read).
 // COMPARATOR (a constant of the composition): keys compare by the caller's expression, wgprim_less(a: E, b: E)
 // from the prelude (the comparator sort's block sort, src/primitives/sort/comparator.cpp), on the raw keys.
+// MID_REGISTERS, SUBGROUPS (constants of the composition): the sort_mid variant above; SUBGROUPS needs the
+// adapter's subgroups (any subgroup size: lane distances from the subgroup size up go through workgroup memory).
 //! import sort/keys.wgsl
 
 // The form a key is compared in: the radix sort's transformed bits, or the raw key for a comparator.
@@ -54,7 +61,6 @@ struct seg_params {
 @group(0) @binding(5) var<storage, read> gate: array<u32>;
 
 var<workgroup> se: array<vec2<u32>, MID>;  // (compared key, index within the segment); pads: index >= length
-var<workgroup> seg: vec2<u32>;             // (first key, length) of the workgroup's segment
 var<private> seg_len: u32;
 
 // Whether entry a goes after entry b: by key, then by index; pads (index >= seg_len) after every key.
@@ -76,6 +82,195 @@ fn after(a: vec2<u32>, b: vec2<u32>) -> bool {
 //! endif
 }
 
+//! if MID_REGISTERS
+// REGS = 2^REGS_LOG2 (constants of the composition): entries per invocation at most (in registers), p / WG_SIZE
+// for the longest segments, at least 4. The loops over registers count linearly to a constant, so that compilers
+// unroll them and every register index is a constant (no array in local memory).
+
+var<workgroup> mid_seg: vec3<u32>;  // (first key, length, lanes of a shuffle stage: the subgroup size, or 1)
+
+// Where entry e lives in se between the stages through workgroup memory: XOR-swizzled within its aligned group of
+// `local` entries by the entry's 16-entry block, so that the invocations of a subgroup, each storing or loading
+// `local` consecutive entries, meet distinct memory banks (16 entries of 8 bytes: all 32 banks).
+fn mid_slot(e: u32, local: u32) -> u32 {
+  return e ^ ((e >> 4u) & (local - 1u));
+}
+
+@compute @workgroup_size(WG_SIZE)
+//! if SUBGROUPS
+fn sort_mid(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid: vec3u,
+            @builtin(subgroup_size) sg_size: u32, @builtin(subgroup_id) sg_id: u32,
+            @builtin(subgroup_invocation_id) sg_lane: u32, @builtin(num_subgroups) sg_count: u32) {
+  // Lane sg_lane of subgroup sg_id is invocation v = sg_id * sg_size + sg_lane of the network, so that lane
+  // distance m is entry distance m * local. Only with full subgroups (then v runs over 0 .. WG_SIZE - 1 once);
+  // otherwise no shuffle stage (lanes 1: every distance >= local through workgroup memory).
+  let full = sg_count * sg_size == WG_SIZE;
+  let v = select(l, sg_id * sg_size + sg_lane, full);
+  let lanes_here = select(1u, sg_size, full);
+//! else
+fn sort_mid(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid: vec3u) {
+  let v = l;
+  let lanes_here = 1u;
+//! endif
+  if (l == 0u) {
+    var grid_x = params.grid_x;
+    var count = params.list_count;
+    if (params.gated != 0u) {
+      grid_x = gate[4];
+      count = gate[7];
+    }
+    let w = wid.y * grid_x + wid.x;
+    mid_seg = vec3<u32>(0u, 0u, lanes_here);  // past the list: length 0, no work
+    if (w < count) {
+      let s = list[w];
+      mid_seg = vec3<u32>(offsets[s], offsets[s + 1u] - offsets[s], lanes_here);
+    }
+  }
+  let g = workgroupUniformLoad(&mid_seg);
+  let b = g.x;
+  let len = g.y;
+  if (len == 0u) {
+    return;
+  }
+  seg_len = len;
+  var p = 4u;
+  while (p < len) {
+    p <<= 1u;
+  }
+  // Entries per invocation: p / WG_SIZE, at least 4 (then p / local invocations have entries, the others pads
+  // that are never stored).
+  var local = 4u;
+  var shift = 2u;
+  while (local * WG_SIZE < p) {
+    local <<= 1u;
+    shift += 1u;
+  }
+  let wide = local * g.z;  // distances from here on go through workgroup memory
+  let c = v * local;       // the invocation's first entry
+  // Two halves of se, used in turn by the stages through workgroup memory where p <= MID / 2.
+  let halves = 2u * p <= MID;
+  var flip = false;
+  var r: array<vec2<u32>, REGS>;
+  for (var q = 0u; q < REGS; q += 1u) {
+    let e = c + q;
+    if (q < local && e < len) {
+      r[q] = vec2<u32>(compared_form(keys[b + e]), e);
+    } else {
+      r[q] = vec2<u32>(0xffffffffu, e);
+    }
+  }
+  // The bitonic network on p = 2^m entries: stage k merges bitonic runs of k; entries lo and hi = lo + j at
+  // distance j (bit j of lo clear) meet, runs with bit k of lo clear sort up, the others down. Distances j > wide
+  // go through workgroup memory (a barrier each, pairs spread over the workgroup), j = wide too but each invocation
+  // reads its entries' partners there into its registers (no barrier after it); local <= j < wide between lanes
+  // of a subgroup (both lanes of a pair take the decision on the same (lo, hi) operands, so the pair always stays
+  // a permutation); j < local within the invocation's registers.
+  for (var k = 2u; k <= p; k <<= 1u) {
+    if ((k >> 1u) >= wide) {
+      let base = select(0u, p, flip);
+      if (c < p) {
+        for (var q = 0u; q < REGS; q += 1u) {
+          if (q < local) {
+            se[base + mid_slot(c + q, local)] = r[q];
+          }
+        }
+      }
+      workgroupBarrier();
+      for (var j = k >> 1u; j > wide; j >>= 1u) {
+        for (var i = l; i < p / 2u; i += WG_SIZE) {
+          let lo = ((i & ~(j - 1u)) << 1u) | (i & (j - 1u));
+          let hi = lo + j;
+          let x = se[base + mid_slot(lo, local)];
+          let y = se[base + mid_slot(hi, local)];
+          if (after(x, y) == ((lo & k) == 0u)) {
+            se[base + mid_slot(lo, local)] = y;
+            se[base + mid_slot(hi, local)] = x;
+          }
+        }
+        workgroupBarrier();
+      }
+      // The last of these distances (wide): each invocation its own entries against their partners, straight into
+      // registers (the partner's owner takes the same decision on the same operands).
+      if (c < p) {
+        let lower = (c & wide) == 0u;
+        let up = (c & k) == 0u;
+        for (var q = 0u; q < REGS; q += 1u) {
+          if (q < local) {
+            let x = se[base + mid_slot(c + q, local)];
+            let y = se[base + mid_slot((c + q) ^ wide, local)];
+            r[q] = x;
+            if (after(select(y, x, lower), select(x, y, lower)) == up) {
+              r[q] = y;
+            }
+          }
+        }
+      }
+      // Others may still read this half: the next store goes to the other half where there is room, else waits.
+      if (halves) {
+        flip = !flip;
+      } else {
+        workgroupBarrier();
+      }
+    }
+//! if SUBGROUPS
+    let up = (c & k) == 0u;
+    for (var j = min(k, wide) >> 1u; j >= local; j >>= 1u) {
+      let m = j >> shift;
+      let lower = (v & m) == 0u;
+      for (var q = 0u; q < REGS; q += 1u) {
+        if (q < local) {
+          let mine = r[q];
+          let other = subgroupShuffleXor(mine, m);
+          if (after(select(other, mine, lower), select(mine, other, lower)) == up) {
+            r[q] = other;
+          }
+        }
+      }
+    }
+//! endif
+    for (var s = 0u; s < REGS_LOG2; s += 1u) {
+      let j = REGS >> (s + 1u);
+      if (j < k && j < local) {
+        for (var t = 0u; t < REGS / 2u; t += 1u) {
+          let lo = ((t & ~(j - 1u)) << 1u) | (t & (j - 1u));
+          if (lo < local) {
+            let x = r[lo];
+            let y = r[lo + j];
+            if (after(x, y) == (((c + lo) & k) == 0u)) {
+              r[lo] = y;
+              r[lo + j] = x;
+            }
+          }
+        }
+      }
+    }
+  }
+  // Every output's key and value by its index, read by all before any is written.
+  var ok: array<u32, REGS>;
+  var ov: array<u32, REGS>;
+  for (var q = 0u; q < REGS; q += 1u) {
+    if (q < local && c + q < len) {
+      let src_index = b + r[q].y;
+      ok[q] = keys[src_index];
+      if (PAIRS) {
+        ov[q] = vals[src_index];
+      }
+    }
+  }
+  storageBarrier();
+  for (var q = 0u; q < REGS; q += 1u) {
+    if (q < local && c + q < len) {
+      keys[b + c + q] = ok[q];
+      if (PAIRS) {
+        vals[b + c + q] = ov[q];
+      }
+    }
+  }
+}
+//! else
+// The workgroup-memory network (WGPRIM_SORT_MID=memory): the entries stay in se; distances j >= LOCAL a barrier
+// each, the last ones of every stage (j < LOCAL) on LOCAL consecutive entries per invocation in registers.
+var<workgroup> seg: vec2<u32>;  // (first key, length) of the workgroup's segment
 const MID_ITEMS: u32 = MID / WG_SIZE;
 // Entries per invocation in the register stages (distances j < LOCAL of the network).
 const LOCAL: u32 = 8u;
@@ -186,3 +381,4 @@ fn sort_mid(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid:
     }
   }
 }
+//! endif

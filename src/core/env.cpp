@@ -116,6 +116,15 @@ unsigned onesweep_ablate() {
   return bits;
 }
 
+int sort_mid() {
+  const char* e = get("WGPRIM_SORT_MID");
+  if (!e || !*e) return -1;
+  if (std::string(e) == "memory") return 0;
+  if (std::string(e) == "registers") return 1;
+  if (std::string(e) == "subgroups") return 2;
+  throw error(errc::invalid_argument, "WGPRIM_SORT_MID must be memory, registers or subgroups");
+}
+
 const char* system(const char* name) { return get(name); }
 
 }  // namespace wgprim::detail::env

@@ -41,6 +41,11 @@ int onesweep_early();
 /// phases (the output is then NOT sorted) so that per-phase costs show in `sort --phases` (issue 25 item 1). Bit 0
 /// rank, bit 1 look-back, bit 2 scatter; 0 when unset.
 unsigned onesweep_ablate();
+/// WGPRIM_SORT_MID=memory|registers|subgroups: the segmented sort's one-workgroup network (sort_mid, also the
+/// comparator sort's block sort) for A/B runs and tests: -1 unset (subgroups where the adapter has them, else
+/// registers), 0 memory (the earlier kernel: entries in workgroup memory), 1 registers (entries in registers, no
+/// shuffles), 2 subgroups (registers and subgroup shuffles).
+int sort_mid();
 
 /// WGPRIM_NO_TUNE=1 (any value but "" or "0"): contexts ignore the tuned per-adapter policy file (wgprim tune) and
 /// run the built-in policy table.

@@ -20,6 +20,7 @@
 #include <chrono>
 #include <numeric>
 
+#include "core/env.hpp"
 #include "core/expr.hpp"
 #include "core/host_checks.hpp"
 #include "primitives/backend.hpp"
@@ -136,6 +137,18 @@ void record_segment_sorts_gated(recorder& rec, const key_compare& c, const devic
   wgsl_constants constants = sort_constants(seg_wg, 1, 1);
   constants.push_back({"MID", std::to_string(segment_mid_max) + "u"});
   constants.push_back({"PAIRS", vals ? "true" : "false"});  // keys only: the values' registers compile away
+  // The network's variant (segmented.wgsl): entries in registers, shuffles where the adapter has subgroups;
+  // WGPRIM_SORT_MID picks one for A/B runs and tests.
+  const int mid = env::sort_mid();
+  const bool subgroups = ctx.features().subgroups;
+  if (mid == 2 && !subgroups)
+    throw error(errc::unsupported, "WGPRIM_SORT_MID=subgroups needs subgroups, which this adapter lacks");
+  constants.push_back({"MID_REGISTERS", mid == 0 ? "false" : "true"});
+  constants.push_back({"SUBGROUPS", (mid == -1 || mid == 2) && subgroups ? "true" : "false"});
+  std::uint32_t regs_log2 = 2;  // entries per invocation: at least 4, up to segment_mid_max / seg_wg
+  while ((seg_wg << regs_log2) < segment_mid_max) ++regs_log2;
+  constants.push_back({"REGS", std::to_string(1u << regs_log2) + "u"});
+  constants.push_back({"REGS_LOG2", std::to_string(regs_log2) + "u"});
   const std::string& src = sort_compare_source("sort/segmented.wgsl", c, constants);
   if (gate) {
     p.gated = 1;
