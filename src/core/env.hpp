@@ -41,6 +41,9 @@ int onesweep_early();
 /// phases (the output is then NOT sorted) so that per-phase costs show in `sort --phases` (issue 25 item 1). Bit 0
 /// rank, bit 1 look-back, bit 2 scatter; 0 when unset.
 unsigned onesweep_ablate();
+/// WGPRIM_COMPARATOR_MERGE=tile|level: the comparator sort's merge levels; level: the per-invocation global-memory
+/// merge before the tiled one (A/B runs); false when unset, empty or "tile"; throws errc::invalid_argument otherwise.
+bool comparator_merge_level();
 
 /// WGPRIM_NO_TUNE=1 (any value but "" or "0"): contexts ignore the tuned per-adapter policy file (wgprim tune) and
 /// run the built-in policy table.
