@@ -28,8 +28,10 @@ namespace wgprim::detail {
 namespace {
 // A merge tile of level_wg * level_items = 2048 keys: 8 KiB of workgroup memory (within WebGPU's default 16 KiB).
 constexpr std::uint32_t level_wg = 256, level_items = 8, split_wg = 256;
+static_assert(segment_mid_max % (level_wg * level_items) == 0, "a merge tile must not straddle two pairs of runs");
 
-struct merge_params {  // sort/merge_keys.wgsl: merge_params (merge_level reads la, out_count, grid_x, pairs)
+struct merge_params {  // sort/merge_keys.wgsl: merge_params (the levels read la, out_count, grid_x, pairs, step,
+                       // diagonals)
   std::uint32_t key_kind, descending, pairs, la, lb, a_first, a_count, b_first, b_count, out_first, out_count,
       split_base, split_index, window, step, diagonals, grid_x, mask_lo, mask_hi, pad2;
 };
