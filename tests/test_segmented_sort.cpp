@@ -339,5 +339,37 @@ TEST(ComparatorSort, HostRangesAndRefusals) {
   }
 }
 
+// The comparator sort's merge levels (sort/merge_tile_split.wgsl + merge_tile.wgsl; WGPRIM_COMPARATOR_MERGE=level:
+// merge_level.wgsl) at the merge tile's edges (2048 keys), with a partner-less last run, over 2^k +- 1 up to 2^18 + 1
+// (past 10240 half the comparators, past 2^16 + 1 one each: lavapipe time), keys and pairs alternating.
+// '(a & 7) < (b & 7)' on full-range keys: many ties between different keys, so the keys alone show an unstable merge.
+TEST(ComparatorSort, MergeLevelsAtTileEdges) {
+  struct cmp { dtype t; const char* less; bool few; };
+  const cmp cmps[] = {{dtype::u32, "a < b", false},           {dtype::u32, "(a & 7) < (b & 7)", false},
+                      {dtype::i32, "a > b", true},            {dtype::i32, "(a & 7) < (b & 7)", false},
+                      {dtype::i32, "abs(a) < abs(b)", false}, {dtype::f32, "a < b", true},
+                      {dtype::f32, "abs(a) < abs(b)", true},  {dtype::f32, "a > b", false}};
+  std::vector<std::size_t> sizes = {0, 1, 2, 2047, 2048, 2049, 4095, 4096, 4097, 6143, 6145, 10240};
+  for (int k = 13; k <= 18; ++k) {
+    sizes.push_back((std::size_t(1) << k) - 1);
+    sizes.push_back((std::size_t(1) << k) + 1);
+  }
+  for (const char* merge : {"tile", "level"}) {
+    ::setenv("WGPRIM_COMPARATOR_MERGE", merge, 1);
+    const bool tile = merge[0] == 't';
+    for (std::size_t i = 0; i < std::size(cmps); ++i)
+      for (std::size_t j = 0; j < sizes.size(); ++j) {
+        const bool large = sizes[j] > 65537;
+        if (large && (!tile || (i + j) % 8 != 0)) continue;  // each large size once (keys or pairs), tiled
+        if (!tile && (i + j) % 3 != 0) continue;             // the level path: a third of the cases
+        if (!large && sizes[j] > 10240 && (i + j) % 2 != 0) continue;  // 2^13 +- 1 .. 2^16 +- 1: half
+        const bool pairs = large ? sizes[j] % 4 == 1 : (i + j / 2) % 2 == 1;  // large: pairs at 2^k + 1
+        check_less(ctx(), cmps[i].t, cmps[i].less,
+                   less_keys(cmps[i].t, sizes[j], static_cast<std::uint32_t>(100 + 13 * i + j), cmps[i].few), pairs);
+      }
+  }
+  ::unsetenv("WGPRIM_COMPARATOR_MERGE");
+}
+
 }  // namespace
 }  // namespace wgprim::test

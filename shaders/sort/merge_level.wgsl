@@ -1,11 +1,11 @@
-// One level of a merge sort inside one binding (the comparator sort, src/primitives/sort/comparator.cpp): the input
-// holds sorted runs of params.la keys (the last may be shorter); pairs of neighbouring runs merge into runs of
-// 2 la in the output, every pair in the same dispatch. Each invocation writes ITEMS consecutive outputs of one pair
-// (2 la is a multiple of ITEMS): it finds the merge path at its first output by a binary search over the pair
-// (sort/merge_keys.wgsl: key_le, ties from the left run: stable) and merges sequentially from there. A run without
-// a partner is copied. Values (pairs) follow their keys. keys_a and keys_b bind the same input (merge_keys.wgsl
-// reads A through one and B through the other).
-//! import sort/merge_keys.wgsl
+// One level of a merge sort inside one binding (the comparator sort, src/primitives/sort/comparator.cpp), the
+// level kept for comparison (WGPRIM_COMPARATOR_MERGE=level; sort/merge_tile.wgsl is the default): the input holds
+// sorted runs of params.la keys (the last may be shorter); pairs of neighbouring runs merge into runs of 2 la in the
+// output, every pair in the same dispatch. Each invocation writes ITEMS consecutive outputs of one pair (2 la is a
+// multiple of ITEMS): it finds the merge path at its first output by a binary search over the pair in global memory
+// (sort/merge_path.wgsl; merge_keys.wgsl's key_le: ties from the left run, stable) and merges sequentially from
+// there. A run without a partner is copied. Values (pairs) follow their keys. keys_a and keys_b bind the same input.
+//! import sort/merge_path.wgsl
 
 @group(0) @binding(0) var<uniform> params: merge_params;
 @group(0) @binding(1) var<storage, read> keys_a: array<u32>;
@@ -27,17 +27,7 @@ fn merge_level(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) w
   let lb = min(run, n - s - la);
   let sb = s + la;  // B's first key
   let d = first - s;
-  // The largest a in (lo, hi] with A[a - 1] <= B[d - a], or lo.
-  var lo = select(0u, d - lb, d > lb);
-  var hi = min(d, la);
-  while (lo < hi) {
-    let mid = hi - (hi - lo) / 2u;
-    if (key_le(key_a(s + mid - 1u), key_b(sb + d - mid))) {
-      lo = mid;
-    } else {
-      hi = mid - 1u;
-    }
-  }
+  let lo = pair_path(s, la, lb, d);
   var ai = lo;
   var bi = d - lo;
   let stop = min(d + ITEMS, la + lb);

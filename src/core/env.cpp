@@ -89,6 +89,13 @@ int onesweep_rank() {
   throw error(errc::invalid_argument, "WGPRIM_ONESWEEP_RANK must be ballot, counters or atomic");
 }
 
+bool comparator_merge_level() {
+  const char* e = get("WGPRIM_COMPARATOR_MERGE");
+  if (!e || !*e || std::string(e) == "tile") return false;
+  if (std::string(e) == "level") return true;
+  throw error(errc::invalid_argument, "WGPRIM_COMPARATOR_MERGE must be tile or level");
+}
+
 int onesweep_early() {
   const char* e = get("WGPRIM_ONESWEEP_EARLY");
   if (!e || !*e) return -1;

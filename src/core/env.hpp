@@ -46,6 +46,9 @@ unsigned onesweep_ablate();
 /// registers), 0 memory (the earlier kernel: entries in workgroup memory), 1 registers (entries in registers, no
 /// shuffles), 2 subgroups (registers and subgroup shuffles).
 int sort_mid();
+/// WGPRIM_COMPARATOR_MERGE=tile|level: the comparator sort's merge levels; level: the per-invocation global-memory
+/// merge before the tiled one (A/B runs); false when unset, empty or "tile"; throws errc::invalid_argument otherwise.
+bool comparator_merge_level();
 
 /// WGPRIM_NO_TUNE=1 (any value but "" or "0"): contexts ignore the tuned per-adapter policy file (wgprim tune) and
 /// run the built-in policy table.

@@ -4,9 +4,12 @@
 // strict weak order before anything runs. Then, in one submission, in place:
 //   blocks: every tile of segment_mid_max keys sorted by one workgroup (the segmented sort's sort_mid with the
 //     COMPARATOR hook: a bitonic network on (key, index), stable);
-//   levels: neighbouring sorted runs merged pairwise (shaders/sort/merge_level.wgsl, merge_keys.wgsl's key_le with
-//     the same hook), log2(n / tile) levels ping-ponging between the keys and a scratch buffer, a copy back when
-//     the count is odd.
+//   levels: neighbouring sorted runs merged pairwise, log2(n / tile) levels ping-ponging between the keys and a
+//     scratch buffer, a copy back when the count is odd. Each level is two dispatches (the GPU merge sorts' shape):
+//     sort/merge_tile_split.wgsl finds the merge path once per output tile of level_wg * level_items keys, then
+//     sort/merge_tile.wgsl merges each tile in workgroup memory from coalesced loads and stores (merge_keys.wgsl's
+//     key_le with the same hook: ties from the left run, stable). WGPRIM_COMPARATOR_MERGE=level runs the level
+//     before it instead (sort/merge_level.wgsl: each invocation searches and merges in global memory), for A/B runs.
 // The keys must fit one storage binding (errc::limit otherwise).
 #include <algorithm>
 #include <chrono>
@@ -14,6 +17,7 @@
 #include <limits>
 #include <random>
 
+#include "core/env.hpp"
 #include "core/expr.hpp"
 #include "primitives/backend.hpp"
 #include "primitives/sort/sort.hpp"
@@ -22,9 +26,12 @@
 namespace wgprim::detail {
 
 namespace {
-constexpr std::uint32_t level_wg = 256, level_items = 8;
+// A merge tile of level_wg * level_items = 2048 keys: 8 KiB of workgroup memory (within WebGPU's default 16 KiB).
+constexpr std::uint32_t level_wg = 256, level_items = 8, split_wg = 256;
+static_assert(segment_mid_max % (level_wg * level_items) == 0, "a merge tile must not straddle two pairs of runs");
 
-struct merge_params {  // sort/merge_keys.wgsl: merge_params (merge_level reads la, out_count, grid_x, pairs)
+struct merge_params {  // sort/merge_keys.wgsl: merge_params (the levels read la, out_count, grid_x, pairs, step,
+                       // diagonals)
   std::uint32_t key_kind, descending, pairs, la, lb, a_first, a_count, b_first, b_count, out_first, out_count,
       split_base, split_index, window, step, diagonals, grid_x, mask_lo, mask_hi, pad2;
 };
@@ -86,6 +93,15 @@ const kernel_spec sort_merge_level_spec{"sort/merge_level.wgsl",
                                         {slot::uniform, slot::storage_read, slot::storage_read, slot::storage_rw,
                                          slot::storage_read, slot::storage_rw},
                                         sizeof(merge_params)};
+const kernel_spec sort_merge_tile_split_spec{"sort/merge_tile_split.wgsl",
+                                             "merge_tile_split",
+                                             {slot::uniform, slot::storage_read, slot::storage_read, slot::storage_rw},
+                                             sizeof(merge_params)};
+const kernel_spec sort_merge_tile_spec{"sort/merge_tile.wgsl",
+                                       "merge_tile",
+                                       {slot::uniform, slot::storage_read, slot::storage_read, slot::storage_rw,
+                                        slot::storage_read, slot::storage_rw, slot::storage_read},
+                                       sizeof(merge_params)};
 
 void comparator_sort_run(context& ctx, const range_ref& keys, const range_ref* vals, dtype key_type,
                          const comparator& less, const run_options& opt) {
@@ -161,30 +177,54 @@ void comparator_sort_webgpu(context& ctx, const range_ref& keys, const range_ref
   record_segment_sorts(rec, c, kv, pairs ? &vv : nullptr, off_buf, tiles, false, list_buf, tiles);
 
   if (tiles > 1) {
-    wgsl_constants constants = sort_constants(level_wg, level_items, 1);
-    const std::string& src = sort_compare_source(sort_merge_level_spec.file, c, constants);
-    const auto& k = get_kernel(ctx, sort_merge_level_spec, src, /*trusted=*/false);
+    const bool tiled = !env::comparator_merge_level();
+    const wgsl_constants constants = sort_constants(level_wg, level_items, 1);
+    const auto& k_level =
+        tiled ? get_kernel(ctx, sort_merge_tile_spec, sort_compare_source(sort_merge_tile_spec.file, c, constants),
+                           /*trusted=*/false)
+              : get_kernel(ctx, sort_merge_level_spec,
+                           sort_compare_source(sort_merge_level_spec.file, c, constants), /*trusted=*/false);
     const buffer& tmp_k = scratch(ctx, "sort.level_keys", n * 4);
     device_view yk = view_of(tmp_k, n), yv;
     if (pairs) yv = view_of(scratch(ctx, "sort.level_vals", n * 4), n);
     const buffer& none_in = scratch(ctx, "sort.none_vals_in", 16);
     const buffer& none_out = scratch(ctx, "sort.none_vals_x", 16);
     device_view src_k = kv, dst_k = yk, src_v = vv, dst_v = yv;
-    std::uint32_t gx, gy;
-    grid_2d((n + level_wg * level_items - 1) / (level_wg * level_items),
-            ctx.limits().max_compute_workgroups_per_dimension, gx, gy);
+    const std::uint32_t max_dim = ctx.limits().max_compute_workgroups_per_dimension;
+    // One workgroup per output tile of level_wg * level_items keys (either level); the tiled one first finds one
+    // split per tile (the merge path at its first output).
+    const std::uint64_t out_tiles = (n + level_wg * level_items - 1) / (level_wg * level_items);
+    std::uint32_t gx, gy, sx = 0, sy = 0;
+    grid_2d(out_tiles, max_dim, gx, gy);
+    const kernel* k_split = nullptr;
+    const buffer* splits = nullptr;
+    if (tiled) {
+      k_split = &get_kernel(ctx, sort_merge_tile_split_spec,
+                            sort_compare_source(sort_merge_tile_split_spec.file, c, sort_constants(split_wg, 1, 1)),
+                            /*trusted=*/false);
+      splits = &scratch(ctx, "sort.level_splits", out_tiles * 4);
+      grid_2d((out_tiles + split_wg - 1) / split_wg, max_dim, sx, sy);
+    }
     merge_params p{};
     p.pairs = pairs ? 1u : 0u;
     p.out_count = static_cast<std::uint32_t>(n);
-    p.grid_x = gx;
+    p.step = level_wg * level_items;
+    p.diagonals = static_cast<std::uint32_t>(out_tiles);
     unsigned levels = 0;
     for (std::uint64_t run = tile; run < n; run *= 2, ++levels) {
       merge_params q = p;
       q.la = static_cast<std::uint32_t>(run);
-      rec.dispatch(k,
-                   {rec.params(q), bind(src_k), bind(src_k), bind(dst_k), pairs ? bind(src_v) : bind(none_in),
-                    pairs ? bind(dst_v) : bind(none_out)},
-                   gx, gy);
+      const binding vin = pairs ? bind(src_v) : bind(none_in), vout = pairs ? bind(dst_v) : bind(none_out);
+      if (tiled) {
+        q.grid_x = sx;
+        rec.dispatch(*k_split, {rec.params(q), bind(src_k), bind(src_k), bind(*splits)}, sx, sy);
+        q.grid_x = gx;
+        rec.dispatch(k_level, {rec.params(q), bind(src_k), bind(src_k), bind(dst_k), vin, vout, bind(*splits)}, gx,
+                     gy);
+      } else {
+        q.grid_x = gx;
+        rec.dispatch(k_level, {rec.params(q), bind(src_k), bind(src_k), bind(dst_k), vin, vout}, gx, gy);
+      }
       std::swap(src_k, dst_k);
       std::swap(src_v, dst_v);
     }

@@ -1,0 +1,120 @@
+// A tiled merge level (the comparator sort, src/primitives/sort/comparator.cpp; the GPU merge sorts' shape: CUB's
+// DeviceMergeSort, moderngpu's merge): the input holds sorted runs of params.la keys (the last may be shorter),
+// pairs of neighbouring runs merge into runs of 2 la in the output. One workgroup per output tile of
+// TILE = WG_SIZE * ITEMS keys (2 la is a multiple of TILE: a tile lies in one pair):
+//   1. its merge path at the tile's first output comes from sort/merge_tile_split.wgsl (splits[t]); at its end it is
+//      splits[t + 1], or the pair's end for the pair's last tile;
+//   2. the tile's inputs A[a0, a1) and B[b0, b1) (TILE keys together) are loaded coalesced into workgroup memory;
+//   3. each invocation finds the path at its first of ITEMS outputs there (a binary search of log2(TILE) steps in
+//      workgroup memory) and merges ITEMS keys sequentially (merge_keys.wgsl's key_le: ties from A, stable),
+//      holding them and their tile positions;
+//   4. the merged keys go back through workgroup memory and out coalesced; with values, then the tile positions
+//      the same way, and each output's value is read from its key's input position.
+// A run without a partner is a pair with lb = 0: its tiles are copied the same way. keys_a and keys_b bind the same
+// input (merge_keys.wgsl names both).
+//! import sort/merge_keys.wgsl
+
+@group(0) @binding(0) var<uniform> params: merge_params;
+@group(0) @binding(1) var<storage, read> keys_a: array<u32>;
+@group(0) @binding(2) var<storage, read> keys_b: array<u32>;
+@group(0) @binding(3) var<storage, read_write> keys_out: array<u32>;
+@group(0) @binding(4) var<storage, read> vals_in: array<u32>;
+@group(0) @binding(5) var<storage, read_write> vals_out: array<u32>;
+@group(0) @binding(6) var<storage, read> splits: array<u32>;
+
+const TILE: u32 = WG_SIZE * ITEMS;
+
+// The tile's inputs: A[a0, a1) at [0, na), B[b0, b1) at [na, count); then its outputs, then their input positions.
+var<workgroup> tile_keys: array<u32, TILE>;
+
+fn tile_le(i: u32, j: u32) -> bool {
+  return key_le(vec2<u32>(tile_keys[i], 0u), vec2<u32>(tile_keys[j], 0u));
+}
+
+@compute @workgroup_size(WG_SIZE)
+fn merge_tile(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid: vec3u) {
+  let t = wid.y * params.grid_x + wid.x;
+  let n = params.out_count;
+  let first = t * TILE;
+  if (first >= n) {
+    return;  // the whole workgroup: uniform
+  }
+  let run = params.la;
+  let s = first / (2u * run) * (2u * run);  // the pair's first key
+  let la = min(run, n - s);
+  let lb = min(run, n - s - la);
+  let d0 = first - s;
+  let d1 = min(d0 + TILE, la + lb);
+  let a0 = splits[t];
+  var a1 = la;
+  if (d1 < la + lb) {
+    a1 = splits[t + 1u];
+  }
+  let count = d1 - d0;
+  let na = a1 - a0;
+  let ga = s + a0;                  // the global index of tile position i < na: ga + i
+  let gb = s + la + (d0 - a0) - na;  // of tile position i >= na: gb + i
+  for (var i = l; i < count; i += WG_SIZE) {
+    if (i < na) {
+      tile_keys[i] = keys_a[ga + i];
+    } else {
+      tile_keys[i] = keys_a[gb + i];
+    }
+  }
+  workgroupBarrier();
+
+  // The path at this invocation's first output d: the largest a in (lo, hi] with A[a - 1] <= B[d - a], or lo.
+  let nb = count - na;
+  let d = min(l * ITEMS, count);
+  var lo = select(0u, d - nb, d > nb);
+  var hi = min(d, na);
+  while (lo < hi) {
+    let mid = hi - (hi - lo) / 2u;
+    if (tile_le(mid - 1u, na + d - mid)) {
+      lo = mid;
+    } else {
+      hi = mid - 1u;
+    }
+  }
+  var ai = lo;
+  var bi = na + d - lo;
+  var out_keys: array<u32, ITEMS>;
+  var out_pos: array<u32, ITEMS>;
+  for (var k = 0u; k < ITEMS; k += 1u) {
+    var take_a = ai < na;
+    if (take_a && bi < count) {
+      take_a = tile_le(ai, bi);
+    }
+    let p = select(bi, ai, take_a);
+    out_pos[k] = p;
+    out_keys[k] = tile_keys[min(p, TILE - 1u)];  // past the tile's end (k >= count - d) unused
+    if (take_a) {
+      ai += 1u;
+    } else {
+      bi += 1u;
+    }
+  }
+  workgroupBarrier();
+  for (var k = 0u; k < ITEMS; k += 1u) {
+    if (d + k < count) {
+      tile_keys[d + k] = out_keys[k];
+    }
+  }
+  workgroupBarrier();
+  for (var i = l; i < count; i += WG_SIZE) {
+    keys_out[first + i] = tile_keys[i];
+  }
+  if (params.pairs != 0u) {
+    workgroupBarrier();
+    for (var k = 0u; k < ITEMS; k += 1u) {
+      if (d + k < count) {
+        tile_keys[d + k] = out_pos[k];
+      }
+    }
+    workgroupBarrier();
+    for (var i = l; i < count; i += WG_SIZE) {
+      let p = tile_keys[i];
+      vals_out[first + i] = vals_in[select(gb + p, ga + p, p < na)];
+    }
+  }
+}

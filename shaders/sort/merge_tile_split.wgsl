@@ -1,0 +1,26 @@
+// The partition of a tiled merge level (the comparator sort, src/primitives/sort/comparator.cpp; sort/merge_tile.wgsl
+// merges): one invocation per output tile of params.step keys finds, once, where the merge path of its pair crosses
+// the tile's first output (sort/merge_path.wgsl: a binary search in global memory) and writes it to splits[t]: the
+// tile's outputs start at A key splits[t] and B key d - splits[t] of its pair (d: the tile's first output relative
+// to the pair). Pairs of runs of params.la keys start at multiples of 2 la, a multiple of the tile, so that a tile
+// never straddles two pairs. keys_a and keys_b bind the same input.
+//! import sort/merge_path.wgsl
+
+@group(0) @binding(0) var<uniform> params: merge_params;
+@group(0) @binding(1) var<storage, read> keys_a: array<u32>;
+@group(0) @binding(2) var<storage, read> keys_b: array<u32>;
+@group(0) @binding(3) var<storage, read_write> splits: array<u32>;
+
+@compute @workgroup_size(WG_SIZE)
+fn merge_tile_split(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid: vec3u) {
+  let t = (wid.y * params.grid_x + wid.x) * WG_SIZE + l;
+  if (t >= params.diagonals) {
+    return;
+  }
+  let n = params.out_count;
+  let first = t * params.step;
+  let s = first / (2u * params.la) * (2u * params.la);  // the pair's first key
+  let la = min(params.la, n - s);
+  let lb = min(params.la, n - s - la);
+  splits[t] = pair_path(s, la, lb, first - s);
+}
