@@ -1,5 +1,5 @@
 // segmented_sort / segmented_sort_pairs: every key type and order over segment layouts that meet every path of the
-// GPU (1-key; short: many segments per workgroup tile of 1024 key positions, at its edges 64/65, segments across
+// GPU (1-key; short: many segments per workgroup tile of 1024 key positions, at its edge 256/257, segments across
 // tile edges, many tiny ones, runs of empty ones; mid: one workgroup, at 1023/1024/1025 and 2048/2049; long: the
 // device sort, at aligned and unaligned starts), on the WebGPU and native contexts, against the CPU twin
 // (stable_sort_bits per segment). Values are the input indices, so every pairs check is also a stability check.
@@ -81,7 +81,7 @@ struct layout {
 };
 std::vector<layout> layouts() {
   std::vector<layout> out;
-  for (std::uint32_t len : {1u, 2u, 3u, 16u, 33u, 63u, 64u, 65u, 255u, 256u, 1000u, 1023u, 1024u, 1025u, 2048u, 2049u}) {
+  for (std::uint32_t len : {1u, 2u, 3u, 16u, 33u, 63u, 64u, 65u, 128u, 255u, 256u, 257u, 1000u, 1023u, 1024u, 1025u, 2048u, 2049u}) {
     const std::uint32_t count = len <= 65 ? 97 : len <= 257 ? 9 : 3;
     std::vector<std::uint32_t> off = offsets_of(0, std::vector<std::uint32_t>(count, len));
     out.push_back({"segments of " + std::to_string(len), off, off.back()});
@@ -107,6 +107,9 @@ std::vector<layout> layouts() {
   // beside mid segments starting in the same tiles, and a run of empty segments at a tile's first key (3072).
   out.push_back({"short segments across tile edges",
                  offsets_of(990, {2, 64, 33, 1, 0, 950, 7, 2, 3, 956, 64, 0, 0, 0, 0, 0, 40, 1, 1024, 5, 9}), 5000});
+  // The longest short segments at tile edges: 256 keys over 1024 (900..1156), then mid ones of 257 and 379, 255
+  // ending at the second tile's last key, 500, two of 256 in the third tile, one key; keys past them untouched.
+  out.push_back({"256-key segments across tile edges", offsets_of(900, {256, 257, 379, 255, 500, 256, 256, 1}), 3200});
   {
     // Runs of thousands of empty segments (more than a tile's worth at one position: the short path's search per
     // position), one inside, one at the end (n not a multiple of the tile).

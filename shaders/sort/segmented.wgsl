@@ -1,9 +1,9 @@
 // Segmented sort of 32-bit keys (src/primitives/sort/segmented.cpp), in place, stable, every segment on its own:
 // segment s is keys[offsets[s], offsets[s + 1]). Keys compare on the radix sort's transformed bits
 // (sort/keys.wgsl: sortable: the same key kinds, float total order, descending complement and bit mask), so the
-// order is exactly the device sort's. Values (pairs) follow their keys. Segments of up to 64 keys are sorted many
+// order is exactly the device sort's. Values (pairs) follow their keys. Segments of up to 256 keys are sorted many
 // per workgroup (sort/segmented_short.wgsl), longer than MID by the device sort (record_sort on the sub-range):
-//   sort_mid: one workgroup per entry of `list` (segments of 65 .. MID keys, binned on the GPU or the host): the
+//   sort_mid: one workgroup per entry of `list` (segments of SHORT + 1 .. MID keys, binned on the GPU or the host): the
 //     transformed keys and their indices within the segment, as (key, index) pairs padded to a power of two p
 //     (pads: index >= length, after every key), are sorted by a bitonic network on (key, index): the index breaks
 //     ties, so the network (not stable by itself) gives the stable order, the one order of distinct pairs (so

@@ -17,7 +17,7 @@
 //     0 on bad offsets), so that bad offsets leave every key as it was;
 //   sort_short: one workgroup per tile.
 // Offsets are checked (non-decreasing, the last <= n) before these run, or the gate stops them. Workgroup memory:
-// 2 (3 with PAIRS) arrays of WIN u32 (TILE 1024, SHORT 64: 8.5 or 12.7 KiB).
+// 2 (3 with PAIRS) arrays of WIN u32 (TILE 1024, SHORT 256: 10.0 or 15.0 KiB).
 //! import sort/keys.wgsl
 //! import shared/lower_bound.wgsl
 

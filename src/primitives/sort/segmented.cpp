@@ -43,9 +43,11 @@ static_assert(sizeof(short_params) == 40);
 
 // Workgroup size of every kernel. Segments of 2..short_max keys are sorted many per workgroup, by tiles of
 // short_tile key positions (segmented_short.wgsl: 2 or 3 arrays of short_tile + short_max - 1 u32 in workgroup
-// memory, within WebGPU's default 16 KiB); up to segment_mid_max by one workgroup each (that many compared keys
-// and their indices: 16 KiB).
-constexpr std::uint32_t seg_wg = 256, short_max = 64, short_tile = 1024;
+// memory, within WebGPU's default 16 KiB: 10.0 or 15.0 KiB); up to segment_mid_max by one workgroup each (that
+// many compared keys and their indices: 16 KiB). short_max was 64: on the H200 sort_mid's one workgroup per
+// segment cost 13.2 ms for 2^24 keys in segments of 65 and 4.1 ms in segments of 256 (1.9 ms of ~1000, 0.38 ms
+// of 64 in sort_short), a fixed cost per segment that the many-per-workgroup rank count does not have.
+constexpr std::uint32_t seg_wg = 256, short_max = 256, short_tile = 1024;
 }  // namespace
 
 const kernel_spec sort_seg_tile_starts_spec{
@@ -137,14 +139,18 @@ void record_segment_sorts_gated(recorder& rec, const key_compare& c, const devic
   wgsl_constants constants = sort_constants(seg_wg, 1, 1);
   constants.push_back({"MID", std::to_string(segment_mid_max) + "u"});
   constants.push_back({"PAIRS", vals ? "true" : "false"});  // keys only: the values' registers compile away
-  // The network's variant (segmented.wgsl): entries in registers, shuffles where the adapter has subgroups;
-  // WGPRIM_SORT_MID picks one for A/B runs and tests.
-  const int mid = env::sort_mid();
+  // The network's variant (segmented.wgsl): entries in workgroup memory, or in registers with shuffles where the
+  // adapter has subgroups; WGPRIM_SORT_MID picks one for A/B runs and tests. By default the radix order keeps the
+  // memory network and a comparator takes the shuffles: on the H200 (session 11, call 2) the shuffles made
+  // segments of ~1000 slower (2^28: 35.6 vs 29.6 ms; 2048 keys 39.2 vs 25.6) but the comparator sort faster
+  // (2^28: 72.2 vs 84.4 ms), whose compares cost more than the moves the shuffles save.
   const bool subgroups = ctx.features().subgroups;
+  int mid = env::sort_mid();
+  if (mid == -1) mid = c.less && subgroups ? 2 : 0;
   if (mid == 2 && !subgroups)
     throw error(errc::unsupported, "WGPRIM_SORT_MID=subgroups needs subgroups, which this adapter lacks");
   constants.push_back({"MID_REGISTERS", mid == 0 ? "false" : "true"});
-  constants.push_back({"SUBGROUPS", (mid == -1 || mid == 2) && subgroups ? "true" : "false"});
+  constants.push_back({"SUBGROUPS", mid == 2 ? "true" : "false"});
   std::uint32_t regs_log2 = 2;  // entries per invocation: at least 4, up to segment_mid_max / seg_wg
   while ((seg_wg << regs_log2) < segment_mid_max) ++regs_log2;
   constants.push_back({"REGS", std::to_string(1u << regs_log2) + "u"});
