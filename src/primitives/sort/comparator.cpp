@@ -177,13 +177,17 @@ void comparator_sort_webgpu(context& ctx, const range_ref& keys, const range_ref
   record_segment_sorts(rec, c, kv, pairs ? &vv : nullptr, off_buf, tiles, false, list_buf, tiles);
 
   if (tiles > 1) {
+    // Trusted (no naga bounds checks or loop bounding) with the caller's comparator, for the reason select gives
+    // (src/primitives/select/decoupled.cpp): the expression is re-emitted by the expression front end, a
+    // parenthesised expression in a and b with no indexing, loops or calls but WGSL built-ins, so it cannot reach
+    // memory the kernels' own indexing does not.
     const bool tiled = !env::comparator_merge_level();
     const wgsl_constants constants = sort_constants(level_wg, level_items, 1);
     const auto& k_level =
         tiled ? get_kernel(ctx, sort_merge_tile_spec, sort_compare_source(sort_merge_tile_spec.file, c, constants),
-                           /*trusted=*/false)
+                           /*trusted=*/true)
               : get_kernel(ctx, sort_merge_level_spec,
-                           sort_compare_source(sort_merge_level_spec.file, c, constants), /*trusted=*/false);
+                           sort_compare_source(sort_merge_level_spec.file, c, constants), /*trusted=*/true);
     const buffer& tmp_k = scratch(ctx, "sort.level_keys", n * 4);
     device_view yk = view_of(tmp_k, n), yv;
     if (pairs) yv = view_of(scratch(ctx, "sort.level_vals", n * 4), n);
@@ -201,7 +205,7 @@ void comparator_sort_webgpu(context& ctx, const range_ref& keys, const range_ref
     if (tiled) {
       k_split = &get_kernel(ctx, sort_merge_tile_split_spec,
                             sort_compare_source(sort_merge_tile_split_spec.file, c, sort_constants(split_wg, 1, 1)),
-                            /*trusted=*/false);
+                            /*trusted=*/true);
       splits = &scratch(ctx, "sort.level_splits", out_tiles * 4);
       grid_2d((out_tiles + split_wg - 1) / split_wg, max_dim, sx, sy);
     }
