@@ -271,7 +271,6 @@ fn sort_mid(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid:
 // The workgroup-memory network (WGPRIM_SORT_MID=memory): the entries stay in se; distances j >= LOCAL a barrier
 // each, the last ones of every stage (j < LOCAL) on LOCAL consecutive entries per invocation in registers.
 var<workgroup> seg: vec2<u32>;  // (first key, length) of the workgroup's segment
-const MID_ITEMS: u32 = MID / WG_SIZE;
 // Entries per invocation in the register stages (distances j < LOCAL of the network).
 const LOCAL: u32 = 8u;
 
@@ -358,26 +357,24 @@ fn sort_mid(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid:
     }
     workgroupBarrier();
   }
-  var ok: array<u32, MID_ITEMS>;
-  var ov: array<u32, MID_ITEMS>;
-  for (var q = 0u; q < MID_ITEMS; q += 1u) {
-    let i = l + q * WG_SIZE;
-    if (i < len) {
-      let src_index = b + se[slot(i)].y;
-      ok[q] = keys[src_index];
-      if (PAIRS) {
-        ov[q] = vals[src_index];
-      }
+  // The gather goes through workgroup memory, not register arrays: each sorted entry is replaced by its raw key
+  // (and value), read by index from the segment; after the barrier (every read of the segment done) it is written
+  // back in order.
+  for (var i = l; i < len; i += WG_SIZE) {
+    let src_index = b + se[slot(i)].y;
+    var v = 0u;
+    if (PAIRS) {
+      v = vals[src_index];
     }
+    se[slot(i)] = vec2<u32>(keys[src_index], v);
   }
+  workgroupBarrier();
   storageBarrier();
-  for (var q = 0u; q < MID_ITEMS; q += 1u) {
-    let i = l + q * WG_SIZE;
-    if (i < len) {
-      keys[b + i] = ok[q];
-      if (PAIRS) {
-        vals[b + i] = ov[q];
-      }
+  for (var i = l; i < len; i += WG_SIZE) {
+    let e = se[slot(i)];
+    keys[b + i] = e.x;
+    if (PAIRS) {
+      vals[b + i] = e.y;
     }
   }
 }
