@@ -3,16 +3,21 @@
 // (sort/keys.wgsl: sortable: the same key kinds, float total order, descending complement and bit mask), so the
 // order is exactly the device sort's. Values (pairs) follow their keys. Segments of up to 256 keys are sorted many
 // per workgroup (sort/segmented_short.wgsl), longer than MID by the device sort (record_sort on the sub-range):
-//   sort_mid: one workgroup per entry of `list` (segments of SHORT + 1 .. MID keys, binned on the GPU or the host): the
-//     transformed keys and their indices within the segment, as (key, index) pairs padded to a power of two p
+//   sort_mid: one workgroup per entry of `list` (segments of SHORT + 1 .. 2048 keys, binned on the GPU or the host),
+//     in two size classes, each its own composition and dispatch over the whole list: MID (the workgroup arrays'
+//     entries) 1024 takes the segments of at most 1024 keys, MID 2048 with MID_MIN 1024 the longer ones; a workgroup
+//     whose segment is the other class's returns at once. On the H200 the 16 KiB array of MID 2048 held back how
+//     many workgroups ran at once: 2^28 keys in segments of 1000 took 29.8 ms with it and 19.7 with 8 KiB.
+//     The network on a segment: the transformed keys and their indices within the segment, as (key, index) pairs
+//     padded to a power of two p
 //     (pads: index >= length, after every key), are sorted by a bitonic network on (key, index): the index breaks
 //     ties, so the network (not stable by itself) gives the stable order, the one order of distinct pairs (so
-//     every variant below gives the same result). With MID_REGISTERS (the default), each invocation holds
+//     every variant below gives the same result). With MID_REGISTERS (comparators), each invocation holds
 //     local = max(p / WG_SIZE, 4) consecutive entries in registers for the whole network (loaded and stored
 //     once): distances j < local run in registers, local <= j < local * subgroup size between the lanes of a
 //     subgroup (subgroupShuffleXor; SUBGROUPS, full subgroups only), longer ones through workgroup memory `se`,
-//     a barrier each (p = 1024 on 32 lanes: j = 512, 256, 128 only). Without MID_REGISTERS (WGPRIM_SORT_MID=
-//     memory, the earlier kernel, for A/B runs) the entries stay in `se` and every distance j >= 8 takes a
+//     a barrier each (p = 1024 on 32 lanes: j = 512, 256, 128 only). Without MID_REGISTERS (the radix order's
+//     default, WGPRIM_SORT_MID=memory) the entries stay in `se` and every distance j >= 8 takes a
 //     barrier. Every invocation then gathers its outputs' keys and values by index, and after a barrier writes
 //     them back.
 // PAIRS (a constant of the composition): values travel with the keys (params.pairs is not read).
@@ -120,10 +125,14 @@ fn sort_mid(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid:
       count = gate[7];
     }
     let w = wid.y * grid_x + wid.x;
-    mid_seg = vec3<u32>(0u, 0u, lanes_here);  // past the list: length 0, no work
+    mid_seg = vec3<u32>(0u, 0u, lanes_here);  // past the list, or the other size class's: length 0, no work
     if (w < count) {
       let s = list[w];
-      mid_seg = vec3<u32>(offsets[s], offsets[s + 1u] - offsets[s], lanes_here);
+      let first = offsets[s];
+      let len = offsets[s + 1u] - first;
+      if (len > MID_MIN && len <= MID) {
+        mid_seg = vec3<u32>(first, len, lanes_here);
+      }
     }
   }
   let g = workgroupUniformLoad(&mid_seg);
@@ -290,10 +299,14 @@ fn sort_mid(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid:
       count = gate[7];
     }
     let w = wid.y * grid_x + wid.x;
-    seg = vec2<u32>(0u);  // past the list: length 0, no work
+    seg = vec2<u32>(0u);  // past the list, or the other size class's: length 0, no work
     if (w < count) {
       let s = list[w];
-      seg = vec2<u32>(offsets[s], offsets[s + 1u] - offsets[s]);
+      let first = offsets[s];
+      let len = offsets[s + 1u] - first;
+      if (len > MID_MIN && len <= MID) {
+        seg = vec2<u32>(first, len);
+      }
     }
   }
   let g = workgroupUniformLoad(&seg);

@@ -7,7 +7,9 @@
 //   counts[1]: longer segments, the first LARGE_CAP of them appended to `large` as (first key, end) pairs (the
 //     host sorts each by the device sort; past the cap it reads the offsets instead);
 //   counts[2]: offsets out of order (offsets[s + 1] < offsets[s], or the last above n): the run stops with an error;
-//   counts[3]: segments of 2 .. SHORT keys (whether sort_short is needed).
+//   counts[3]: segments of 2 .. SHORT keys (whether sort_short is needed);
+//   counts[11]: the segments of counts[0] longer than MID_SPLIT (whether sort_mid's larger size class runs;
+//     counts[4 .. 11) are sort_mid's indirect grids, written by segmented_short.wgsl's tile_starts).
 
 struct bin_params {
   n: u32,           // keys
@@ -24,13 +26,13 @@ struct bin_params {
 
 // The counts are gathered per workgroup first (one global atomic per count per workgroup): one atomic per segment
 // on the same word serialised the pass on the H200 (16.7 M segments of 16: ~5 ms).
-var<workgroup> wg_counts: array<atomic<u32>, 4>;
+var<workgroup> wg_counts: array<atomic<u32>, 5>;  // [4]: mid segments longer than MID_SPLIT
 var<workgroup> wg_base: array<u32, 2>;
 
 @compute @workgroup_size(WG_SIZE)
 fn bin_segments(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid: vec3u) {
   let s = (wid.y * params.grid_x + wid.x) * WG_SIZE + l;
-  if (l < 4u) {
+  if (l < 5u) {
     atomicStore(&wg_counts[l], 0u);
   }
   workgroupBarrier();
@@ -51,12 +53,15 @@ fn bin_segments(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) 
   if (kind < 4u) {
     mine = atomicAdd(&wg_counts[kind], 1u);
   }
+  if (kind == 0u && e - b > MID_SPLIT) {
+    atomicAdd(&wg_counts[4], 1u);
+  }
   workgroupBarrier();
-  if (l < 4u) {
+  if (l < 5u) {
     let c = atomicLoad(&wg_counts[l]);
     var base = 0u;
     if (c != 0u) {
-      base = atomicAdd(&counts[l], c);
+      base = atomicAdd(&counts[select(l, 11u, l == 4u)], c);
     }
     if (l < 2u) {
       wg_base[l] = base;

@@ -14,7 +14,8 @@
 //     tile, t = 0 .. tiles), so segments [first[t], first[t + 1]) start in tile t. Gated (offsets binned on the
 //     GPU in the same submission, gate = its counts): every first[t] = 0 unless the binning found short segments
 //     and no bad offsets, and invocation 0 writes sort_mid's grid and count (gate[4 .. 8): x, y, 1, count; count
-//     0 on bad offsets), so that bad offsets leave every key as it was;
+//     0 on bad offsets) and its larger size class's grid (gate[8 .. 11): the same, or 0 when the binning found no
+//     mid segment that long, gate[11]), so that bad offsets leave every key as it was;
 //   sort_short: one workgroup per tile.
 // Offsets are checked (non-decreasing, the last <= n) before these run, or the gate stops them. Workgroup memory:
 // 2 (3 with PAIRS) arrays of WIN u32 (TILE 1024, SHORT 256: 10.0 or 15.0 KiB).
@@ -40,7 +41,8 @@ struct short_params {
 @group(0) @binding(2) var<storage, read_write> first: array<u32>;
 @group(0) @binding(3) var<storage, read_write> keys: array<u32>;
 @group(0) @binding(4) var<storage, read_write> vals: array<u32>;
-// The GPU binning's counts (segmented_bin.wgsl: [0] mid, [2] bad offsets, [3] short), then sort_mid's indirect grid.
+// The GPU binning's counts (segmented_bin.wgsl: [0] mid, [2] bad offsets, [3] short, [11] long mid), then sort_mid's
+// indirect grids ([4 .. 8): x, y, 1, count; [8 .. 11): the larger size class's x, y, 1).
 @group(0) @binding(5) var<storage, read_write> gate: array<u32>;
 
 @compute @workgroup_size(WG_SIZE)
@@ -55,10 +57,16 @@ fn tile_starts(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) w
     if (t == 0u) {
       let mid = select(gate[0], 0u, broken);
       let gx = min(mid, params.max_dim);
+      let gy = select(0u, (mid + gx - 1u) / max(gx, 1u), mid != 0u);
       gate[4] = gx;
-      gate[5] = select(0u, (mid + gx - 1u) / max(gx, 1u), mid != 0u);
+      gate[5] = gy;
       gate[6] = 1u;
       gate[7] = mid;
+      // The larger size class's grid: the same list, or nothing when no mid segment is that long.
+      let big = gate[11] != 0u;
+      gate[8] = select(0u, gx, big);
+      gate[9] = select(0u, gy, big);
+      gate[10] = 1u;
     }
     if (broken || gate[3] == 0u) {
       first[t] = 0u;

@@ -85,8 +85,12 @@ const std::string& sort_compare_source(const std::string& file, const key_compar
 }
 
 namespace {
-// Bytes of the gate (the GPU binning's four counts, then sort_mid's indirect grid and count: segmented_short.wgsl).
-constexpr std::uint64_t gate_bytes = 32;
+// Bytes of the gate (the GPU binning's four counts, sort_mid's indirect grid and count, its larger size class's
+// grid and count of segments: segmented_short.wgsl, segmented_bin.wgsl).
+constexpr std::uint64_t gate_bytes = 48;
+// sort_mid's two size classes (segmented.wgsl): segments of at most mid_split keys in workgroup arrays of mid_split
+// entries (8 KiB), longer ones in arrays of segment_mid_max (16 KiB, fewer workgroups at once on the H200).
+constexpr std::uint32_t mid_split = 1024;
 
 /// record_segment_sorts, or with `gate` (the GPU binning's counts, recorded earlier in the same recorder; then
 /// short_segments must be true and keys not empty): tile_starts gates the short tiles on the counts and writes
@@ -94,7 +98,7 @@ constexpr std::uint64_t gate_bytes = 32;
 void record_segment_sorts_gated(recorder& rec, const key_compare& c, const device_view& keys,
                                 const device_view* vals, const buffer& offsets, std::uint64_t n_segments,
                                 bool short_segments, const buffer& list, std::uint64_t list_count,
-                                const buffer* gate) {
+                                const buffer* gate, bool mid_small = true, bool mid_big = true) {
   context& ctx = rec.ctx();
   const std::uint32_t max_dim = ctx.limits().max_compute_workgroups_per_dimension;
   const binding vals_binding = vals ? bind(*vals) : bind(scratch(ctx, "sort.none_vals_x", 16));
@@ -137,7 +141,6 @@ void record_segment_sorts_gated(recorder& rec, const key_compare& c, const devic
   p.pairs = vals ? 1u : 0u;
   p.n_segments = static_cast<std::uint32_t>(n_segments);
   wgsl_constants constants = sort_constants(seg_wg, 1, 1);
-  constants.push_back({"MID", std::to_string(segment_mid_max) + "u"});
   constants.push_back({"PAIRS", vals ? "true" : "false"});  // keys only: the values' registers compile away
   // The network's variant (segmented.wgsl): entries in workgroup memory, or in registers with shuffles where the
   // adapter has subgroups; WGPRIM_SORT_MID picks one for A/B runs and tests. By default the radix order keeps the
@@ -152,35 +155,47 @@ void record_segment_sorts_gated(recorder& rec, const key_compare& c, const devic
     throw error(errc::unsupported, "WGPRIM_SORT_MID=subgroups needs subgroups, which this adapter lacks");
   constants.push_back({"MID_REGISTERS", mid == 0 ? "false" : "true"});
   constants.push_back({"SUBGROUPS", mid == 2 ? "true" : "false"});
-  std::uint32_t regs_log2 = 2;  // entries per invocation: at least 4, up to segment_mid_max / seg_wg
-  while ((seg_wg << regs_log2) < segment_mid_max) ++regs_log2;
-  constants.push_back({"REGS", std::to_string(1u << regs_log2) + "u"});
-  constants.push_back({"REGS_LOG2", std::to_string(regs_log2) + "u"});
-  const std::string& src = sort_compare_source("sort/segmented.wgsl", c, constants);
+  // The size class of segments of (lo, hi] keys: workgroup arrays of hi entries.
+  auto mid_kernel = [&](std::uint32_t lo, std::uint32_t hi) -> const kernel& {
+    wgsl_constants k = constants;
+    k.push_back({"MID", std::to_string(hi) + "u"});
+    k.push_back({"MID_MIN", std::to_string(lo) + "u"});
+    std::uint32_t regs_log2 = 2;  // entries per invocation: at least 4, up to hi / seg_wg
+    while ((seg_wg << regs_log2) < hi) ++regs_log2;
+    k.push_back({"REGS", std::to_string(1u << regs_log2) + "u"});
+    k.push_back({"REGS_LOG2", std::to_string(regs_log2) + "u"});
+    return get_kernel(ctx, sort_seg_mid_spec, sort_compare_source("sort/segmented.wgsl", c, k), /*trusted=*/true);
+  };
   if (gate) {
+    // Both classes over the list the binning made, each sized on the device (the larger one's grid is 0 unless the
+    // binning found a segment past mid_split).
     p.gated = 1;
-    rec.dispatch_indirect(
-        get_kernel(ctx, sort_seg_mid_spec, src, /*trusted=*/true),
-        {rec.params(p), bind(offsets), bind(list), bind(keys), vals_binding, bind(*gate, 0, gate_bytes)},
-        gate->native(), 16);
+    const std::initializer_list<binding> b = {rec.params(p), bind(offsets), bind(list), bind(keys), vals_binding,
+                                              bind(*gate, 0, gate_bytes)};
+    rec.dispatch_indirect(mid_kernel(0, mid_split), b, gate->native(), 16);
+    rec.dispatch_indirect(mid_kernel(mid_split, segment_mid_max), b, gate->native(), 32);
     return;
   }
-  const auto& k = get_kernel(ctx, sort_seg_mid_spec, src, /*trusted=*/true);
   std::uint32_t gx, gy;
   grid_2d(list_count, max_dim, gx, gy);
   seg_params q = p;
   q.grid_x = gx;
   q.list_count = static_cast<std::uint32_t>(list_count);
-  rec.dispatch(k, {rec.params(q), bind(offsets), bind(list), bind(keys), vals_binding,
-                   bind(scratch(ctx, "sort.seg_gate_none", gate_bytes))},
-               gx, gy);
+  const binding none = bind(scratch(ctx, "sort.seg_gate_none", gate_bytes));
+  if (mid_small)
+    rec.dispatch(mid_kernel(0, mid_split), {rec.params(q), bind(offsets), bind(list), bind(keys), vals_binding, none},
+                 gx, gy);
+  if (mid_big)
+    rec.dispatch(mid_kernel(mid_split, segment_mid_max),
+                 {rec.params(q), bind(offsets), bind(list), bind(keys), vals_binding, none}, gx, gy);
 }
 }  // namespace
 
 void record_segment_sorts(recorder& rec, const key_compare& c, const device_view& keys, const device_view* vals,
                           const buffer& offsets, std::uint64_t n_segments, bool short_segments,
-                          const buffer& list, std::uint64_t list_count) {
-  record_segment_sorts_gated(rec, c, keys, vals, offsets, n_segments, short_segments, list, list_count, nullptr);
+                          const buffer& list, std::uint64_t list_count, bool mid_small, bool mid_big) {
+  record_segment_sorts_gated(rec, c, keys, vals, offsets, n_segments, short_segments, list, list_count, nullptr,
+                             mid_small, mid_big);
 }
 
 namespace {
@@ -219,6 +234,7 @@ sort_key_kind kind_of(dtype t) {
 /// of them in `list`), and the long ones as (first, end). `offsets`: the offsets as the kernels bind them.
 struct bins {
   bool any_short = false;
+  bool mid_small = false, mid_big = false;  // host bins: mid segments of at most / more than mid_split keys
   std::uint64_t mid = 0, broken = 0, large_total = 0;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> large;
   buffer offsets, list;                                  // host bins: uploaded here
@@ -235,7 +251,10 @@ bins bin_host(context& ctx, const std::vector<std::uint32_t>& off) {
     const std::uint32_t len = off[s + 1] - off[s];
     if (len < 2) continue;
     if (len <= short_max) b.any_short = true;
-    else if (len <= segment_mid_max) mid.push_back(u32(s));
+    else if (len <= segment_mid_max) {
+      mid.push_back(u32(s));
+      (len <= mid_split ? b.mid_small : b.mid_big) = true;
+    }
     else b.large.push_back({off[s], off[s + 1]});
   }
   b.mid = mid.size();
@@ -260,22 +279,24 @@ bins record_bin_gpu(recorder& rec, const device_view& offsets, std::uint64_t seg
   // segments at the next bindable offset; the offsets, which the kernels bind as a buffer of their own (a GPU copy
   // of 4 (n_segments + 1) bytes).
   b.list_s = &scratch(ctx, "sort.seg_list", std::max<std::uint64_t>(segs, 1) * 4);
-  b.large_at = std::max<std::uint64_t>(ctx.limits().min_storage_buffer_offset_alignment, gate_bytes);
+  const std::uint64_t align = std::max<std::uint64_t>(ctx.limits().min_storage_buffer_offset_alignment, 4);
+  b.large_at = (gate_bytes + align - 1) / align * align;
   b.counts_s = &scratch(ctx, "sort.seg_counts", b.large_at + 2ull * large_cap * 4);
   const buffer& counts = *b.counts_s;
   b.offsets_s = &scratch(ctx, "sort.seg_offsets", (segs + 1) * 4);
   rec.copy_raw(offsets.buf, offsets.offset, b.offsets_s->native(), 0, (segs + 1) * 4);
-  rec.clear(counts, 0, 16);
+  rec.clear(counts, 0, gate_bytes);
   wgsl_constants constants = sort_constants(seg_wg, 1, 1);
   constants.push_back({"SHORT", std::to_string(short_max) + "u"});
   constants.push_back({"MID", std::to_string(segment_mid_max) + "u"});
+  constants.push_back({"MID_SPLIT", std::to_string(mid_split) + "u"});
   static const monoid m(op::sum(), dtype::u32);
   const std::string& src = compose_wgsl(sort_seg_bin_spec.file, m, constants);
   std::uint32_t gx, gy;
   grid_2d((segs + seg_wg - 1) / seg_wg, ctx.limits().max_compute_workgroups_per_dimension, gx, gy);
   const std::uint32_t p[4] = {u32(n), u32(segs), gx, large_cap};
   rec.dispatch(get_kernel(ctx, sort_seg_bin_spec, src, true),
-               {rec.params(p, sizeof p), bind(*b.offsets_s, 0, (segs + 1) * 4), bind(*b.list_s), bind(counts, 0, 16),
+               {rec.params(p, sizeof p), bind(*b.offsets_s, 0, (segs + 1) * 4), bind(*b.list_s), bind(counts, 0, gate_bytes),
                 bind(counts, b.large_at, 2ull * large_cap * 4)},
                gx, gy);
   return b;
@@ -392,7 +413,8 @@ void segmented_sort_webgpu(context& ctx, const range_ref& keys, const range_ref*
       record_segment_sorts_gated(rec, c, k1, pairs ? &v1 : nullptr, bn.offs(), segs, true, bn.lst(), 0,
                                  bn.counts_s);
     } else {
-      record_segment_sorts(rec, c, k1, pairs ? &v1 : nullptr, bn.offs(), segs, bn.any_short, bn.lst(), bn.mid);
+      record_segment_sorts(rec, c, k1, pairs ? &v1 : nullptr, bn.offs(), segs, bn.any_short, bn.lst(), bn.mid,
+                           bn.mid_small, bn.mid_big);
     }
     ok.finish(rec);
     if (pairs) ov.finish(rec);

@@ -108,12 +108,13 @@ struct key_compare {
 const std::string& sort_compare_source(const std::string& file, const key_compare& c, wgsl_constants constants);
 /// Segments of at most this many keys are sorted by one workgroup (segmented.wgsl: sort_mid).
 constexpr std::uint32_t segment_mid_max = 2048;
-/// segmented.cpp: with `short_segments`, records the short-segment tiles over every segment of 2..64 keys
+/// segmented.cpp: with `short_segments`, records the short-segment tiles over every segment of 2..256 keys
 /// (segmented_short.wgsl: many per workgroup; radix order only, not a comparator), and sort_mid over the
-/// `list_count` segments listed in `list` (each of at most segment_mid_max keys), in place in keys (and vals).
+/// `list_count` segments listed in `list` (each of at most segment_mid_max keys), in place in keys (and vals):
+/// its size class of segments of at most 1024 keys where `mid_small`, the longer ones' where `mid_big`.
 void record_segment_sorts(recorder& rec, const key_compare& c, const device_view& keys, const device_view* vals,
                           const buffer& offsets, std::uint64_t n_segments, bool short_segments, const buffer& list,
-                          std::uint64_t list_count);
+                          std::uint64_t list_count, bool mid_small = true, bool mid_big = true);
 extern const kernel_spec sort_seg_tile_starts_spec, sort_seg_short_spec, sort_seg_mid_spec, sort_seg_bin_spec,
     sort_merge_level_spec, sort_merge_tile_split_spec, sort_merge_tile_spec;
 
