@@ -207,7 +207,7 @@ using if_segmented_sort =
 /// [offsets[s], offsets[s + 1]) (empty segments allowed); keys outside [offsets[0], offsets[n_segments]) are left
 /// as they are. Keys u32, i32 or f32; all ranges on the device or all on the host. Bad offsets give
 /// errc::invalid_argument (they are read to the host first: device offsets cost one small readback).
-/// On the GPU, segments of up to 32 keys are sorted one per invocation, up to 2,048 one per workgroup in
+/// On the GPU, segments of up to 256 keys are sorted many per workgroup, up to 2,048 one per workgroup in
 /// workgroup memory, longer ones by the device radix sort on their sub-range (see docs/cpp.md).
 /// @code
 ///   wgprim::segmented_sort(ctx, d_keys, d_offsets);                            // every segment ascending
