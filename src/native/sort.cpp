@@ -240,6 +240,49 @@ void segmented_sort(context& ctx, const range_ref& keys, const range_ref* vals, 
   fill(opt, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(), "native-segmented");
 }
 
+namespace {
+// A stable sort over the oneTBB threads: runs of about n / (2 threads) sorted by std::stable_sort each, then merged
+// pairwise (std::merge takes the left run first on ties: stable), the merges of one round in parallel. With an
+// interpreted comparator (the CPU twin of the expression) the compares are the cost, so the work is split, not
+// the memory traffic; the keys (or key-value pairs) are sorted in place of an index array (no indirection).
+template <class T, class Less>
+void stable_sort_parallel(std::vector<T>& a, Less less) {
+  const std::size_t n = a.size();
+  const std::size_t min_run = 1 << 14;
+  std::size_t runs = std::min<std::size_t>(2 * std::max(threads(), 1u), std::max<std::size_t>(n / min_run, 1));
+  if (runs <= 1) {
+    std::stable_sort(a.begin(), a.end(), less);
+    return;
+  }
+  std::vector<std::size_t> cut(runs + 1);
+  for (std::size_t r = 0; r <= runs; ++r) cut[r] = n * r / runs;
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, runs, 1), [&](const tbb::blocked_range<std::size_t>& rr) {
+    for (std::size_t r = rr.begin(); r < rr.end(); ++r) std::stable_sort(a.begin() + cut[r], a.begin() + cut[r + 1], less);
+  });
+  std::vector<T> b(n);
+  std::vector<T>* src = &a;
+  std::vector<T>* dst = &b;
+  while (cut.size() > 2) {
+    const std::size_t pairs = (cut.size() - 1) / 2;
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, pairs + (cut.size() - 1) % 2, 1),
+                      [&](const tbb::blocked_range<std::size_t>& rr) {
+                        for (std::size_t p = rr.begin(); p < rr.end(); ++p) {
+                          const std::size_t lo = cut[2 * p], mid = cut[std::min(2 * p + 1, cut.size() - 1)],
+                                            hi = cut[std::min(2 * p + 2, cut.size() - 1)];
+                          std::merge(src->begin() + lo, src->begin() + mid, src->begin() + mid, src->begin() + hi,
+                                     dst->begin() + lo, less);
+                        }
+                      });
+    std::vector<std::size_t> next;
+    for (std::size_t i = 0; i < cut.size(); i += 2) next.push_back(cut[i]);
+    if (next.back() != n) next.push_back(n);
+    cut.swap(next);
+    std::swap(src, dst);
+  }
+  if (src != &a) a.swap(*src);
+}
+}  // namespace
+
 void sort_less(context& ctx, const range_ref& keys, const range_ref* vals, const expr_program& less,
                const run_options& opt) {
   std::uint32_t* k = host_out(ctx, keys, "sort keys");
@@ -248,15 +291,18 @@ void sort_less(context& ctx, const range_ref& keys, const range_ref* vals, const
   if (v && n && k < v + n && v < k + n)
     throw error(errc::invalid_argument, "sort: keys and values must be in different buffers");
   const auto t0 = std::chrono::steady_clock::now();
-  // std::stable_sort of the indices by the expression's evaluation, then a gather.
-  std::vector<std::uint32_t> idx(n), ck(k, k + n), cv;
-  for (std::size_t i = 0; i < n; ++i) idx[i] = static_cast<std::uint32_t>(i);
-  std::stable_sort(idx.begin(), idx.end(),
-                   [&](std::uint32_t x, std::uint32_t y) { return less.eval(ck[x], ck[y]) != 0; });
-  for (std::size_t i = 0; i < n; ++i) k[i] = ck[idx[i]];
   if (v) {
-    cv.assign(v, v + n);
-    for (std::size_t i = 0; i < n; ++i) v[i] = cv[idx[i]];
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> kv(n);
+    for (std::size_t i = 0; i < n; ++i) kv[i] = {k[i], v[i]};
+    stable_sort_parallel(kv, [&](const auto& x, const auto& y) { return less.eval(x.first, y.first) != 0; });
+    for (std::size_t i = 0; i < n; ++i) {
+      k[i] = kv[i].first;
+      v[i] = kv[i].second;
+    }
+  } else {
+    std::vector<std::uint32_t> ck(k, k + n);
+    stable_sort_parallel(ck, [&](std::uint32_t x, std::uint32_t y) { return less.eval(x, y) != 0; });
+    std::memcpy(k, ck.data(), n * 4);
   }
   fill(opt, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(), "native-merge");
 }
