@@ -174,10 +174,10 @@ void comparator_sort_webgpu(context& ctx, const range_ref& keys, const range_ref
   key_compare c;
   c.less = &prog;
   c.type = key_type;
-  // sort_mid's size classes: every tile but the last is full (2048 keys); the last may be 1024 keys or fewer.
+  // sort_mid's size classes: every tile but the last is full (segment_mid_max keys); the last may be in the smaller.
   const std::uint64_t last = n - (tiles - 1) * tile;
   record_segment_sorts(rec, c, kv, pairs ? &vv : nullptr, off_buf, tiles, false, list_buf, tiles,
-                       /*mid_small=*/last <= 1024, /*mid_big=*/n > 1024);
+                       /*mid_small=*/last <= segment_mid_split, /*mid_big=*/n > segment_mid_split);
 
   if (tiles > 1) {
     // Trusted (no naga bounds checks or loop bounding) with the caller's comparator, for the reason select gives

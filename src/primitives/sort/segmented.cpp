@@ -88,9 +88,7 @@ namespace {
 // Bytes of the gate (the GPU binning's four counts, sort_mid's indirect grid and count, its larger size class's
 // grid and count of segments: segmented_short.wgsl, segmented_bin.wgsl).
 constexpr std::uint64_t gate_bytes = 48;
-// sort_mid's two size classes (segmented.wgsl): segments of at most mid_split keys in workgroup arrays of mid_split
-// entries (8 KiB), longer ones in arrays of segment_mid_max (16 KiB, fewer workgroups at once on the H200).
-constexpr std::uint32_t mid_split = 1024;
+constexpr std::uint32_t mid_split = segment_mid_split;  // sort.hpp
 
 /// record_segment_sorts, or with `gate` (the GPU binning's counts, recorded earlier in the same recorder; then
 /// short_segments must be true and keys not empty): tile_starts gates the short tiles on the counts and writes

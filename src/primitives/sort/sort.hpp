@@ -108,6 +108,9 @@ struct key_compare {
 const std::string& sort_compare_source(const std::string& file, const key_compare& c, wgsl_constants constants);
 /// Segments of at most this many keys are sorted by one workgroup (segmented.wgsl: sort_mid).
 constexpr std::uint32_t segment_mid_max = 2048;
+/// sort_mid's two size classes (segmented.wgsl): segments of at most this many keys in workgroup arrays of this many
+/// entries (8 KiB), longer ones in arrays of segment_mid_max (16 KiB, fewer workgroups at once on the H200).
+constexpr std::uint32_t segment_mid_split = 1024;
 /// segmented.cpp: with `short_segments`, records the short-segment tiles over every segment of 2..256 keys
 /// (segmented_short.wgsl: many per workgroup; radix order only, not a comparator), and sort_mid over the
 /// `list_count` segments listed in `list` (each of at most segment_mid_max keys), in place in keys (and vals):
