@@ -2,10 +2,12 @@
 // them), values exactly at and one ulp around every edge, NaN/Inf/outside, integer ranges past the type's ends,
 // uneven levels, the chunked path, the caller's encoder, and bad arguments.
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include "common.hpp"
+#include "core/host_checks.hpp"
 
 namespace wgprim::test {
 namespace {
@@ -90,6 +92,59 @@ TEST(Histogram, EvenManyBins) {
                                << first_diff(got, want);
         }
       }
+}
+
+// The kernel's shortcut on the host: where the estimate (x - lo) * scale, evaluated in any of the orders a GPU may
+// pick (as written, reassociated, fused, denormals flushed), lies farther than even_edges' margin from every
+// integer, its floor must be the bin the edges give. Values at, around and between every edge of many ranges.
+TEST(Histogram, EstimateMarginNeverMisbins) {
+  std::mt19937 rng(11);
+  std::uint64_t shortcut = 0, checked = 0;
+  struct range { double lo, hi; };
+  std::vector<range> ranges = {{0, 1}, {-500, 500}, {0.1, 0.7}, {-1e-3, 3e7}, {-3.3, -3.2999}, {1000, 1001},
+                               {-1e30, 1e30}, {1e-30, 2e-30}, {-7, 1e6}, {123456, 123999}};
+  std::uniform_real_distribution<double> mag(-8, 8);
+  for (int i = 0; i < 40; ++i) {
+    const double lo = (rng() % 2 ? -1 : 1) * std::pow(10.0, mag(rng));
+    ranges.push_back({lo, lo + std::pow(10.0, mag(rng))});
+  }
+  auto ftz = [](float v) { return std::fabs(v) < std::numeric_limits<float>::min() ? 0.0f : v; };
+  for (const range& r : ranges)
+    for (std::size_t bins : {1u, 2u, 10u, 256u, 4096u, 65536u}) {
+      detail::kernel_edges ke;
+      try {
+        ke = detail::even_edges(dtype::f32, bins, r.lo, r.hi);
+      } catch (const error&) {
+        continue;  // bins NumPy refuses
+      }
+      if (!ke.use_estimate || ke.margin >= 0.5f) continue;
+      std::vector<float> e;
+      for (auto b : ke.bits) e.push_back(from_bits<float>(b));
+      std::vector<float> xs;
+      for (std::size_t i = 0; i < e.size(); i += std::max<std::size_t>(1, e.size() / 300)) {
+        float v = e[i];
+        for (int k = 0; k < 4; ++k) v = std::nextafter(v, -INFINITY);
+        for (int k = 0; k < 9; ++k, v = std::nextafter(v, INFINITY)) xs.push_back(v);
+      }
+      std::uniform_real_distribution<float> in(e.front(), e.back());
+      for (int k = 0; k < 3000; ++k) xs.push_back(in(rng));
+      for (float x : xs) {
+        if (!(x >= e.front() && x <= e.back())) continue;
+        const std::size_t want =
+            std::min<std::size_t>(std::upper_bound(e.begin(), e.end(), x) - e.begin() - 1, ke.reach - 1);
+        const float lo = ke.lo, s = ke.scale;
+        const float orders[] = {(x - lo) * s, x * s - lo * s, std::fma(x, s, -(lo * s)), (ftz(x) - ftz(lo)) * s};
+        for (float d : orders) {
+          const float f = std::floor(d), frac = d - f;
+          if (!(frac > ke.margin && frac < 1.0f - ke.margin && f >= 0.0f && f < float(ke.reach))) continue;
+          ++shortcut;
+          ASSERT_EQ(static_cast<std::size_t>(f), want)
+              << "x=" << x << " range " << r.lo << ":" << r.hi << " bins=" << bins << " d=" << d << " margin=" << ke.margin;
+        }
+        ++checked;
+      }
+    }
+  EXPECT_GT(shortcut, checked);  // most values take the shortcut in at least one order
 }
 
 // Every f32 edge, one ulp below and above it: the edges decide, not the estimate (x - lo) * scale.

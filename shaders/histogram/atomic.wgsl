@@ -8,7 +8,11 @@
 // key(edges[b]) <= key(x). reach == 0 counts nothing. (The dispatch layer turns NumPy's edges into these: for
 // integer input, edge i becomes ceil(edge i), and edges[reach] the largest integer <= the upper bound.)
 // The bin is found from an estimate ((x - lo) * scale for f32, (key - key(lo)) * scale for integers) moved by at
-// most FIXUP steps to the edges' bracket, else by binary search: the estimate only decides the speed.
+// most FIXUP steps to the edges' bracket, else by binary search: the estimate only decides the speed. Where the
+// estimate lies farther than params.margin from every integer, its floor is the bin without reading an edge:
+// the host's margin bounds how far any evaluation order of the estimate (fused, reassociated) and the edges'
+// own rounding can move a value against its edges (even_edges in src/core/host_checks.cpp; >= 0.5 turns it
+// off). On a GPU the edge reads are the cost: random bins make them bank-conflicted workgroup loads.
 // PRIVATE_BINS > 0: counts gather first in workgroup memory (tile/histogram.wgsl; PRIVATE_BINS >= reach) and
 // are added to the global counts once per workgroup; 0: every value is one global atomic add. Elements are taken in a
 // grid-stride loop over this dispatch's chunk, four strides per step.
@@ -23,7 +27,7 @@ struct hist_params {
   pad: u32,
   lo: f32,
   scale: f32,
-  pad1: u32,
+  margin: f32,
   pad2: u32,
 }
 
@@ -83,6 +87,11 @@ fn bin_of(bits: u32, lo_key: u32, hi_key: u32) -> u32 {
       d = (bitcast<f32>(bits) - params.lo) * params.scale;
     } else {
       d = f32(k - lo_key) * params.scale;
+    }
+    let f = floor(d);
+    let frac = d - f;
+    if (frac > params.margin && frac < 1.0 - params.margin && f >= 0.0 && f < f32(params.reach)) {
+      return u32(f);
     }
     b = u32(clamp(d, 0.0, f32(last)));
     b = min(b, last);

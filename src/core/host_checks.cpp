@@ -33,6 +33,19 @@ kernel_edges even_edges(dtype t, std::uint64_t bins, double lo, double hi) {
     const double scale = static_cast<double>(bins) / width;
     k.use_estimate = width > 0 && std::isfinite(scale) && scale < 3e38;
     k.scale = k.use_estimate ? static_cast<float>(scale) : 0.0f;
+    if (k.use_estimate) {
+      // The kernel's estimate d(x) of the real g(x) = (x - lo) * scale (lo and scale the floats above), for x in
+      // [lo, hi]: a subtraction then a product err by at most 2 * bins ulps of 1; reassociated (x * scale -
+      // lo * scale) or fused, by (2 * M * scale + bins) ulps of 1, M the largest |edge|; denormals flushed to zero
+      // move x or lo by 2^-126 each. The edges: each float edge lies within M ulps of 1 of NumPy's double edge,
+      // so g(edge i) lies within (4 * M * scale + bins) ulps of 1 of i (the float width and the float scale
+      // included). With margin > both errors together, d(x) in [f + margin, f + 1 - margin] puts g(x) strictly
+      // between g(edge f) and g(edge f + 1): x is in bin f. Twice the bound, for what this sketch leaves out.
+      const double m = std::max(std::fabs(static_cast<double>(k.lo)), std::fabs(static_cast<double>(static_cast<float>(e.back()))));
+      const double s = static_cast<double>(k.scale), ulp = std::ldexp(1.0, -24);
+      const double bound = (6 * m * s + 3 * static_cast<double>(bins) + 4) * ulp + 2 * std::ldexp(s, -126);
+      if (2 * bound < 0.25) k.margin = static_cast<float>(2 * bound);
+    }
     return k;
   }
   const double minv = t == dtype::i32 ? -2147483648.0 : 0.0;

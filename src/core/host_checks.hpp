@@ -24,6 +24,9 @@ struct kernel_edges {
   std::uint32_t reach = 0;
   bool use_estimate = false;
   float lo = 0, scale = 0;
+  // f32 input: where the kernel's estimate (x - lo) * scale lies farther than `margin` from every integer, its
+  // floor is x's bin, in whatever order the GPU evaluates it (even_edges derives the bound). 1: never.
+  float margin = 1.0f;
 };
 /// NumPy's even edges for `bins` bins over [lo, hi] turned into the kernel's; throws errc::invalid_argument for a
 /// range that is not finite or reversed and for bins NumPy refuses (edges that collapse).

@@ -11,8 +11,8 @@ namespace wgprim::detail {
 
 struct histogram_params {
   std::uint32_t n, reach, use_estimate, pad;
-  float lo, scale;
-  std::uint32_t pad1, pad2;
+  float lo, scale, margin;
+  std::uint32_t pad2;
 };
 static_assert(sizeof(histogram_params) == 32);
 const kernel_spec histogram_atomic_spec{"histogram/atomic.wgsl",
@@ -77,7 +77,7 @@ void record_histogram(recorder& rec, const histogram_args& a) {
   // per-workgroup flush stays small next to the counting.
   const std::uint64_t per_wg = std::max<std::uint64_t>(std::uint64_t(pol.wg_size) * 16, std::uint64_t(pol.private_bins) * 8);
   for (const chunk& c : chunks_of(a.in.count, elements_per_binding(ctx, 4, 64))) {
-    histogram_params p{static_cast<std::uint32_t>(c.count), a.reach, a.use_estimate ? 1u : 0u, 0, a.lo, a.scale, 0, 0};
+    histogram_params p{static_cast<std::uint32_t>(c.count), a.reach, a.use_estimate ? 1u : 0u, 0, a.lo, a.scale, a.margin, 0};
     const std::uint64_t groups = std::min<std::uint64_t>(pol.max_workgroups, (c.count + per_wg - 1) / per_wg);
     rec.dispatch(k, {rec.params(p), bind(a.in, c.first, c.count), bind(a.edges), bind(a.counts)},
                  static_cast<std::uint32_t>(std::max<std::uint64_t>(groups, 1)));

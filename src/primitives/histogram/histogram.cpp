@@ -75,7 +75,7 @@ void histogram_webgpu(context& ctx, WGPUCommandEncoder encoder, const range_ref&
   const algorithm_entry& alg = pick_algorithm(ctx, "histogram", opt.algorithm);
   double upload_ms = 0;
   buffer up, up_levels;
-  histogram_args a{in.view, t, {}, ke.reach, ke.use_estimate, ke.lo, ke.scale, {}, bins, &opt};
+  histogram_args a{in.view, t, {}, ke.reach, ke.use_estimate, ke.lo, ke.scale, ke.margin, {}, bins, &opt};
   if (!in.on_device) {
     auto t0 = clock::now();
     up = ctx.create_buffer(std::max<std::uint64_t>(in.count, 1) * 4);

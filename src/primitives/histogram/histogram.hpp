@@ -13,6 +13,7 @@ struct histogram_args {
   std::uint32_t reach;  // bins that can receive values (0: none)
   bool use_estimate;
   float lo, scale;      // the estimate: bin ~ (x - lo) * scale (f32), (key(x) - key(edges[0])) * scale (integers)
+  float margin;         // f32: an estimate this far from every integer is exactly in bin floor(estimate) (>= 0.5: never)
   device_view counts;   // bindable, `bins` u32, zeroed by the caller (counts accumulate)
   std::uint64_t bins;
   const run_options* opt;
