@@ -179,6 +179,28 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
   var key_lo: array<u32, ITEMS>;
   var key_hi: array<u32, ITEMS>;
   var ranks: array<u32, ITEMS>;
+//! if IO_BY_ROLE
+  // One loop of plain loads per buffer (src is workgroup-uniform): no branch on the buffer between the loads.
+  if (src == ROLE_IN) {
+    for (var k = 0u; k < ITEMS; k += 1u) {
+      let i = min(segment + k * li.size + li.lane, valid - 1u);
+      key_lo[k] = keys_in[KEY_WORDS * (base + i)];
+      key_hi[k] = select(0u, keys_in[KEY_WORDS * (base + i) + KEY_WORDS - 1u], KEY_WORDS == 2u);
+    }
+  } else if (src == ROLE_X) {
+    for (var k = 0u; k < ITEMS; k += 1u) {
+      let i = min(segment + k * li.size + li.lane, valid - 1u);
+      key_lo[k] = keys_x[KEY_WORDS * (base + i)];
+      key_hi[k] = select(0u, keys_x[KEY_WORDS * (base + i) + KEY_WORDS - 1u], KEY_WORDS == 2u);
+    }
+  } else {
+    for (var k = 0u; k < ITEMS; k += 1u) {
+      let i = min(segment + k * li.size + li.lane, valid - 1u);
+      key_lo[k] = keys_y[KEY_WORDS * (base + i)];
+      key_hi[k] = select(0u, keys_y[KEY_WORDS * (base + i) + KEY_WORDS - 1u], KEY_WORDS == 2u);
+    }
+  }
+//! else
   for (var k = 0u; k < ITEMS; k += 1u) {
     let i = segment + k * li.size + li.lane;
     key_lo[k] = 0u;
@@ -189,6 +211,7 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
       key_hi[k] = key.y;
     }
   }
+//! endif
 //! if EARLY_COUNTS
   // Early counts (as CUB's Onesweep): the tile's digit counts from a histogram of workgroup atomics, published
   // before the ranking, so that the successors' look-backs find this tile's AGGREGATE (tile 0: INCLUSIVE) while it
@@ -455,6 +478,27 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
       pool_set(ranks[k], key_lo[k]);
     }
     workgroupBarrier();
+//! if IO_BY_ROLE
+    // One loop of plain stores per buffer (dst is workgroup-uniform).
+    for (var k = 0u; k < ITEMS; k += 1u) {
+      sorted_digits[k] = digit_of(vec2<u32>(pool_get(k * WG_SIZE + l), 0u), dpass);
+    }
+    if (dst == ROLE_X) {
+      for (var k = 0u; k < ITEMS; k += 1u) {
+        let s = k * WG_SIZE + l;
+        if (s < valid) {
+          keys_x[wg_global[sorted_digits[k]] + s] = pool_get(s);
+        }
+      }
+    } else {
+      for (var k = 0u; k < ITEMS; k += 1u) {
+        let s = k * WG_SIZE + l;
+        if (s < valid) {
+          keys_y[wg_global[sorted_digits[k]] + s] = pool_get(s);
+        }
+      }
+    }
+//! else
     for (var k = 0u; k < ITEMS; k += 1u) {
       let s = k * WG_SIZE + l;
       if (s < valid) {
@@ -464,6 +508,7 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
         store_key_word(dst, wg_global[d] + s, key);
       }
     }
+//! endif
   } else {
     for (var k = 0u; k < ITEMS; k += 1u) {
       pool_set(ranks[k], key_digit(k, key_lo[k], key_hi[k]));

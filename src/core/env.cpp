@@ -123,6 +123,14 @@ unsigned onesweep_ablate() {
   return bits;
 }
 
+int onesweep_io() {
+  const char* e = get("WGPRIM_ONESWEEP_IO");
+  if (!e || !*e) return -1;
+  if (std::string(e) == "branch") return 0;
+  if (std::string(e) == "role") return 1;
+  throw error(errc::invalid_argument, "WGPRIM_ONESWEEP_IO must be branch or role");
+}
+
 int sort_mid() {
   const char* e = get("WGPRIM_SORT_MID");
   if (!e || !*e) return -1;

@@ -41,6 +41,10 @@ int onesweep_early();
 /// phases (the output is then NOT sorted) so that per-phase costs show in `sort --phases` (issue 25 item 1). Bit 0
 /// rank, bit 1 look-back, bit 2 scatter; 0 when unset.
 unsigned onesweep_ablate();
+/// WGPRIM_ONESWEEP_IO=branch|role: how the onesweep digit pass reads and writes the buffer the plan picks (A/B
+/// runs, tests): 0 a branch on the buffer at every load and store, 1 one loop of plain loads (stores) per buffer;
+/// -1 when unset (the policy decides).
+int onesweep_io();
 /// WGPRIM_SORT_MID=memory|registers|subgroups: the segmented sort's one-workgroup network (sort_mid, also the
 /// comparator sort's block sort) for A/B runs and tests: -1 unset (subgroups where the adapter has them, else
 /// registers), 0 memory (the earlier kernel: entries in workgroup memory), 1 registers (entries in registers, no

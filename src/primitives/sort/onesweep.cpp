@@ -104,6 +104,7 @@ sort_onesweep_policy sort_onesweep_policy_for(const context& ctx, const tuning& 
       p.slots = s;
     }
   }
+  if (const int io = env::onesweep_io(); io >= 0) p.io_by_role = io == 1;
   // The largest tile (up to the default keys per invocation) whose pool fits the adapter's workgroup memory.
   while (p.items > 1 && wg_bytes(p) > limit) --p.items;
   if (t.items) {
@@ -144,6 +145,7 @@ class onesweep final : public sort_algorithm {
     c.push_back({"ABLATE_RANK", ablate & 1 ? "true" : "false"});
     c.push_back({"ABLATE_LOOKBACK", ablate & 2 ? "true" : "false"});
     c.push_back({"ABLATE_SCATTER", ablate & 4 ? "true" : "false"});
+    c.push_back({"IO_BY_ROLE", pol_.io_by_role ? "true" : "false"});
     const monoid m(op::sum(), dtype::u32);
     kernel_ = &get_kernel(ctx, sort_onesweep_spec,
                           compose_wgsl(sort_onesweep_spec.file, m, c, {"shared/lanes_subgroup.wgsl"}), true);

@@ -28,6 +28,7 @@ struct sort_onesweep_policy {
   // false: a barrier per key, WGPRIM_ONESWEEP_RANK=ballot). H200 2026-12-02, u32 keys, ms per pass at 2^24 / 2^28:
   // atomic 0.316 / 4.70 against ballot 0.381 / 5.74 (CPU adapters: ballot, see builtin_policies).
   bool atomic_counts = true;
+  bool io_by_role = false;      // keys loaded and stored by one loop per buffer, not a branch per key (WGPRIM_ONESWEEP_IO)
   std::uint32_t window = 1;     // predecessor states each digit reads at once in the look-back (tune.lookback_window);
                                 // H200 2026-12-01, 512 x 15 tiles, ms per pass at 2^28: window 1 5.96, 2 6.07, 4 6.26, 8 6.55
 };
