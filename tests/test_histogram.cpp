@@ -96,7 +96,8 @@ TEST(Histogram, EvenManyBins) {
 
 // The kernel's shortcut on the host: where the estimate (x - lo) * scale, evaluated in any of the orders a GPU may
 // pick (as written, reassociated, fused, denormals flushed), lies farther than even_edges' margin from every
-// integer, its floor must be the bin the edges give. Values at, around and between every edge of many ranges.
+// integer, its floor must be the bin the edges give. Values at, around and between every edge of many ranges, and
+// outside them (no value outside may take the shortcut).
 TEST(Histogram, EstimateMarginNeverMisbins) {
   std::mt19937 rng(11);
   std::uint64_t shortcut = 0, checked = 0;
@@ -128,10 +129,21 @@ TEST(Histogram, EstimateMarginNeverMisbins) {
       }
       std::uniform_real_distribution<float> in(e.front(), e.back());
       for (int k = 0; k < 3000; ++k) xs.push_back(in(rng));
+      // Outside the range (the kernel tries the shortcut before any range check): within a few widths, far out,
+      // NaN and the infinities; none may take it.
+      const double w = double(e.back()) - double(e.front());
+      std::uniform_real_distribution<double> near(0, 3 * w);
+      for (int k = 0; k < 500; ++k) {
+        xs.push_back(static_cast<float>(double(e.front()) - near(rng)));
+        xs.push_back(static_cast<float>(double(e.back()) + near(rng)));
+      }
+      for (float v : {std::numeric_limits<float>::quiet_NaN(), INFINITY, -INFINITY, 3e38f, -3e38f})
+        xs.push_back(v);
       for (float x : xs) {
-        if (!(x >= e.front() && x <= e.back())) continue;
+        const bool inside = x >= e.front() && x <= e.back();
         const std::size_t want =
-            std::min<std::size_t>(std::upper_bound(e.begin(), e.end(), x) - e.begin() - 1, ke.reach - 1);
+            inside ? std::min<std::size_t>(std::upper_bound(e.begin(), e.end(), x) - e.begin() - 1, ke.reach - 1)
+                   : std::size_t(-1);
         const float lo = ke.lo, s = ke.scale;
         const float orders[] = {(x - lo) * s, x * s - lo * s, std::fma(x, s, -(lo * s)), (ftz(x) - ftz(lo)) * s};
         for (float d : orders) {

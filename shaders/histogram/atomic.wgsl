@@ -72,8 +72,20 @@ fn brackets(b: u32, k: u32) -> bool {
 }
 
 fn bin_of(bits: u32, lo_key: u32, hi_key: u32) -> u32 {
-  if (KIND == 0u && (bits & 0x7fffffffu) > 0x7f800000u) {
-    return NONE;  // NaN
+  if (KIND == 0u) {
+    // The shortcut first, before any key: a value whose estimate is farther than the margin from every integer
+    // lies strictly inside bin floor(estimate), so inside the range too (the margin's bound holds within a bin's
+    // width outside the range, and farther out the estimate is below 0 or past reach); NaN and infinities fail
+    // the test (their frac is NaN).
+    let d = (bitcast<f32>(bits) - params.lo) * params.scale;
+    let f = floor(d);
+    let frac = d - f;
+    if (frac > params.margin && frac < 1.0 - params.margin && f >= 0.0 && f < f32(params.reach)) {
+      return u32(f);
+    }
+    if ((bits & 0x7fffffffu) > 0x7f800000u) {
+      return NONE;  // NaN
+    }
   }
   let k = key_of(bits);
   if (k < lo_key || k > hi_key) {
@@ -87,11 +99,6 @@ fn bin_of(bits: u32, lo_key: u32, hi_key: u32) -> u32 {
       d = (bitcast<f32>(bits) - params.lo) * params.scale;
     } else {
       d = f32(k - lo_key) * params.scale;
-    }
-    let f = floor(d);
-    let frac = d - f;
-    if (frac > params.margin && frac < 1.0 - params.margin && f >= 0.0 && f < f32(params.reach)) {
-      return u32(f);
     }
     b = u32(clamp(d, 0.0, f32(last)));
     b = min(b, last);
