@@ -533,6 +533,21 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
   }
   if (params.pairs != 0u) {
     var vals: array<u32, ITEMS>;
+//! if IO_BY_ROLE
+    if (src == ROLE_IN) {
+      for (var k = 0u; k < ITEMS; k += 1u) {
+        vals[k] = vals_in[base + min(segment + k * li.size + li.lane, valid - 1u)];
+      }
+    } else if (src == ROLE_X) {
+      for (var k = 0u; k < ITEMS; k += 1u) {
+        vals[k] = vals_x[base + min(segment + k * li.size + li.lane, valid - 1u)];
+      }
+    } else {
+      for (var k = 0u; k < ITEMS; k += 1u) {
+        vals[k] = vals_y[base + min(segment + k * li.size + li.lane, valid - 1u)];
+      }
+    }
+//! else
     for (var k = 0u; k < ITEMS; k += 1u) {
       let i = segment + k * li.size + li.lane;
       vals[k] = 0u;
@@ -540,17 +555,36 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
         vals[k] = load_val(src, base + i);
       }
     }
+//! endif
     workgroupBarrier();  // every key read from the pool
     for (var k = 0u; k < ITEMS; k += 1u) {
       pool_set(ranks[k], vals[k]);
     }
     workgroupBarrier();
+//! if IO_BY_ROLE
+    if (dst == ROLE_X) {
+      for (var k = 0u; k < ITEMS; k += 1u) {
+        let s = k * WG_SIZE + l;
+        if (s < valid) {
+          vals_x[wg_global[sorted_digits[k]] + s] = pool_get(s);
+        }
+      }
+    } else {
+      for (var k = 0u; k < ITEMS; k += 1u) {
+        let s = k * WG_SIZE + l;
+        if (s < valid) {
+          vals_y[wg_global[sorted_digits[k]] + s] = pool_get(s);
+        }
+      }
+    }
+//! else
     for (var k = 0u; k < ITEMS; k += 1u) {
       let s = k * WG_SIZE + l;
       if (s < valid) {
         store_val(dst, wg_global[sorted_digits[k]] + s, pool_get(s));
       }
     }
+//! endif
   }
 //! endif
 }
