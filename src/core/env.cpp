@@ -131,6 +131,27 @@ int onesweep_io() {
   throw error(errc::invalid_argument, "WGPRIM_ONESWEEP_IO must be branch or role");
 }
 
+histogram_ab histogram_variant() {
+  histogram_ab v;
+  const char* e = get("WGPRIM_HISTOGRAM_AB");
+  if (!e || !*e) return v;
+  const std::string s = e;
+  std::size_t at = 0;
+  while (at <= s.size()) {
+    const std::size_t end = std::min(s.find(',', at), s.size());
+    const std::string part = s.substr(at, end - at);
+    if (part == "step1") v.step = 1;
+    else if (part == "step4") v.step = 4;
+    else if (part == "step8") v.step = 8;
+    else if (part == "nomerge") v.no_merge = true;
+    else if (part == "noatomic") v.no_atomics = true;
+    else
+      throw error(errc::invalid_argument, "WGPRIM_HISTOGRAM_AB takes step1, step4, step8, nomerge and noatomic, comma-separated");
+    at = end + 1;
+  }
+  return v;
+}
+
 int sort_mid() {
   const char* e = get("WGPRIM_SORT_MID");
   if (!e || !*e) return -1;

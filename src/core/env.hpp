@@ -45,6 +45,13 @@ unsigned onesweep_ablate();
 /// runs, tests): 0 a branch on the buffer at every load and store, 1 one loop of plain loads (stores) per buffer;
 /// -1 when unset (the policy decides).
 int onesweep_io();
+/// WGPRIM_HISTOGRAM_AB=step1|step4|step8,nomerge,noatomic (A/B runs): the atomic histogram's values per step for
+/// every bin count, no merging of a run of one bin, and (measurement only: wrong counts) no atomic per value.
+struct histogram_ab {
+  unsigned step = 0;  // 0: the policy's
+  bool no_merge = false, no_atomics = false;
+};
+histogram_ab histogram_variant();
 /// WGPRIM_SORT_MID=memory|registers|subgroups: the segmented sort's one-workgroup network (sort_mid, also the
 /// comparator sort's block sort) for A/B runs and tests: -1 unset (subgroups where the adapter has them, else
 /// registers), 0 memory (the earlier kernel: entries in workgroup memory), 1 registers (entries in registers, no

@@ -2,6 +2,7 @@
 // they fit in workgroup memory (one global add per bin and workgroup), global atomics beyond.
 #include <algorithm>
 
+#include "core/env.hpp"
 #include "core/wgsl_compose.hpp"
 #include "primitives/histogram/histogram.hpp"
 #include "primitives/histogram/policy.hpp"
@@ -62,6 +63,8 @@ void record_histogram(recorder& rec, const histogram_args& a) {
     pol.edge_cache = 0;
     pol.step_values = 1;
   }
+  const env::histogram_ab ab = env::histogram_variant();
+  if (ab.step) pol.step_values = ab.step;
   static const monoid dummy(op::sum(), dtype::u32);  // the prelude's T is unused here
   const char* kind = a.type == dtype::f32 ? "0u" : a.type == dtype::i32 ? "1u" : "2u";
   const std::string& src = compose_wgsl(
@@ -70,7 +73,9 @@ void record_histogram(recorder& rec, const histogram_args& a) {
        {"PRIVATE_BINS", std::to_string(pol.private_bins) + "u"},
        {"PRIVATE_SIZE", std::to_string(std::max<std::uint32_t>(pol.private_bins, 1)) + "u"},
        {"EDGE_CACHE", std::to_string(pol.edge_cache) + "u"},
-       {"STEP_VALUES", pol.step_values == 4 ? "4u" : "1u"},
+       {"STEP_VALUES", std::to_string(pol.step_values) + "u"},
+       {"RUN_MERGE", ab.no_merge ? "false" : "true"},
+       {"ABLATE_ATOMICS", ab.no_atomics ? "true" : "false"},
        {"EDGE_SIZE", std::to_string(std::max<std::uint32_t>(pol.edge_cache, 1)) + "u"}});
   const auto& k = get_kernel(ctx, histogram_atomic_spec, src, /*trusted=*/true);
   // Each workgroup takes at least 16 values per invocation and, with private bins, 8 per bin, so that the
