@@ -12,10 +12,10 @@
 // estimate lies farther than params.margin from every integer, its floor is the bin without reading an edge:
 // the host's margin bounds how far any evaluation order of the estimate (fused, reassociated) and the edges'
 // own rounding can move a value against its edges (even_edges in src/core/host_checks.cpp; >= 0.5 turns it
-// off). On a GPU the edge reads are the cost: random bins make them bank-conflicted workgroup loads.
+// off). It saves most values' edge reads (bank-conflicted workgroup loads for random bins).
 // PRIVATE_BINS > 0: counts gather first in workgroup memory (tile/histogram.wgsl; PRIVATE_BINS >= reach) and
 // are added to the global counts once per workgroup; 0: every value is one global atomic add. Elements are taken in a
-// grid-stride loop over this dispatch's chunk, four strides per step.
+// grid-stride loop over this dispatch's chunk, STEP loads per step, each a vec4 of four values with VEC_LOADS.
 
 const NONE: u32 = 0xffffffffu;
 const FIXUP: u32 = 2u;
@@ -35,6 +35,7 @@ struct hist_params {
 @group(0) @binding(1) var<storage, read> src: array<u32>;
 @group(0) @binding(2) var<storage, read> edges: array<u32>;
 @group(0) @binding(3) var<storage, read_write> counts: array<atomic<u32>>;
+@group(0) @binding(4) var<storage, read> src_vec: array<vec4<u32>>;  // src's whole vec4s (VEC_LOADS)
 
 //! import tile/histogram.wgsl
 
@@ -148,6 +149,27 @@ fn add_to_bin(b: u32, c: u32) {
   }
 }
 
+// The invocation's running state: the range's keys, and its current run of one bin.
+var<private> p_lo_key: u32;
+var<private> p_hi_key: u32;
+var<private> p_run_bin: u32 = NONE;
+var<private> p_run_count: u32 = 0u;
+
+// Counts one value. Consecutive values of one invocation that land in the same bin are added at once (RUN_MERGE):
+// data with long runs of one bin (sorted, constant) then costs one atomic per run instead of one per value.
+fn count_value(x: u32) {
+  let b = bin_of(x, p_lo_key, p_hi_key);
+  if (!RUN_MERGE) {
+    add_to_bin(b, 1u);
+  } else if (b != p_run_bin) {
+    add_to_bin(p_run_bin, p_run_count);
+    p_run_bin = b;
+    p_run_count = 1u;
+  } else {
+    p_run_count += 1u;
+  }
+}
+
 @compute @workgroup_size(WG_SIZE)
 fn histogram(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid: vec3<u32>,
              @builtin(num_workgroups) nwg: vec3<u32>) {
@@ -162,46 +184,54 @@ fn histogram(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid
   }
   workgroupBarrier();
   if (reach > 0u) {
-    let lo_key = edge_key(0u);
-    let hi_key = edge_key(reach);
+    p_lo_key = edge_key(0u);
+    p_hi_key = edge_key(reach);
     let stride = nwg.x * WG_SIZE;
-    // Consecutive values of one invocation that land in the same bin are added at once (RUN_MERGE): data with long
-    // runs of one bin (sorted, constant) then costs one atomic per run instead of one per value.
-    var run_bin = NONE;
-    var run_count = 0u;
-    // STEP_VALUES values per step (4 or 8), loaded before any is binned (that many loads in flight per invocation).
-    var i = wid.x * WG_SIZE + l;
     let n = params.n;
-    let span = (STEP_VALUES - 1u) * stride;
-    for (; STEP_VALUES > 1u && n > span && i < n - span; i += STEP_VALUES * stride) {
-      var x: array<u32, STEP_VALUES>;
-      for (var k = 0u; k < STEP_VALUES; k += 1u) {
-        x[k] = src[i + k * stride];
-      }
-      for (var k = 0u; k < STEP_VALUES; k += 1u) {
-        let b = bin_of(x[k], lo_key, hi_key);
-        if (!RUN_MERGE) {
-          add_to_bin(b, 1u);
-        } else if (b != run_bin) {
-          add_to_bin(run_bin, run_count);
-          run_bin = b;
-          run_count = 1u;
-        } else {
-          run_count += 1u;
+    // STEP loads per grid-stride step, all issued before any value is binned (that many loads in flight).
+    let span = (STEP - 1u) * stride;
+    var i = wid.x * WG_SIZE + l;
+    if (VEC_LOADS) {
+      // Four values per load (src_vec: the chunk's whole vec4s), then the last n % 4 values one each.
+      let n4 = n / 4u;
+      for (; STEP > 1u && n4 > span && i < n4 - span; i += STEP * stride) {
+        var x: array<vec4<u32>, STEP>;
+        for (var k = 0u; k < STEP; k += 1u) {
+          x[k] = src_vec[i + k * stride];
+        }
+        for (var k = 0u; k < STEP; k += 1u) {
+          count_value(x[k].x);
+          count_value(x[k].y);
+          count_value(x[k].z);
+          count_value(x[k].w);
         }
       }
-    }
-    for (; i < n; i += stride) {
-      let b = bin_of(src[i], lo_key, hi_key);
-      if (b != run_bin) {
-        add_to_bin(run_bin, run_count);
-        run_bin = b;
-        run_count = 1u;
-      } else {
-        run_count += 1u;
+      for (; i < n4; i += stride) {
+        let v = src_vec[i];
+        count_value(v.x);
+        count_value(v.y);
+        count_value(v.z);
+        count_value(v.w);
+      }
+      let t = 4u * n4 + wid.x * WG_SIZE + l;
+      if (t < n) {
+        count_value(src[t]);
+      }
+    } else {
+      for (; STEP > 1u && n > span && i < n - span; i += STEP * stride) {
+        var x: array<u32, STEP>;
+        for (var k = 0u; k < STEP; k += 1u) {
+          x[k] = src[i + k * stride];
+        }
+        for (var k = 0u; k < STEP; k += 1u) {
+          count_value(x[k]);
+        }
+      }
+      for (; i < n; i += stride) {
+        count_value(src[i]);
       }
     }
-    add_to_bin(run_bin, run_count);
+    add_to_bin(p_run_bin, p_run_count);
   }
   if (ABLATE_ATOMICS && p_sink == 0x9e3779b9u) {
     atomicAdd(&counts[0], 1u);  // keeps the sink live

@@ -141,12 +141,14 @@ histogram_ab histogram_variant() {
     const std::size_t end = std::min(s.find(',', at), s.size());
     const std::string part = s.substr(at, end - at);
     if (part == "step1") v.step = 1;
+    else if (part == "step2") v.step = 2;
+    else if (part == "scalar") v.scalar = true;
     else if (part == "step4") v.step = 4;
     else if (part == "step8") v.step = 8;
     else if (part == "nomerge") v.no_merge = true;
     else if (part == "noatomic") v.no_atomics = true;
     else
-      throw error(errc::invalid_argument, "WGPRIM_HISTOGRAM_AB takes step1, step4, step8, nomerge and noatomic, comma-separated");
+      throw error(errc::invalid_argument, "WGPRIM_HISTOGRAM_AB takes step1, step2, step4, step8, scalar, nomerge and noatomic, comma-separated");
     at = end + 1;
   }
   return v;

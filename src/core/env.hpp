@@ -45,11 +45,12 @@ unsigned onesweep_ablate();
 /// runs, tests): 0 a branch on the buffer at every load and store, 1 one loop of plain loads (stores) per buffer;
 /// -1 when unset (the policy decides).
 int onesweep_io();
-/// WGPRIM_HISTOGRAM_AB=step1|step4|step8,nomerge,noatomic (A/B runs): the atomic histogram's values per step for
-/// every bin count, no merging of a run of one bin, and (measurement only: wrong counts) no atomic per value.
+/// WGPRIM_HISTOGRAM_AB=step1|step2|step4|step8,scalar,nomerge,noatomic (A/B runs): the atomic histogram's loads per
+/// step, scalar loads instead of vec4, no merging of a run of one bin, and (measurement only: wrong counts) no
+/// atomic per value.
 struct histogram_ab {
   unsigned step = 0;  // 0: the policy's
-  bool no_merge = false, no_atomics = false;
+  bool scalar = false, no_merge = false, no_atomics = false;
 };
 histogram_ab histogram_variant();
 /// WGPRIM_SORT_MID=memory|registers|subgroups: the segmented sort's one-workgroup network (sort_mid, also the

@@ -71,6 +71,7 @@ policies builtin_policies(adapter_class c) {
   // and four values per step measured 298-326 ms against 163-264 ms without.
   p.histogram.max_workgroups = 64;
   p.histogram.step_values = 1;
+  p.histogram.vec_loads = false;
   return p;
 }
 
@@ -118,7 +119,7 @@ const std::vector<knob_def>& knob_defs() {
       WGPRIM_KNOB("sort.window", 1, 32, "onesweep sort: predecessor states each digit reads at once", sort.window, u32),
       WGPRIM_KNOB("sort.atomic_ranks", 0, 1, "onesweep sort: digit counts bumped by workgroup atomics (1) or a barrier per key (0)", sort.atomic_counts, bool),
       WGPRIM_KNOB("histogram.workgroups", 1, 16384, "histogram: workgroups (grid-stride beyond)", histogram.max_workgroups, u32),
-      WGPRIM_KNOB("histogram.step_values", 1, 4, "histogram: values per grid-stride step, 1 or 4 (4: with cached edges, up to 256 bins)", histogram.step_values, u32),
+      WGPRIM_KNOB("histogram.step_values", 1, 8, "histogram: loads per grid-stride step, 1, 2, 4 or 8", histogram.step_values, u32),
   };
   return defs;
 }
@@ -132,9 +133,9 @@ const knob_def* find_knob(const std::string& name) {
 
 // "" when the value fits the knob, else why not.
 std::string check_value(const knob_def& k, std::uint64_t v) {
-  if (v < k.min || v > k.max || (std::string(k.name) == "histogram.step_values" && v != 1 && v != 4))
+  if (v < k.min || v > k.max || (std::string(k.name) == "histogram.step_values" && v != 1 && v != 2 && v != 4 && v != 8))
     return std::string(k.name) + " = " + std::to_string(v) + " is out of its range " + std::to_string(k.min) +
-           ".." + std::to_string(k.max) + (std::string(k.name) == "histogram.step_values" ? " (1 or 4)" : "");
+           ".." + std::to_string(k.max) + (std::string(k.name) == "histogram.step_values" ? " (1, 2, 4 or 8)" : "");
   return "";
 }
 

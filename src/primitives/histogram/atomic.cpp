@@ -16,10 +16,11 @@ struct histogram_params {
   std::uint32_t pad2;
 };
 static_assert(sizeof(histogram_params) == 32);
-const kernel_spec histogram_atomic_spec{"histogram/atomic.wgsl",
-                                        "histogram",
-                                        {slot::uniform, slot::storage_read, slot::storage_read, slot::storage_rw},
-                                        sizeof(histogram_params)};
+const kernel_spec histogram_atomic_spec{
+    "histogram/atomic.wgsl",
+    "histogram",
+    {slot::uniform, slot::storage_read, slot::storage_read, slot::storage_rw, slot::storage_read},
+    sizeof(histogram_params)};
 
 histogram_policy histogram_policy_for(const context& ctx, std::uint64_t bins) {
   // On a CPU adapter a few threads run the workgroups in turn: more workgroups only add private-bin flushes (the table).
@@ -34,12 +35,9 @@ histogram_policy histogram_policy_for(const context& ctx, std::uint64_t bins) {
   if (std::uint64_t(p.private_bins) * 4 + edges * 4 + 1024 <= budget) p.edge_cache = static_cast<std::uint32_t>(edges);
   // lavapipe (2 busy cores, 2^22 f32, 256 bins): the cached edges and four values per step measured 298-326 ms
   // against 163-264 ms without: CPU adapters keep the earlier shape. H200 (2026-12-01, GPU time, f32 uniform):
-  // 256 bins 0.064 / 0.229 / 0.885 ms at 2^24 / 2^26 / 2^28 against 0.075 / 0.274 / 1.061 without, but 4096
-  // bins 0.203 / 0.761 / 2.943 against 0.116 / 0.424 / 1.630 without: past 256 bins the earlier shape too.
-  if (p.step_values == 1 || bins > 256) {  // the table: 1 on CPU adapters
-    p.edge_cache = 0;
-    p.step_values = 1;
-  }
+  // cached edges for 256 bins 0.885 ms at 2^28 against 1.061 without, but for 4096 bins 2.943 against 1.630
+  // without. (Since 2026-12-02 the f32 shortcut reads no edge for most values.)
+  if (!p.vec_loads || bins > 256) p.edge_cache = 0;  // the table: scalar loads on CPU adapters
   return p;
 }
 
@@ -54,6 +52,7 @@ void record_histogram(recorder& rec, const histogram_args& a) {
     const std::uint64_t budget = ctx.limits().max_compute_workgroup_storage_size;
     const std::uint64_t edges = (a.bins + 1 + 63) / 64 * 64;
     gpu.step_values = 4;
+    gpu.vec_loads = true;
     if (std::uint64_t(pol.private_bins) * 4 + edges * 4 + 1024 <= budget) gpu.edge_cache = static_cast<std::uint32_t>(edges);
     pol = gpu;
   }
@@ -62,9 +61,11 @@ void record_histogram(recorder& rec, const histogram_args& a) {
   if (plain) {
     pol.edge_cache = 0;
     pol.step_values = 1;
+    pol.vec_loads = false;
   }
   const env::histogram_ab ab = env::histogram_variant();
   if (ab.step) pol.step_values = ab.step;
+  if (ab.scalar) pol.vec_loads = false;
   static const monoid dummy(op::sum(), dtype::u32);  // the prelude's T is unused here
   const char* kind = a.type == dtype::f32 ? "0u" : a.type == dtype::i32 ? "1u" : "2u";
   const std::string& src = compose_wgsl(
@@ -73,7 +74,8 @@ void record_histogram(recorder& rec, const histogram_args& a) {
        {"PRIVATE_BINS", std::to_string(pol.private_bins) + "u"},
        {"PRIVATE_SIZE", std::to_string(std::max<std::uint32_t>(pol.private_bins, 1)) + "u"},
        {"EDGE_CACHE", std::to_string(pol.edge_cache) + "u"},
-       {"STEP_VALUES", std::to_string(pol.step_values) + "u"},
+       {"STEP", std::to_string(pol.step_values) + "u"},
+       {"VEC_LOADS", pol.vec_loads ? "true" : "false"},
        {"RUN_MERGE", ab.no_merge ? "false" : "true"},
        {"ABLATE_ATOMICS", ab.no_atomics ? "true" : "false"},
        {"EDGE_SIZE", std::to_string(std::max<std::uint32_t>(pol.edge_cache, 1)) + "u"}});
@@ -81,10 +83,13 @@ void record_histogram(recorder& rec, const histogram_args& a) {
   // Each workgroup takes at least 16 values per invocation and, with private bins, 8 per bin, so that the
   // per-workgroup flush stays small next to the counting.
   const std::uint64_t per_wg = std::max<std::uint64_t>(std::uint64_t(pol.wg_size) * 16, std::uint64_t(pol.private_bins) * 8);
+  const buffer& dummy_vec = scratch(ctx, "histogram.dummy_vec", 16);
   for (const chunk& c : chunks_of(a.in.count, elements_per_binding(ctx, 4, 64))) {
     histogram_params p{static_cast<std::uint32_t>(c.count), a.reach, a.use_estimate ? 1u : 0u, 0, a.lo, a.scale, a.margin, 0};
     const std::uint64_t groups = std::min<std::uint64_t>(pol.max_workgroups, (c.count + per_wg - 1) / per_wg);
-    rec.dispatch(k, {rec.params(p), bind(a.in, c.first, c.count), bind(a.edges), bind(a.counts)},
+    const binding vec = pol.vec_loads && c.count / 4 ? binding{a.in.buf, a.in.offset + c.first * 4, c.count / 4 * 16}
+                                                     : bind(view_of(dummy_vec));
+    rec.dispatch(k, {rec.params(p), bind(a.in, c.first, c.count), bind(a.edges), bind(a.counts), vec},
                  static_cast<std::uint32_t>(std::max<std::uint64_t>(groups, 1)));
   }
 }

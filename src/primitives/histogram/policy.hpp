@@ -11,7 +11,8 @@ struct histogram_policy {
   std::uint32_t max_workgroups = 1024;   // grid-stride beyond this
   std::uint32_t private_bins = 0;        // workgroup-private bins (a power of two >= bins), 0: global atomics
   std::uint32_t edge_cache = 0;          // edge keys held in workgroup memory (>= bins + 1), 0: read from the binding
-  std::uint32_t step_values = 4;         // values loaded per grid-stride step (1 or 4)
+  std::uint32_t step_values = 4;         // loads per grid-stride step (1, 2, 4 or 8), each issued before any is binned
+  bool vec_loads = true;                 // four values per load (a vec4 binding of the input), the tail one each
 };
 
 histogram_policy histogram_policy_for(const context& ctx, std::uint64_t bins);
