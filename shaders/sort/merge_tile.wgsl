@@ -10,16 +10,10 @@
 //      holding them and their tile positions;
 //   4. the merged keys go back through workgroup memory and out coalesced; with values, then the tile positions
 //      the same way, and each output's value is read from its key's input position.
-// A run without a partner is a pair with lb = 0: its tiles are copied the same way. keys_a and keys_b bind the same
-// input (merge_keys.wgsl names both).
-//! import sort/merge_keys.wgsl
+// A run without a partner is a pair with lb = 0: its tiles are copied the same way. Bindings 0-5:
+// sort/merge_level_bindings.wgsl (keys_a and keys_b bind the same input); the splits at 6.
+//! import sort/merge_level_bindings.wgsl
 
-@group(0) @binding(0) var<uniform> params: merge_params;
-@group(0) @binding(1) var<storage, read> keys_a: array<u32>;
-@group(0) @binding(2) var<storage, read> keys_b: array<u32>;
-@group(0) @binding(3) var<storage, read_write> keys_out: array<u32>;
-@group(0) @binding(4) var<storage, read> vals_in: array<u32>;
-@group(0) @binding(5) var<storage, read_write> vals_out: array<u32>;
 @group(0) @binding(6) var<storage, read> splits: array<u32>;
 
 const TILE: u32 = WG_SIZE * ITEMS;
