@@ -20,10 +20,6 @@ struct sort_onesweep_policy {
   std::uint32_t items_wide = 12;  // keys per invocation with two key words (64-bit keys) in registers
   std::uint32_t slots = 16;     // subgroup histograms ranked at once (more subgroups: several phases)
   std::uint32_t spin = 256;     // polls of a NOT_READY predecessor before counting its tile here (tune.spin_limit)
-  bool counters = false;        // rank with digit masks in workgroup memory, not ballots (WGPRIM_ONESWEEP_RANK=counters)
-  bool early_counts = false;    // publish the tile's digit counts before ranking (WGPRIM_ONESWEEP_EARLY=1): on the
-                                // H200 0.7 % slower at 2^28, equal at 2^24 (session 9); on lavapipe 26x slower (its
-                                // loops of workgroup atomics are slow: 300,001 f32 keys 19.3 s against 0.73 s)
   // Rank with ballots, each digit's count bumped by a workgroup atomic, no barrier per key (WGPRIM_ONESWEEP_RANK=atomic;
   // false: a barrier per key, WGPRIM_ONESWEEP_RANK=ballot). H200 2026-12-02, u32 keys, ms per pass at 2^24 / 2^28:
   // atomic 0.316 / 4.70 against ballot 0.381 / 5.74 (CPU adapters: ballot, see builtin_policies).
