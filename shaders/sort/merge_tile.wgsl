@@ -25,6 +25,18 @@ fn tile_le(i: u32, j: u32) -> bool {
   return key_le(vec2<u32>(tile_keys[i], 0u), vec2<u32>(tile_keys[j], 0u));
 }
 
+// The invocation's ITEMS words v into tile_keys at its outputs d .. (those below count), between two barriers: every
+// read of tile_keys before is done, and all the invocations' words are there after.
+fn stage_outputs(d: u32, count: u32, v: array<u32, ITEMS>) {
+  workgroupBarrier();
+  for (var k = 0u; k < ITEMS; k += 1u) {
+    if (d + k < count) {
+      tile_keys[d + k] = v[k];
+    }
+  }
+  workgroupBarrier();
+}
+
 @compute @workgroup_size(WG_SIZE)
 fn merge_tile(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid: vec3u) {
   let t = wid.y * params.grid_x + wid.x;
@@ -88,24 +100,12 @@ fn merge_tile(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wi
       bi += 1u;
     }
   }
-  workgroupBarrier();
-  for (var k = 0u; k < ITEMS; k += 1u) {
-    if (d + k < count) {
-      tile_keys[d + k] = out_keys[k];
-    }
-  }
-  workgroupBarrier();
+  stage_outputs(d, count, out_keys);
   for (var i = l; i < count; i += WG_SIZE) {
     keys_out[first + i] = tile_keys[i];
   }
   if (params.pairs != 0u) {
-    workgroupBarrier();
-    for (var k = 0u; k < ITEMS; k += 1u) {
-      if (d + k < count) {
-        tile_keys[d + k] = out_pos[k];
-      }
-    }
-    workgroupBarrier();
+    stage_outputs(d, count, out_pos);
     for (var i = l; i < count; i += WG_SIZE) {
       let p = tile_keys[i];
       vals_out[first + i] = vals_in[select(gb + p, ga + p, p < na)];
