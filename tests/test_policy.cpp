@@ -61,13 +61,14 @@ TEST(Policy, BuiltinRowsAreTheFormerConstants) {
     EXPECT_EQ(p.reduce.small_n, 16384u);
     EXPECT_TRUE(p.reduce.vec_loads);
     EXPECT_EQ(p.arg_reduce.max_groups, 1024u);
-    EXPECT_EQ(p.sort.items, 15u);
+    EXPECT_EQ(p.sort.items, 18u);
     EXPECT_EQ(p.sort.items_wide, 12u);
     EXPECT_EQ(p.sort.spin, 256u);
     EXPECT_EQ(p.sort.window, 1u);
     EXPECT_TRUE(p.sort.atomic_counts);
     EXPECT_EQ(p.histogram.max_workgroups, 1024u);
     EXPECT_EQ(p.histogram.step_values, 4u);
+    EXPECT_TRUE(p.histogram.vec_loads);
   }
   for (adapter_class c : {adapter_class::cpu_adapter, adapter_class::native}) {
     const detail::policies p = detail::builtin_policies(c);
@@ -87,6 +88,7 @@ TEST(Policy, BuiltinRowsAreTheFormerConstants) {
     EXPECT_FALSE(p.sort.atomic_counts);
     EXPECT_EQ(p.histogram.max_workgroups, 64u);
     EXPECT_EQ(p.histogram.step_values, 1u);
+    EXPECT_FALSE(p.histogram.vec_loads);
   }
 }
 

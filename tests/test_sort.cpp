@@ -716,51 +716,6 @@ TEST(Sort, OnesweepWorkgroupsOf512) {
   }
 }
 
-TEST(Sort, OnesweepRankCounters) {
-  // The counters ranking (WGPRIM_ONESWEEP_RANK=counters: digit masks set with atomicOr in workgroup memory instead of
-  // eight ballots) against the CPU twin: u32 / i32 / f32 keys and pairs (values are the input indices: a rank out of
-  // input order among equal digits fails the pairs check), both orders, sizes around its tiles (256 x 24 on a CPU
-  // adapter; 3,840 on GPUs), keys with few distinct values (many lanes share a mask), 64-bit keys, workgroups of 512,
-  // and the look-back fallback under stress. On lavapipe (subgroups of 8, 32 of them, 8 slots) the ranking runs in
-  // four phases, each continuing the previous phases' counts.
-  const auto& L = ctx().limits();
-  // The policy's counters need 3 KiB per slot for 8 slots besides the kernel's fixed 4 KiB; with less it falls back
-  // to ballots and this test would not test the counters.
-  ASSERT_GE(L.max_compute_workgroup_storage_size, 3u * 8 * 1024 + 3 * 1024 + 4 * 256 + 64);
-  env_override rank("WGPRIM_ONESWEEP_RANK", "counters");  // the variant the whole run was asked for comes back
-  const std::size_t sizes[] = {0, 1, 7, 255, 256, 257, 3839, 3840, 3841, 6143, 6144, 6145, 12287, 12288, 12289,
-                               (1u << 15) - 1, (1u << 15) + 1, 60001};
-  for (std::size_t i = 0; i < std::size(sizes); ++i) {
-    const std::size_t n = sizes[i];
-    for (dtype t : key_types) {
-      const order o = orders[(i + static_cast<std::size_t>(t)) % 2];
-      check_sort(ctx(), "onesweep", t, o, random_keys(t, n, static_cast<std::uint32_t>(n) + 21, false), true);
-      if (i % 2 == 0) check_sort(ctx(), "onesweep", t, o, random_keys(t, n, static_cast<std::uint32_t>(n) + 22, false), false);
-      if (i % 3 == 1) check_sort(ctx(), "onesweep", t, orders[i % 2], random_keys(t, n, 23, true), true);
-    }
-  }
-  for (std::size_t n : {std::size_t(6145), std::size_t(20000)})
-    check_sort64(ctx(), "onesweep", static_cast<int>(n % 3), order::ascending,
-                 random_keys64(static_cast<int>(n % 3), n, static_cast<std::uint32_t>(n), false), true, false);
-  {
-    const env_override wg("WGPRIM_ONESWEEP_WG", "512");
-    for (std::size_t n : {std::size_t(7679), std::size_t(12289), std::size_t(40001)})
-      check_sort(ctx(), "onesweep", dtype::u32, order::ascending, random_keys(dtype::u32, n, 31, n == 12289), true);
-  }
-  {
-    context c(webgpu_options());
-    testing::set_lookback_stress(c, true);
-    run_stats st;
-    check_sort(c, "onesweep", dtype::f32, order::descending, random_keys(dtype::f32, 60000, 4, false), true, &st);
-    EXPECT_GT(st.lookback_fallbacks, 0u);
-  }
-  rank.set("bogus");
-  std::vector<std::uint32_t> k = random_keys(dtype::u32, 100, 1, false);
-  run_options opt;
-  opt.algorithm = "onesweep";
-  EXPECT_THROW(sort(ctx(), k, order::ascending, opt), error);
-}
-
 TEST(Sort, OnesweepRankAtomicAndBallot) {
   // Both rankings forced, so that each runs on every adapter (GPUs default to atomic, CPU adapters to ballot): atomic
   // (WGPRIM_ONESWEEP_RANK=atomic: every key's ballots, then each digit's running count bumped with a workgroup
@@ -780,29 +735,13 @@ TEST(Sort, OnesweepRankAtomicAndBallot) {
       }
     }
   }
-}
-
-TEST(Sort, OnesweepEarlyCounts) {
-  // The tile's digit counts published before (WGPRIM_ONESWEEP_EARLY=1, CUB's early counts) and after (0, the default)
-  // its ranking, each forced here so that both run on every adapter: pairs against the CPU twin (values are
-  // the input indices: stability), few distinct keys, both orders, sizes around the tiles of GPUs (3,840) and CPU
-  // adapters (6,144), and the look-back fallback under stress (held-back tiles publish late in both).
-  env_override early_counts("WGPRIM_ONESWEEP_EARLY", "1");
-  for (const char* early : {"1", "0"}) {
-    early_counts.set(early);
-    const std::size_t sizes[] = {0, 1, 257, 3839, 3840, 3841, 6143, 6144, 6145, 12289};
-    for (std::size_t i = 0; i < std::size(sizes); ++i) {
-      const std::size_t n = sizes[i];
-      for (dtype t : key_types) {
-        const order o = orders[(i + static_cast<std::size_t>(t)) % 2];
-        check_sort(ctx(), "onesweep", t, o, random_keys(t, n, static_cast<std::uint32_t>(n) + 51, i % 3 == 1), true);
-      }
-    }
-    context c(webgpu_options());
-    testing::set_lookback_stress(c, true);
-    run_stats st;
-    check_sort(c, "onesweep", dtype::u32, order::ascending, random_keys(dtype::u32, 40000, 5, false), true, &st);
-    EXPECT_GT(st.lookback_fallbacks, 0u) << "WGPRIM_ONESWEEP_EARLY=" << early;
+  // Any other value is refused, the removed `counters` ranking too.
+  std::vector<std::uint32_t> k = random_keys(dtype::u32, 100, 1, false);
+  run_options opt;
+  opt.algorithm = "onesweep";
+  for (const char* rank : {"counters", "bogus"}) {
+    ranking.set(rank);
+    EXPECT_THROW(sort(ctx(), k, order::ascending, opt), error) << rank;
   }
 }
 

@@ -17,6 +17,25 @@
 @group(0) @binding(6) var<storage, read_write> vals_out: array<u32>;
 @group(0) @binding(7) var<storage, read> splits: array<u32>;
 
+// Output o (relative to the window) takes key i of the bound A window (from_a) or B window, and its value (pairs).
+fn take(o: u32, i: u32, from_a: bool) {
+  for (var w = 0u; w < KEY_WORDS; w += 1u) {
+    let j = KEY_WORDS * i + w;
+    if (from_a) {
+      keys_out[KEY_WORDS * o + w] = keys_a[j];
+    } else {
+      keys_out[KEY_WORDS * o + w] = keys_b[j];
+    }
+  }
+  if (params.pairs != 0u) {
+    if (from_a) {
+      vals_out[o] = vals_a[i];
+    } else {
+      vals_out[o] = vals_b[i];
+    }
+  }
+}
+
 @compute @workgroup_size(WG_SIZE)
 fn merge(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid: vec3u) {
   let d0 = params.out_first;
@@ -48,28 +67,10 @@ fn merge(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid: ve
       take_a = key_le(key_a(ai - params.a_first), key_b(bi - params.b_first));
     }
     if (take_a) {
-      let i = ai - params.a_first;
-      if (KEY_WORDS == 1u) {
-        keys_out[o] = keys_a[i];
-      } else {
-        keys_out[2u * o] = keys_a[2u * i];
-        keys_out[2u * o + 1u] = keys_a[2u * i + 1u];
-      }
-      if (params.pairs != 0u) {
-        vals_out[o] = vals_a[i];
-      }
+      take(o, ai - params.a_first, true);
       ai += 1u;
     } else {
-      let i = bi - params.b_first;
-      if (KEY_WORDS == 1u) {
-        keys_out[o] = keys_b[i];
-      } else {
-        keys_out[2u * o] = keys_b[2u * i];
-        keys_out[2u * o + 1u] = keys_b[2u * i + 1u];
-      }
-      if (params.pairs != 0u) {
-        vals_out[o] = vals_b[i];
-      }
+      take(o, bi - params.b_first, false);
       bi += 1u;
     }
   }

@@ -4,15 +4,10 @@
 // output, every pair in the same dispatch. Each invocation writes ITEMS consecutive outputs of one pair (2 la is a
 // multiple of ITEMS): it finds the merge path at its first output by a binary search over the pair in global memory
 // (sort/merge_path.wgsl; merge_keys.wgsl's key_le: ties from the left run, stable) and merges sequentially from
-// there. A run without a partner is copied. Values (pairs) follow their keys. keys_a and keys_b bind the same input.
+// there. A run without a partner is copied. Values (pairs) follow their keys. Bindings:
+// sort/merge_level_bindings.wgsl (keys_a and keys_b bind the same input).
 //! import sort/merge_path.wgsl
-
-@group(0) @binding(0) var<uniform> params: merge_params;
-@group(0) @binding(1) var<storage, read> keys_a: array<u32>;
-@group(0) @binding(2) var<storage, read> keys_b: array<u32>;
-@group(0) @binding(3) var<storage, read_write> keys_out: array<u32>;
-@group(0) @binding(4) var<storage, read> vals_in: array<u32>;
-@group(0) @binding(5) var<storage, read_write> vals_out: array<u32>;
+//! import sort/merge_level_bindings.wgsl
 
 @compute @workgroup_size(WG_SIZE)
 fn merge_level(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid: vec3u) {

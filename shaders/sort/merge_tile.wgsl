@@ -10,16 +10,10 @@
 //      holding them and their tile positions;
 //   4. the merged keys go back through workgroup memory and out coalesced; with values, then the tile positions
 //      the same way, and each output's value is read from its key's input position.
-// A run without a partner is a pair with lb = 0: its tiles are copied the same way. keys_a and keys_b bind the same
-// input (merge_keys.wgsl names both).
-//! import sort/merge_keys.wgsl
+// A run without a partner is a pair with lb = 0: its tiles are copied the same way. Bindings 0-5:
+// sort/merge_level_bindings.wgsl (keys_a and keys_b bind the same input); the splits at 6.
+//! import sort/merge_level_bindings.wgsl
 
-@group(0) @binding(0) var<uniform> params: merge_params;
-@group(0) @binding(1) var<storage, read> keys_a: array<u32>;
-@group(0) @binding(2) var<storage, read> keys_b: array<u32>;
-@group(0) @binding(3) var<storage, read_write> keys_out: array<u32>;
-@group(0) @binding(4) var<storage, read> vals_in: array<u32>;
-@group(0) @binding(5) var<storage, read_write> vals_out: array<u32>;
 @group(0) @binding(6) var<storage, read> splits: array<u32>;
 
 const TILE: u32 = WG_SIZE * ITEMS;
@@ -29,6 +23,18 @@ var<workgroup> tile_keys: array<u32, TILE>;
 
 fn tile_le(i: u32, j: u32) -> bool {
   return key_le(vec2<u32>(tile_keys[i], 0u), vec2<u32>(tile_keys[j], 0u));
+}
+
+// The invocation's ITEMS words v into tile_keys at its outputs d .. (those below count), between two barriers: every
+// read of tile_keys before is done, and all the invocations' words are there after.
+fn stage_outputs(d: u32, count: u32, v: array<u32, ITEMS>) {
+  workgroupBarrier();
+  for (var k = 0u; k < ITEMS; k += 1u) {
+    if (d + k < count) {
+      tile_keys[d + k] = v[k];
+    }
+  }
+  workgroupBarrier();
 }
 
 @compute @workgroup_size(WG_SIZE)
@@ -94,24 +100,12 @@ fn merge_tile(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wi
       bi += 1u;
     }
   }
-  workgroupBarrier();
-  for (var k = 0u; k < ITEMS; k += 1u) {
-    if (d + k < count) {
-      tile_keys[d + k] = out_keys[k];
-    }
-  }
-  workgroupBarrier();
+  stage_outputs(d, count, out_keys);
   for (var i = l; i < count; i += WG_SIZE) {
     keys_out[first + i] = tile_keys[i];
   }
   if (params.pairs != 0u) {
-    workgroupBarrier();
-    for (var k = 0u; k < ITEMS; k += 1u) {
-      if (d + k < count) {
-        tile_keys[d + k] = out_pos[k];
-      }
-    }
-    workgroupBarrier();
+    stage_outputs(d, count, out_pos);
     for (var i = l; i < count; i += WG_SIZE) {
       let p = tile_keys[i];
       vals_out[first + i] = vals_in[select(gb + p, ga + p, p < na)];

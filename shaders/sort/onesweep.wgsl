@@ -3,7 +3,8 @@
 // The dispatch runs slot params.slot of the plan (sort/buffers.wgsl): which pass, which buffer it reads and which
 // it writes, all read from the state buffer; an inactive slot returns at once. Each workgroup claims the next tile
 // of TILE = WG_SIZE * ITEMS keys from the slot's atomic counter (a tile only waits on tiles whose workgroups have
-// started), keeps its keys in registers, then (WG_SIZE is RADIX or a multiple of it: invocations d < RADIX own
+// started), keeps its keys in registers (loaded by one loop of plain loads per buffer the plan may pick: a branch
+// on the buffer at every key cost 9 % of a pass on the H200), then (WG_SIZE is RADIX or a multiple of it: invocations d < RADIX own
 // digit d in the per-digit steps, the others only rank, count and scatter):
 // 1. ranks its keys: each subgroup owns a contiguous segment of ITEMS * subgroup_size keys, read striped (lane i
 //    reads element k * size + i: coalesced); per key, eight ballots find the lanes with the same digit (only the
@@ -15,17 +16,6 @@
 //    pool); more subgroups (small subgroup sizes) rank in phases, each continuing the counts of the previous ones.
 //    Then the subgroup counts are scanned per digit: every key has its rank among the tile's keys of its digit, in
 //    input order (stable).
-//    RANK_COUNTERS (WGPRIM_ONESWEEP_RANK=counters) finds the lanes of a digit without ballots: each lane sets its
-//    bit in its subgroup's mask of its digit in workgroup memory (one atomicOr), and after the step's barrier reads
-//    the mask (the lanes of its digit, as the ballots give them) and clears its own bit (atomicAnd). Two banks of
-//    masks alternate between steps, so a bank is set again only after every lane has read and cleared it (one
-//    barrier between). Per subgroup of up to 32 lanes a mask is one word per digit, otherwise size / 32 words;
-//    counts and both banks alias the pool (3 x SLOTS x RADIX words), whose words are atomics in this variant. A
-//    plain atomicAdd per key would count as fast but not rank stably (its order among equal digits is arbitrary):
-//    the masks keep the input order.
-//    With EARLY_COUNTS (WGPRIM_ONESWEEP_EARLY=1; off by default: no faster on the H200) the tile first counts its
-//    digits with workgroup atomics and publishes them, so that successors need not wait for its ranking (CUB's
-//    early counts).
 // 2. publishes its digit counts per (tile, digit) and looks back for each digit's prefix: invocation d owns digit
 //    d (d < RADIX) and walks digit d's chain back on its own (tile/lookback_core.wgsl's walk_word_chain), without
 //    barriers, reading WINDOW predecessor states at once and polling a NOT_READY one alone; it publishes its
@@ -44,8 +34,8 @@
 const TILE: u32 = WG_SIZE * ITEMS;
 const INACTIVE: u32 = 0xffffffffu;
 
-// The subgroup histograms (and with RANK_COUNTERS the digit masks) while ranking, then the tile in sorted order.
-//! if POOL_ATOMIC
+// The subgroup histograms while ranking (atomics for RANK_ATOMIC), then the tile in sorted order.
+//! if RANK_ATOMIC
 var<workgroup> wg_pool: array<atomic<u32>, POOL>;
 
 fn pool_get(i: u32) -> u32 {
@@ -179,7 +169,6 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
   var key_lo: array<u32, ITEMS>;
   var key_hi: array<u32, ITEMS>;
   var ranks: array<u32, ITEMS>;
-//! if IO_BY_ROLE
   // One loop of plain loads per buffer (src is workgroup-uniform): no branch on the buffer between the loads.
   if (src == ROLE_IN) {
     for (var k = 0u; k < ITEMS; k += 1u) {
@@ -200,56 +189,11 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
       key_hi[k] = select(0u, keys_y[KEY_WORDS * (base + i) + KEY_WORDS - 1u], KEY_WORDS == 2u);
     }
   }
-//! else
-  for (var k = 0u; k < ITEMS; k += 1u) {
-    let i = segment + k * li.size + li.lane;
-    key_lo[k] = 0u;
-    key_hi[k] = 0u;
-    if (i < valid) {
-      let key = load_key(src, base + i);
-      key_lo[k] = key.x;
-      key_hi[k] = key.y;
-    }
-  }
-//! endif
-//! if EARLY_COUNTS
-  // Early counts (as CUB's Onesweep): the tile's digit counts from a histogram of workgroup atomics, published
-  // before the ranking, so that the successors' look-backs find this tile's AGGREGATE (tile 0: INCLUSIVE) while it
-  // ranks. Step 2 publishes the same counts again (atomicMax: no change), and there the stress mode's held-back
-  // tiles publish theirs (they skip this).
-  if (l < RADIX) {
-    atomicStore(&wg_bins[l], 0u);
-  }
-  workgroupBarrier();
-  for (var k = 0u; k < ITEMS; k += 1u) {
-    if (segment + k * li.size + li.lane < valid) {
-      atomicAdd(&wg_bins[key_digit(k, key_lo[k], key_hi[k])], 1u);
-    }
-  }
-  workgroupBarrier();
-  if (l < RADIX && !(params.stress != 0u && tile % 3u == 1u)) {
-    let flag = select(AGGREGATE, INCLUSIVE, tile == 0u);
-    atomicMax(&state[TILE_STATES + tile * RADIX + l], (flag << 30u) | atomicLoad(&wg_bins[l]));
-  }
-//! endif
   let below = lower_lanes(li.lane);
-//! if RANK_COUNTERS
-  // Mask words per digit; subgroups of more than 32 lanes take several slots' worth of masks (SLOTS >= 4).
-  let words = (li.size + 31u) / 32u;
-  let at_once = SLOTS / words;
-  let slot = li.id % at_once;
-  let phases = (li.count + at_once - 1u) / at_once;
-  let my_word = li.lane / 32u;
-  let my_bit = 1u << (li.lane % 32u);
-  for (var i = l; i < 2u * SLOTS * RADIX; i += WG_SIZE) {
-    pool_set(SLOTS * RADIX + i, 0u);  // both banks; each step's lanes clear their bits again
-  }
-//! else
   let narrow = li.size <= 32u;
   let everyone = subgroupBallot(true);
   let slot = li.id % SLOTS;
   let phases = (li.count + SLOTS - 1u) / SLOTS;
-//! endif
 //! if ABLATE_RANK
   // Measurement only (WGPRIM_ONESWEEP_ABLATE=rank): the digit counts from shared atomics, each key's rank its index
   // in the tile; the output is not sorted.
@@ -272,34 +216,6 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
       pool_set(i, 0u);
     }
     workgroupBarrier();
-//! if RANK_COUNTERS
-    let ranking = li.id / at_once == phase;
-    for (var k = 0u; k < ITEMS; k += 1u) {
-      let d = key_digit(k, key_lo[k], key_hi[k]);
-      let mask_at = SLOTS * RADIX * (1u + k % 2u) + (slot * RADIX + d) * words;
-      if (ranking) {
-        atomicOr(&wg_pool[mask_at + my_word], my_bit);
-      }
-      workgroupBarrier();  // the step's bits set, and the last step's counts visible to this step's lowest lanes
-      if (ranking) {  // subgroup-uniform
-        var peers = vec4<u32>(0u);
-        for (var w = 0u; w < words; w += 1u) {
-          peers[w] = atomicLoad(&wg_pool[mask_at + w]);
-        }
-        let lower = popcount4(peers & below);
-        var before = 0u;
-        if (lower == 0u) {
-          let at = slot * RADIX + d;
-          before = pool_get(at);
-          pool_set(at, before + popcount4(peers));
-        }
-        ranks[k] = subgroupShuffle(before, lowest_lane(peers)) + lower;
-        // Read: clear the bit before the bank's next use, two steps on (after the next step's barrier).
-        atomicAnd(&wg_pool[mask_at + my_word], ~my_bit);
-      }
-    }
-    workgroupBarrier();  // the last step's counts visible
-//! else
     let ranking = li.id / SLOTS == phase;
 //! if RANK_ATOMIC
     // The lowest lane of each digit adds the digit's lanes to its subgroup's count with one atomic, whose old value
@@ -342,7 +258,6 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
       }
       workgroupBarrier();  // this step's counts are visible to the next step's lowest lanes
     }
-//! endif
 //! endif
     // Per digit: the keys of earlier subgroups (earlier phases: wg_count) before each slot's keys.
     if (l < RADIX) {
@@ -478,7 +393,6 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
       pool_set(ranks[k], key_lo[k]);
     }
     workgroupBarrier();
-//! if IO_BY_ROLE
     // One loop of plain stores per buffer (dst is workgroup-uniform).
     for (var k = 0u; k < ITEMS; k += 1u) {
       sorted_digits[k] = digit_of(vec2<u32>(pool_get(k * WG_SIZE + l), 0u), dpass);
@@ -498,17 +412,6 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
         }
       }
     }
-//! else
-    for (var k = 0u; k < ITEMS; k += 1u) {
-      let s = k * WG_SIZE + l;
-      if (s < valid) {
-        let key = pool_get(s);
-        let d = digit_of(vec2<u32>(key, 0u), dpass);
-        sorted_digits[k] = d;
-        store_key_word(dst, wg_global[d] + s, key);
-      }
-    }
-//! endif
   } else {
     for (var k = 0u; k < ITEMS; k += 1u) {
       pool_set(ranks[k], key_digit(k, key_lo[k], key_hi[k]));
@@ -533,7 +436,6 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
   }
   if (params.pairs != 0u) {
     var vals: array<u32, ITEMS>;
-//! if IO_BY_ROLE
     if (src == ROLE_IN) {
       for (var k = 0u; k < ITEMS; k += 1u) {
         vals[k] = vals_in[base + min(segment + k * li.size + li.lane, valid - 1u)];
@@ -547,21 +449,11 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
         vals[k] = vals_y[base + min(segment + k * li.size + li.lane, valid - 1u)];
       }
     }
-//! else
-    for (var k = 0u; k < ITEMS; k += 1u) {
-      let i = segment + k * li.size + li.lane;
-      vals[k] = 0u;
-      if (i < valid) {
-        vals[k] = load_val(src, base + i);
-      }
-    }
-//! endif
     workgroupBarrier();  // every key read from the pool
     for (var k = 0u; k < ITEMS; k += 1u) {
       pool_set(ranks[k], vals[k]);
     }
     workgroupBarrier();
-//! if IO_BY_ROLE
     if (dst == ROLE_X) {
       for (var k = 0u; k < ITEMS; k += 1u) {
         let s = k * WG_SIZE + l;
@@ -577,14 +469,6 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
         }
       }
     }
-//! else
-    for (var k = 0u; k < ITEMS; k += 1u) {
-      let s = k * WG_SIZE + l;
-      if (s < valid) {
-        store_val(dst, wg_global[sorted_digits[k]] + s, pool_get(s));
-      }
-    }
-//! endif
   }
 //! endif
 }

@@ -87,12 +87,39 @@ fn after(a: vec2<u32>, b: vec2<u32>) -> bool {
 //! endif
 }
 
+// sort_mid's workgroup segment: (first key, length, extra), read from the list by invocation l = 0 and shared
+// through workgroup memory (so every value is uniform); length 0 (no work) past the list or for a segment of the
+// other size class. `extra` passes through (MID_REGISTERS: the lanes of a shuffle stage). Sets seg_len.
+var<workgroup> mid_seg: vec3<u32>;
+
+fn mid_segment(l: u32, wid: vec3u, extra: u32) -> vec3<u32> {
+  if (l == 0u) {
+    var grid_x = params.grid_x;
+    var count = params.list_count;
+    if (params.gated != 0u) {
+      grid_x = gate[4];
+      count = gate[7];
+    }
+    let w = wid.y * grid_x + wid.x;
+    mid_seg = vec3<u32>(0u, 0u, extra);
+    if (w < count) {
+      let s = list[w];
+      let first = offsets[s];
+      let len = offsets[s + 1u] - first;
+      if (len > MID_MIN && len <= MID) {
+        mid_seg = vec3<u32>(first, len, extra);
+      }
+    }
+  }
+  let g = workgroupUniformLoad(&mid_seg);
+  seg_len = g.y;
+  return g;
+}
+
 //! if MID_REGISTERS
 // REGS = 2^REGS_LOG2 (constants of the composition): entries per invocation at most (in registers), p / WG_SIZE
 // for the longest segments, at least 4. The loops over registers count linearly to a constant, so that compilers
 // unroll them and every register index is a constant (no array in local memory).
-
-var<workgroup> mid_seg: vec3<u32>;  // (first key, length, lanes of a shuffle stage: the subgroup size, or 1)
 
 // Where entry e lives in se between the stages through workgroup memory: XOR-swizzled within its aligned group of
 // `local` entries by the entry's 16-entry block, so that the invocations of a subgroup, each storing or loading
@@ -117,31 +144,12 @@ fn sort_mid(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid:
   let v = l;
   let lanes_here = 1u;
 //! endif
-  if (l == 0u) {
-    var grid_x = params.grid_x;
-    var count = params.list_count;
-    if (params.gated != 0u) {
-      grid_x = gate[4];
-      count = gate[7];
-    }
-    let w = wid.y * grid_x + wid.x;
-    mid_seg = vec3<u32>(0u, 0u, lanes_here);  // past the list, or the other size class's: length 0, no work
-    if (w < count) {
-      let s = list[w];
-      let first = offsets[s];
-      let len = offsets[s + 1u] - first;
-      if (len > MID_MIN && len <= MID) {
-        mid_seg = vec3<u32>(first, len, lanes_here);
-      }
-    }
-  }
-  let g = workgroupUniformLoad(&mid_seg);
+  let g = mid_segment(l, wid, lanes_here);
   let b = g.x;
   let len = g.y;
   if (len == 0u) {
     return;
   }
-  seg_len = len;
   var p = 4u;
   while (p < len) {
     p <<= 1u;
@@ -279,7 +287,6 @@ fn sort_mid(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid:
 //! else
 // The workgroup-memory network (WGPRIM_SORT_MID=memory): the entries stay in se; distances j >= LOCAL a barrier
 // each, the last ones of every stage (j < LOCAL) on LOCAL consecutive entries per invocation in registers.
-var<workgroup> seg: vec2<u32>;  // (first key, length) of the workgroup's segment
 // Entries per invocation in the register stages (distances j < LOCAL of the network).
 const LOCAL: u32 = 8u;
 
@@ -291,31 +298,12 @@ fn slot(i: u32) -> u32 {
 
 @compute @workgroup_size(WG_SIZE)
 fn sort_mid(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid: vec3u) {
-  if (l == 0u) {
-    var grid_x = params.grid_x;
-    var count = params.list_count;
-    if (params.gated != 0u) {
-      grid_x = gate[4];
-      count = gate[7];
-    }
-    let w = wid.y * grid_x + wid.x;
-    seg = vec2<u32>(0u);  // past the list, or the other size class's: length 0, no work
-    if (w < count) {
-      let s = list[w];
-      let first = offsets[s];
-      let len = offsets[s + 1u] - first;
-      if (len > MID_MIN && len <= MID) {
-        seg = vec2<u32>(first, len);
-      }
-    }
-  }
-  let g = workgroupUniformLoad(&seg);
+  let g = mid_segment(l, wid, 1u);
   let b = g.x;
   let len = g.y;
   if (len == 0u) {
     return;
   }
-  seg_len = len;
   var p = LOCAL;
   while (p < len) {
     p <<= 1u;

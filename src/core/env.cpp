@@ -84,9 +84,8 @@ int onesweep_rank() {
   const char* e = get("WGPRIM_ONESWEEP_RANK");
   if (!e || !*e) return -1;
   if (std::string(e) == "ballot") return 0;
-  if (std::string(e) == "counters") return 1;
-  if (std::string(e) == "atomic") return 2;
-  throw error(errc::invalid_argument, "WGPRIM_ONESWEEP_RANK must be ballot, counters or atomic");
+  if (std::string(e) == "atomic") return 1;
+  throw error(errc::invalid_argument, "WGPRIM_ONESWEEP_RANK must be ballot or atomic");
 }
 
 bool comparator_merge_level() {
@@ -94,14 +93,6 @@ bool comparator_merge_level() {
   if (!e || !*e || std::string(e) == "tile") return false;
   if (std::string(e) == "level") return true;
   throw error(errc::invalid_argument, "WGPRIM_COMPARATOR_MERGE must be tile or level");
-}
-
-int onesweep_early() {
-  const char* e = get("WGPRIM_ONESWEEP_EARLY");
-  if (!e || !*e) return -1;
-  if (std::string(e) == "1") return 1;
-  if (std::string(e) == "0") return 0;
-  throw error(errc::invalid_argument, "WGPRIM_ONESWEEP_EARLY must be 0 or 1");
 }
 
 unsigned onesweep_ablate() {
@@ -121,14 +112,6 @@ unsigned onesweep_ablate() {
     at = end + 1;
   }
   return bits;
-}
-
-int onesweep_io() {
-  const char* e = get("WGPRIM_ONESWEEP_IO");
-  if (!e || !*e) return -1;
-  if (std::string(e) == "branch") return 0;
-  if (std::string(e) == "role") return 1;
-  throw error(errc::invalid_argument, "WGPRIM_ONESWEEP_IO must be branch or role");
 }
 
 histogram_ab histogram_variant() {

@@ -29,22 +29,15 @@ std::optional<double> mpi_timeout_s();
 /// WGPRIM_ONESWEEP_WG=256|512: the onesweep sort's workgroup size instead of its policy's (A/B runs, tests); 0 when
 /// unset or "0"; throws errc::invalid_argument for any other value.
 unsigned onesweep_wg();
-/// WGPRIM_ONESWEEP_RANK=ballot|counters|atomic: how the onesweep sort ranks a tile's keys (A/B runs, tests): -1
-/// unset (the adapter's policy: atomic on GPUs, ballot on CPU adapters), 0 ballot (a workgroup barrier per key), 1
-/// counters (digit masks in workgroup memory), 2 atomic (ballots, and each digit's running count bumped with a
-/// workgroup atomic whose old value is the rank base: no barrier per key).
+/// WGPRIM_ONESWEEP_RANK=ballot|atomic: how the onesweep sort ranks a tile's keys (A/B runs, tests): -1 unset (the
+/// adapter's policy: atomic on GPUs, ballot on CPU adapters), 0 ballot (a workgroup barrier per key), 1 atomic
+/// (ballots, and each digit's running count bumped with a workgroup atomic whose old value is the rank base: no
+/// barrier per key); throws errc::invalid_argument for any other value.
 int onesweep_rank();
-/// WGPRIM_ONESWEEP_EARLY=0|1: whether the onesweep sort publishes a tile's digit counts before ranking it (1) or
-/// after (0), instead of its policy's choice (A/B runs, tests); -1 when unset or empty (the policy decides).
-int onesweep_early();
 /// WGPRIM_ONESWEEP_ABLATE=rank,lookback,scatter (any subset): measurement only, the onesweep digit pass skips those
 /// phases (the output is then NOT sorted) so that per-phase costs show in `sort --phases` (issue 25 item 1). Bit 0
 /// rank, bit 1 look-back, bit 2 scatter; 0 when unset.
 unsigned onesweep_ablate();
-/// WGPRIM_ONESWEEP_IO=branch|role: how the onesweep digit pass reads and writes the buffer the plan picks (A/B
-/// runs, tests): 0 a branch on the buffer at every load and store, 1 one loop of plain loads (stores) per buffer;
-/// -1 when unset (the policy decides).
-int onesweep_io();
 /// WGPRIM_HISTOGRAM_AB=step1|step2|step4|step8,scalar,nomerge,noatomic (A/B runs): the atomic histogram's loads per
 /// step, scalar loads instead of vec4, no merging of a run of one bin, and (measurement only: wrong counts) no
 /// atomic per value.

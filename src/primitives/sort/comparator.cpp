@@ -88,6 +88,7 @@ void check_strict_weak_order(const expr_program& p, dtype t, const std::string& 
 }
 }  // namespace
 
+// The levels' first six slots are sort/merge_level_bindings.wgsl's (both shaders import it).
 const kernel_spec sort_merge_level_spec{"sort/merge_level.wgsl",
                                         "merge_level",
                                         {slot::uniform, slot::storage_read, slot::storage_read, slot::storage_rw,

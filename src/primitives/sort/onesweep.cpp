@@ -18,11 +18,13 @@
 // polling a NOT_READY state alone and each digit publishing its INCLUSIVE state at once, 0.40 / 6.08 (was 0.42 /
 // 6.52); tiles of 512 x 15 keys 0.41 / 6.25 (half the tiles, no faster: the tile count is not the bound); window 1
 // instead of 4 about 4% less. So the look-back is a small part of a pass; the per-key work is the rest.
-// Ranking variants (WGPRIM_ONESWEEP_RANK, policy.counters): `ballot` (the default) finds a key's peers with eight
-// subgroup ballots; `counters` sets one bit per key in its subgroup's mask of its digit in workgroup memory
-// (atomicOr), reads the mask after the step's barrier and clears its bit (atomicAnd): two shared atomics and a load
-// instead of eight ballots, at 24 KiB of workgroup memory instead of 16 (8 slots of counts and two mask banks, which
-// also hold the tile). Unmeasured on the H200 yet: bench/results/ab_rank.sh is its A/B.
+// Ranking variants (WGPRIM_ONESWEEP_RANK=atomic|ballot, policy.atomic_counts): both find a key's peers with eight
+// subgroup ballots; `atomic` bumps each digit's count with a workgroup atomic, `ballot` orders each key's step with a
+// barrier. Removed since, as no faster on the H200: `counters` (each lane's bit set in its subgroup's mask of its
+// digit in workgroup memory with atomicOr, instead of the ballots; 1.6x slower than ballot, session 8,
+// bench/results/ab_rank.sh) and early counts (WGPRIM_ONESWEEP_EARLY=1, CUB's: the tile's digit counts published
+// before its ranking; 0.7 % slower at 2^28, equal at 2^24, session 9; on lavapipe 26x slower, its loops of
+// workgroup atomics being slow).
 // Session 9 (H200, bench/results/2026-12-02-h200-session9, ms per u32 pass at 2^28 / 2^24): the whole pass 5.69 /
 // 0.38; leaving out (WGPRIM_ONESWEEP_ABLATE) the look-back 4.67 / 0.33, the scatter 4.58 / 0.30, scatter and look-back
 // 3.55 / 0.24, rank and scatter 1.60 / 0.11, all three (loads, digits, an atomic histogram) 0.84 / 0.065. So the
@@ -58,11 +60,8 @@ namespace {
 // subgroup totals (one word per invocation) and a few words.
 std::uint32_t fixed_wg_bytes(std::uint32_t wg_size) { return 3 * 1024 + 4 * wg_size + 64; }
 constexpr std::uint64_t tile_states_word = 4160;
-// The pool holds the tile, and while ranking the subgroup counts (SLOTS x RADIX words), with counters also two
-// banks of digit masks (2 x SLOTS x RADIX words).
-std::uint32_t pool_words(const sort_onesweep_policy& p) {
-  return std::max(p.wg_size * p.items, (p.counters ? 3 : 1) * p.slots * 256);
-}
+// The pool holds the tile, and while ranking the subgroup counts (SLOTS x RADIX words).
+std::uint32_t pool_words(const sort_onesweep_policy& p) { return std::max(p.wg_size * p.items, p.slots * 256); }
 std::uint32_t wg_bytes(const sort_onesweep_policy& p) { return pool_words(p) * 4 + fixed_wg_bytes(p.wg_size); }
 // WGPRIM_ONESWEEP_WG=256|512 overrides the policy's workgroup size (A/B runs, and the tests of the 512 shape on a
 // CPU adapter, whose policy keeps 256); 0 or unset: the policy.
@@ -90,21 +89,7 @@ sort_onesweep_policy sort_onesweep_policy_for(const context& ctx, const tuning& 
   }
   // 16 subgroup histograms (16 KiB) where they fit: subgroups of 16 lanes or more rank in one phase.
   p.slots = 16 * 256 * 4 + fixed_wg_bytes(p.wg_size) <= limit ? 16 : 8;
-  const int rank = env::onesweep_rank();  // -1: the policy's ranking
-  if (rank >= 0) p.atomic_counts = rank == 2;
-  if (const int early = env::onesweep_early(); early >= 0) p.early_counts = early == 1;
-  if (rank == 1) {
-    // Counters: 3 KiB per slot (counts and two banks of masks). One slot per 32 invocations ranks subgroups of 32
-    // lanes (NVIDIA) in one phase (8 slots, 24 KiB, at 256 invocations); fewer where workgroup memory is short, at
-    // least 4 (a subgroup of 128 lanes takes 4 slots' masks); below that, ballots.
-    std::uint32_t s = std::min<std::uint32_t>(16, p.wg_size / 32);
-    while (s >= 4 && 3 * s * 256 * 4 + fixed_wg_bytes(p.wg_size) > limit) s /= 2;
-    if (s >= 4) {
-      p.counters = true;
-      p.slots = s;
-    }
-  }
-  if (const int io = env::onesweep_io(); io >= 0) p.io_by_role = io == 1;
+  if (const int rank = env::onesweep_rank(); rank >= 0) p.atomic_counts = rank == 1;  // -1: the policy's ranking
   // The largest tile (up to the default keys per invocation) whose pool fits the adapter's workgroup memory.
   while (p.items > 1 && wg_bytes(p) > limit) --p.items;
   if (t.items) {
@@ -137,15 +122,11 @@ class onesweep final : public sort_algorithm {
     c.push_back({"SLOTS", std::to_string(pol_.slots) + "u"});
     c.push_back({"POOL", std::to_string(pool_words(pol_)) + "u"});
     c.push_back({"WINDOW", std::to_string(pol_.window) + "u"});
-    c.push_back({"RANK_COUNTERS", pol_.counters ? "true" : "false"});
-    c.push_back({"EARLY_COUNTS", pol_.early_counts ? "true" : "false"});
     c.push_back({"RANK_ATOMIC", pol_.atomic_counts ? "true" : "false"});
-    c.push_back({"POOL_ATOMIC", pol_.counters || pol_.atomic_counts ? "true" : "false"});
     const unsigned ablate = env::onesweep_ablate();
     c.push_back({"ABLATE_RANK", ablate & 1 ? "true" : "false"});
     c.push_back({"ABLATE_LOOKBACK", ablate & 2 ? "true" : "false"});
     c.push_back({"ABLATE_SCATTER", ablate & 4 ? "true" : "false"});
-    c.push_back({"IO_BY_ROLE", pol_.io_by_role ? "true" : "false"});
     const monoid m(op::sum(), dtype::u32);
     kernel_ = &get_kernel(ctx, sort_onesweep_spec,
                           compose_wgsl(sort_onesweep_spec.file, m, c, {"shared/lanes_subgroup.wgsl"}), true);

@@ -16,19 +16,17 @@ sort_rts_policy sort_rts_policy_for(const context& ctx, const tuning& t);
 
 struct sort_onesweep_policy {
   std::uint32_t wg_size = 256;  // 256 (the radix); WGPRIM_ONESWEEP_WG=512 for tiles of 512 invocations (measured slower)
-  std::uint32_t items = 15;     // keys per invocation (tune.items): tiles of 3,840, or 7,680 with 512 invocations
+  // Keys per invocation (tune.items): tiles of 4,608. H200 2026-12-02 (session 12), u32 keys at 2^28, batched ms
+  // per sort: 15 18.3, 16 18.0, 17 17.6, 18 17.3, 19 17.1, 20 26.1 (past the registers: spills); 18 keeps a step
+  // from that edge.
+  std::uint32_t items = 18;
   std::uint32_t items_wide = 12;  // keys per invocation with two key words (64-bit keys) in registers
   std::uint32_t slots = 16;     // subgroup histograms ranked at once (more subgroups: several phases)
   std::uint32_t spin = 256;     // polls of a NOT_READY predecessor before counting its tile here (tune.spin_limit)
-  bool counters = false;        // rank with digit masks in workgroup memory, not ballots (WGPRIM_ONESWEEP_RANK=counters)
-  bool early_counts = false;    // publish the tile's digit counts before ranking (WGPRIM_ONESWEEP_EARLY=1): on the
-                                // H200 0.7 % slower at 2^28, equal at 2^24 (session 9); on lavapipe 26x slower (its
-                                // loops of workgroup atomics are slow: 300,001 f32 keys 19.3 s against 0.73 s)
   // Rank with ballots, each digit's count bumped by a workgroup atomic, no barrier per key (WGPRIM_ONESWEEP_RANK=atomic;
   // false: a barrier per key, WGPRIM_ONESWEEP_RANK=ballot). H200 2026-12-02, u32 keys, ms per pass at 2^24 / 2^28:
   // atomic 0.316 / 4.70 against ballot 0.381 / 5.74 (CPU adapters: ballot, see builtin_policies).
   bool atomic_counts = true;
-  bool io_by_role = false;      // keys loaded and stored by one loop per buffer, not a branch per key (WGPRIM_ONESWEEP_IO)
   std::uint32_t window = 1;     // predecessor states each digit reads at once in the look-back (tune.lookback_window);
                                 // H200 2026-12-01, 512 x 15 tiles, ms per pass at 2^28: window 1 5.96, 2 6.07, 4 6.26, 8 6.55
 };
