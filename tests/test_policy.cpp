@@ -69,6 +69,7 @@ TEST(Policy, BuiltinRowsAreTheFormerConstants) {
     EXPECT_EQ(p.histogram.max_workgroups, 1024u);
     EXPECT_EQ(p.histogram.step_values, 4u);
     EXPECT_TRUE(p.histogram.vec_loads);
+    EXPECT_FALSE(p.histogram.run_merge);
   }
   for (adapter_class c : {adapter_class::cpu_adapter, adapter_class::native}) {
     const detail::policies p = detail::builtin_policies(c);
@@ -89,6 +90,7 @@ TEST(Policy, BuiltinRowsAreTheFormerConstants) {
     EXPECT_EQ(p.histogram.max_workgroups, 64u);
     EXPECT_EQ(p.histogram.step_values, 1u);
     EXPECT_FALSE(p.histogram.vec_loads);
+    EXPECT_TRUE(p.histogram.run_merge);
   }
 }
 

@@ -128,10 +128,11 @@ histogram_ab histogram_variant() {
     else if (part == "scalar") v.scalar = true;
     else if (part == "step4") v.step = 4;
     else if (part == "step8") v.step = 8;
-    else if (part == "nomerge") v.no_merge = true;
+    else if (part == "nomerge") v.merge = 0;
+    else if (part == "merge") v.merge = 1;
     else if (part == "noatomic") v.no_atomics = true;
     else
-      throw error(errc::invalid_argument, "WGPRIM_HISTOGRAM_AB takes step1, step2, step4, step8, scalar, nomerge and noatomic, comma-separated");
+      throw error(errc::invalid_argument, "WGPRIM_HISTOGRAM_AB takes step1, step2, step4, step8, scalar, merge, nomerge and noatomic, comma-separated");
     at = end + 1;
   }
   return v;

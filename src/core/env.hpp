@@ -38,12 +38,13 @@ int onesweep_rank();
 /// phases (the output is then NOT sorted) so that per-phase costs show in `sort --phases` (issue 25 item 1). Bit 0
 /// rank, bit 1 look-back, bit 2 scatter; 0 when unset.
 unsigned onesweep_ablate();
-/// WGPRIM_HISTOGRAM_AB=step1|step2|step4|step8,scalar,nomerge,noatomic (A/B runs): the atomic histogram's loads per
-/// step, scalar loads instead of vec4, no merging of a run of one bin, and (measurement only: wrong counts) no
-/// atomic per value.
+/// WGPRIM_HISTOGRAM_AB=step1|step2|step4|step8,scalar,merge|nomerge,noatomic (A/B runs): the atomic histogram's loads
+/// per step, scalar loads instead of vec4, one atomic per run of one bin or per value, and (measurement only: wrong
+/// counts) no atomic per value.
 struct histogram_ab {
   unsigned step = 0;  // 0: the policy's
-  bool scalar = false, no_merge = false, no_atomics = false;
+  int merge = -1;     // -1: the policy's
+  bool scalar = false, no_atomics = false;
 };
 histogram_ab histogram_variant();
 /// WGPRIM_SORT_MID=memory|registers|subgroups: the segmented sort's one-workgroup network (sort_mid, also the

@@ -72,6 +72,7 @@ policies builtin_policies(adapter_class c) {
   p.histogram.max_workgroups = 64;
   p.histogram.step_values = 1;
   p.histogram.vec_loads = false;
+  p.histogram.run_merge = true;
   return p;
 }
 

@@ -53,6 +53,7 @@ void record_histogram(recorder& rec, const histogram_args& a) {
     const std::uint64_t edges = (a.bins + 1 + 63) / 64 * 64;
     gpu.step_values = 4;
     gpu.vec_loads = true;
+    gpu.run_merge = false;
     if (std::uint64_t(pol.private_bins) * 4 + edges * 4 + 1024 <= budget) gpu.edge_cache = static_cast<std::uint32_t>(edges);
     pol = gpu;
   }
@@ -62,10 +63,12 @@ void record_histogram(recorder& rec, const histogram_args& a) {
     pol.edge_cache = 0;
     pol.step_values = 1;
     pol.vec_loads = false;
+    pol.run_merge = true;
   }
   const env::histogram_ab ab = env::histogram_variant();
   if (ab.step) pol.step_values = ab.step;
   if (ab.scalar) pol.vec_loads = false;
+  if (ab.merge >= 0) pol.run_merge = ab.merge == 1;
   static const monoid dummy(op::sum(), dtype::u32);  // the prelude's T is unused here
   const char* kind = a.type == dtype::f32 ? "0u" : a.type == dtype::i32 ? "1u" : "2u";
   const std::string& src = compose_wgsl(
@@ -76,7 +79,7 @@ void record_histogram(recorder& rec, const histogram_args& a) {
        {"EDGE_CACHE", std::to_string(pol.edge_cache) + "u"},
        {"STEP", std::to_string(pol.step_values) + "u"},
        {"VEC_LOADS", pol.vec_loads ? "true" : "false"},
-       {"RUN_MERGE", ab.no_merge ? "false" : "true"},
+       {"RUN_MERGE", pol.run_merge ? "true" : "false"},
        {"ABLATE_ATOMICS", ab.no_atomics ? "true" : "false"},
        {"EDGE_SIZE", std::to_string(std::max<std::uint32_t>(pol.edge_cache, 1)) + "u"}});
   const auto& k = get_kernel(ctx, histogram_atomic_spec, src, /*trusted=*/true);
