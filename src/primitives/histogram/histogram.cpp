@@ -1,6 +1,7 @@
 // Dispatch layer of the histogram: checks the arguments, turns NumPy's bin edges into the kernel's (exact key
 // comparisons, see shaders/histogram/atomic.wgsl), moves host data, records the counting into a cleared
 // temporary and copies the counts out.
+#include "primitives/copy/widen.hpp"
 #include "primitives/histogram/histogram.hpp"
 
 #include <chrono>
@@ -102,7 +103,7 @@ void histogram_webgpu(context& ctx, WGPUCommandEncoder encoder, const range_ref&
   // The counts' workspace is kept by the context (no allocation or zero-fill by wgpu per call); cleared below.
   const buffer& cnt = scratch(ctx, "histogram.counts", bins * 4);
   a.counts = view_of(cnt, bins);
-  rec.clear(cnt, 0, bins * 4);
+  record_zero(rec, cnt, 0, bins * 4);  // a dispatch: the compute pass stays open
   if (in.count) {
     a.in = bindable_input(rec, a.in, temps);
     record_histogram(rec, a);

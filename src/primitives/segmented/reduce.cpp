@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "core/wgsl_compose.hpp"
+#include "primitives/copy/widen.hpp"
 #include "primitives/segmented/segmented.hpp"
 #include "wgprim/error.hpp"
 
@@ -55,7 +56,7 @@ segmented_workspace record_streaming(recorder& rec, const monoid& m, const devic
   const std::uint64_t blocks = (tiles + spine_block - 1) / spine_block;
   ws.tiles = ctx.create_buffer((4 * tiles + 3 * blocks) * 4);
   buffer bounds = ctx.create_buffer((tiles + 1) * 4);
-  rec.clear(ws.heads, 0, 16);
+  record_zero(rec, ws.heads, 0, 16);  // a dispatch: the compute pass stays open
   segr_params p{static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(n_segments),
                 static_cast<std::uint32_t>(tiles), 0, exclusive ? 1u : 0u, static_cast<std::uint32_t>(blocks), 0, 0};
   const std::uint32_t max_dim = ctx.limits().max_compute_workgroups_per_dimension;

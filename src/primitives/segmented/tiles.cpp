@@ -11,6 +11,7 @@
 #include <algorithm>
 
 #include "core/wgsl_compose.hpp"
+#include "primitives/copy/widen.hpp"
 #include "primitives/segmented/segmented.hpp"
 #include "wgprim/error.hpp"
 
@@ -75,7 +76,7 @@ segmented_workspace record_segmented(recorder& rec, const segmented_args& a) {
   ws.runs_index = 6 * tiles_total;
   ws.heads = ctx.create_buffer((ws.words + 1) * 4);
   ws.tiles = ctx.create_buffer((6 * tiles_total + 1 + parts.size()) * 4);
-  rec.clear(ws.heads, 0, ws.heads.size_bytes());
+  record_zero(rec, ws.heads, 0, ws.heads.size_bytes());  // a dispatch: the compute pass stays open
   // Placeholders for unused slots: one per slot kind, as one buffer may not be bound read-only and writable at once.
   buffer dummy_r = ctx.create_buffer(16), dummy_5 = ctx.create_buffer(16), dummy_6 = ctx.create_buffer(16);
   const binding none = bind(view_of(dummy_r)), none5 = bind(view_of(dummy_5)), none6 = bind(view_of(dummy_6));

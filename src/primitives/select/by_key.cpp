@@ -67,7 +67,7 @@ segmented_workspace record_by_key_decoupled(recorder& rec, const segmented_args&
   const buffer& dummy = scratch(ctx, "by_key.dummy", 16);
   const buffer& dummy_keys_out = scratch(ctx, "by_key.dummy_keys_out", 16);
   const buffer& dummy_sums_out = scratch(ctx, "by_key.dummy_sums_out", 16);
-  rec.clear(carry, 0, carry.size_bytes());
+  record_zero(rec, carry, 0, carry.size_bytes());  // a dispatch: the compute pass stays open
   for (std::uint64_t c = 0; c < chunks; ++c) {
     if (c > 0) rec.copy_raw(a.keys.buf, a.keys.offset + (parts[c].first - 1) * 4, carry.native(), (prev_base + c) * 4, 4);
     if (c + 1 < chunks)

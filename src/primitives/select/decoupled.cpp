@@ -5,6 +5,7 @@
 
 #include "core/wgsl_compose.hpp"
 #include "gpu/gpu.hpp"
+#include "primitives/copy/widen.hpp"
 #include "primitives/policy.hpp"
 #include "primitives/select/policy.hpp"
 #include "primitives/select/select.hpp"
@@ -147,7 +148,8 @@ void record_select_decoupled(recorder& rec, const select_args& a) {
   const buffer& state = scratch(ctx, "select.state", (2 + 2 * max_tiles) * 4);
   const buffer& dummy_vec = scratch(ctx, "select.dummy_vec", 16);
   const buffer& dummy_flags = scratch(ctx, "select.dummy_flags", 16);
-  rec.clear(carry, 0, (prev_base + chunks) * 4);
+  // Cleared by dispatches (record_zero): a transfer command would end the compute pass between calls.
+  record_zero(rec, carry, 0, (prev_base + chunks) * 4);
   if (view && a.mode == select_mode::unique && chunks > 1)
     throw error(errc::limit, "unique over a view: at most one storage binding of elements (" +
                                  std::to_string(per_binding) + ")");
@@ -203,7 +205,7 @@ void record_select_decoupled(recorder& rec, const select_args& a) {
     const std::uint64_t reach = a.partition ? n : ch.first + ch.count;
     for (std::uint64_t w = 0; w * per_binding < reach; ++w) {
       const std::uint64_t win_first = w * per_binding, win_count = std::min(per_binding, n - win_first);
-      rec.clear(state, 0, (2 + 2 * tiles) * 4);
+      record_zero(rec, state, 0, (2 + 2 * tiles) * 4);
       run(k, params_for(c, tiles, gx, win_first, win_count),
           {in_bind(c), in_vec(c), flag_bind(ch), flag_vec(ch),
            bind(a.out, win_first, win_count), bind(view_of(state)), bind(view_of(carry))},
