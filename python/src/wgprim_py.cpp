@@ -1596,6 +1596,9 @@ NB_MODULE(_wgprim, m) {
                    "The adapter: name, vendor, architecture, driver, backend, type.")
       .def("synchronize", [](py_device& d) { on_device(d, [&] { d.ctx.finish(); }); },
            "Waits until all work submitted to this device has finished.")
+      .def("flush", [](py_device& d) { on_device(d, [&] { d.ctx.flush(); }); },
+           "Submits the calls queued on this device (calls whose results stay on the device are batched into "
+           "one submission) without waiting for them: the GPU starts on them while Python goes on.")
       .def("__repr__", [](py_device& d) {
         return "wgprim.Device('" + d.ctx.adapter().name + "', backend='" + d.ctx.adapter().backend + "')";
       });

@@ -340,6 +340,13 @@ def test_devices_and_adapters():
     d = wgprim.asarray(x, device=dev)
     assert d.device is dev and wgprim.sum(d) == 4950 and wgprim.sum(x, device=dev) == 4950
     dev.synchronize()
+    # Calls that keep their results on the device queue; flush() submits them without waiting, then the results
+    # are read as usual.
+    queued = [wgprim.cumsum(d) for _ in range(5)]
+    dev.flush()
+    dev.flush()  # nothing left to submit: no effect
+    for q in queued:
+        assert np.array_equal(q.numpy(), np.cumsum(x).astype(np.int32))
     with pytest.raises(wgprim.Error) as e:
         wgprim.sum(d, device=wgprim.default_device())
     assert "Device" in str(e.value)
