@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # H200 call 5 (session 12): the final tree. (1) The whole test suite (bench/h200/suite.sh). (2) After a warm-up, floor, CUB and wgprim bench of every primitive at
 # 2^20, 2^24 and 2^28 (K = 10 on both sides, median of 5), with the chain, segmented sort and comparator merge
-# sort rows, and the sort's phase table (the issue-24 table; bench/run_device.sh's programs, sizes limited to the
-# three); the scan's vec4 per invocation at 2^28.
+# sort rows (the issue-24 table; bench/run_device.sh's programs, sizes limited to the three).
 set -u
 . devbuild/setup.sh
 { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; $B/wgprim info | head -16; date -u; } > $OUT/env.txt 2>&1
@@ -21,10 +20,4 @@ done
 python3 bench/h200/merge_bench.py $OUT/wgprim.json $OUT/wgprim_*_*.json $OUT/wgprim_2*.json; rm -f $OUT/wgprim_*.json
 python3 bench/compare.py $OUT/wgprim.json $OUT/cub.jsonl --floor $OUT/floor.jsonl \
   --command "bench/results/2026-12-02-h200-session12/run_5.sh" > $OUT/compare.md 2>&1; echo compare rc=$?
-for k in 24 28; do timeout 20 $B/wgprim sort --generate uniform:$((1<<k)) --type u32 --phases --repeat 5 --no-check --json; done > $OUT/sort_phases.jsonl 2>&1
 grep -E "^## |^\| 2\^(20|24|28)" $OUT/compare.md | grep -v "Floor\|CUB only\| seed \| render \|scan-gather\|bitmap" | cut -c1-150
-for k in 28; do  # the scan's vec4 per invocation (tiles of 1,024 x items): the default 4 against 2, 3, 6, 8
-  timeout 40 $B/wgprim bench --json --reps 5 --warmup 2 --batch 10 --min-log2 $k --max-log2 $k --primitives inclusive_scan \
-    --scan-tunes direct:2,direct:3,direct:6,direct:8 > $OUT/st_$k.json
-  python3 bench/h200/rows.py $OUT/st_$k.json | grep -v "seed\|f64\|i64"
-done; rm -f $OUT/st_*.json
