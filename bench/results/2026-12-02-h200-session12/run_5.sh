@@ -16,8 +16,10 @@ for k in 20 24 28; do
   WGPRIM_SORT_BITS=0:16 timeout $lim $B/wgprim bench --json --reps 5 --warmup 2 --batch 10 --min-log2 $k --max-log2 $k --primitives $P > $OUT/wgprim_$k.json; echo bench $k rc=$?
   WGPRIM_SORT_BITS=0:16 timeout 30 $B/wgprim bench --json --reps 5 --warmup 2 --batch 10 --min-log2 $k --max-log2 $k --primitives sort_keys --algorithm onesweep > $OUT/wgprim_sort_$k.json; echo sort $k rc=$?
   timeout 30 $B/wgprim bench --json --reps 5 --warmup 2 --batch 10 --min-log2 $k --max-log2 $k --primitives sort_keys --algorithm merge > $OUT/wgprim_merge_$k.json; echo merge $k rc=$?
+  # merged after every size, so that a call cut short still returns what it measured (at most 8 files come back)
+  python3 bench/h200/merge_bench.py $OUT/acc.json $( [ -f $OUT/wgprim.json ] && echo $OUT/wgprim.json ) $OUT/wgprim_*$k.json
+  mv $OUT/acc.json $OUT/wgprim.json; rm -f $OUT/wgprim_*.json
 done
-python3 bench/h200/merge_bench.py $OUT/wgprim.json $OUT/wgprim_*_*.json $OUT/wgprim_2*.json; rm -f $OUT/wgprim_*.json
 python3 bench/compare.py $OUT/wgprim.json $OUT/cub.jsonl --floor $OUT/floor.jsonl \
   --command "bench/results/2026-12-02-h200-session12/run_5.sh" > $OUT/compare.md 2>&1; echo compare rc=$?
 grep -E "^## |^\| 2\^(20|24|28)" $OUT/compare.md | grep -v "Floor\|CUB only\| seed \| render \|scan-gather\|bitmap" | cut -c1-150
