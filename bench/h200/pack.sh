@@ -11,5 +11,12 @@ done
 cp build/libwgpu_native.so devbuild/bin/
 ldd devbuild/bin/wgprim devbuild/bin/wgprim_tests | awk '$3 ~ /^\// {print $3}' | sort -u |
   grep -v -E '/(libc|libm|libdl|libpthread|librt|ld-linux[^/]*)\.so' | grep -v devbuild | xargs -r -I{} cp -L {} devbuild/lib/
+# PLplot loads its output drivers at run time (the CLI's pictures): carry them and the libraries they link.
+for d in /usr/lib/x86_64-linux-gnu/plplot*/drivers; do
+  [ -d "$d" ] || continue
+  mkdir -p devbuild/plplot-drivers && cp "$d"/* devbuild/plplot-drivers/
+  ldd "$d"/*.so | awk '$3 ~ /^\// {print $3}' | sort -u |
+    grep -v -E '/(libc|libm|libdl|libpthread|librt|ld-linux[^/]*)\.so' | xargs -r -I{} cp -Ln {} devbuild/lib/
+done
 cp bench/h200/setup.sh devbuild/
 du -sh devbuild

@@ -7,3 +7,4 @@ if [ -f /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ]; then
 fi
 B=$PWD/devbuild/bin
 export LD_LIBRARY_PATH=$B:$PWD/devbuild/lib:${LD_LIBRARY_PATH:-}
+[ -d $PWD/devbuild/plplot-drivers ] && export PLPLOT_DRV_DIR=$PWD/devbuild/plplot-drivers  # the CLI's pictures
