@@ -15,6 +15,12 @@ binding bind(const device_view& v, std::uint64_t first, std::uint64_t count) {
   return {v.buf, v.offset + first * v.elem_bytes, std::max<std::uint64_t>(count, 1) * v.elem_bytes};
 }
 
+binding bind_vec4(const device_view& v, std::uint64_t first, std::uint64_t count, const buffer& placeholder,
+                  std::uint64_t elem_bytes) {
+  if (count / 4 == 0) return bind(placeholder);
+  return {v.buf, v.offset + first * elem_bytes, count / 4 * 4 * elem_bytes};
+}
+
 device_view view_of(const buffer& b, std::uint64_t count, std::uint32_t elem_bytes) {
   device_view v;
   v.buf = b.native();

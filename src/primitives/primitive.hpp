@@ -28,6 +28,11 @@ namespace wgprim::detail {
 // check_view (core/views.hpp): a view belongs to ctx and lies inside its buffer.
 /// A binding of elements [first, first + count) of a view; the view's byte offset must be bindable (see below).
 binding bind(const device_view& v, std::uint64_t first = 0, std::uint64_t count = ~0ull);
+/// Elements [first, first + count) of a view (elem_bytes each) as whole vec4s: the vector binding of a chunk
+/// (count / 4 vectors; the kernel takes the last count % 4 elements from the scalar binding), or `placeholder`
+/// when there is no whole vector.
+binding bind_vec4(const device_view& v, std::uint64_t first, std::uint64_t count, const buffer& placeholder,
+                  std::uint64_t elem_bytes = 4);
 /// A view of a buffer (whole, or `count` elements).
 device_view view_of(const buffer& b, std::uint64_t count = ~0ull, std::uint32_t elem_bytes = 4);
 

@@ -68,7 +68,7 @@ void record_arg_reduce_fast(recorder& rec, const arg_reduce_args& a) {
   // Workspaces kept by the context (no allocation, and no zero-fill by wgpu, per call).
   const buffer& dummy = scratch(ctx, "arg_reduce.dummy", 32);
   auto vec_binding = [&](std::uint64_t first, std::uint64_t count) {
-    return count / 4 ? binding{a.in.buf, a.in.offset + first * 4, count / 4 * 16} : bind(view_of(dummy));
+    return bind_vec4(a.in, first, count, dummy);
   };
   const binding result{a.result, 0, a.result_bytes};
   auto params = [](std::uint64_t count, std::uint32_t out_offset, bool finish, std::uint64_t base) {

@@ -90,8 +90,7 @@ void record_histogram(recorder& rec, const histogram_args& a) {
   for (const chunk& c : chunks_of(a.in.count, elements_per_binding(ctx, 4, 64))) {
     histogram_params p{static_cast<std::uint32_t>(c.count), a.reach, a.use_estimate ? 1u : 0u, 0, a.lo, a.scale, a.margin, 0};
     const std::uint64_t groups = std::min<std::uint64_t>(pol.max_workgroups, (c.count + per_wg - 1) / per_wg);
-    const binding vec = pol.vec_loads && c.count / 4 ? binding{a.in.buf, a.in.offset + c.first * 4, c.count / 4 * 16}
-                                                     : bind(view_of(dummy_vec));
+    const binding vec = pol.vec_loads ? bind_vec4(a.in, c.first, c.count, dummy_vec) : bind(dummy_vec);
     rec.dispatch(k, {rec.params(p), bind(a.in, c.first, c.count), bind(a.edges), bind(a.counts), vec},
                  static_cast<std::uint32_t>(std::max<std::uint64_t>(groups, 1)));
   }

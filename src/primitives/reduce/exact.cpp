@@ -81,7 +81,7 @@ void record_reduce_exact(recorder& rec, const reduce_args& a) {
   const std::uint64_t tile = std::uint64_t(pol.wg_size) * pol.items * 4;
   buffer dummy = ctx.create_buffer(32);
   auto vec_binding = [&](const device_view& v, std::uint64_t first, std::uint64_t count) {
-    return pol.vec_loads && count / 4 ? binding{v.buf, v.offset + first * 4, count / 4 * 16} : bind(view_of(dummy));
+    return pol.vec_loads ? bind_vec4(v, first, count, dummy) : bind(dummy);
   };
   auto params = [](std::uint64_t count, std::uint64_t offset) {
     return exact_params{static_cast<std::uint32_t>(count), static_cast<std::uint32_t>(count / 4),

@@ -73,7 +73,7 @@ void record_reduce_fast(recorder& rec, const reduce_args& a) {
   const std::uint64_t tile = std::uint64_t(pol.wg_size) * pol.items * 4;
   const buffer& dummy = scratch(ctx, "reduce.dummy", 32);
   auto vec_binding = [&](const device_view& v, std::uint64_t first, std::uint64_t count) {
-    return count / 4 ? binding{v.buf, v.offset + first * eb, count / 4 * 4 * eb} : bind(view_of(dummy));
+    return bind_vec4(v, first, count, dummy, eb);
   };
   auto params = [](std::uint64_t count, std::uint64_t offset) {
     return reduce_params{static_cast<std::uint32_t>(count), static_cast<std::uint32_t>(count / 4),

@@ -115,7 +115,7 @@ void record_scan_decoupled(recorder& rec, const scan_args& a) {
     record_zero(rec, state, 0, (2 + 2 * words * tiles) * 4);  // a dispatch: the pass stays open
     // Fewer than 4 elements: no whole vec4 to bind, so the vector views bind (unused) placeholders.
     auto vec = [&](const device_view& v, const buffer& placeholder) {
-      return ch.count / 4 ? binding{v.buf, v.offset + ch.first * eb, ch.count / 4 * 4 * eb} : bind(view_of(placeholder));
+      return bind_vec4(v, ch.first, ch.count, placeholder, eb);
     };
     if (bv)
       rec.dispatch(k, {rec.params(p), bv->src(c), bv->slot1(c, bind(view_of(dummy_in))),

@@ -75,7 +75,7 @@ segmented_workspace record_by_key_decoupled(recorder& rec, const segmented_args&
                    (next_base + c) * 4, 4);
   }
   auto vec = [&](const device_view& v, const chunk& ch) {
-    return ch.count / 4 ? binding{v.buf, v.offset + ch.first * 4, ch.count / 4 * 16} : bind(view_of(dummy_vec));
+    return bind_vec4(v, ch.first, ch.count, dummy_vec);
   };
   const std::uint64_t capacity = a.capacity;
   for (std::uint64_t c = 0; c < chunks; ++c) {

@@ -156,8 +156,7 @@ void record_select_decoupled(recorder& rec, const select_args& a) {
   const std::unique_ptr<bound_view> bv = view ? std::make_unique<bound_view>(ctx, *view, parts) : nullptr;
   auto in_bind = [&](std::uint64_t c) { return bv ? bv->src(c) : bind(a.in, parts[c].first, parts[c].count); };
   auto in_vec = [&](std::uint64_t c) {
-    return bv ? bv->slot1(c, bind(view_of(dummy_vec))) : parts[c].count / 4
-        ? binding{a.in.buf, a.in.offset + parts[c].first * 4, parts[c].count / 4 * 16} : bind(view_of(dummy_vec));
+    return bv ? bv->slot1(c, bind(view_of(dummy_vec))) : bind_vec4(a.in, parts[c].first, parts[c].count, dummy_vec);
   };
   if (a.mode == select_mode::unique)
     for (std::uint64_t c = 1; c < chunks; ++c)
@@ -173,7 +172,7 @@ void record_select_decoupled(recorder& rec, const select_args& a) {
   };
   // Fewer than 4 elements: no whole vec4 to bind, so the vector views bind (unused) placeholders.
   auto vec = [&](const device_view& v, const chunk& ch) {
-    return ch.count / 4 ? binding{v.buf, v.offset + ch.first * 4, ch.count / 4 * 16} : bind(view_of(dummy_vec));
+    return bind_vec4(v, ch.first, ch.count, dummy_vec);
   };
   const bool flagged = a.mode == select_mode::flags;
   auto flag_bind = [&](const chunk& ch) { return flagged ? bind(a.flags, ch.first, ch.count) : bind(view_of(dummy_flags)); };
