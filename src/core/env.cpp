@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <string>
+#include <vector>
 
 #include "wgprim/error.hpp"
 
@@ -13,6 +15,16 @@ const char* get(const char* name) { return std::getenv(name); }
 bool is_zero(const char* name) {
   const char* v = get(name);
   return v && std::string(v) == "0";
+}
+// The comma-separated parts of a variable's value (an empty part stays: the callers refuse it).
+std::vector<std::string> comma_parts(const std::string& v) {
+  std::vector<std::string> parts;
+  for (std::size_t at = 0; at <= v.size();) {
+    const std::size_t end = std::min(v.find(',', at), v.size());
+    parts.push_back(v.substr(at, end - at));
+    at = end + 1;
+  }
+  return parts;
 }
 }  // namespace
 
@@ -99,17 +111,12 @@ unsigned onesweep_ablate() {
   const char* e = get("WGPRIM_ONESWEEP_ABLATE");
   if (!e || !*e) return 0;
   unsigned bits = 0;
-  std::string v = e;
-  std::size_t at = 0;
-  while (at <= v.size()) {
-    const std::size_t end = std::min(v.find(',', at), v.size());
-    const std::string part = v.substr(at, end - at);
+  for (const std::string& part : comma_parts(e)) {
     if (part == "rank") bits |= 1;
     else if (part == "lookback") bits |= 2;
     else if (part == "scatter") bits |= 4;
     else
       throw error(errc::invalid_argument, "WGPRIM_ONESWEEP_ABLATE takes rank, lookback and scatter, comma-separated");
-    at = end + 1;
   }
   return bits;
 }
@@ -118,11 +125,7 @@ histogram_ab histogram_variant() {
   histogram_ab v;
   const char* e = get("WGPRIM_HISTOGRAM_AB");
   if (!e || !*e) return v;
-  const std::string s = e;
-  std::size_t at = 0;
-  while (at <= s.size()) {
-    const std::size_t end = std::min(s.find(',', at), s.size());
-    const std::string part = s.substr(at, end - at);
+  for (const std::string& part : comma_parts(e)) {
     if (part == "step1") v.step = 1;
     else if (part == "step2") v.step = 2;
     else if (part == "scalar") v.scalar = true;
@@ -133,7 +136,6 @@ histogram_ab histogram_variant() {
     else if (part == "noatomic") v.no_atomics = true;
     else
       throw error(errc::invalid_argument, "WGPRIM_HISTOGRAM_AB takes step1, step2, step4, step8, scalar, merge, nomerge and noatomic, comma-separated");
-    at = end + 1;
   }
   return v;
 }
