@@ -73,12 +73,13 @@ fn brackets(b: u32, k: u32) -> bool {
 }
 
 fn bin_of(bits: u32, lo_key: u32, hi_key: u32) -> u32 {
+  var d = 0.0;  // the estimate; f32 input: computed once, for the shortcut and the search's start
   if (KIND == 0u) {
     // The shortcut first, before any key: a value whose estimate is farther than the margin from every integer
     // lies strictly inside bin floor(estimate), so inside the range too (the margin's bound holds within a bin's
     // width outside the range, and farther out the estimate is below 0 or past reach); NaN and infinities fail
     // the test (their frac is NaN).
-    let d = (bitcast<f32>(bits) - params.lo) * params.scale;
+    d = (bitcast<f32>(bits) - params.lo) * params.scale;
     let f = floor(d);
     let frac = d - f;
     if (frac > params.margin && frac < 1.0 - params.margin && f >= 0.0 && f < f32(params.reach)) {
@@ -95,10 +96,7 @@ fn bin_of(bits: u32, lo_key: u32, hi_key: u32) -> u32 {
   let last = params.reach - 1u;
   var b = 0u;
   if (params.use_estimate != 0u) {
-    var d: f32;
-    if (KIND == 0u) {
-      d = (bitcast<f32>(bits) - params.lo) * params.scale;
-    } else {
+    if (KIND != 0u) {
       d = f32(k - lo_key) * params.scale;
     }
     b = u32(clamp(d, 0.0, f32(last)));
