@@ -18,5 +18,13 @@ for d in /usr/lib/x86_64-linux-gnu/plplot*/drivers; do
   ldd "$d"/*.so | awk '$3 ~ /^\// {print $3}' | sort -u |
     grep -v -E '/(libc|libm|libdl|libpthread|librt|ld-linux[^/]*)\.so' | xargs -r -I{} cp -Ln {} devbuild/lib/
 done
+# ... and its data (fonts, colour maps: plinit reads them from PLPLOT_LIB).
+for d in /usr/share/plplot5*; do [ -d "$d" ] && mkdir -p devbuild/plplot-data && cp -r "$d"/. devbuild/plplot-data/; done
+# Fonts for the cairo driver's text (a bare machine may have none).
+if [ -d /usr/share/fonts/truetype/dejavu ]; then
+  mkdir -p devbuild/fonts && cp /usr/share/fonts/truetype/dejavu/DejaVuSans*.ttf devbuild/fonts/
+  printf '<?xml version="1.0"?>\n<fontconfig><dir prefix="relative">.</dir><cachedir>/tmp/wgprim-fc</cachedir></fontconfig>\n' \
+    > devbuild/fonts/fonts.conf
+fi
 cp bench/h200/setup.sh devbuild/
 du -sh devbuild

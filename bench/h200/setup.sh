@@ -8,3 +8,5 @@ fi
 B=$PWD/devbuild/bin
 export LD_LIBRARY_PATH=$B:$PWD/devbuild/lib:${LD_LIBRARY_PATH:-}
 [ -d $PWD/devbuild/plplot-drivers ] && export PLPLOT_DRV_DIR=$PWD/devbuild/plplot-drivers  # the CLI's pictures
+[ -d $PWD/devbuild/plplot-data ] && export PLPLOT_LIB=$PWD/devbuild/plplot-data
+[ -f /etc/fonts/fonts.conf ] || export FONTCONFIG_FILE=$PWD/devbuild/fonts/fonts.conf  # no fonts there

@@ -5,7 +5,7 @@ t0=$(date +%s)
 for s in 0 1 2; do
   GTEST_TOTAL_SHARDS=3 GTEST_SHARD_INDEX=$s timeout 300 $B/wgprim_tests --gtest_brief=1 > $OUT/gtest_$s.log 2>&1 &
 done
-{ echo "=== cli"; timeout 200 bash tests/cli_test.sh $B/wgprim 2>&1 | tail -3
+{ echo "=== cli"; timeout 200 bash tests/cli_test.sh $B/wgprim 2>&1 | grep -E "^FAIL|passed"
   echo "=== cli_reliability"; timeout 100 bash tests/cli_reliability_test.sh $B/wgprim 2>&1 | tail -3
   echo "=== cli_run"; timeout 60 bash tests/cli_run_test.sh $B/wgprim 2>&1 | tail -3
   echo "=== cli_tune"; timeout 120 bash tests/tune_test.sh $B/wgprim 2>&1 | tail -3; } > $OUT/cli.log 2>&1

@@ -39,6 +39,7 @@ struct bench_args {
   int min_log2 = -1, max_log2 = 0;
   int reps = -1, warmup = -1;
   int batch = -1;         // K: calls per timed round of call_ms, and per submission of batched_ms
+  int warm_ms = 50;       // GPUs: each case runs in windows this long until its time settles (warm_until_steady)
   bool full = false;      // the long sweep (the defaults above)
   bool quiet = false;     // no progress on stderr
   bool verbose = false;   // a line per case on stderr
@@ -385,11 +386,9 @@ int run_bench(const bench_args& a) {
       for (int i = 0; i < warmups; ++i) c.run(n);
       // A GPU left idle (the host generating a large input, a new process) drops its clocks, and a few warm-up runs
       // of a short kernel do not raise them again: on the H200 the first case of a process ran up to 6x slower in
-      // its timed runs than the same kernel later (session 12). So a GPU runs the case for at least 50 ms first.
-      if (!cpu && !native) {
-        const auto w0 = wall::now();
-        for (int i = 0; i < 10000 && wall::now() - w0 < std::chrono::milliseconds(50); ++i) c.run(n);
-      }
+      // its timed runs than the same kernel later (session 12), and 50 ms of runs were not always enough (session
+      // 13). So a GPU runs the case until its time per run settles.
+      if (!cpu && !native) warm_until_steady([&] { c.run(n); }, a.warm_ms);
       std::vector<double> t;
       for (int i = 0; i < reps; ++i) t.push_back(c.run(n));
       double ms = median(t);
@@ -560,6 +559,8 @@ command add_bench_command(CLI::App& app) {
   bench->add_option("--reps", ba->reps, "timed runs per point, median reported (default 3 on CPU adapters, 5 on GPUs; "
                                         "20 with --full)")
       ->default_str("auto");
+  bench->add_option("--warm-ms", ba->warm_ms, "GPUs: before timing a case, run it in windows of this many ms until its time settles (default 50)")
+      ->check(CLI::Range(0, 60000));
   bench->add_option("--warmup", ba->warmup, "discarded runs per point (default 2; 3 with --full)")
       ->default_str("auto");
   bench->add_option("--batch", ba->batch, "K: calls per wall-clock round (call_ms) and per submission (batched_ms) "

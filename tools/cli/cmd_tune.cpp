@@ -258,7 +258,12 @@ int run_tune(const tune_options& o) {
           failed = true;
         }
       }
-      // Then rounds in turn (candidate 0, 1, ..., 0, 1, ...): a machine whose load drifts meets them all alike.
+      // The GPU's clocks up after the host's work above (warm_until_steady), then rounds in turn (candidate 0, 1,
+      // ..., 0, 1, ...): a machine whose load drifts meets them all alike.
+      if (ctx.adapter().kind != adapter_kind::cpu) {
+        use(0);
+        warm_until_steady([&] { t.call(); ctx.finish(); }, 50);
+      }
       std::vector<std::vector<double>> rounds(cands.size());
       for (int r = 0; r < reps; ++r)
         for (std::size_t i = 0; i < cands.size(); ++i) {

@@ -18,6 +18,25 @@
 
 using namespace wgprim;
 
+void warm_until_steady(const std::function<void()>& once, int window_ms, int cap_ms) {
+  using clock = std::chrono::steady_clock;
+  const auto start = clock::now();
+  double last = 0;
+  while (ms_since(start) < cap_ms) {
+    std::vector<double> runs;
+    const auto w0 = clock::now();
+    do {
+      const auto t0 = clock::now();
+      once();
+      runs.push_back(ms_since(t0));
+    } while (ms_since(w0) < window_ms && runs.size() < 100000);
+    std::nth_element(runs.begin(), runs.begin() + runs.size() / 2, runs.end());
+    const double med = runs[runs.size() / 2];
+    if (last > 0 && med >= 0.97 * last) return;
+    last = med;
+  }
+}
+
 std::string with_commas(double v, int decimals) {
   std::string s = fmt::format("{:.{}f}", std::fabs(v), decimals);
   auto dot = s.find('.');
