@@ -170,6 +170,83 @@ TEST(Segmented, StreamingTileEdges) {
     for (const op& o : ops_for(t)) check_segmented(ctx(), o, t, 9000, layout::fours, 15);
 }
 
+// One subgroup per segment ("subgroups", the default for built-in operators over segments of 32 or more values
+// on average): every layout and type and op, sizes around a subgroup and around 8,192 (segments past it are cut into
+// chunks that workgroups fold), many long segments, bad offsets on the device, custom operators (commutative ones
+// run, others are refused), several calls in one encoder (they share the workspace).
+TEST(Segmented, PerSubgroup) {
+  run_options sub, scans;
+  sub.algorithm = "subgroups";
+  if (!ctx().features().subgroups) {  // the algorithm needs subgroups: named without them, it is refused
+    std::vector<std::uint32_t> x(10, 1), off = {0, 10}, r(1);
+    EXPECT_THROW(segmented_reduce(ctx(), x, off, r, op::sum(), sub), error);
+    return;
+  }
+  for (layout l : {layout::random, layout::huge, layout::empties, layout::ones, layout::lead_trail, layout::fours})
+    for (std::size_t n : {1u, 2u, 31u, 33u, 8191u, 8192u, 8193u, 16385u, 100000u}) {
+      if (l == layout::lead_trail && n < 8) continue;
+      check_segmented(ctx(), op::sum(), dtype::u32, n, l, static_cast<std::uint32_t>(n), sub, &scans);
+    }
+  for (dtype t : {dtype::f32, dtype::i32, dtype::u32})
+    for (const op& o : ops_for(t)) {
+      check_segmented(ctx(), o, t, 20000, layout::random, 21, sub, &scans);
+      check_segmented(ctx(), o, t, 30000, layout::huge, 22, sub, &scans);
+    }
+  // Many long segments (lengths around the 8,192 cut and its multiples) beside short ones.
+  for (std::size_t len : {8192u, 8193u, 16384u, 16385u, 40000u}) {
+    const std::size_t n = 300001;
+    std::vector<std::uint32_t> off;
+    for (std::size_t at = 0, k = 0; at < n; at += (k++ % 3 == 0 ? 5 : len)) off.push_back(static_cast<std::uint32_t>(at));
+    off.push_back(static_cast<std::uint32_t>(n));
+    auto x = data_for(dtype::u32, n, 23);
+    for (const op& o : {op::sum(), op::max()}) {
+      const monoid m(o, dtype::u32);
+      std::vector<std::uint32_t> want(off.size() - 1);
+      reference::segmented_reduce(x.data(), off.data(), want.size(), want.data(), m);
+      device_vector<std::uint32_t> d_x(ctx(), x), d_off(ctx(), off), d_r(ctx(), want.size());
+      run_options so = sub;
+      run_stats st;
+      so.stats = &st;
+      segmented_reduce(ctx(), d_x, d_off, d_r, o, so);
+      ASSERT_EQ(d_r.to_host(), want) << "len " << len;
+      EXPECT_EQ(st.algorithm, "subgroups");
+    }
+  }
+  // Three calls in one encoder, the long ones between short ones: each finds its own chunks.
+  {
+    std::vector<std::uint32_t> x1 = data_for(dtype::u32, 50000, 24), o1 = {0, 3, 20003, 20003, 50000};
+    std::vector<std::uint32_t> x2 = data_for(dtype::u32, 9000, 25), o2 = {0, 100, 200, 9000};
+    const monoid m(op::sum(), dtype::u32);
+    std::vector<std::uint32_t> w1(4), w2(3);
+    reference::segmented_reduce(x1.data(), o1.data(), 4, w1.data(), m);
+    reference::segmented_reduce(x2.data(), o2.data(), 3, w2.data(), m);
+    device_vector<std::uint32_t> d_x1(ctx(), x1), d_o1(ctx(), o1), d_x2(ctx(), x2), d_o2(ctx(), o2), r1(ctx(), 4),
+        r2(ctx(), 3), r3(ctx(), 4);
+    WGPUCommandEncoder enc = ctx().begin_commands();
+    segmented_reduce(ctx(), enc, d_x1, d_o1, r1, op::sum(), sub);
+    segmented_reduce(ctx(), enc, d_x2, d_o2, r2, op::sum(), sub);
+    segmented_reduce(ctx(), enc, d_x1, d_o1, r3, op::sum(), sub);
+    ctx().submit(enc);
+    EXPECT_EQ(r1.to_host(), w1);
+    EXPECT_EQ(r2.to_host(), w2);
+    EXPECT_EQ(r3.to_host(), w1);
+  }
+  // Bad offsets found on the device; a non-commutative custom operator refused before anything runs.
+  std::vector<std::uint32_t> x(20000, 1), dec = {0, 50, 40}, past = {0, 50, 20001}, longdec = {0, 15000, 9000};
+  device_vector<std::uint32_t> d_x(ctx(), x), d_r(ctx(), 2);
+  for (const auto& bad : {dec, past, longdec}) {
+    device_vector<std::uint32_t> d_bad(ctx(), bad);
+    EXPECT_THROW(segmented_reduce(ctx(), d_x, d_bad, d_r, op::sum(), sub), error);
+  }
+  std::vector<std::uint32_t> off = {0, 10, 20000}, r(2);
+  try {
+    segmented_reduce(ctx(), x, off, r, op::custom("select(a, b, a == 0u)", "0"), sub);  // the first non-zero
+    ADD_FAILURE() << "a non-commutative operator ran";
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), errc::invalid_argument);
+  }
+}
+
 // The segmented reduce and both scans against the twin, with given offsets; returns the look-back fallbacks.
 std::uint64_t check_scan_with(context& c, const op& o, dtype t, const std::vector<std::uint32_t>& x,
                               const std::vector<std::uint32_t>& off, const run_options& opt, const char* what) {

@@ -64,6 +64,9 @@ const std::vector<algorithm_entry>& algorithm_registry() {
        "tile that owns its end", false, false, false, id::segmented_reduce_decoupled, nullptr, 0, accuracy::fast, true},
       {"segmented_reduce", "tiles", "tiles of 2,048 values whatever the segment lengths, one spine workgroup for segments crossing tiles",
        true, true, false, id::segmented_reduce_tiles},
+      {"segmented_reduce", "subgroups", "one subgroup per segment, segments past 8,192 values in chunks of workgroups; "
+       "the default for built-in operators over segments of 32 or more values on average",
+       false, false, true, id::segmented_reduce_per_subgroup},
       {"segmented_reduce", "scan-gather", "the earlier path: the segmented tile scan of all values, then a gather",
        false, false, false, id::segmented_reduce_scan_gather},
       {"segmented_scan", "decoupled", "one pass: (head, value) pairs scanned per tile, look-back with a fallback "
@@ -177,7 +180,7 @@ const std::vector<const kernel_spec*>& kernel_specs() {
       &sort_seg_tile_starts_spec, &sort_seg_short_spec, &sort_seg_mid_spec, &sort_seg_bin_spec, &sort_merge_level_spec,
       &sort_merge_tile_split_spec, &sort_merge_tile_spec,
       &histogram_atomic_spec, &seg_heads_offsets_spec, &seg_heads_keys_spec, &seg_tile_reduce_spec,
-      &seg_spine_spec,        &seg_tile_scan_spec,  &seg_gather_spec, &segr_bounds_spec, &segr_tile_spec, &segr_spine_up_spec, &segr_spine_top_spec, &segr_spine_down_spec, &segr_scan_spec, &seg_decoupled_bounds_spec, &seg_decoupled_spec,
+      &seg_spine_spec,        &seg_tile_scan_spec,  &seg_gather_spec, &segr_bounds_spec, &segr_tile_spec, &segr_spine_up_spec, &segr_spine_top_spec, &segr_spine_down_spec, &segr_scan_spec, &segr_subgroup_spec, &segr_chunk_args_spec, &segr_chunks_spec, &segr_longs_spec, &seg_decoupled_bounds_spec, &seg_decoupled_spec,
       &select_decoupled_spec, &select_count_spec, &by_key_spec,
       &count_args_size_spec,  &count_args_pad_spec,
   };

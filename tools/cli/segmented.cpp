@@ -345,8 +345,9 @@ void add_hist_bench_cases(context& ctx, std::size_t n_max, std::vector<bench_cas
     return *out_n;
   };
   for (const seg_shape sh : {seg_shape{1000, "sum"}, seg_shape{4, "sum, segments of 4"}, seg_shape{0, "sum, one segment"}})
-    for (const char* alg : {"decoupled", "tiles", "scan-gather"}) {
+    for (const char* alg : {"decoupled", "tiles", "subgroups", "scan-gather"}) {
       if (!wants("segmented_reduce", alg)) continue;
+      if (std::string(alg) == "subgroups" && !ctx.features().subgroups) continue;  // it needs them
       auto m = std::make_shared<monoid>(op::sum(), dtype::f32);
       const std::string algorithm = alg;
       auto segs_of = [sh](std::size_t n) -> std::size_t { return sh.len ? n / sh.len : 1; };

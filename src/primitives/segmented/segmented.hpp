@@ -30,6 +30,7 @@ struct segmented_args {
 struct segmented_workspace {
   buffer heads, tiles;
   std::uint64_t words = 0, runs_index = 0;
+  const buffer* shared_heads = nullptr;  // heads in a context scratch buffer instead (read before the next call)
 };
 
 /// Records the passes; the returned buffers must live until the work has run (wgpu keeps released buffers
@@ -48,6 +49,15 @@ bool segmented_reduce_streams(const context& ctx, std::uint64_t n, std::uint64_t
 segmented_workspace record_segmented_reduce(recorder& rec, const monoid& m, const device_view& values, std::uint64_t n,
                                             const device_view& offsets, std::uint64_t n_segments,
                                             const device_view& out);
+
+/// Whether the one-subgroup-per-segment reduce serves n values in n_segments segments (subgroups, one binding each).
+bool segmented_reduce_per_subgroup_serves(const context& ctx, std::uint64_t n, std::uint64_t n_segments);
+/// The segmented reduce with one subgroup per segment (shaders/segmented/per_subgroup.wgsl), segments of more
+/// than 8,192 values in chunks folded by workgroups; needs a commutative combine. n >= 1, n_segments >= 1; the
+/// result's shared_heads[0] counts broken offsets.
+segmented_workspace record_segmented_reduce_per_subgroup(recorder& rec, const monoid& m, const device_view& values,
+                                                         std::uint64_t n, const device_view& offsets,
+                                                         std::uint64_t n_segments, const device_view& out);
 
 /// The segmented scan (n values into out) by the same passes plus a rescan of every tile; n_segments may be 0.
 segmented_workspace record_segmented_scan_streaming(recorder& rec, const monoid& m, const device_view& values,
@@ -79,6 +89,7 @@ std::string pair_scan_prelude(const monoid& m, const std::string& when_b_word);
 extern const kernel_spec seg_decoupled_bounds_spec, seg_decoupled_spec;
 extern const kernel_spec segr_bounds_spec, segr_tile_spec, segr_spine_up_spec, segr_spine_top_spec, segr_spine_down_spec,
     segr_scan_spec;
+extern const kernel_spec segr_subgroup_spec, segr_chunk_args_spec, segr_chunks_spec, segr_longs_spec;
 extern const kernel_spec seg_heads_offsets_spec, seg_heads_keys_spec, seg_tile_reduce_spec, seg_spine_spec,
     seg_tile_scan_spec, seg_gather_spec;
 
