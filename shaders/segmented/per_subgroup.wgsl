@@ -13,59 +13,9 @@
 // stays bounded by n whatever the offsets hold. work: [0] broken, [1] long segments, [2] chunks, [3] unused,
 // then LONG_CAP (segment, first chunk) pairs, then the chunk descriptors (segment, chunk index) pairs.
 
-struct sgr_params {
-  n: u32,
-  n_seg: u32,
-  grid_x: u32,
-  long_cap: u32,  // entries of the long list (>= n / (LONG + 1))
-  chunk_cap: u32,  // chunk descriptors (>= n / CHUNK + long_cap)
-  max_dim: u32,   // the adapter's workgroups per dimension
-  pad1: u32,
-  pad2: u32,
-}
+//! import segmented/per_subgroup_common.wgsl
 
-@group(0) @binding(0) var<uniform> params: sgr_params;
-@group(0) @binding(1) var<storage, read> src: array<T>;
-@group(0) @binding(2) var<storage, read> offsets: array<u32>;
-@group(0) @binding(3) var<storage, read_write> out: array<T>;
-@group(0) @binding(4) var<storage, read_write> work: array<atomic<u32>>;
-@group(0) @binding(5) var<storage, read_write> partial: array<T>;
 @group(0) @binding(6) var<storage, read_write> args: array<u32>;
-
-const LONGS: u32 = 4u;
-
-fn chunk_base() -> u32 {
-  return LONGS + 2u * params.long_cap;
-}
-
-// Segment s's values [x, y), clamped into [0, n]; broken offsets counted by the caller's lane 0.
-fn segment_of(s: u32) -> vec3<u32> {
-  let o = offsets[s];
-  let e = offsets[s + 1u];
-  let broken = select(0u, 1u, o > e || e > params.n);
-  let y = min(e, params.n);
-  return vec3<u32>(min(o, y), y, broken);
-}
-
-// The lanes' fold of src[x, y) (lane i takes x + i, x + i + size, ...), then the subgroup's.
-fn fold_range(x: u32, y: u32, li: lane_info) -> T {
-  let step = li.size;
-  var a0 = identity();
-  var a1 = identity();
-  var a2 = identity();
-  var a3 = identity();
-  var i = x + li.lane;
-  for (; i + 3u * step < y; i += 4u * step) {
-    a0 = combine(a0, src[i]);
-    a1 = combine(a1, src[i + step]);
-    a2 = combine(a2, src[i + 2u * step]);
-    a3 = combine(a3, src[i + 3u * step]);
-  }
-  for (; i < y; i += step) {
-    a0 = combine(a0, src[i]);
-  }
-  return subgroup_reduce(combine(combine(a0, a1), combine(a2, a3)), li);
-}
 
 @compute @workgroup_size(WG_SIZE)
 fn segments(@builtin(workgroup_id) wid: vec3<u32>, li: lane_info) {
@@ -117,55 +67,4 @@ fn chunk_args() {
   args[3] = min((longs + SEGS - 1u) / SEGS, params.max_dim);
   args[4] = 1u;
   args[5] = 1u;
-}
-
-var<workgroup> wg_chunks: u32;
-
-@compute @workgroup_size(WG_SIZE)
-fn chunks(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid: vec3<u32>,
-          @builtin(num_workgroups) nwg: vec3<u32>, li: lane_info) {
-  if (l == 0u) {
-    wg_chunks = min(atomicLoad(&work[2]), params.chunk_cap);
-  }
-  let total = workgroupUniformLoad(&wg_chunks);
-  for (var c = wid.x; c < total; c += nwg.x) {
-    let s = atomicLoad(&work[chunk_base() + 2u * c]);
-    let k = atomicLoad(&work[chunk_base() + 2u * c + 1u]);
-    let r = segment_of(min(s, params.n_seg - 1u));
-    let x = min(r.x + k * CHUNK, r.y);
-    let y = min(x + CHUNK, r.y);
-    var acc = identity();
-    for (var i = x + l; i < y; i += WG_SIZE) {
-      acc = combine(acc, src[i]);
-    }
-    let v = workgroup_reduce(l, acc, li);
-    if (l == 0u) {
-      partial[c] = v;
-    }
-  }
-}
-
-@compute @workgroup_size(WG_SIZE)
-fn longs(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, li: lane_info) {
-  let count = min(atomicLoad(&work[1]), params.long_cap);
-  for (var g = wid.x * SEGS; g < count; g += nwg.x * SEGS) {
-    for (var q = li.id; q < SEGS; q += li.count) {
-      let j = g + q;
-      if (j >= count) {
-        break;
-      }
-      let s = min(atomicLoad(&work[LONGS + 2u * j]), params.n_seg - 1u);
-      let c0 = atomicLoad(&work[LONGS + 2u * j + 1u]);
-      let r = segment_of(s);
-      let c1 = min(c0 + (r.y - r.x + CHUNK - 1u) / CHUNK, params.chunk_cap);
-      var acc = identity();
-      for (var c = c0 + li.lane; c < c1; c += li.size) {
-        acc = combine(acc, partial[c]);
-      }
-      let v = subgroup_reduce(acc, li);
-      if (li.lane == 0u) {
-        out[s] = v;
-      }
-    }
-  }
 }

@@ -703,6 +703,18 @@ const buffer& scratch(context& ctx, const std::string& name, std::uint64_t bytes
   return s.scratch[name] = std::move(b);
 }
 
+const buffer& constant_buffer(context& ctx, const void* data, std::uint64_t bytes) {
+  if (bytes == 0 || bytes > 65536) throw error(errc::gpu, "internal: constant_buffer takes 1 to 65,536 bytes");
+  auto& s = ctx.impl();
+  std::string key(static_cast<const char*>(data), bytes);
+  auto it = s.constants.find(key);
+  if (it != s.constants.end()) return it->second;
+  if (s.constants.size() >= 64) s.constants.clear();
+  buffer b = ctx.create_buffer((bytes + 3) / 4 * 4);
+  ctx.write(b, 0, data, bytes);
+  return s.constants.emplace(std::move(key), std::move(b)).first->second;
+}
+
 WGPUBuffer mapped_result(context& ctx, std::uint64_t bytes, std::uint64_t& size) {
   auto& s = ctx.impl();
   WGPUBuffer b = s.mapped_result_for(bytes);

@@ -181,6 +181,7 @@ struct context_impl {
     kept_enc = nullptr;
   }
   std::map<std::string, buffer> scratch;  // detail::scratch
+  std::map<std::string, buffer> constants;  // detail::constant_buffer, by content
   WGPUBuffer staging = nullptr;           // MapRead, for results read back with their submission
   std::uint64_t staging_bytes = 0;
   WGPUBuffer staging_for(std::uint64_t bytes);

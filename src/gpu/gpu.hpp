@@ -144,6 +144,11 @@ class recorder {
 /// keeps it alive for work in flight).
 const buffer& scratch(context& ctx, const std::string& name, std::uint64_t bytes);
 
+/// A read-only buffer of the context holding `bytes` (at most 64 KiB), kept under its content: calls with the
+/// same small table (a histogram's edges) share one buffer written once, with no allocation or queue write per
+/// call. At most 64 are kept (then all are dropped; wgpu keeps a dropped buffer alive for work in flight).
+const buffer& constant_buffer(context& ctx, const void* data, std::uint64_t bytes);
+
 /// A small storage buffer of the context that the host maps directly after a submission (recorder::readback with
 /// src_mappable): a kernel's result needs no copy into staging. nullptr (and size untouched) when the device cannot
 /// map storage buffers; else `size` gets its length (at least `bytes`).

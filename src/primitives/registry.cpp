@@ -1,5 +1,6 @@
 // The algorithm registry and the list of kernel contracts: adding an algorithm or a kernel is one line here.
 // The registry decides what a call runs (pick_algorithm, resolve_algorithm): the only place that reads names.
+#include "primitives/copy/widen.hpp"
 #include "primitives/arg_reduce/arg_reduce.hpp"
 #include "primitives/histogram/histogram.hpp"
 #include "primitives/primitive.hpp"
@@ -174,7 +175,7 @@ const std::vector<const kernel_spec*>& kernel_specs() {
   static const std::vector<const kernel_spec*> specs = {
       &reduce_fast_spec,      &reduce_single_spec, &reduce_seed_spec,   &reduce_exact_spec,    &reduce_exact_combine_spec, &scan_decoupled_spec,
       &scan_seed_blocks_spec, &scan_seed_add_spec, &scan_seed_carry_spec,
-      &scan_exact_tiles_spec, &scan_exact_prefixes_spec, &scan_exact_scan_spec, &copy_spec, &widen_spec, &fill_spec,
+      &scan_exact_tiles_spec, &scan_exact_prefixes_spec, &scan_exact_scan_spec, &copy_spec, &widen_spec, &fill_spec, &copy_words_spec,
       &arg_reduce_partials_spec, &arg_reduce_final_spec,
       &sort_histogram_spec,   &sort_plan_spec, &sort_finish_spec, &sort_rts_count_spec, &sort_rts_scatter_spec, &sort_onesweep_spec, &sort_merge_split_spec, &sort_merge_spec,
       &sort_seg_tile_starts_spec, &sort_seg_short_spec, &sort_seg_mid_spec, &sort_seg_bin_spec, &sort_merge_level_spec,

@@ -39,6 +39,31 @@ void record_zero(recorder& rec, const buffer& b, std::uint64_t offset, std::uint
   rec.dispatch(k, {rec.params(p), bind(b, offset, bytes)}, groups);
 }
 
+struct words_params {
+  std::uint32_t n, src_at, dst_at, pad;
+};
+static_assert(sizeof(words_params) == 16);
+extern const kernel_spec copy_words_spec;
+const kernel_spec copy_words_spec{"copy/words.wgsl", "copy_words", {slot::uniform, slot::storage_read, slot::storage_rw},
+                                  sizeof(words_params)};
+
+void record_copy_words(recorder& rec, WGPUBuffer src, std::uint64_t src_offset, WGPUBuffer dst,
+                       std::uint64_t dst_offset, std::uint64_t bytes) {
+  context& ctx = rec.ctx();
+  const std::uint64_t align = std::max<std::uint32_t>(ctx.limits().min_storage_buffer_offset_alignment, 4);
+  // Large, unaligned or within one buffer (read and written by one dispatch): the transfer command.
+  if (bytes == 0 || bytes % 4 || src_offset % 4 || dst_offset % 4 || bytes > 65536 || src == dst)
+    return rec.copy_raw(src, src_offset, dst, dst_offset, bytes);
+  static const monoid m(op::sum(), dtype::u32);
+  const auto& k = get_kernel(ctx, copy_words_spec, compose_wgsl(copy_words_spec.file, m, {}), true);
+  // Each side bound from the aligned offset at or below its first word.
+  const std::uint64_t sb = src_offset / align * align, db = dst_offset / align * align;
+  const words_params p{static_cast<std::uint32_t>(bytes / 4), static_cast<std::uint32_t>((src_offset - sb) / 4),
+                       static_cast<std::uint32_t>((dst_offset - db) / 4), 0};
+  rec.dispatch(k, {rec.params(p), binding{src, sb, src_offset - sb + bytes}, binding{dst, db, dst_offset - db + bytes}},
+               static_cast<std::uint32_t>((bytes / 4 + 63) / 64));
+}
+
 void copy_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref& out,
               const run_options& opt) {
   backend_of(ctx).copy(ctx, encoder, in, out, opt);

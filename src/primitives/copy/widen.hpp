@@ -15,4 +15,11 @@ extern const kernel_spec widen_spec;
 void record_zero(recorder& rec, const buffer& b, std::uint64_t offset, std::uint64_t bytes);
 extern const kernel_spec fill_spec;
 
+/// Copies `bytes` (a multiple of 4, at most 64 KiB, 4-byte aligned offsets, two buffers) with a dispatch inside
+/// the current compute pass (a count or a small table: recorder::copy_raw is a transfer command and ends the pass);
+/// other copies go through copy_raw.
+void record_copy_words(recorder& rec, WGPUBuffer src, std::uint64_t src_offset, WGPUBuffer dst,
+                       std::uint64_t dst_offset, std::uint64_t bytes);
+extern const kernel_spec copy_words_spec;
+
 }  // namespace wgprim::detail

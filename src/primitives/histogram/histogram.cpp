@@ -93,7 +93,10 @@ void histogram_webgpu(context& ctx, WGPUCommandEncoder encoder, const range_ref&
   recorder rec = own ? recorder(ctx, opt.timestamps || opt.stats) : recorder(ctx, encoder);
   std::vector<buffer> temps;
   buffer edges;
-  if (!b.levels) {
+  if (!b.levels && ke.bits.size() * 4 <= 65536) {
+    // Even edges are a function of (type, bins, lo, hi): kept by the context, not allocated and written per call.
+    a.edges = view_of(constant_buffer(ctx, ke.bits.data(), ke.bits.size() * 4), ke.bits.size());
+  } else if (!b.levels) {
     edges = ctx.create_buffer(ke.bits.size() * 4);
     wgpu_write(ctx, edges.native(), 0, ke.bits.data(), ke.bits.size() * 4);
     a.edges = view_of(edges, ke.bits.size());
@@ -108,7 +111,7 @@ void histogram_webgpu(context& ctx, WGPUCommandEncoder encoder, const range_ref&
     a.in = bindable_input(rec, a.in, temps);
     record_histogram(rec, a);
   }
-  if (counts.on_device) rec.copy_raw(cnt.native(), 0, counts.view.buf, counts.view.offset, bins * 4);
+  if (counts.on_device) record_copy_words(rec, cnt.native(), 0, counts.view.buf, counts.view.offset, bins * 4);
   if (!own) {
     rec.end();
     return;

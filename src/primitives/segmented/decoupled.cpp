@@ -5,6 +5,7 @@
 // outputs each fit one binding; the reduce writes each segment's value from the tile that owns its end offset.
 #include "core/wgsl_compose.hpp"
 #include "gpu/gpu.hpp"
+#include "primitives/copy/widen.hpp"
 #include "primitives/segmented/segmented.hpp"
 #include "primitives/select/policy.hpp"
 #include "wgprim/error.hpp"
@@ -99,7 +100,7 @@ segmented_workspace record_decoupled(recorder& rec, const monoid& m, const devic
   grid_2d(tiles, max_dim, tx, ty);
   rec.dispatch(bounds_k, {rec.params(p), vals, vals4, offs, bnd, o, o4, st, brk}, bx, by);
   rec.dispatch(scan_k, {rec.params(p), vals, vals4, offs, bnd, o, o4, st, brk}, tx, ty);
-  rec.copy_raw(state.native(), 4, ws.heads.native(), 4, 4);
+  record_copy_words(rec, state.native(), 4, ws.heads.native(), 4, 4);  // inside the pass
   return ws;
 }
 }  // namespace

@@ -21,17 +21,19 @@ using s = slot;
 }  // namespace
 
 const kernel_spec segr_subgroup_spec{"segmented/per_subgroup.wgsl", "segments",
-                                     {s::uniform, s::storage_read, s::storage_read, s::storage_rw, s::storage_rw},
+                                     {s::uniform, s::storage_read, s::storage_read, s::storage_rw, s::storage_rw,
+                                      s::storage_rw, s::storage_rw},
                                      sizeof(sgr_params)};
 const kernel_spec segr_chunk_args_spec{"segmented/per_subgroup.wgsl", "chunk_args",
                                        {s::uniform, s::storage_read, s::storage_read, s::storage_rw, s::storage_rw,
                                         s::storage_rw, s::storage_rw},
                                        sizeof(sgr_params)};
-const kernel_spec segr_chunks_spec{"segmented/per_subgroup.wgsl", "chunks",
+// The passes whose grid is the args buffer (binding 6 of the file above): a file without that binding.
+const kernel_spec segr_chunks_spec{"segmented/per_subgroup_long.wgsl", "chunks",
                                    {s::uniform, s::storage_read, s::storage_read, s::storage_rw, s::storage_rw,
                                     s::storage_rw},
                                    sizeof(sgr_params)};
-const kernel_spec segr_longs_spec{"segmented/per_subgroup.wgsl", "longs",
+const kernel_spec segr_longs_spec{"segmented/per_subgroup_long.wgsl", "longs",
                                   {s::uniform, s::storage_read, s::storage_read, s::storage_rw, s::storage_rw,
                                    s::storage_rw},
                                   sizeof(sgr_params)};
@@ -44,14 +46,16 @@ segmented_workspace record_segmented_reduce_per_subgroup(recorder& rec, const mo
                                                          std::uint64_t n, const device_view& offsets,
                                                          std::uint64_t n_segments, const device_view& out) {
   context& ctx = rec.ctx();
-  const std::string& src = compose_wgsl(segr_subgroup_spec.file, m,
-                                        {{"WG_SIZE", std::to_string(wg_size) + "u"},
-                                         {"SEGS", std::to_string(segs_per_wg) + "u"},
-                                         {"LONG", std::to_string(long_len) + "u"},
-                                         {"CHUNK", std::to_string(chunk_len) + "u"}},
-                                        {lanes_module(true)});
   // Trusted only for built-in operators: a custom one is an expression of the user's, checked as everywhere.
-  auto kernel_for = [&](const kernel_spec& spec) -> const kernel& { return get_kernel(ctx, spec, src, m.is_builtin()); };
+  auto kernel_for = [&](const kernel_spec& spec) -> const kernel& {
+    const std::string& src = compose_wgsl(spec.file, m,
+                                          {{"WG_SIZE", std::to_string(wg_size) + "u"},
+                                           {"SEGS", std::to_string(segs_per_wg) + "u"},
+                                           {"LONG", std::to_string(long_len) + "u"},
+                                           {"CHUNK", std::to_string(chunk_len) + "u"}},
+                                          {lanes_module(true)});
+    return get_kernel(ctx, spec, src, m.is_builtin());
+  };
   // Capacities: at most n / (long_len + 1) long segments, and their chunks number at most n / chunk_len plus one
   // per long segment.
   const std::uint64_t long_cap = n / (long_len + 1) + 1, chunk_cap = n / chunk_len + long_cap + 1;
@@ -66,7 +70,7 @@ segmented_workspace record_segmented_reduce_per_subgroup(recorder& rec, const mo
                      static_cast<std::uint32_t>(long_cap), static_cast<std::uint32_t>(chunk_cap),  max_dim, 0, 0};
   const binding vals = bind(values, 0, n), offs = bind(offsets, 0, n_segments + 1), o = bind(out, 0, n_segments),
                 w = bind(work), part = bind(partial), a = bind(args);
-  rec.dispatch(kernel_for(segr_subgroup_spec), {rec.params(p), vals, offs, o, w}, x, y);
+  rec.dispatch(kernel_for(segr_subgroup_spec), {rec.params(p), vals, offs, o, w, part, a}, x, y);
   if (n > long_len) {  // else no segment is long
     rec.dispatch(kernel_for(segr_chunk_args_spec), {rec.params(p), vals, offs, o, w, part, a}, 1);
     rec.dispatch_indirect(kernel_for(segr_chunks_spec), {rec.params(p), vals, offs, o, w, part}, args.native(), 0);

@@ -1,6 +1,7 @@
 // Dispatch layer of segmented reduce/scan, reduce-by-key and run-length encoding: argument checks, host
 // uploads/downloads, bindable views, the passes of tiles.cpp, the checks that need the GPU's answers (broken
 // offsets, runs that do not fit the outputs).
+#include "primitives/copy/widen.hpp"
 #include "primitives/segmented/segmented.hpp"
 #include "primitives/select/select.hpp"
 
@@ -317,7 +318,7 @@ std::uint64_t reduce_by_key_webgpu(context& ctx, WGPUCommandEncoder encoder, con
   segmented_workspace ws = one_pass ? record_by_key_decoupled(rec, a) : record_segmented(rec, a);
   ok.finish(rec);
   os.finish(rec);
-  if (runs_out) rec.copy_raw(ws.tiles.native(), ws.runs_index * 4, runs_out->view.buf, runs_out->view.offset, 4);
+  if (runs_out) record_copy_words(rec, ws.tiles.native(), ws.runs_index * 4, runs_out->view.buf, runs_out->view.offset, 4);
   if (!own) {
     rec.end();
     return 0;

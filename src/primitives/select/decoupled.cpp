@@ -212,7 +212,7 @@ void record_select_decoupled(recorder& rec, const select_args& a) {
       if (a.fallbacks) rec.copy(state, 4, *a.fallbacks, 4 * slot_index++, 4);
     }
   }
-  rec.copy_raw(carry.native(), chunks * 4, a.count.buf, a.count.offset, 4);
+  record_copy_words(rec, carry.native(), chunks * 4, a.count.buf, a.count.offset, 4);  // inside the pass
 }
 
 }  // namespace wgprim::detail
