@@ -177,6 +177,7 @@ TEST(Segmented, StreamingTileEdges) {
 TEST(Segmented, PerSubgroup) {
   run_options sub, scans;
   sub.algorithm = "subgroups";
+  scans.algorithm = "subgroups";
   if (!ctx().features().subgroups) {  // the algorithm needs subgroups: named without them, it is refused
     std::vector<std::uint32_t> x(10, 1), off = {0, 10}, r(1);
     EXPECT_THROW(segmented_reduce(ctx(), x, off, r, op::sum(), sub), error);
@@ -192,6 +193,24 @@ TEST(Segmented, PerSubgroup) {
       check_segmented(ctx(), o, t, 20000, layout::random, 21, sub, &scans);
       check_segmented(ctx(), o, t, 30000, layout::huge, 22, sub, &scans);
     }
+  // Long groups before the first offset and after the last (the scan's), and a scan whose operator does not
+  // commute (the first non-zero value: every step keeps the order).
+  check_segmented(ctx(), op::sum(), dtype::i32, 200001, layout::lead_trail, 26, sub, &scans);
+  {
+    const std::size_t n = 70001;
+    auto x = data_for(dtype::u32, n, 27);
+    for (std::size_t i = 0; i < n; ++i) x[i] = i % 9 < 5 ? 0 : x[i];
+    std::vector<std::uint32_t> off = {100, 130, 130, 20000, 20001, 60000};
+    const op first = op::custom("select(a, b, a == 0u)", "0");
+    const monoid m(first, dtype::u32);
+    for (bool exclusive : {false, true}) {
+      std::vector<std::uint32_t> want(n), got(n);
+      reference::segmented_scan(x.data(), n, off.data(), off.size() - 1, want.data(), m, exclusive);
+      if (exclusive) segmented_exclusive_scan(ctx(), x, off, got, first, scans);
+      else segmented_inclusive_scan(ctx(), x, off, got, first, scans);
+      ASSERT_EQ(got, want) << (exclusive ? "exclusive" : "inclusive");
+    }
+  }
   // Many long segments (lengths around the 8,192 cut and its multiples) beside short ones.
   for (std::size_t len : {8192u, 8193u, 16384u, 16385u, 40000u}) {
     const std::size_t n = 300001;
@@ -209,6 +228,12 @@ TEST(Segmented, PerSubgroup) {
       so.stats = &st;
       segmented_reduce(ctx(), d_x, d_off, d_r, o, so);
       ASSERT_EQ(d_r.to_host(), want) << "len " << len;
+      EXPECT_EQ(st.algorithm, "subgroups");
+      std::vector<std::uint32_t> want_s(n);
+      reference::segmented_scan(x.data(), n, off.data(), off.size() - 1, want_s.data(), m, false);
+      device_vector<std::uint32_t> d_s(ctx(), n);
+      segmented_inclusive_scan(ctx(), d_x, d_off, d_s, o, so);
+      ASSERT_EQ(d_s.to_host(), want_s) << "scan, len " << len;
       EXPECT_EQ(st.algorithm, "subgroups");
     }
   }

@@ -1,7 +1,9 @@
 // Segmented reduce over CSR offsets, one subgroup per segment (as CUB's DeviceSegmentedReduce gives each segment a
 // block): for segments of tens to thousands of values, with no pass over tiles and one dispatch when no segment is
 // long. Needs the subgroup lanes import (shared/lanes_subgroup.wgsl) and a commutative combine (lanes take every
-// size-th value: the segment is reordered).
+// size-th value: the segment is reordered). With SCAN (per_subgroup_common.wgsl), the segmented scan by the same
+// passes, every step in order (any associative combine): a subgroup scans its group in rounds; a long group's
+// chunks are folded in order, their carries scanned per group (longs), then each chunk scanned (chunk_scan).
 //   segments: workgroup g owns segments [g * SEGS, (g + 1) * SEGS); its subgroups take them in turn. A segment of
 //     at most LONG values is folded by the lanes (four loads in flight each) and a subgroup butterfly. A longer one
 //     is cut into chunks of CHUNK values: its subgroup reserves the chunks' descriptors (work[2]: chunks so far)
@@ -22,18 +24,22 @@ fn segments(@builtin(workgroup_id) wid: vec3<u32>, li: lane_info) {
   let first = (wid.y * params.grid_x + wid.x) * SEGS;
   for (var q = li.id; q < SEGS; q += li.count) {
     let s = first + q;
-    if (s >= params.n_seg) {
+    if (s >= group_count()) {
       break;
     }
-    let r = segment_of(s);
+    let r = group_of(s);
     if (r.z != 0u && li.lane == 0u) {
       atomicAdd(&work[0], 1u);
     }
     let len = r.y - r.x;
     if (len <= LONG) {
-      let v = fold_range(r.x, r.y, li);
-      if (li.lane == 0u) {
-        out[s] = v;
+      if (SCAN) {
+        scan_range(r.x, r.y, li);
+      } else {
+        let v = fold_range(r.x, r.y, li);
+        if (li.lane == 0u) {
+          out[s] = v;
+        }
       }
       continue;
     }

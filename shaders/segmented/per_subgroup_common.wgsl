@@ -1,7 +1,10 @@
 // The pieces the one-subgroup-per-segment reduce's two files share (segmented/per_subgroup.wgsl: the segments and
 // the long segments' grids, with the grid buffer at binding 6; segmented/per_subgroup_long.wgsl: the chunks and the
 // long segments, which read that buffer as their indirect grid and so cannot bind it): the parameters, bindings
-// 0-5, a segment's clamped bounds and a subgroup's fold of a range. Needs the subgroup lanes import.
+// 0-5, a group's clamped bounds, a subgroup's fold and scan of a range. Needs the subgroup lanes import.
+// SCAN (a composition constant): the segmented scan. Its groups are the segments plus what lies before the first
+// offset (group 0) and after the last (group n_seg + 1), as the other segmented scans take them; a group's values
+// get their inclusive (exclusive with params.exclusive) scan within it. Without SCAN a group is a segment.
 
 struct sgr_params {
   n: u32,
@@ -10,7 +13,7 @@ struct sgr_params {
   long_cap: u32,  // entries of the long list (>= n / (LONG + 1))
   chunk_cap: u32,  // chunk descriptors (>= n / CHUNK + long_cap)
   max_dim: u32,   // the adapter's workgroups per dimension
-  pad1: u32,
+  exclusive: u32,  // SCAN: an exclusive scan
   pad2: u32,
 }
 
@@ -34,6 +37,68 @@ fn segment_of(s: u32) -> vec3<u32> {
   let broken = select(0u, 1u, o > e || e > params.n);
   let y = min(e, params.n);
   return vec3<u32>(min(o, y), y, broken);
+}
+
+// Groups: segments (reduce), or segments with the values before and after them (SCAN).
+fn group_count() -> u32 {
+  return select(params.n_seg, params.n_seg + 2u, SCAN);
+}
+
+// Group g's values [x, y) and whether its offsets are broken (as segment_of).
+fn group_of(g: u32) -> vec3<u32> {
+  if (!SCAN) {
+    return segment_of(g);
+  }
+  if (g == 0u) {
+    return vec3<u32>(0u, min(offsets[0], params.n), 0u);
+  }
+  if (g == params.n_seg + 1u) {
+    let o = offsets[params.n_seg];
+    return vec3<u32>(min(o, params.n), params.n, select(0u, 1u, o > params.n));
+  }
+  return segment_of(g - 1u);
+}
+
+// What a scan writes for a value whose inclusive scan (from the group's or chunk's start) is `inclusive` and
+// whose predecessors' is `before`.
+fn scan_value(inclusive: T, before: T) -> T {
+  if (params.exclusive != 0u) {
+    return before;
+  }
+  return inclusive;
+}
+
+// The subgroup's scan of src[x, y) into out[x, y): blocks of four rounds of `size` values (all four loaded before
+// any is scanned), each round a subgroup scan; the rounds' totals are folded within the block, and the block's
+// total is carried into the next block once (an f32 sum's rounding then grows with len / (4 size), not len / size).
+// Order is kept: associativity suffices.
+fn scan_range(x: u32, y: u32, li: lane_info) {
+  let size = li.size;
+  var carry = identity();
+  for (var base = x; base < y; base += 4u * size) {
+    var v: array<T, 4>;
+    for (var k = 0u; k < 4u; k += 1u) {
+      let i = base + k * size + li.lane;
+      v[k] = identity();
+      if (i < y) {
+        v[k] = src[i];
+      }
+    }
+    var pre = identity();  // the block's rounds before round k
+    for (var k = 0u; k < 4u; k += 1u) {
+      let i = base + k * size + li.lane;
+      let inc = subgroup_scan_inclusive(v[k], li);
+      var ex = subgroupShuffleUp(inc, 1u);
+      if (li.lane == 0u) {
+        ex = identity();
+      }
+      if (i < y) {
+        out[i] = combine(carry, combine(pre, scan_value(inc, ex)));
+      }
+      pre = combine(pre, subgroupShuffle(inc, size - 1u));
+    }
+    carry = combine(carry, pre);
+  }
 }
 
 // The lanes' fold of src[x, y) (lane i takes x + i, x + i + size, ...), then the subgroup's.

@@ -75,6 +75,9 @@ const std::vector<algorithm_entry>& algorithm_registry() {
        accuracy::fast, true},
       {"segmented_scan", "tiles", "flag-value pairs scanned per tile, one spine workgroup, tiles rescanned", false,
        false, false, id::segmented_scan_tiles},
+      {"segmented_scan", "subgroups", "one subgroup per segment in rounds of subgroup scans, segments past 8,192 "
+       "values in chunks of workgroups; the default over segments of 32 to 2,048 values on average",
+       false, false, true, id::segmented_scan_per_subgroup},
       {"segmented_scan", "bitmap", "the earlier path: head bitmap from the offsets, tile pairs, spine, rescan", false,
        false, false, id::segmented_scan_bitmap},
       {"reduce_by_key", "decoupled", "one pass: head flags, (runs, value) pairs scanned per tile, look-back with "
@@ -181,7 +184,7 @@ const std::vector<const kernel_spec*>& kernel_specs() {
       &sort_seg_tile_starts_spec, &sort_seg_short_spec, &sort_seg_mid_spec, &sort_seg_bin_spec, &sort_merge_level_spec,
       &sort_merge_tile_split_spec, &sort_merge_tile_spec,
       &histogram_atomic_spec, &seg_heads_offsets_spec, &seg_heads_keys_spec, &seg_tile_reduce_spec,
-      &seg_spine_spec,        &seg_tile_scan_spec,  &seg_gather_spec, &segr_bounds_spec, &segr_tile_spec, &segr_spine_up_spec, &segr_spine_top_spec, &segr_spine_down_spec, &segr_scan_spec, &segr_subgroup_spec, &segr_chunk_args_spec, &segr_chunks_spec, &segr_longs_spec, &seg_decoupled_bounds_spec, &seg_decoupled_spec,
+      &seg_spine_spec,        &seg_tile_scan_spec,  &seg_gather_spec, &segr_bounds_spec, &segr_tile_spec, &segr_spine_up_spec, &segr_spine_top_spec, &segr_spine_down_spec, &segr_scan_spec, &segr_subgroup_spec, &segr_chunk_args_spec, &segr_chunks_spec, &segr_longs_spec, &segr_chunk_scan_spec, &seg_decoupled_bounds_spec, &seg_decoupled_spec,
       &select_decoupled_spec, &select_count_spec, &by_key_spec,
       &count_args_size_spec,  &count_args_pad_spec,
   };

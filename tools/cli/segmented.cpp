@@ -387,7 +387,8 @@ void add_hist_bench_cases(context& ctx, std::size_t n_max, std::vector<bench_cas
       };
     }
   for (const seg_shape sh : {seg_shape{1000, "sum"}, seg_shape{4, "sum, segments of 4"}, seg_shape{0, "sum, one segment"}})
-    for (const char* alg : {"decoupled", "tiles", "bitmap"}) {
+    for (const char* alg : {"decoupled", "tiles", "subgroups", "bitmap"}) {
+      if (std::string(alg) == "subgroups" && !ctx.features().subgroups) continue;  // it needs them
       if (!wants("segmented_scan", alg)) continue;
       const std::string algorithm = alg;
       auto m = std::make_shared<monoid>(op::sum(), dtype::f32);

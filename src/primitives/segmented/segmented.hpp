@@ -59,6 +59,12 @@ segmented_workspace record_segmented_reduce_per_subgroup(recorder& rec, const mo
                                                          std::uint64_t n, const device_view& offsets,
                                                          std::uint64_t n_segments, const device_view& out);
 
+/// The segmented scan by the same passes (every step in order: any associative combine); out holds n values.
+segmented_workspace record_segmented_scan_per_subgroup(recorder& rec, const monoid& m, const device_view& values,
+                                                       std::uint64_t n, const device_view& offsets,
+                                                       std::uint64_t n_segments, const device_view& out,
+                                                       bool exclusive);
+
 /// The segmented scan (n values into out) by the same passes plus a rescan of every tile; n_segments may be 0.
 segmented_workspace record_segmented_scan_streaming(recorder& rec, const monoid& m, const device_view& values,
                                                     std::uint64_t n, const device_view& offsets,
@@ -89,7 +95,8 @@ std::string pair_scan_prelude(const monoid& m, const std::string& when_b_word);
 extern const kernel_spec seg_decoupled_bounds_spec, seg_decoupled_spec;
 extern const kernel_spec segr_bounds_spec, segr_tile_spec, segr_spine_up_spec, segr_spine_top_spec, segr_spine_down_spec,
     segr_scan_spec;
-extern const kernel_spec segr_subgroup_spec, segr_chunk_args_spec, segr_chunks_spec, segr_longs_spec;
+extern const kernel_spec segr_subgroup_spec, segr_chunk_args_spec, segr_chunks_spec, segr_longs_spec,
+    segr_chunk_scan_spec;
 extern const kernel_spec seg_heads_offsets_spec, seg_heads_keys_spec, seg_tile_reduce_spec, seg_spine_spec,
     seg_tile_scan_spec, seg_gather_spec;
 
