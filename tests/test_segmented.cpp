@@ -211,6 +211,14 @@ TEST(Segmented, PerSubgroup) {
       ASSERT_EQ(got, want) << (exclusive ? "exclusive" : "inclusive");
     }
   }
+  // No segments: the scan's two groups (before and after the only offset), the second one long.
+  {
+    auto x = data_for(dtype::u32, 20000, 28);
+    std::vector<std::uint32_t> off = {5}, want(x.size()), got(x.size());
+    reference::segmented_scan(x.data(), x.size(), off.data(), 0, want.data(), monoid(op::sum(), dtype::u32), false);
+    segmented_inclusive_scan(ctx(), x, off, got, op::sum(), scans);
+    ASSERT_EQ(got, want);
+  }
   // Many long segments (lengths around the 8,192 cut and its multiples) beside short ones.
   for (std::size_t len : {8192u, 8193u, 16384u, 16385u, 40000u}) {
     const std::size_t n = 300001;

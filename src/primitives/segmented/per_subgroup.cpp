@@ -14,7 +14,7 @@ namespace {
 constexpr std::uint32_t wg_size = 256, segs_per_wg = 8, long_len = 8192, chunk_len = 8192;
 
 struct sgr_params {
-  std::uint32_t n, n_seg, grid_x, long_cap, chunk_cap, max_dim, pad1, pad2;
+  std::uint32_t n, n_seg, grid_x, long_cap, chunk_cap, max_dim, exclusive, pad;
 };
 static_assert(sizeof(sgr_params) == 32);
 using s = slot;
