@@ -170,8 +170,8 @@ TEST(Segmented, StreamingTileEdges) {
     for (const op& o : ops_for(t)) check_segmented(ctx(), o, t, 9000, layout::fours, 15);
 }
 
-// One subgroup per segment ("subgroups", the default for built-in operators over segments of 32 or more values
-// on average): every layout and type and op, sizes around a subgroup and around 8,192 (segments past it are cut into
+// One subgroup per segment ("subgroups": the reduce's default for built-in operators over segments of 32 or more
+// values on average, the scan's over 32 to 2,048): every layout and type and op, sizes around a subgroup and around 8,192 (segments past it are cut into
 // chunks that workgroups fold), many long segments, bad offsets on the device, custom operators (commutative ones
 // run, others are refused), several calls in one encoder (they share the workspace).
 TEST(Segmented, PerSubgroup) {
