@@ -113,6 +113,7 @@ int run_segments(const segmented_cli& c, bool is_scan) {
   run_options ro;
   ro.stats = &st;
   ro.check_operator = !no_check(c);
+  ro.algorithm = c.shared->algorithm;  // the segmented primitive's algorithms (`wgprim info`)
   const double gpu_ms = timed_median(c.shared->repeat, st, [&] {
     if (is_scan) segmented_scan(ctx, in, n, d_off, segs, out, m, exclusive ? scan_kind::exclusive : scan_kind::inclusive, ro);
     else segmented_reduce(ctx, in, n, d_off, segs, out, m, ro);
@@ -180,6 +181,7 @@ int run_by_key(const segmented_cli& c) {
   run_options ro;
   ro.stats = &st;
   ro.check_operator = !no_check(c);
+  ro.algorithm = c.shared->algorithm;  // reduce_by_key's algorithms (`wgprim info`)
   std::size_t runs = 0;
   const double gpu_ms = timed_median(c.shared->repeat, st, [&] { runs = reduce_by_key(ctx, d_k, k.type, d_v, n, d_uk, d_s, m, ro); });
   auto gk = download_words(ctx, d_uk, runs), gs = download_words(ctx, d_s, runs);
@@ -218,7 +220,7 @@ int run_by_key(const segmented_cli& c) {
 // Options of the plain reduce/scan that the segmented and by-key runs do not honour: refused, not ignored (an
 // ignored --accuracy exact or --transform would print an answer to another question with exit 0).
 static void refuse_plain_options(const CLI::App* app, const char* with) {
-  for (const char* name : {"--transform", "--accuracy", "--plot", "--algorithm", "--workgroups", "--items", "--subgroups",
+  for (const char* name : {"--transform", "--accuracy", "--plot", "--workgroups", "--items", "--subgroups",
                            "--vec-loads", "--staged", "--spin-limit", "--exact-window"}) {
     const CLI::Option* o = app->get_option_no_throw(name);
     if (o && o->count() && !(std::string(name) == "--accuracy" && o->as<std::string>() == "fast"))
