@@ -390,17 +390,19 @@ int run_bench(const bench_args& a) {
       // 13). So a GPU runs the case until its time per run settles.
       // The warm-up submits calls in batches where the case records them: a short kernel run one call per wait
       // leaves the GPU idle between calls, and its clocks low.
+      // `calls` calls recorded into one submission and waited for; returns the host time of recording one.
+      auto batched_round = [&](int calls) {
+        WGPUCommandEncoder enc = ctx.begin_commands();
+        const auto r0 = wall::now();
+        for (int i = 0; i < calls; ++i) c.record(enc, n);
+        const double record_one = std::chrono::duration<double, std::milli>(wall::now() - r0).count() / calls;
+        ctx.submit(enc);
+        ctx.finish();
+        return record_one;
+      };
       if (!cpu && !native) {
-        if (c.record) {
-          warm_until_steady([&] {
-            WGPUCommandEncoder enc = ctx.begin_commands();
-            for (int i = 0; i < 10; ++i) c.record(enc, n);
-            ctx.submit(enc);
-            ctx.finish();
-          }, a.warm_ms);
-        } else {
-          warm_until_steady([&] { c.run(n); }, a.warm_ms);
-        }
+        if (c.record) warm_until_steady([&] { batched_round(10); }, a.warm_ms);
+        else warm_until_steady([&] { c.run(n); }, a.warm_ms);
       }
       std::vector<double> t;
       for (int i = 0; i < reps; ++i) t.push_back(c.run(n));
@@ -427,14 +429,7 @@ int run_bench(const bench_args& a) {
       if (c.record && !native) {  // the native backend records no command encoders: no batched figure
         // record_ms: the CPU time of recording alone (what each call costs the host before any GPU work).
         double record_ms = 0;
-        auto round = [&] {
-          WGPUCommandEncoder enc = ctx.begin_commands();
-          auto r0 = clock::now();
-          for (int i = 0; i < k; ++i) c.record(enc, n);
-          record_ms = std::chrono::duration<double, std::milli>(clock::now() - r0).count() / k;
-          ctx.submit(enc);
-          ctx.finish();
-        };
+        auto round = [&] { record_ms = batched_round(k); };
         if (warmup) round();
         std::vector<double> w, rw;
         for (int r = 0; r < std::max(3, reps / 4); ++r) {

@@ -89,6 +89,14 @@ void finish_call(context& ctx, recorder& rec, bindable_output& o, bool own, cons
   if (!out.on_device) ctx.read(down, 0, out.host_out, words * 4);
 }
 
+// Whether an unnamed call takes the one-subgroup-per-segment algorithm: segments of 32 to max_average values on
+// average, sizes it serves.
+bool per_subgroup_by_default(const context& ctx, const run_options& opt, std::uint64_t n, std::uint64_t segs,
+                             std::uint64_t max_average) {
+  return opt.algorithm.empty() && segs > 0 && n / segs >= 32 && n / segs <= max_average &&
+         segmented_reduce_per_subgroup_serves(ctx, n, segs);
+}
+
 void check_common(context& ctx, const range_ref& in, const range_ref& offsets, const range_ref& out, const char* what) {
   same_side({&in, &offsets, &out}, what);
   if (offsets.count == 0)
@@ -125,10 +133,7 @@ void segmented_scan_webgpu(context& ctx, WGPUCommandEncoder encoder, const range
   // Unnamed, over segments of 32 to 2,048 values on average: one subgroup per segment (in order: any operator).
   // Longer segments take its chunk passes, whose workgroup scans cost a CPU adapter 11x the decoupled pass
   // (lavapipe, one segment of 2^16: 8.0 against 0.69 ms); segments of ~1,000 there: 0.39 against 0.90.
-  const std::uint64_t segs = offsets.count - 1;
-  const bool per_subgroup_auto = opt.algorithm.empty() && segs > 0 && in.count / segs >= 32 &&
-                                 in.count / segs <= 2048 &&
-                                 segmented_reduce_per_subgroup_serves(ctx, in.count, segs);
+  const bool per_subgroup_auto = per_subgroup_by_default(ctx, opt, in.count, offsets.count - 1, 2048);
   const algorithm_entry& alg = pick_algorithm(ctx, "segmented_scan", per_subgroup_auto ? "subgroups" : opt.algorithm);
   if (in.count == 0) {
     if (in.on_device && !encoder) check_offsets_host(read_offsets(ctx, offsets.view).data(), offsets.count, 0, what);
@@ -194,9 +199,7 @@ void segmented_reduce_webgpu(context& ctx, WGPUCommandEncoder encoder, const ran
   // Unnamed, for a built-in operator over segments of 32 or more values on average: one subgroup per segment
   // (bench/results/2026-12-02-h200-session13; lavapipe, 2^16 values in segments of 1,000: 0.31 ms batched against
   // 0.89 for tiles); else the registry's default.
-  const bool per_subgroup_auto = opt.algorithm.empty() && m.is_builtin() &&
-                                 segs > 0 && in.count / segs >= 32 &&
-                                 segmented_reduce_per_subgroup_serves(ctx, in.count, segs);
+  const bool per_subgroup_auto = m.is_builtin() && per_subgroup_by_default(ctx, opt, in.count, segs, ~0ull);
   const algorithm_entry& alg = pick_algorithm(ctx, "segmented_reduce", per_subgroup_auto ? "subgroups" : opt.algorithm);
   // Named: a custom operator must be commutative (the lanes take a segment's values out of order).
   if (alg.id == algorithm_id::segmented_reduce_per_subgroup && !m.is_builtin()) m.check(/*need_commutative=*/true);
