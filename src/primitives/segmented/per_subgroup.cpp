@@ -42,7 +42,7 @@ const kernel_spec segr_chunk_scan_spec{"segmented/per_subgroup_long.wgsl", "chun
                                         s::storage_rw},
                                        sizeof(sgr_params)};
 
-bool segmented_reduce_per_subgroup_serves(const context& ctx, std::uint64_t n, std::uint64_t n_segments) {
+bool segmented_per_subgroup_serves(const context& ctx, std::uint64_t n, std::uint64_t n_segments) {
   return ctx.features().subgroups && segmented_reduce_streams(ctx, n, n_segments);
 }
 

@@ -94,7 +94,7 @@ void finish_call(context& ctx, recorder& rec, bindable_output& o, bool own, cons
 bool per_subgroup_by_default(const context& ctx, const run_options& opt, std::uint64_t n, std::uint64_t segs,
                              std::uint64_t max_average) {
   return opt.algorithm.empty() && segs > 0 && n / segs >= 32 && n / segs <= max_average &&
-         segmented_reduce_per_subgroup_serves(ctx, n, segs);
+         segmented_per_subgroup_serves(ctx, n, segs);
 }
 
 void check_common(context& ctx, const range_ref& in, const range_ref& offsets, const range_ref& out, const char* what) {
@@ -165,7 +165,7 @@ void segmented_scan_webgpu(context& ctx, WGPUCommandEncoder encoder, const range
   // One binding each: the decoupled pass (or the streaming tiles, when asked for); past it, the bitmap passes.
   const bool streams = segmented_reduce_streams(ctx, in.count, a.n_segments);
   const bool per_subgroup = alg.id == algorithm_id::segmented_scan_per_subgroup &&
-                            segmented_reduce_per_subgroup_serves(ctx, in.count, a.n_segments);
+                            segmented_per_subgroup_serves(ctx, in.count, a.n_segments);
   segmented_workspace ws =
       per_subgroup ? record_segmented_scan_per_subgroup(rec, m, a.values, in.count, a.offsets, a.n_segments, a.out,
                                                         a.exclusive)
@@ -227,7 +227,7 @@ void segmented_reduce_webgpu(context& ctx, WGPUCommandEncoder encoder, const ran
   a.offsets = bindable_input(rec, a.offsets, temps, &o.view);
   const bool streams = segmented_reduce_streams(ctx, in.count, segs);
   if (alg.id == algorithm_id::segmented_reduce_per_subgroup && in.count &&
-      segmented_reduce_per_subgroup_serves(ctx, in.count, segs)) {
+      segmented_per_subgroup_serves(ctx, in.count, segs)) {
     segmented_workspace ws = record_segmented_reduce_per_subgroup(rec, m, a.values, in.count, a.offsets, segs, o.view);
     finish_call(ctx, rec, o, own, opt, alg, in, upload_ms, &ws, what, down, out, segs);
     return;

@@ -50,8 +50,9 @@ segmented_workspace record_segmented_reduce(recorder& rec, const monoid& m, cons
                                             const device_view& offsets, std::uint64_t n_segments,
                                             const device_view& out);
 
-/// Whether the one-subgroup-per-segment reduce serves n values in n_segments segments (subgroups, one binding each).
-bool segmented_reduce_per_subgroup_serves(const context& ctx, std::uint64_t n, std::uint64_t n_segments);
+/// Whether the one-subgroup-per-segment reduce and scan serve n values in n_segments segments (subgroups, one
+/// binding each).
+bool segmented_per_subgroup_serves(const context& ctx, std::uint64_t n, std::uint64_t n_segments);
 /// The segmented reduce with one subgroup per segment (shaders/segmented/per_subgroup.wgsl), segments of more
 /// than 8,192 values in chunks folded by workgroups; needs a commutative combine. n >= 1, n_segments >= 1; the
 /// result's shared_heads[0] counts broken offsets.
