@@ -79,7 +79,10 @@ segmented_workspace record_decoupled(recorder& rec, const monoid& m, const devic
   const std::uint64_t tiles = (n + tile - 1) / tile;
   segmented_workspace ws;
   ws.words = 0;
-  ws.heads = ctx.create_buffer(16);  // [0] offsets out of order, [1] look-back fallbacks (copied from the state)
+  // [0] offsets out of order, [1] look-back fallbacks (copied from the state); a context scratch buffer, as every
+  // workspace here (no allocation per call).
+  const buffer& heads = scratch(ctx, "segmented_scan.heads", 16);
+  ws.shared_heads = &heads;
   // Cleared by the prepare pass (heads[0] too; heads[1] is copied from the state at the end).
   const buffer& state = scratch(ctx, "segmented_scan.state", (2 + 4 * tiles) * 4);
   const buffer& bounds = scratch(ctx, "segmented_scan.bounds", (tiles + 1) * 4);
@@ -93,14 +96,14 @@ segmented_workspace record_decoupled(recorder& rec, const monoid& m, const devic
   const binding vals = bind(values, 0, n), vals4 = vec(values, dummy_in), offs = bind(offsets, 0, n_segments + 1),
                 bnd = bind(view_of(bounds)), o = bind(out, 0, reduce ? n_segments : n),
                 o4 = reduce ? bind(view_of(dummy_out)) : vec(out, dummy_out), st = bind(view_of(state)),
-                brk = bind(view_of(ws.heads));
+                brk = bind(view_of(heads, 4));
   const std::uint32_t max_dim = ctx.limits().max_compute_workgroups_per_dimension;
   std::uint32_t bx, by, tx, ty;
   grid_2d((tiles + 1 + pol.wg_size - 1) / pol.wg_size, max_dim, bx, by);
   grid_2d(tiles, max_dim, tx, ty);
   rec.dispatch(bounds_k, {rec.params(p), vals, vals4, offs, bnd, o, o4, st, brk}, bx, by);
   rec.dispatch(scan_k, {rec.params(p), vals, vals4, offs, bnd, o, o4, st, brk}, tx, ty);
-  record_copy_words(rec, state.native(), 4, ws.heads.native(), 4, 4);  // inside the pass
+  record_copy_words(rec, state.native(), 4, heads.native(), 4, 4);  // inside the pass
   return ws;
 }
 }  // namespace

@@ -30,7 +30,11 @@ struct segmented_args {
 struct segmented_workspace {
   buffer heads, tiles;
   std::uint64_t words = 0, runs_index = 0;
-  const buffer* shared_heads = nullptr;  // heads in a context scratch buffer instead (read before the next call)
+  // heads / tiles in context scratch buffers instead (read before the next call records over them)
+  const buffer* shared_heads = nullptr;
+  const buffer* shared_tiles = nullptr;
+  const buffer& heads_buffer() const { return shared_heads ? *shared_heads : heads; }
+  const buffer& tiles_buffer() const { return shared_tiles ? *shared_tiles : tiles; }
 };
 
 /// Records the passes; the returned buffers must live until the work has run (wgpu keeps released buffers

@@ -74,11 +74,17 @@ segmented_workspace record_segmented(recorder& rec, const segmented_args& a) {
   if ((ws.words + 1) * 4 > ctx.binding_limit())
     throw error(errc::limit, "segmented: the head bitmap of " + std::to_string(a.n) + " elements exceeds one binding");
   ws.runs_index = 6 * tiles_total;
-  ws.heads = ctx.create_buffer((ws.words + 1) * 4);
-  ws.tiles = ctx.create_buffer((6 * tiles_total + 1 + parts.size()) * 4);
-  record_zero(rec, ws.heads, 0, ws.heads.size_bytes());  // a dispatch: the compute pass stays open
+  // Context scratch buffers (no allocation per call): the head bits are zeroed here, every word of the tile table
+  // is written before it is read (tile pairs, the spine, the keys before the chunks).
+  const buffer& heads = scratch(ctx, "segmented.heads", (ws.words + 1) * 4);
+  const buffer& tiles_b = scratch(ctx, "segmented.tiles", (6 * tiles_total + 1 + parts.size()) * 4);
+  ws.shared_heads = &heads;
+  ws.shared_tiles = &tiles_b;
+  record_zero(rec, heads, 0, (ws.words + 1) * 4);  // a dispatch: the compute pass stays open
   // Placeholders for unused slots: one per slot kind, as one buffer may not be bound read-only and writable at once.
-  buffer dummy_r = ctx.create_buffer(16), dummy_5 = ctx.create_buffer(16), dummy_6 = ctx.create_buffer(16);
+  const buffer& dummy_r = scratch(ctx, "segmented.dummy_r", 16);
+  const buffer& dummy_5 = scratch(ctx, "segmented.dummy_5", 16);
+  const buffer& dummy_6 = scratch(ctx, "segmented.dummy_6", 16);
   const binding none = bind(view_of(dummy_r)), none5 = bind(view_of(dummy_5)), none6 = bind(view_of(dummy_6));
   seg_params base{};
   base.n_total = u32(a.n);
@@ -91,14 +97,14 @@ segmented_workspace record_segmented(recorder& rec, const segmented_args& a) {
     for (std::size_t c = 0; c < parts.size(); ++c) {
       const chunk& ch = parts[c];
       if (ch.first)  // the key before this chunk, for its first comparison
-        rec.copy_raw(a.keys.buf, a.keys.offset + (ch.first - 1) * 4, ws.tiles.native(), (ws.runs_index + 1 + c) * 4, 4);
+        rec.copy_raw(a.keys.buf, a.keys.offset + (ch.first - 1) * 4, tiles_b.native(), (ws.runs_index + 1 + c) * 4, 4);
       seg_params p = base;
       p.n = u32(ch.count);
       p.elem_base = u32(ch.first);
       p.chunk_index = u32(c);
       std::uint32_t gx, gy;
       grid_for(ctx, (ch.count + wg_size - 1) / wg_size, gx, gy);
-      rec.dispatch(k, {rec.params(p), none, bind(a.keys, ch.first, ch.count), bind(ws.heads), bind(ws.tiles), none5, none6},
+      rec.dispatch(k, {rec.params(p), none, bind(a.keys, ch.first, ch.count), bind(view_of(heads, ws.words + 1)), bind(view_of(tiles_b, ws.runs_index + 1 + parts.size())), none5, none6},
                    gx, gy);
     }
   } else {
@@ -112,7 +118,7 @@ segmented_workspace record_segmented(recorder& rec, const segmented_args& a) {
       p.last_segment = u32(a.n_segments);
       std::uint32_t gx, gy;
       grid_for(ctx, (ch.count + wg_size - 1) / wg_size, gx, gy);
-      rec.dispatch(k, {rec.params(p), none, bind(a.offsets, ch.first, ch.count + 1), bind(ws.heads), bind(ws.tiles),
+      rec.dispatch(k, {rec.params(p), none, bind(a.offsets, ch.first, ch.count + 1), bind(view_of(heads, ws.words + 1)), bind(view_of(tiles_b, ws.runs_index + 1 + parts.size())),
                        none5, none6},
                    gx, gy);
     }
@@ -136,17 +142,17 @@ segmented_workspace record_segmented(recorder& rec, const segmented_args& a) {
   };
   for (const chunk& ch : parts) {
     auto [p, gy] = chunk_params(ch);
-    rec.dispatch(k_reduce, {rec.params(p), bind(src, ch.first, ch.count), none, bind(ws.heads), bind(ws.tiles), none5, none6},
+    rec.dispatch(k_reduce, {rec.params(p), bind(src, ch.first, ch.count), none, bind(view_of(heads, ws.words + 1)), bind(view_of(tiles_b, ws.runs_index + 1 + parts.size())), none5, none6},
                  p.grid_x, gy);
   }
-  rec.dispatch(k_spine, {rec.params(base), none, none, bind(ws.heads), bind(ws.tiles), none5, none6}, 1);
+  rec.dispatch(k_spine, {rec.params(base), none, none, bind(view_of(heads, ws.words + 1)), bind(view_of(tiles_b, ws.runs_index + 1 + parts.size())), none5, none6}, 1);
   for (std::size_t c = 0; c < parts.size(); ++c) {
     const chunk& ch = parts[c];
     auto [p, gy] = chunk_params(ch);
     if (a.mode == segmented_args::output::scan) {
       p.mode = 0;
       p.exclusive = a.exclusive ? 1u : 0u;
-      rec.dispatch(k_scan, {rec.params(p), bind(src, ch.first, ch.count), none, bind(ws.heads), bind(ws.tiles),
+      rec.dispatch(k_scan, {rec.params(p), bind(src, ch.first, ch.count), none, bind(view_of(heads, ws.words + 1)), bind(view_of(tiles_b, ws.runs_index + 1 + parts.size())),
                             bind(a.out, ch.first, ch.count), none6},
                    p.grid_x, gy);
       continue;
@@ -159,7 +165,7 @@ segmented_workspace record_segmented(recorder& rec, const segmented_args& a) {
       q.win_first = u32(w.first);
       q.win_count = u32(w.count);
       rec.dispatch(k_scan, {rec.params(q), bind(src, ch.first, ch.count), bind(a.keys, ch.first, ch.count),
-                            bind(ws.heads), bind(ws.tiles), bind(a.sums, w.first, w.count),
+                            bind(view_of(heads, ws.words + 1)), bind(view_of(tiles_b, ws.runs_index + 1 + parts.size())), bind(a.sums, w.first, w.count),
                             bind(a.unique_keys, w.first, w.count)},
                    p.grid_x, gy);
     }

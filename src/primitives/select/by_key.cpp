@@ -56,11 +56,12 @@ segmented_workspace record_by_key_decoupled(recorder& rec, const segmented_args&
   // carry: [2 c, 2 c + 1] the pair before chunk c (c <= chunks: [2 chunks] is the number of runs), then the key
   // before chunk c at prev_base + c and the key after it at next_base + c.
   const std::uint64_t prev_base = 2 * (chunks + 1), next_base = prev_base + chunks;
+  // Workspaces kept by the context (no allocation, and no zero-fill by wgpu, per call): carry is zeroed per call,
+  // state per pass; the run count in carry is copied or read back by the caller before another call records.
+  const buffer& carry = scratch(ctx, "by_key.carry", (next_base + chunks) * 4);
   segmented_workspace ws;
-  ws.tiles = ctx.create_buffer((next_base + chunks) * 4);
+  ws.shared_tiles = &carry;
   ws.runs_index = 2 * chunks;
-  const buffer& carry = ws.tiles;
-  // Workspaces kept by the context (no allocation, and no zero-fill by wgpu, per call); state is zeroed per pass.
   const buffer& state = scratch(ctx, "by_key.state", (2 + 4 * max_tiles) * 4);
   // Placeholders: read-only ones for RLE's values and short chunks' vectors, one writable one per output.
   const buffer& dummy_vec = scratch(ctx, "by_key.dummy_vec", 16);
