@@ -171,8 +171,8 @@ TEST(Segmented, StreamingTileEdges) {
 }
 
 // One subgroup per segment ("subgroups": the reduce's default for built-in operators over segments of 32 or more
-// values on average, the scan's over 32 to 2,048): every layout and type and op, sizes around a subgroup and around 8,192 (segments past it are cut into
-// chunks that workgroups fold), many long segments, bad offsets on the device, custom operators (commutative ones
+// values on average, the scan's over 32 to 2,048): every layout and type and op, sizes around a subgroup, around
+// 8,192 and 256 x narrow subgroups' lanes (segments past the cut are cut into chunks that workgroups fold), many long segments, bad offsets on the device, custom operators (commutative ones
 // run, others are refused), several calls in one encoder (they share the workspace).
 TEST(Segmented, PerSubgroup) {
   run_options sub, scans;
@@ -184,7 +184,7 @@ TEST(Segmented, PerSubgroup) {
     return;
   }
   for (layout l : {layout::random, layout::huge, layout::empties, layout::ones, layout::lead_trail, layout::fours})
-    for (std::size_t n : {1u, 2u, 31u, 33u, 8191u, 8192u, 8193u, 16385u, 100000u}) {
+    for (std::size_t n : {1u, 2u, 31u, 33u, 1025u, 2047u, 2048u, 2049u, 8191u, 8192u, 8193u, 16385u, 100000u}) {
       if (l == layout::lead_trail && n < 8) continue;
       check_segmented(ctx(), op::sum(), dtype::u32, n, l, static_cast<std::uint32_t>(n), sub, &scans);
     }
@@ -192,6 +192,7 @@ TEST(Segmented, PerSubgroup) {
     for (const op& o : ops_for(t)) {
       check_segmented(ctx(), o, t, 20000, layout::random, 21, sub, &scans);
       check_segmented(ctx(), o, t, 30000, layout::huge, 22, sub, &scans);
+      check_segmented(ctx(), o, t, 8000, layout::huge, 29, sub, &scans);  // one subgroup's, or chunks (narrow)
     }
   // Long groups before the first offset and after the last (the scan's), and a scan whose operator does not
   // commute (the first non-zero value: every step keeps the order).
@@ -219,8 +220,9 @@ TEST(Segmented, PerSubgroup) {
     segmented_inclusive_scan(ctx(), x, off, got, op::sum(), scans);
     ASSERT_EQ(got, want);
   }
-  // Many long segments (lengths around the 8,192 cut and its multiples) beside short ones.
-  for (std::size_t len : {8192u, 8193u, 16384u, 16385u, 40000u}) {
+  // Many long segments (lengths around the 8,192 cut and its multiples, and around the narrow subgroups' cuts:
+  // 256 x 4 and 256 x 8 lanes) beside short ones.
+  for (std::size_t len : {1025u, 2049u, 8192u, 8193u, 16384u, 16385u, 40000u}) {
     const std::size_t n = 300001;
     std::vector<std::uint32_t> off;
     for (std::size_t at = 0, k = 0; at < n; at += (k++ % 3 == 0 ? 5 : len)) off.push_back(static_cast<std::uint32_t>(at));

@@ -5,7 +5,8 @@
 // passes, every step in order (any associative combine): a subgroup scans its group in rounds; a long group's
 // chunks are folded in order, their carries scanned per group (longs), then each chunk scanned (chunk_scan).
 //   segments: workgroup g owns segments [g * SEGS, (g + 1) * SEGS); its subgroups take them in turn. A segment of
-//     at most LONG values is folded by the lanes (four loads in flight each) and a subgroup butterfly. A longer one
+//     at most LONG values (and 256 x the lanes) is folded by the lanes (four loads in flight each) and a subgroup
+//     butterfly. A longer one
 //     is cut into chunks of CHUNK values: its subgroup reserves the chunks' descriptors (work[2]: chunks so far)
 //     and a long-list entry (work[1]: long segments so far) and writes them; nothing else of it here.
 //   chunk_args: one invocation writes the grids of the two passes below (indirect: zero when no segment is long).
@@ -32,7 +33,9 @@ fn segments(@builtin(workgroup_id) wid: vec3<u32>, li: lane_info) {
       atomicAdd(&work[0], 1u);
     }
     let len = r.y - r.x;
-    if (len <= LONG) {
+    // Short: at most LONG values, and at most 256 x the subgroup's lanes, so that a scan's carry chain (once per
+    // 4 x size values) stays near len / 1,024 on narrow subgroups too (8 lanes: 2,048 values; 32 lanes: 8,192).
+    if (len <= min(LONG, 256u * li.size)) {
       if (SCAN) {
         scan_range(r.x, r.y, li);
       } else {

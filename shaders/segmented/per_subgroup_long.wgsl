@@ -7,6 +7,14 @@
 var<workgroup> wg_chunks: u32;
 var<workgroup> wg_bounds: vec2<u32>;
 
+// The number of chunks the segments pass reserved (bounded by the capacity), the same in every invocation.
+fn chunk_total(l: u32) -> u32 {
+  if (l == 0u) {
+    wg_chunks = min(atomicLoad(&work[2]), params.chunk_cap);
+  }
+  return workgroupUniformLoad(&wg_chunks);
+}
+
 // Chunk c's bounds, the same in every invocation (the workgroup's barriers are in loops over them).
 fn uniform_chunk_bounds(l: u32, c: u32) -> vec2<u32> {
   workgroupBarrier();  // the previous chunk's readers of wg_bounds are done
@@ -19,10 +27,7 @@ fn uniform_chunk_bounds(l: u32, c: u32) -> vec2<u32> {
 @compute @workgroup_size(WG_SIZE)
 fn chunks(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid: vec3<u32>,
           @builtin(num_workgroups) nwg: vec3<u32>, li: lane_info) {
-  if (l == 0u) {
-    wg_chunks = min(atomicLoad(&work[2]), params.chunk_cap);
-  }
-  let total = workgroupUniformLoad(&wg_chunks);
+  let total = chunk_total(l);
   for (var c = wid.x; c < total; c += nwg.x) {
     let b = uniform_chunk_bounds(l, c);
     var v = identity();
@@ -61,10 +66,7 @@ fn chunk_bounds(c: u32) -> vec2<u32> {
 @compute @workgroup_size(WG_SIZE)
 fn chunk_scan(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid: vec3<u32>,
               @builtin(num_workgroups) nwg: vec3<u32>, li: lane_info) {
-  if (l == 0u) {
-    wg_chunks = min(atomicLoad(&work[2]), params.chunk_cap);
-  }
-  let total = workgroupUniformLoad(&wg_chunks);
+  let total = chunk_total(l);
   for (var c = wid.x; c < total; c += nwg.x) {
     let b = uniform_chunk_bounds(l, c);
     var carry = partial[c];

@@ -12,6 +12,9 @@ namespace wgprim::detail {
 
 namespace {
 constexpr std::uint32_t wg_size = 256, segs_per_wg = 8, long_len = 8192, chunk_len = 8192;
+// A subgroup of `size` lanes takes segments up to min(long_len, 256 x size) values alone (the f32 scan's carry
+// chain): the capacities are sized for the narrowest subgroup WGSL allows (4 lanes).
+constexpr std::uint32_t min_long_len = 256 * 4;
 
 struct sgr_params {
   std::uint32_t n, n_seg, grid_x, long_cap, chunk_cap, max_dim, exclusive, pad;
@@ -63,9 +66,9 @@ segmented_workspace record_per_subgroup(recorder& rec, const monoid& m, const de
                                           {lanes_module(true)});
     return get_kernel(ctx, spec, src, m.is_builtin());
   };
-  // Capacities: at most n / (long_len + 1) long groups (they partition at most n values), and their chunks number
-  // at most n / chunk_len plus one per long group.
-  const std::uint64_t long_cap = n / (long_len + 1) + 1, chunk_cap = n / chunk_len + long_cap + 1;
+  // Capacities: at most n / (min_long_len + 1) long groups (they partition at most n values), and their chunks
+  // number at most n / chunk_len plus one per long group.
+  const std::uint64_t long_cap = n / (min_long_len + 1) + 1, chunk_cap = n / chunk_len + long_cap + 1;
   const std::uint64_t groups = scan ? n_segments + 2 : n_segments;
   const std::uint32_t max_dim = ctx.limits().max_compute_workgroups_per_dimension;
   const buffer& work = scratch(ctx, "segr_subgroup.work", (4 + 2 * long_cap + 2 * chunk_cap) * 4);
@@ -80,7 +83,7 @@ segmented_workspace record_per_subgroup(recorder& rec, const monoid& m, const de
   const binding vals = bind(values, 0, n), offs = bind(offsets, 0, n_segments + 1),
                 o = bind(out, 0, scan ? n : n_segments), w = bind(work), part = bind(partial), a = bind(args);
   rec.dispatch(kernel_for(segr_subgroup_spec), {rec.params(p), vals, offs, o, w, part, a}, x, y);
-  if (n > long_len) {  // else no group is long
+  if (n > min_long_len) {  // else no group is long
     rec.dispatch(kernel_for(segr_chunk_args_spec), {rec.params(p), vals, offs, o, w, part, a}, 1);
     rec.dispatch_indirect(kernel_for(segr_chunks_spec), {rec.params(p), vals, offs, o, w, part}, args.native(), 0);
     rec.dispatch_indirect(kernel_for(segr_longs_spec), {rec.params(p), vals, offs, o, w, part}, args.native(), 12);
