@@ -89,6 +89,20 @@ fn key_digit(k: u32, lo: u32, hi: u32) -> u32 {
   return select(255u, digit_of(vec2<u32>(lo, hi), p_pass), p_first + k * p_step < p_valid);
 }
 
+// RELOAD (32-bit keys): each key's digit computed once after the loads and kept packed, four to a word, so that
+// the keys themselves need no registers while the tile ranks and looks back; the scatter reads them again (the
+// tile was just read: from the caches).
+const DIG_WORDS: u32 = (ITEMS + 3u) / 4u;
+var<private> p_dig: array<u32, DIG_WORDS>;
+
+// The digit of the invocation's k-th key: packed (RELOAD) or taken again from the key.
+fn digit_at(k: u32, lo: u32, hi: u32) -> u32 {
+  if (RELOAD) {
+    return (p_dig[k / 4u] >> ((k % 4u) * 8u)) & 0xffu;
+  }
+  return key_digit(k, lo, hi);
+}
+
 fn popcount4(v: vec4<u32>) -> u32 {
   let c = countOneBits(v);
   return c.x + c.y + c.z + c.w;
@@ -189,6 +203,14 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
       key_hi[k] = select(0u, keys_y[KEY_WORDS * (base + i) + KEY_WORDS - 1u], KEY_WORDS == 2u);
     }
   }
+  if (RELOAD) {
+    for (var w = 0u; w < DIG_WORDS; w += 1u) {
+      p_dig[w] = 0u;
+    }
+    for (var k = 0u; k < ITEMS; k += 1u) {
+      p_dig[k / 4u] |= key_digit(k, key_lo[k], key_hi[k]) << ((k % 4u) * 8u);
+    }
+  }
   let below = lower_lanes(li.lane);
   let narrow = li.size <= 32u;
   let everyone = subgroupBallot(true);
@@ -202,7 +224,7 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
   }
   workgroupBarrier();
   for (var k = 0u; k < ITEMS; k += 1u) {
-    atomicAdd(&wg_bins[key_digit(k, key_lo[k], key_hi[k])], 1u);
+    atomicAdd(&wg_bins[digit_at(k, key_lo[k], key_hi[k])], 1u);
     ranks[k] = segment + k * li.size + li.lane;
   }
   workgroupBarrier();
@@ -227,12 +249,12 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
     // the lowest peer the count before them (from bit 15 on).
     if (ranking) {
       for (var k = 0u; k < ITEMS; k += 1u) {
-        let peers = peers_of(key_digit(k, key_lo[k], key_hi[k]), everyone, narrow);
+        let peers = peers_of(digit_at(k, key_lo[k], key_hi[k]), everyone, narrow);
         ranks[k] = popcount4(peers & below) | (lowest_lane(peers) << 8u) | (popcount4(peers) << 15u);
       }
       for (var k = 0u; k < ITEMS; k += 1u) {
         if ((ranks[k] & 0xffu) == 0u) {
-          let d = key_digit(k, key_lo[k], key_hi[k]);
+          let d = digit_at(k, key_lo[k], key_hi[k]);
           ranks[k] = (ranks[k] & 0x7fffu) | (atomicAdd(&wg_pool[slot * RADIX + d], ranks[k] >> 15u) << 15u);
         }
       }
@@ -244,7 +266,7 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
 //! else
     for (var k = 0u; k < ITEMS; k += 1u) {
       if (ranking) {  // subgroup-uniform: the other subgroups only meet the barrier
-        let d = key_digit(k, key_lo[k], key_hi[k]);
+        let d = digit_at(k, key_lo[k], key_hi[k]);
         let peers = peers_of(d, everyone, narrow);
         let lower = popcount4(peers & below);
         var before = 0u;
@@ -272,7 +294,7 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
     workgroupBarrier();
     if (ranking) {
       for (var k = 0u; k < ITEMS; k += 1u) {
-        ranks[k] += pool_get(slot * RADIX + key_digit(k, key_lo[k], key_hi[k]));
+        ranks[k] += pool_get(slot * RADIX + digit_at(k, key_lo[k], key_hi[k]));
       }
     }
     workgroupBarrier();  // read before the next phase clears the slots
@@ -384,13 +406,30 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
 //! if ABLATE_RANK
 //! else
   for (var k = 0u; k < ITEMS; k += 1u) {
-    ranks[k] += wg_count[key_digit(k, key_lo[k], key_hi[k])];
+    ranks[k] += wg_count[digit_at(k, key_lo[k], key_hi[k])];
   }
 //! endif
   var sorted_digits: array<u32, ITEMS>;
   if (KEY_WORDS == 1u) {
-    for (var k = 0u; k < ITEMS; k += 1u) {
-      pool_set(ranks[k], key_lo[k]);
+    if (RELOAD) {
+      // The keys again, one loop of plain loads per buffer (src is workgroup-uniform), each into its sorted place.
+      if (src == ROLE_IN) {
+        for (var k = 0u; k < ITEMS; k += 1u) {
+          pool_set(ranks[k], keys_in[base + min(segment + k * li.size + li.lane, valid - 1u)]);
+        }
+      } else if (src == ROLE_X) {
+        for (var k = 0u; k < ITEMS; k += 1u) {
+          pool_set(ranks[k], keys_x[base + min(segment + k * li.size + li.lane, valid - 1u)]);
+        }
+      } else {
+        for (var k = 0u; k < ITEMS; k += 1u) {
+          pool_set(ranks[k], keys_y[base + min(segment + k * li.size + li.lane, valid - 1u)]);
+        }
+      }
+    } else {
+      for (var k = 0u; k < ITEMS; k += 1u) {
+        pool_set(ranks[k], key_lo[k]);
+      }
     }
     workgroupBarrier();
     // One loop of plain stores per buffer (dst is workgroup-uniform).
@@ -414,7 +453,7 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
     }
   } else {
     for (var k = 0u; k < ITEMS; k += 1u) {
-      pool_set(ranks[k], key_digit(k, key_lo[k], key_hi[k]));
+      pool_set(ranks[k], digit_at(k, key_lo[k], key_hi[k]));
     }
     workgroupBarrier();
     for (var k = 0u; k < ITEMS; k += 1u) {

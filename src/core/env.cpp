@@ -79,6 +79,14 @@ unsigned onesweep_wg() {
   throw error(errc::invalid_argument, "WGPRIM_ONESWEEP_WG must be 256 or 512");
 }
 
+int onesweep_reload() {
+  const char* e = get("WGPRIM_ONESWEEP_RELOAD");
+  if (!e || !*e) return -1;
+  if (std::string(e) == "0") return 0;
+  if (std::string(e) == "1") return 1;
+  throw error(errc::invalid_argument, "WGPRIM_ONESWEEP_RELOAD must be 0 or 1");
+}
+
 bool no_tune() {
   const char* v = get("WGPRIM_NO_TUNE");
   return v && *v && std::string(v) != "0";

@@ -34,6 +34,10 @@ unsigned onesweep_wg();
 /// (ballots, and each digit's running count bumped with a workgroup atomic whose old value is the rank base: no
 /// barrier per key); throws errc::invalid_argument for any other value.
 int onesweep_rank();
+/// WGPRIM_ONESWEEP_RELOAD=0|1: 32-bit keys' digits packed four to a word after the loads and the keys read again
+/// for the scatter (1), or the keys held in registers through the pass (0); -1 when unset (the policy's); throws
+/// errc::invalid_argument for any other value.
+int onesweep_reload();
 /// WGPRIM_ONESWEEP_ABLATE=rank,lookback,scatter (any subset): measurement only, the onesweep digit pass skips those
 /// phases (the output is then NOT sorted) so that per-phase costs show in `sort --phases` (issue 25 item 1). Bit 0
 /// rank, bit 1 look-back, bit 2 scatter; 0 when unset.

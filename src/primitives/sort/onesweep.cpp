@@ -123,6 +123,9 @@ class onesweep final : public sort_algorithm {
     c.push_back({"POOL", std::to_string(pool_words(pol_)) + "u"});
     c.push_back({"WINDOW", std::to_string(pol_.window) + "u"});
     c.push_back({"RANK_ATOMIC", pol_.atomic_counts ? "true" : "false"});
+    // Keys read again for the scatter, digits packed meanwhile: 32-bit keys only (A/B: WGPRIM_ONESWEEP_RELOAD).
+    const int reload = env::onesweep_reload();
+    c.push_back({"RELOAD", a.key_words == 1 && reload == 1 ? "true" : "false"});
     const unsigned ablate = env::onesweep_ablate();
     c.push_back({"ABLATE_RANK", ablate & 1 ? "true" : "false"});
     c.push_back({"ABLATE_LOOKBACK", ablate & 2 ? "true" : "false"});
