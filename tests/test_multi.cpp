@@ -1,6 +1,7 @@
 // Several contexts in one process (wgprim/multi.hpp, and wgprim/distributed.hpp through the in-process
 // communicator): 1 to 8 participants on one adapter (lavapipe here), any split.
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <numeric>
 
@@ -400,6 +401,38 @@ TEST(Multi, DistributedSortSweepMatchesTheCpuTwin) {
         EXPECT_EQ(got_k, want_k) << what;
         if (!keys_only) EXPECT_EQ(got_v, want_v) << what;
       }
+}
+
+// WGPRIM_DIST_SORT=host: the earlier host steps (host samples and searches, the received runs sorted again) stay
+// selectable on a WebGPU context as the A/B baseline, and give the same result.
+TEST(Multi, DistributedSortHostStepsStillMatchTheCpuTwin) {
+  ::setenv("WGPRIM_DIST_SORT", "host", 1);
+  for (int k : {2, 5})
+    for (bool descending : {false, true}) {
+      const std::size_t n = 4097;
+      const auto data = shaped_keys(n, 3, static_cast<std::uint32_t>(k * 2 + descending));
+      const auto b = random_bounds(n, k, static_cast<std::uint32_t>(k));
+      std::vector<std::vector<std::uint32_t>> ko(k), vo(k);
+      multi::run(k, [&](int r, communicator& c) {
+        std::vector<float> keys(b[r + 1] - b[r]), kout;
+        if (!keys.empty()) std::memcpy(keys.data(), data.data() + b[r], keys.size() * 4);
+        std::vector<std::uint32_t> index(keys.size());
+        std::iota(index.begin(), index.end(), static_cast<std::uint32_t>(b[r]));
+        dist::sort_pairs(pool()[r], c, keys, index, kout, vo[r], descending ? order::descending : order::ascending);
+        ko[r].resize(kout.size());
+        if (!kout.empty()) std::memcpy(ko[r].data(), kout.data(), kout.size() * 4);
+      });
+      std::vector<std::uint32_t> got_k, got_v, want_k(data), want_v(n);
+      for (int r = 0; r < k; ++r) {
+        got_k.insert(got_k.end(), ko[r].begin(), ko[r].end());
+        got_v.insert(got_v.end(), vo[r].begin(), vo[r].end());
+      }
+      std::iota(want_v.begin(), want_v.end(), 0u);
+      twin_sort(dtype::f32, descending, want_k, want_v);
+      EXPECT_EQ(got_k, want_k) << "k=" << k << (descending ? " descending" : "");
+      EXPECT_EQ(got_v, want_v) << "k=" << k << (descending ? " descending" : "");
+    }
+  ::unsetenv("WGPRIM_DIST_SORT");
 }
 
 // The GPU k-way merge of the received runs alone (detail::record_merge_runs), at run lengths around its tile (2,048

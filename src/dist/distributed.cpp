@@ -7,6 +7,7 @@
 #include <memory>
 #include <new>
 
+#include "core/env.hpp"
 #include "gpu/gpu.hpp"
 #include "primitives/primitive.hpp"
 #include "primitives/scan/scan.hpp"
@@ -300,8 +301,9 @@ void dist_sort_run(context& ctx, communicator& c, dtype key_type, const std::uin
   // WebGPU keeps this rank's part on the device from its sort to the exchange: the samples are gathered there and
   // read back alone, the splitters' bounds found by a search kernel, and the whole part read back once to be sent.
   // The native backend (and a part past one storage binding) sorts host arrays and does the same on the CPU. Either
-  // way every rank makes the same collectives in the same order.
-  const bool webgpu = ctx.backend() != backend_choice::native;
+  // way every rank makes the same collectives in the same order. WGPRIM_DIST_SORT=host runs the host steps on WebGPU
+  // too (the earlier design: the received runs sorted again instead of merged), for A/B runs.
+  const bool webgpu = ctx.backend() != backend_choice::native && !env::dist_sort_host();
   const bool on_device = webgpu && n * 4 <= ctx.binding_limit();
   // The sampling and the partition work on keys mapped so that the local sort's order is ascending: descending is
   // the reverse order of distinct keys (NaNs, all equal, first) with equal keys still in input order, which is the
