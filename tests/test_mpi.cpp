@@ -256,7 +256,9 @@ TEST(Mpi, SortMatchesTheOneProcessSort) {
   const int p = ranks();
   for (dtype t : {dtype::u32, dtype::i32, dtype::f32})
     for (int shape : {0, 1, 2})
-      for (std::size_t n : {std::size_t(0), std::size_t(3001), std::size_t(40000)}) {
+      // 2047 / 2049: around the GPU merge's tile (2,048 keys) for the one-rank runs
+      for (std::size_t n : {std::size_t(0), std::size_t(2047), std::size_t(2049), std::size_t(3001),
+                            std::size_t(40000)}) {
         const auto data = sort_keys(t, n, shape, static_cast<std::uint32_t>(n) * 3 + shape);
         const auto b = split_of(n, p, all_splits[(n + shape) % all_splits.size()], 23);
         with_type(t, [&](auto tag) {

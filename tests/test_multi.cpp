@@ -1,21 +1,24 @@
 // Several contexts in one process (wgprim/multi.hpp, and wgprim/distributed.hpp through the in-process
-// communicator): 1, 2, 3, 4 and 7 participants on one adapter (lavapipe here), any split.
+// communicator): 1 to 8 participants on one adapter (lavapipe here), any split.
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <numeric>
 
 #include "common.hpp"
 #include "exact_reference.hpp"
+#include "gpu/gpu.hpp"
+#include "primitives/sort/sort.hpp"
 #include "wgprim/multi.hpp"
 
 namespace wgprim::test {
 namespace {
 
-// Seven contexts on the default adapter, made once.
+// Eight contexts on the default adapter, made once.
 std::vector<context>& pool() {
   static std::vector<context> p = [] {
     std::vector<context> v;
-    for (int i = 0; i < 7; ++i) v.emplace_back();
+    for (int i = 0; i < 8; ++i) v.emplace_back();
     return v;
   }();
   return p;
@@ -298,6 +301,191 @@ TEST(Multi, AFailingParticipantFailsEveryOne) {
     }
   });
   for (const auto& m : messages) EXPECT_EQ(m.rfind("rank 2: ", 0), 0u) << m;
+}
+
+// The test's own twin of the sort's key order (wgprim/sort.hpp): u32 as is, i32 with the sign flipped, f32
+// -inf < ... < -0 < +0 < ... < +inf < NaN with every NaN equal; descending the complement (equal keys stay equal).
+std::uint32_t key_rank(dtype t, std::uint32_t b, bool descending) {
+  std::uint32_t u = b;
+  if (t == dtype::i32) u = b ^ 0x80000000u;
+  if (t == dtype::f32) u = (b & 0x7fffffffu) > 0x7f800000u ? 0xffffffffu : (b & 0x80000000u) ? ~b : b | 0x80000000u;
+  return descending ? ~u : u;
+}
+
+// std::stable_sort of (key, value) pairs by the key order.
+void twin_sort(dtype t, bool descending, std::vector<std::uint32_t>& keys, std::vector<std::uint32_t>& vals) {
+  std::vector<std::size_t> idx(keys.size());
+  std::iota(idx.begin(), idx.end(), std::size_t(0));
+  std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
+    return key_rank(t, keys[a], descending) < key_rank(t, keys[b], descending);
+  });
+  std::vector<std::uint32_t> k(keys.size()), v(vals.size());
+  for (std::size_t i = 0; i < idx.size(); ++i) {
+    k[i] = keys[idx[i]];
+    if (!vals.empty()) v[i] = vals[idx[i]];
+  }
+  keys = std::move(k);
+  vals = std::move(v);
+}
+
+// Keys of five shapes: 0 random bits, 1 few distinct (3), 2 all equal, 3 f32 specials (NaNs of two payloads, both
+// zeros, both infinities) among random floats, 4 f32 specials only.
+std::vector<std::uint32_t> shaped_keys(std::size_t n, int shape, std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  const std::uint32_t specials[] = {0x7fc00000u, 0xffc00001u, 0x80000000u, 0u, 0x7f800000u, 0xff800000u};
+  std::vector<std::uint32_t> k(n);
+  for (auto& x : k) {
+    switch (shape) {
+      case 0: x = rng(); break;
+      case 1: x = rng() % 3; break;
+      case 2: x = 0x80000000u; break;
+      case 3: x = rng() % 3 == 0 ? specials[rng() % 6] : to_bits(std::uniform_real_distribution<float>(-4, 4)(rng)); break;
+      default: x = specials[rng() % 6];
+    }
+  }
+  return k;
+}
+
+// The distributed sort (GPU path: local sort on the device, GPU sample, GPU splitter search, GPU k-way merge; native
+// backend: the host path) against the CPU twin for 1, 2, 3, 4, 5 and 8 participants, sizes around the merge tile
+// (2,048 keys), splits with an empty part, everything on one part, or random; every key shape, both orders, pairs
+// with their global index as values (stability checked exactly) and keys alone.
+TEST(Multi, DistributedSortSweepMatchesTheCpuTwin) {
+  int round = 0;
+  for (int k : {1, 2, 3, 4, 5, 8})
+    for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(2047), std::size_t(2048), std::size_t(2049),
+                          std::size_t(4097), std::size_t(20011)})
+      for (int split = 0; split < 3; ++split) {
+        const int shape = round % 5;
+        const dtype t = shape >= 3 ? dtype::f32 : round % 2 ? dtype::i32 : dtype::u32;
+        const bool descending = (round / 5) % 2 == 1;
+        const bool keys_only = round % 3 == 0;
+        ++round;
+        const auto data = shaped_keys(n, shape, static_cast<std::uint32_t>(round * 31 + n));
+        std::vector<std::size_t> b = random_bounds(n, k, static_cast<std::uint32_t>(round));
+        if (split == 1 && k > 1) b[1] = 0;  // rank 0 empty (the rest random)
+        if (split == 2) for (int r = 0; r <= k; ++r) b[r] = r <= k / 2 ? 0 : n;  // rank k/2 (or 0) holds everything
+        for (int r = 1; r <= k; ++r) b[r] = std::max(b[r], b[r - 1]);
+        std::vector<std::vector<std::uint32_t>> ko(k), vo(k);
+        with_type(t, [&](auto tag) {
+          using T = decltype(tag);
+          multi::run(k, [&](int r, communicator& c) {
+            std::vector<T> keys(b[r + 1] - b[r]), kout;
+            if (!keys.empty()) std::memcpy(keys.data(), data.data() + b[r], keys.size() * 4);
+            std::vector<std::uint32_t> index(keys.size());
+            std::iota(index.begin(), index.end(), static_cast<std::uint32_t>(b[r]));
+            const order o = descending ? order::descending : order::ascending;
+            dist_stats st;
+            if (keys_only) kout = dist::sort(pool()[r], c, keys, o, {}, &st);
+            else dist::sort_pairs(pool()[r], c, keys, index, kout, vo[r], o, {}, &st);
+            // balanced (regular samples; ties split by position): a partition that sent everything to one part
+            // would still sort right
+            if (n > 20000) EXPECT_LE(st.count, n / k + n / 16 + 64) << "k=" << k << " shape " << shape;
+            EXPECT_EQ(st.count, kout.size());
+            EXPECT_GE(st.total_ms, st.local_ms);
+            ko[r].resize(kout.size());
+            if (!kout.empty()) std::memcpy(ko[r].data(), kout.data(), kout.size() * 4);
+          });
+        });
+        std::vector<std::uint32_t> got_k, got_v;
+        for (int r = 0; r < k; ++r) {
+          got_k.insert(got_k.end(), ko[r].begin(), ko[r].end());
+          got_v.insert(got_v.end(), vo[r].begin(), vo[r].end());
+        }
+        std::vector<std::uint32_t> want_k(data), want_v(n);
+        std::iota(want_v.begin(), want_v.end(), 0u);
+        twin_sort(t, descending, want_k, want_v);
+        const std::string what = std::string(dtype_name(t)) + " shape " + std::to_string(shape) + " n=" +
+                                 std::to_string(n) + " k=" + std::to_string(k) + " split " + std::to_string(split) +
+                                 (descending ? " descending" : "") + (keys_only ? " keys only" : " pairs");
+        EXPECT_EQ(got_k, want_k) << what;
+        if (!keys_only) EXPECT_EQ(got_v, want_v) << what;
+      }
+}
+
+// WGPRIM_DIST_SORT=host: the earlier host steps (host samples and searches, the received runs sorted again) stay
+// selectable on a WebGPU context as the A/B baseline, and give the same result.
+TEST(Multi, DistributedSortHostStepsStillMatchTheCpuTwin) {
+  ::setenv("WGPRIM_DIST_SORT", "host", 1);
+  for (int k : {2, 5})
+    for (bool descending : {false, true}) {
+      const std::size_t n = 4097;
+      const auto data = shaped_keys(n, 3, static_cast<std::uint32_t>(k * 2 + descending));
+      const auto b = random_bounds(n, k, static_cast<std::uint32_t>(k));
+      std::vector<std::vector<std::uint32_t>> ko(k), vo(k);
+      multi::run(k, [&](int r, communicator& c) {
+        std::vector<float> keys(b[r + 1] - b[r]), kout;
+        if (!keys.empty()) std::memcpy(keys.data(), data.data() + b[r], keys.size() * 4);
+        std::vector<std::uint32_t> index(keys.size());
+        std::iota(index.begin(), index.end(), static_cast<std::uint32_t>(b[r]));
+        dist::sort_pairs(pool()[r], c, keys, index, kout, vo[r], descending ? order::descending : order::ascending);
+        ko[r].resize(kout.size());
+        if (!kout.empty()) std::memcpy(ko[r].data(), kout.data(), kout.size() * 4);
+      });
+      std::vector<std::uint32_t> got_k, got_v, want_k(data), want_v(n);
+      for (int r = 0; r < k; ++r) {
+        got_k.insert(got_k.end(), ko[r].begin(), ko[r].end());
+        got_v.insert(got_v.end(), vo[r].begin(), vo[r].end());
+      }
+      std::iota(want_v.begin(), want_v.end(), 0u);
+      twin_sort(dtype::f32, descending, want_k, want_v);
+      EXPECT_EQ(got_k, want_k) << "k=" << k << (descending ? " descending" : "");
+      EXPECT_EQ(got_v, want_v) << "k=" << k << (descending ? " descending" : "");
+    }
+  ::unsetenv("WGPRIM_DIST_SORT");
+}
+
+// The GPU k-way merge of the received runs alone (detail::record_merge_runs), at run lengths around its tile (2,048
+// keys: 2^k - 1, 2^k, 2^k + 1), with empty runs, one run, odd and even run counts: the result must be the stable
+// sort of the concatenation (equal keys: the earlier run's first), checked with the values = input positions.
+TEST(Multi, MergeOfSortedRunsAtTileEdges) {
+  context& ctx = pool()[0];
+  if (ctx.backend() == backend_choice::native) GTEST_SKIP() << "a WebGPU kernel (the native backend sorts on the host)";
+  const std::vector<std::vector<std::uint64_t>> cases = {
+      {2047, 1},  {2048, 2048}, {2049, 0, 2047}, {1, 1, 1, 1, 1},         {0, 4097},   {5000},
+      {4095, 4097, 2048, 1, 6143}, {0, 0, 3, 0},  {1023, 1025, 2047, 2049, 4095, 4096, 4097, 8191}, {16385, 2, 16383}};
+  int round = 0;
+  for (const auto& runs : cases)
+    for (int shape = 0; shape < 5; ++shape) {
+      const dtype t = shape >= 3 ? dtype::f32 : shape == 1 ? dtype::i32 : dtype::u32;
+      const bool descending = round++ % 2 == 1;
+      const std::uint64_t n = std::accumulate(runs.begin(), runs.end(), std::uint64_t(0));
+      std::vector<std::uint32_t> keys = shaped_keys(n, shape, static_cast<std::uint32_t>(round)), vals(n);
+      std::iota(vals.begin(), vals.end(), 0u);
+      // each run sorted on its own (the twin), as the exchange delivers them
+      std::uint64_t at = 0;
+      for (std::uint64_t len : runs) {
+        std::vector<std::uint32_t> rk(keys.begin() + at, keys.begin() + at + len), rv(vals.begin() + at, vals.begin() + at + len);
+        twin_sort(t, descending, rk, rv);
+        std::copy(rk.begin(), rk.end(), keys.begin() + at);
+        std::copy(rv.begin(), rv.end(), vals.begin() + at);
+        at += len;
+      }
+      for (bool pairs : {true, false}) {
+        buffer kb = ctx.create_buffer(std::max<std::uint64_t>(n, 1) * 4), vb = ctx.create_buffer(std::max<std::uint64_t>(n, 1) * 4);
+        ctx.write(kb, 0, keys.data(), n * 4);
+        ctx.write(vb, 0, vals.data(), n * 4);
+        detail::key_compare c;
+        c.kind = static_cast<detail::sort_key_kind>(t == dtype::i32 ? 1 : t == dtype::f32 ? 2 : 0);
+        c.ord = descending ? order::descending : order::ascending;
+        const detail::device_view kv = detail::view_of(kb, n), vv = detail::view_of(vb, n);
+        {
+          detail::recorder rec(ctx);
+          const buffer tables = detail::record_merge_runs(rec, c, kv, pairs ? &vv : nullptr, runs);
+          rec.submit();
+        }
+        std::vector<std::uint32_t> got_k(n), got_v(n);
+        ctx.read(kb, 0, got_k.data(), n * 4);
+        ctx.read(vb, 0, got_v.data(), n * 4);
+        std::vector<std::uint32_t> want_k(keys), want_v(vals);
+        twin_sort(t, descending, want_k, want_v);
+        std::string what = std::string(dtype_name(t)) + (descending ? " descending" : "") + " runs";
+        for (std::uint64_t len : runs) what += " " + std::to_string(len);
+        EXPECT_EQ(got_k, want_k) << what;
+        if (pairs) EXPECT_EQ(got_v, want_v) << what;
+        else EXPECT_EQ(got_v, vals) << what << " (keys only: the values buffer untouched)";
+      }
+    }
 }
 
 }  // namespace

@@ -6,8 +6,10 @@
 /// @code
 ///   reduce:  local reduce -> the rank totals combined (allreduce with the monoid's combine)
 ///   scans:   local reduce -> exclusive scan of the rank totals in rank order -> local scan seeded with that carry
-///   sort:    sample sort: local GPU sort -> regular samples -> p-1 splitters -> all-to-all -> local GPU sort
-///            (one rank: the local GPU sort alone)
+///   sort:    sample sort: local GPU sort (kept on the device) -> regular samples gathered on the GPU -> p-1
+///            splitters (host) -> their bounds by a GPU search -> one staging read -> all-to-all -> one upload ->
+///            GPU k-way merge of the received runs -> one read (one rank: the local GPU sort alone; the native
+///            backend: the same steps on host arrays, the received runs sorted again)
 /// @endcode
 ///
 /// The collectives come from a `communicator`: wgprim::mpi::communicator (wgprim/mpi.hpp, the wgprim::mpi library,

@@ -59,6 +59,15 @@ fn key_b(i: u32) -> vec2<u32> {
 //! endif
 }
 
+// A 32-bit key word as key_le compares it: as is with a comparator, else transformed (sort/keys.wgsl).
+fn word_key(w: u32) -> vec2<u32> {
+//! if COMPARATOR
+  return vec2<u32>(w, 0u);
+//! else
+  return vec2<u32>(sortable(w), 0u);
+//! endif
+}
+
 // Whether key x goes before (or ties with) y.
 fn key_le(x: vec2<u32>, y: vec2<u32>) -> bool {
 //! if COMPARATOR

@@ -1,7 +1,7 @@
 // A tiled merge level (the comparator sort, src/primitives/sort/comparator.cpp; the GPU merge sorts' shape: CUB's
 // DeviceMergeSort, moderngpu's merge): the input holds sorted runs of params.la keys (the last may be shorter),
-// pairs of neighbouring runs merge into runs of 2 la in the output. One workgroup per output tile of
-// TILE = WG_SIZE * ITEMS keys (2 la is a multiple of TILE: a tile lies in one pair):
+// pairs of neighbouring runs merge into runs of 2 la in the output (with RUNS, runs of any length listed in a table:
+// sort/merge_tile_pairs.wgsl). One workgroup per output tile of TILE = WG_SIZE * ITEMS keys (a tile lies in one pair):
 //   1. its merge path at the tile's first output comes from sort/merge_tile_split.wgsl (splits[t]); at its end it is
 //      splits[t + 1], or the pair's end for the pair's last tile;
 //   2. the tile's inputs A[a0, a1) and B[b0, b1) (TILE keys together) are loaded coalesced into workgroup memory;
@@ -10,9 +10,11 @@
 //      holding them and their tile positions;
 //   4. the merged keys go back through workgroup memory and out coalesced; with values, then the tile positions
 //      the same way, and each output's value is read from its key's input position.
-// A run without a partner is a pair with lb = 0: its tiles are copied the same way. Bindings 0-5:
-// sort/merge_level_bindings.wgsl (keys_a and keys_b bind the same input); the splits at 6.
+// A run without a partner is a pair with lb = 0: its tiles are copied the same way. Keys compare as merge_keys.wgsl's
+// key_le (the radix order of the transformed keys, or a comparator). Bindings 0-5: sort/merge_level_bindings.wgsl
+// (keys_a and keys_b bind the same input); the splits at 6.
 //! import sort/merge_level_bindings.wgsl
+//! import sort/merge_tile_pairs.wgsl
 
 @group(0) @binding(6) var<storage, read> splits: array<u32>;
 
@@ -22,7 +24,7 @@ const TILE: u32 = WG_SIZE * ITEMS;
 var<workgroup> tile_keys: array<u32, TILE>;
 
 fn tile_le(i: u32, j: u32) -> bool {
-  return key_le(vec2<u32>(tile_keys[i], 0u), vec2<u32>(tile_keys[j], 0u));
+  return key_le(word_key(tile_keys[i]), word_key(tile_keys[j]));
 }
 
 // The invocation's ITEMS words v into tile_keys at its outputs d .. (those below count), between two barriers: every
@@ -40,21 +42,20 @@ fn stage_outputs(d: u32, count: u32, v: array<u32, ITEMS>) {
 @compute @workgroup_size(WG_SIZE)
 fn merge_tile(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid: vec3u) {
   let t = wid.y * params.grid_x + wid.x;
-  let n = params.out_count;
-  let first = t * TILE;
-  if (first >= n) {
+  if (t >= params.diagonals) {
     return;  // the whole workgroup: uniform
   }
-  let run = params.la;
-  let s = first / (2u * run) * (2u * run);  // the pair's first key
-  let la = min(run, n - s);
-  let lb = min(run, n - s - la);
-  let d0 = first - s;
+  let g = tile_pair_of(t);
+  let s = g.s;
+  let la = g.la;
+  let lb = g.lb;
+  let d0 = g.d0;
+  let first = s + d0;
   let d1 = min(d0 + TILE, la + lb);
-  let a0 = splits[t];
+  let a0 = splits[params.split_base + t];
   var a1 = la;
   if (d1 < la + lb) {
-    a1 = splits[t + 1u];
+    a1 = splits[params.split_base + t + 1u];
   }
   let count = d1 - d0;
   let na = a1 - a0;

@@ -1,10 +1,11 @@
 // The partition of a tiled merge level (the comparator sort, src/primitives/sort/comparator.cpp; sort/merge_tile.wgsl
 // merges): one invocation per output tile of params.step keys finds, once, where the merge path of its pair crosses
-// the tile's first output (sort/merge_path.wgsl: a binary search in global memory) and writes it to splits[t]: the
-// tile's outputs start at A key splits[t] and B key d - splits[t] of its pair (d: the tile's first output relative
-// to the pair). Pairs of runs of params.la keys start at multiples of 2 la, a multiple of the tile, so that a tile
-// never straddles two pairs. keys_a and keys_b bind the same input.
+// the tile's first output (sort/merge_path.wgsl: a binary search in global memory) and writes it to splits[split_base + t]: the
+// tile's outputs start at A key a = splits[split_base + t] and B key d - a of its pair (d: the tile's first output relative
+// to the pair). A tile never straddles two pairs (sort/merge_tile_pairs.wgsl: which pair, with RUNS equal runs or a
+// table of runs of any length). keys_a and keys_b bind the same input.
 //! import sort/merge_path.wgsl
+//! import sort/merge_tile_pairs.wgsl
 
 @group(0) @binding(0) var<uniform> params: merge_params;
 @group(0) @binding(1) var<storage, read> keys_a: array<u32>;
@@ -17,10 +18,6 @@ fn merge_tile_split(@builtin(local_invocation_index) l: u32, @builtin(workgroup_
   if (t >= params.diagonals) {
     return;
   }
-  let n = params.out_count;
-  let first = t * params.step;
-  let s = first / (2u * params.la) * (2u * params.la);  // the pair's first key
-  let la = min(params.la, n - s);
-  let lb = min(params.la, n - s - la);
-  splits[t] = pair_path(s, la, lb, first - s);
+  let g = tile_pair_of(t);
+  splits[params.split_base + t] = pair_path(g.s, g.la, g.lb, g.d0);
 }

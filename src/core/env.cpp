@@ -115,6 +115,13 @@ bool comparator_merge_level() {
   throw error(errc::invalid_argument, "WGPRIM_COMPARATOR_MERGE must be tile or level");
 }
 
+bool dist_sort_host() {
+  const char* e = get("WGPRIM_DIST_SORT");
+  if (!e || !*e || std::string(e) == "device") return false;
+  if (std::string(e) == "host") return true;
+  throw error(errc::invalid_argument, "WGPRIM_DIST_SORT must be device or host");
+}
+
 unsigned onesweep_ablate() {
   const char* e = get("WGPRIM_ONESWEEP_ABLATE");
   if (!e || !*e) return 0;

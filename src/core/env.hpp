@@ -59,6 +59,10 @@ int sort_mid();
 /// WGPRIM_COMPARATOR_MERGE=tile|level: the comparator sort's merge levels; level: the per-invocation global-memory
 /// merge before the tiled one (A/B runs); false when unset, empty or "tile"; throws errc::invalid_argument otherwise.
 bool comparator_merge_level();
+/// WGPRIM_DIST_SORT=device|host: the distributed sort's steps on a WebGPU context; host: the earlier steps (host
+/// samples and searches, the received runs sorted again) for A/B runs; false when unset, empty or "device"; throws
+/// errc::invalid_argument otherwise.
+bool dist_sort_host();
 
 /// WGPRIM_NO_TUNE=1 (any value but "" or "0"): contexts ignore the tuned per-adapter policy file (wgprim tune) and
 /// run the built-in policy table.

@@ -7,8 +7,11 @@
 #include <memory>
 #include <new>
 
+#include "core/env.hpp"
 #include "gpu/gpu.hpp"
+#include "primitives/primitive.hpp"
 #include "primitives/scan/scan.hpp"
+#include "primitives/sort/sort.hpp"
 
 namespace wgprim {
 
@@ -40,6 +43,13 @@ bool sample_less(const sample& a, const sample& b) {
   if (a.rank != b.rank) return a.rank < b.rank;
   return a.pos < b.pos;
 }
+
+// dist/splitter_bounds.wgsl: bounds_params (one invocation per splitter).
+struct bounds_params {
+  std::uint32_t n, rank, splitters, key_kind, descending, mask_lo, mask_hi, pad;
+};
+static_assert(sizeof(bounds_params) == 32);
+constexpr std::uint32_t bounds_wg = 64;
 
 // Key bits -> an unsigned integer with the same order as wgprim::sort's (f32: -inf < ... < -0 < +0 < ... < +inf <
 // NaN, every NaN equal).
@@ -208,6 +218,12 @@ std::uint32_t dist_last_bits(context& ctx, const range_ref& r) {
   return v;
 }
 
+extern const kernel_spec dist_splitter_bounds_spec;  // listed in primitives/registry.cpp
+const kernel_spec dist_splitter_bounds_spec{"dist/splitter_bounds.wgsl",
+                                            "splitter_bounds",
+                                            {slot::uniform, slot::storage_read, slot::storage_read, slot::storage_rw},
+                                            sizeof(bounds_params)};
+
 void dist_sort_run(context& ctx, communicator& c, dtype key_type, const std::uint32_t* keys,
                    const std::uint32_t* vals, std::size_t n, dist_sink& keys_out, dist_sink* vals_out, order o,
                    const run_options& opt, dist_stats* st) {
@@ -239,11 +255,11 @@ void dist_sort_run(context& ctx, communicator& c, dtype key_type, const std::uin
     }
     local_ms += ms_between(a, clock_type::now());
   };
-  auto finish_stats = [&](std::uint64_t count, std::vector<std::uint64_t> counts, double comm_ms) {
+  auto finish_stats = [&](std::uint64_t count, std::vector<std::uint64_t> counts) {
     if (!st) return;
     st->local_ms = local_ms;
-    st->comm_ms = comm_ms;
     st->total_ms = ms_between(t0, clock_type::now());
+    st->comm_ms = st->total_ms - local_ms;  // the collectives and the waits in them (the host's share is tiny)
     st->count = count;
     st->counts = std::move(counts);
   };
@@ -263,7 +279,7 @@ void dist_sort_run(context& ctx, communicator& c, dtype key_type, const std::uin
 
   if (p == 1) {
     // One rank: its part is the whole array, sorted once, straight into the caller's vectors (the sample, the
-    // exchange and the second sort would move every element for nothing). Sorting in place is fine.
+    // exchange and the merge would move every element for nothing). Sorting in place is fine.
     try {
       std::uint32_t* ko = keys_out.words(n);
       std::uint32_t* vo = pairs ? vals_out->words(n) : nullptr;
@@ -278,41 +294,75 @@ void dist_sort_run(context& ctx, communicator& c, dtype key_type, const std::uin
       failure = dist_failure(std::current_exception());
     }
     c.agree(failure, 0);  // one rank: rethrows its failure
-    finish_stats(n, {n}, 0);
+    finish_stats(n, {n});
     return;
   }
 
-  // 1. Stable local sort of this rank's part into k (v).
+  // WebGPU keeps this rank's part on the device from its sort to the exchange: the samples are gathered there and
+  // read back alone, the splitters' bounds found by a search kernel, and the whole part read back once to be sent.
+  // The native backend (and a part past one storage binding) sorts host arrays and does the same on the CPU. Either
+  // way every rank makes the same collectives in the same order. WGPRIM_DIST_SORT=host runs the host steps on WebGPU
+  // too (the earlier design: the received runs sorted again instead of merged), for A/B runs.
+  const bool webgpu = ctx.backend() != backend_choice::native && !env::dist_sort_host();
+  const bool on_device = webgpu && n * 4 <= ctx.binding_limit();
+  // The sampling and the partition work on keys mapped so that the local sort's order is ascending: descending is
+  // the reverse order of distinct keys (NaNs, all equal, first) with equal keys still in input order, which is the
+  // ascending order of ~ordered(key) with the same ties; the (rank, position) tie-break is then unchanged.
+  auto key_of = [&](std::uint32_t b) { return descending ? ~ordered(key_type, b) : ordered(key_type, b); };
+  // Regular samples of the sorted part, weighted by the elements each stands for, so that unequal parts (an empty
+  // rank, an uneven split) still give parts of about n/p. Sample j stands for the sorted positions
+  // [j n / taken, (j + 1) n / taken); it is the middle one.
+  const std::size_t s = 64;
+  const std::size_t taken = std::min(n, s);
+  auto sample_lo = [&](std::size_t j) { return static_cast<std::uint64_t>(j) * n / taken; };
+  auto sample_pos = [&](std::size_t j) { return sample_lo(j) + (sample_lo(j + 1) - sample_lo(j)) / 2; };
+  std::vector<sample> mine(s);
+  std::uint32_t sampled[s] = {};
+
+  // 1. Stable local sort of this rank's part: into dk (dv) on the device, or k (v) on the host; 2. its samples.
+  buffer dk, dv;
   std::unique_ptr<std::uint32_t[]> k, v;
   try {
     if (n) {
       k.reset(new std::uint32_t[n]);
       if (pairs) v.reset(new std::uint32_t[n]);
     }
-    if (pairs && overlaps(vals, keys)) copy_vals();
-    gpu_sort(keys, vals, k.get(), v.get(), n);
+    if (on_device) {
+      const auto a = clock_type::now();
+      dk = ctx.create_buffer(std::max<std::size_t>(n, 1) * 4);
+      if (pairs) dv = ctx.create_buffer(std::max<std::size_t>(n, 1) * 4);
+      if (n) {
+        ctx.write(dk, 0, keys, n * 4);
+        const range_ref rk = in_place_ref(device_span<std::uint32_t>(dk, 0, n));
+        if (pairs) {
+          ctx.write(dv, 0, vals, n * 4);
+          const range_ref rv = in_place_ref(device_span<std::uint32_t>(dv, 0, n));
+          sort_run(ctx, nullptr, rk, rk, &rv, &rv, key_type, o, opt);
+        } else {
+          sort_run(ctx, nullptr, rk, rk, nullptr, nullptr, key_type, o, opt);
+        }
+        // The samples: one 4-byte copy each (a strided gather), read back with the sort's submission.
+        recorder rec(ctx);
+        const buffer& sb = scratch(ctx, "dist.samples", s * 4);
+        for (std::size_t j = 0; j < taken; ++j) rec.copy(dk, sample_pos(j) * 4, sb, j * 4, 4);
+        const recorder::readback rb{sb.native(), 0, taken * 4, sampled};
+        rec.submit(&rb);
+      }
+      local_ms += ms_between(a, clock_type::now());
+    } else {
+      if (pairs && overlaps(vals, keys)) copy_vals();
+      gpu_sort(keys, vals, k.get(), v.get(), n);
+      for (std::size_t j = 0; j < taken; ++j) sampled[j] = k[sample_pos(j)];
+    }
+    for (std::size_t j = 0; j < taken; ++j)
+      mine[j] = sample{key_of(sampled[j]), static_cast<std::uint32_t>(me), sample_pos(j),
+                       sample_lo(j + 1) - sample_lo(j)};
   } catch (...) {
     failure = dist_failure(std::current_exception());
   }
   c.agree(failure,
           0x5047u + static_cast<std::uint64_t>(key_type) * 2 + (pairs ? 1 : 0) + (descending ? 0x10000u : 0));
-  // The sampling and the partition work on keys mapped so that the local sort's order is ascending: descending is
-  // the reverse order of distinct keys (NaNs, all equal, first) with equal keys still in input order, which is the
-  // ascending order of ~ordered(key) with the same ties; the (rank, position) tie-break is then unchanged.
-  auto key_of = [&](std::uint32_t b) { return descending ? ~ordered(key_type, b) : ordered(key_type, b); };
 
-  // 2. Regular samples of every rank's sorted part, weighted by the elements each stands for, so that unequal parts
-  // (an empty rank, an uneven split) still give parts of about n/p.
-  const std::size_t s = 64;
-  std::vector<sample> mine(s);
-  const std::size_t taken = std::min(n, s);
-  for (std::size_t j = 0; j < taken; ++j) {
-    // Sample j stands for the sorted positions [j n / taken, (j + 1) n / taken); it is the middle one.
-    const std::uint64_t lo = j * n / taken, hi = (j + 1) * n / taken;
-    const std::uint64_t pos = lo + (hi - lo) / 2;
-    mine[j] = sample{key_of(k[pos]), static_cast<std::uint32_t>(me), pos, hi - lo};
-  }
-  const auto t1 = clock_type::now();
   const std::vector<std::uint8_t> gathered = c.allgather(mine.data(), s * sizeof(sample));
   std::vector<sample> all(static_cast<std::size_t>(p) * s);
   std::memcpy(all.data(), gathered.data(), gathered.size());
@@ -337,53 +387,124 @@ void dist_sort_run(context& ctx, communicator& c, dtype key_type, const std::uin
     }
   }
   // 3. Where each splitter falls in this rank's sorted part (elements strictly before it in the (key, rank,
-  // position) order): binary searches of the sorted keys, mapped on the fly.
-  const std::uint32_t* kb = k.get();
-  const std::uint32_t* ke = kb + n;
+  // position) order): binary searches of the sorted keys, on the GPU (dist/splitter_bounds.wgsl) or the host.
   std::vector<std::uint64_t> bound(p + 1, 0);
   bound[p] = n;
-  for (int d = 1; d < p; ++d) {
-    const sample& sp = splitters[d - 1];
-    const std::uint64_t lo =
-        std::lower_bound(kb, ke, sp.key, [&](std::uint32_t e, std::uint32_t x) { return key_of(e) < x; }) - kb;
-    const std::uint64_t hi =
-        std::upper_bound(kb, ke, sp.key, [&](std::uint32_t x, std::uint32_t e) { return x < key_of(e); }) - kb;
-    std::uint64_t b;
-    if (static_cast<std::uint32_t>(me) < sp.rank) b = hi;
-    else if (static_cast<std::uint32_t>(me) > sp.rank) b = lo;
-    else b = std::min(std::max<std::uint64_t>(sp.pos, lo), hi);
-    bound[d] = std::max(b, bound[d - 1]);
+  try {
+    std::vector<std::uint32_t> found(p - 1, 0);
+    if (on_device && n) {
+      const auto a = clock_type::now();
+      std::vector<std::uint32_t> table;
+      for (const sample& sp : splitters)
+        table.insert(table.end(), {sp.key, sp.rank, static_cast<std::uint32_t>(sp.pos),
+                                   static_cast<std::uint32_t>(sp.pos >> 32)});
+      buffer tb = ctx.create_buffer(table.size() * 4), bb = ctx.create_buffer(found.size() * 4);
+      ctx.write(tb, 0, table.data(), table.size() * 4);
+      bounds_params bp{};
+      bp.n = static_cast<std::uint32_t>(n);
+      bp.rank = static_cast<std::uint32_t>(me);
+      bp.splitters = static_cast<std::uint32_t>(p - 1);
+      bp.key_kind = key_type == dtype::i32 ? 1u : key_type == dtype::f32 ? 2u : 0u;
+      bp.descending = descending ? 1u : 0u;
+      bp.mask_lo = bp.mask_hi = 0xffffffffu;
+      static const monoid u32_sum(op::sum(), dtype::u32);
+      const kernel& kern = get_kernel(
+          ctx, dist_splitter_bounds_spec,
+          compose_wgsl(dist_splitter_bounds_spec.file, u32_sum, sort_constants(bounds_wg, 1, 1)), /*trusted=*/false);
+      recorder rec(ctx);
+      rec.dispatch(kern, {rec.params(bp), bind(dk, 0, n * 4), bind(tb), bind(bb)},
+                   static_cast<std::uint32_t>((p - 1 + bounds_wg - 1) / bounds_wg));
+      if (found.size() * 4 <= 4096) {
+        const recorder::readback rb{bb.native(), 0, found.size() * 4, found.data()};
+        rec.submit(&rb);
+      } else {
+        rec.submit();
+        ctx.read(bb, 0, found.data(), found.size() * 4);
+      }
+      local_ms += ms_between(a, clock_type::now());
+    } else if (n) {
+      const std::uint32_t* kb = k.get();
+      const std::uint32_t* ke = kb + n;
+      for (int d = 1; d < p; ++d) {
+        const sample& sp = splitters[d - 1];
+        const std::uint64_t lo =
+            std::lower_bound(kb, ke, sp.key, [&](std::uint32_t e, std::uint32_t x) { return key_of(e) < x; }) - kb;
+        const std::uint64_t hi =
+            std::upper_bound(kb, ke, sp.key, [&](std::uint32_t x, std::uint32_t e) { return x < key_of(e); }) - kb;
+        std::uint64_t b;
+        if (static_cast<std::uint32_t>(me) < sp.rank) b = hi;
+        else if (static_cast<std::uint32_t>(me) > sp.rank) b = lo;
+        else b = std::min(std::max<std::uint64_t>(sp.pos, lo), hi);
+        found[d - 1] = static_cast<std::uint32_t>(b);
+      }
+    }
+    for (int d = 1; d < p; ++d) bound[d] = std::max<std::uint64_t>(found[d - 1], bound[d - 1]);
+    // The part to send, staged to the host (one read of the keys, one of the values).
+    if (on_device && n) {
+      const auto a = clock_type::now();
+      ctx.read(dk, 0, k.get(), n * 4);
+      if (pairs) ctx.read(dv, 0, v.get(), n * 4);
+      dk = buffer();
+      dv = buffer();
+      local_ms += ms_between(a, clock_type::now());
+    }
+  } catch (...) {
+    failure = dist_failure(std::current_exception());
   }
+  c.agree(failure, 0);
+
   // 4. The exchange.
   std::vector<std::uint64_t> send_counts(p), recv_counts;
   for (int d = 0; d < p; ++d) send_counts[d] = bound[d + 1] - bound[d];
   std::vector<std::uint32_t> rk, rv;
-  c.alltoallv(kb, send_counts, rk, recv_counts);
+  c.alltoallv(k.get(), send_counts, rk, recv_counts);
   if (pairs) c.alltoallv(v.get(), send_counts, rv, recv_counts);
   k.reset();
   v.reset();
-  const auto t2 = clock_type::now();
 
-  // 5. The received runs, each sorted, in source-rank order: a stable sort keeps equal keys in global input order.
-  // It writes straight into the caller's vectors.
+  // 5. The received runs, each sorted, in source-rank order: a stable merge (equal keys: the lower source rank's
+  // first) or a stable sort of them keeps equal keys in global input order. Either writes into the caller's vectors.
   const std::uint64_t count = rk.size();
   try {
     std::uint32_t* ko = keys_out.words(count);
     std::uint32_t* vo = pairs ? vals_out->words(count) : nullptr;
-    gpu_sort(rk.data(), pairs ? rv.data() : nullptr, ko, vo, count);
+    if (webgpu && count && count * 4 <= ctx.binding_limit()) {
+      const auto a = clock_type::now();
+      buffer mk = ctx.create_buffer(count * 4), mv;
+      ctx.write(mk, 0, rk.data(), count * 4);
+      const device_view kview = view_of(mk, count);
+      device_view vview;
+      if (pairs) {
+        mv = ctx.create_buffer(count * 4);
+        ctx.write(mv, 0, rv.data(), count * 4);
+        vview = view_of(mv, count);
+      }
+      key_compare cmp;
+      cmp.kind = key_type == dtype::i32   ? sort_key_kind::signed_int
+                 : key_type == dtype::f32 ? sort_key_kind::floating
+                                          : sort_key_kind::unsigned_int;
+      cmp.ord = o;
+      recorder rec(ctx);
+      const buffer tables = record_merge_runs(rec, cmp, kview, pairs ? &vview : nullptr, recv_counts);
+      rec.submit();
+      ctx.read(mk, 0, ko, count * 4);
+      if (pairs) ctx.read(mv, 0, vo, count * 4);
+      local_ms += ms_between(a, clock_type::now());
+    } else {
+      gpu_sort(rk.data(), pairs ? rv.data() : nullptr, ko, vo, count);
+    }
   } catch (...) {
     failure = dist_failure(std::current_exception());
   }
   rk = {};
   rv = {};
-  const auto t3 = clock_type::now();
   c.agree(failure, 0);
   std::vector<std::uint64_t> counts(p);
   {
     const std::vector<std::uint8_t> cs = c.allgather(&count, sizeof count);
     std::memcpy(counts.data(), cs.data(), cs.size());
   }
-  finish_stats(count, std::move(counts), ms_between(t1, t2) + ms_between(t3, clock_type::now()));
+  finish_stats(count, std::move(counts));
 }
 
 }  // namespace detail

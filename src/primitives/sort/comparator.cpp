@@ -186,7 +186,8 @@ void comparator_sort_webgpu(context& ctx, const range_ref& keys, const range_ref
     // parenthesised expression in a and b with no indexing, loops or calls but WGSL built-ins, so it cannot reach
     // memory the kernels' own indexing does not.
     const bool tiled = !env::comparator_merge_level();
-    const wgsl_constants constants = sort_constants(level_wg, level_items, 1);
+    wgsl_constants constants = sort_constants(level_wg, level_items, 1);
+    constants.push_back({"RUNS", "false"});
     const auto& k_level =
         tiled ? get_kernel(ctx, sort_merge_tile_spec, sort_compare_source(sort_merge_tile_spec.file, c, constants),
                            /*trusted=*/true)
@@ -207,8 +208,10 @@ void comparator_sort_webgpu(context& ctx, const range_ref& keys, const range_ref
     const kernel* k_split = nullptr;
     const buffer* splits = nullptr;
     if (tiled) {
+      wgsl_constants split_constants = sort_constants(split_wg, 1, 1);
+      split_constants.push_back({"RUNS", "false"});
       k_split = &get_kernel(ctx, sort_merge_tile_split_spec,
-                            sort_compare_source(sort_merge_tile_split_spec.file, c, sort_constants(split_wg, 1, 1)),
+                            sort_compare_source(sort_merge_tile_split_spec.file, c, split_constants),
                             /*trusted=*/true);
       splits = &scratch(ctx, "sort.level_splits", out_tiles * 4);
       grid_2d((out_tiles + split_wg - 1) / split_wg, max_dim, sx, sy);
@@ -249,6 +252,97 @@ void comparator_sort_webgpu(context& ctx, const range_ref& keys, const range_ref
     ctx.read(up_k, 0, keys.host_out, n * 4);
     if (pairs) ctx.read(up_v, 0, vals->host_out, n * 4);
   }
+}
+
+buffer record_merge_runs(recorder& rec, const key_compare& c, const device_view& keys, const device_view* vals,
+                         const std::vector<std::uint64_t>& run_counts) {
+  context& ctx = rec.ctx();
+  const bool pairs = vals != nullptr;
+  struct run {
+    std::uint64_t first, count;
+  };
+  std::vector<run> runs;  // the non-empty ones (an empty run merges into nothing)
+  std::uint64_t n = 0;
+  for (std::uint64_t k : run_counts) {
+    if (k) runs.push_back({n, k});
+    n += k;
+  }
+  if (runs.size() < 2) return {};
+  if (n * 4 > ctx.binding_limit() || n > 0xffffffffull)
+    throw error(errc::limit, "merge of sorted runs: " + std::to_string(n) + " keys exceed one storage binding");
+  const std::uint64_t tile = level_wg * level_items;
+  wgsl_constants tile_constants = sort_constants(level_wg, level_items, 1), split_constants = sort_constants(split_wg, 1, 1);
+  tile_constants.push_back({"RUNS", "true"});
+  split_constants.push_back({"RUNS", "true"});
+  const auto& k_tile = get_kernel(ctx, sort_merge_tile_spec,
+                                  sort_compare_source(sort_merge_tile_spec.file, c, tile_constants), /*trusted=*/true);
+  const auto& k_split = get_kernel(
+      ctx, sort_merge_tile_split_spec, sort_compare_source(sort_merge_tile_split_spec.file, c, split_constants), true);
+
+  // Every level's pair table and tile splits, each level's region at a bindable offset, written at once.
+  const std::uint64_t align = std::max<std::uint64_t>(ctx.limits().min_storage_buffer_offset_alignment, 4) / 4;
+  struct level {
+    std::uint64_t at, words, pairs, tiles;
+  };
+  std::vector<level> levels;
+  std::vector<std::uint32_t> table;
+  for (std::vector<run> cur = runs; cur.size() > 1;) {
+    std::vector<run> next;
+    level l{table.size(), 0, 0, 0};
+    for (std::size_t i = 0; i < cur.size(); i += 2) {
+      const std::uint64_t la = cur[i].count, lb = i + 1 < cur.size() ? cur[i + 1].count : 0;
+      table.insert(table.end(), {static_cast<std::uint32_t>(cur[i].first), static_cast<std::uint32_t>(la),
+                                 static_cast<std::uint32_t>(lb), static_cast<std::uint32_t>(l.tiles)});
+      l.tiles += (la + lb + tile - 1) / tile;
+      ++l.pairs;
+      next.push_back({cur[i].first, la + lb});
+    }
+    l.words = 4 * l.pairs + l.tiles;
+    table.resize((l.at + l.words + align - 1) / align * align, 0u);  // the splits, then padding
+    levels.push_back(l);
+    cur = std::move(next);
+  }
+  buffer tables = ctx.create_buffer(table.size() * 4);
+  ctx.write(tables, 0, table.data(), table.size() * 4);
+
+  merge_params base{};
+  base.key_kind = static_cast<std::uint32_t>(c.kind);
+  base.descending = c.ord == order::descending ? 1u : 0u;
+  base.pairs = pairs ? 1u : 0u;
+  const std::uint64_t mask = sort_bit_mask(c.begin_bit, c.end_bit);
+  base.mask_lo = static_cast<std::uint32_t>(mask);
+  base.mask_hi = static_cast<std::uint32_t>(mask >> 32);
+  base.out_count = static_cast<std::uint32_t>(n);
+  base.step = static_cast<std::uint32_t>(tile);
+  device_view src_k = keys, dst_k = view_of(scratch(ctx, "sort.level_keys", n * 4), n), src_v, dst_v;
+  if (pairs) {
+    src_v = *vals;
+    dst_v = view_of(scratch(ctx, "sort.level_vals", n * 4), n);
+  }
+  const buffer& none_in = scratch(ctx, "sort.none_vals_in", 16);
+  const buffer& none_out = scratch(ctx, "sort.none_vals_x", 16);
+  const std::uint32_t max_dim = ctx.limits().max_compute_workgroups_per_dimension;
+  for (const level& l : levels) {
+    merge_params q = base;
+    q.split_base = static_cast<std::uint32_t>(4 * l.pairs);
+    q.diagonals = static_cast<std::uint32_t>(l.tiles);
+    const binding t = bind(tables, l.at * 4, l.words * 4);
+    const binding vin = pairs ? bind(src_v) : bind(none_in), vout = pairs ? bind(dst_v) : bind(none_out);
+    std::uint32_t gx, gy;
+    grid_2d((l.tiles + split_wg - 1) / split_wg, max_dim, gx, gy);
+    q.grid_x = gx;
+    rec.dispatch(k_split, {rec.params(q), bind(src_k), bind(src_k), t}, gx, gy);
+    grid_2d(l.tiles, max_dim, gx, gy);
+    q.grid_x = gx;
+    rec.dispatch(k_tile, {rec.params(q), bind(src_k), bind(src_k), bind(dst_k), vin, vout, t}, gx, gy);
+    std::swap(src_k, dst_k);
+    std::swap(src_v, dst_v);
+  }
+  if (levels.size() % 2) {  // the result is in the scratch buffers
+    rec.copy_raw(src_k.buf, src_k.offset, keys.buf, keys.offset, n * 4);
+    if (pairs) rec.copy_raw(src_v.buf, src_v.offset, vals->buf, vals->offset, n * 4);
+  }
+  return tables;
 }
 
 }  // namespace wgprim::detail

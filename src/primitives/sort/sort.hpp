@@ -106,6 +106,13 @@ struct key_compare {
 /// The composed text of a sort shader for a comparison: COMPARATOR false, or true with the comparator's prelude
 /// (alias E, wgprim_less(a, b)) and shared/predicate.wgsl.
 const std::string& sort_compare_source(const std::string& file, const key_compare& c, wgsl_constants constants);
+/// The k-way merge of sorted runs laid side by side in `keys` (run i: the run_counts[i] keys after run i - 1's;
+/// `vals` null: keys only), in place and stable (equal keys: the earlier run's first), compared as `c` says:
+/// log2(runs) levels of pairwise merges (comparator.cpp: the comparator sort's tiled merge kernels with RUNS, a
+/// table of the level's pairs). Every key within one storage binding (errc::limit otherwise); bindable views.
+/// Returns the buffer of the levels' tables (empty with fewer than two non-empty runs): keep it until submitted.
+[[nodiscard]] buffer record_merge_runs(recorder& rec, const key_compare& c, const device_view& keys,
+                                       const device_view* vals, const std::vector<std::uint64_t>& run_counts);
 /// Segments of at most this many keys are sorted by one workgroup (segmented.wgsl: sort_mid).
 constexpr std::uint32_t segment_mid_max = 2048;
 /// sort_mid's two size classes (segmented.wgsl): segments of at most this many keys in workgroup arrays of this many
