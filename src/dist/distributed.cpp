@@ -303,7 +303,15 @@ void dist_sort_run(context& ctx, communicator& c, dtype key_type, const std::uin
   // The native backend (and a part past one storage binding) sorts host arrays and does the same on the CPU. Either
   // way every rank makes the same collectives in the same order. WGPRIM_DIST_SORT=host runs the host steps on WebGPU
   // too (the earlier design: the received runs sorted again instead of merged), for A/B runs.
-  const bool webgpu = ctx.backend() != backend_choice::native && !env::dist_sort_host();
+  // A bad WGPRIM_DIST_SORT is this rank's failure, agreed on after the local step like any other (a throw here would
+  // leave the other ranks waiting in a collective).
+  bool host_steps = false;
+  try {
+    host_steps = env::dist_sort_host();
+  } catch (...) {
+    failure = dist_failure(std::current_exception());
+  }
+  const bool webgpu = ctx.backend() != backend_choice::native && !host_steps;
   const bool on_device = webgpu && n * 4 <= ctx.binding_limit();
   // The sampling and the partition work on keys mapped so that the local sort's order is ascending: descending is
   // the reverse order of distinct keys (NaNs, all equal, first) with equal keys still in input order, which is the
@@ -322,7 +330,7 @@ void dist_sort_run(context& ctx, communicator& c, dtype key_type, const std::uin
   // 1. Stable local sort of this rank's part: into dk (dv) on the device, or k (v) on the host; 2. its samples.
   buffer dk, dv;
   std::unique_ptr<std::uint32_t[]> k, v;
-  try {
+  if (!failure) try {
     if (n) {
       k.reset(new std::uint32_t[n]);
       if (pairs) v.reset(new std::uint32_t[n]);
