@@ -100,6 +100,18 @@ std::vector<chunk> chunks_of(std::uint64_t n, std::uint64_t per_chunk) {
   return out;
 }
 
+reduction_grid reduction_grid_for(std::uint64_t n, std::uint64_t per_binding, std::uint64_t tile,
+                                  std::uint32_t max_groups) {
+  reduction_grid g;
+  g.parts = chunks_of(n, per_binding);
+  for (const chunk& c : g.parts) {
+    const std::uint64_t tiles = (c.count + tile - 1) / tile;
+    g.groups.push_back(static_cast<std::uint32_t>(std::max<std::uint64_t>(1, std::min<std::uint64_t>(max_groups, tiles))));
+    g.total += g.groups.back();
+  }
+  return g;
+}
+
 std::uint64_t elements_per_binding(const context& ctx, std::uint64_t elem_bytes, std::uint64_t multiple) {
   std::uint64_t e = ctx.binding_limit() / elem_bytes / multiple * multiple;
   if (e == 0) throw error(errc::limit, "the storage binding limit is smaller than one tile");

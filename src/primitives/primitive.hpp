@@ -64,6 +64,17 @@ std::vector<chunk> chunks_of(std::uint64_t n, std::uint64_t per_chunk);
 /// Elements of `elem_bytes` that one binding holds, rounded down to a multiple of `multiple`.
 std::uint64_t elements_per_binding(const context& ctx, std::uint64_t elem_bytes = 4, std::uint64_t multiple = 1);
 
+/// The first pass of a two-pass reduction (reduce, exact sum, arg-reduce; CUB's DeviceReduce): n elements cut into
+/// chunks of one binding, each walked by enough workgroups to fill the GPU and never more than it has tiles (at
+/// least one), each workgroup writing one partial; the second pass folds the `total` partials.
+struct reduction_grid {
+  std::vector<chunk> parts;
+  std::vector<std::uint32_t> groups;  // workgroups of each part
+  std::uint64_t total = 0;            // partials: the sum of groups
+};
+reduction_grid reduction_grid_for(std::uint64_t n, std::uint64_t per_binding, std::uint64_t tile,
+                                  std::uint32_t max_groups);
+
 // ---- element types ----
 
 /// Throws errc::unsupported naming the type when `primitive` does not take it (narrow: f16/u8/i8, wide:

@@ -93,20 +93,16 @@ void record_arg_reduce_fast(recorder& rec, const arg_reduce_args& a) {
                  1);
     return;
   }
-  auto groups_for = [&](std::uint64_t count) {
-    return static_cast<std::uint32_t>(
-        std::max<std::uint64_t>(1, std::min<std::uint64_t>(pol.max_groups, (count + tile - 1) / tile)));
-  };
-  const auto parts = chunks_of(n, per_binding);
-  std::uint64_t total_groups = 0;
-  for (const chunk& c : parts) total_groups += groups_for(c.count);
+  const reduction_grid grid = reduction_grid_for(n, per_binding, tile, pol.max_groups);
+  const auto& parts = grid.parts;
+  const std::uint64_t total_groups = grid.total;
   if (total_groups > 0xffffffffull / 4) throw error(errc::limit, "arg reduce: too many partial results");
   const buffer& partials = scratch(ctx, "arg_reduce.partials", total_groups * 16);
   std::uint64_t slot_offset = 0;
   const std::unique_ptr<bound_view> bv = view ? std::make_unique<bound_view>(ctx, *view, parts) : nullptr;
   for (std::size_t p = 0; p < parts.size(); ++p) {
     const chunk& c = parts[p];
-    const std::uint32_t g = groups_for(c.count);
+    const std::uint32_t g = grid.groups[p];
     rec.dispatch(k_partials,
                  {rec.params(params(c.count, static_cast<std::uint32_t>(slot_offset), false, c.first)),
                   bv ? bv->slot1(p, bind(view_of(dummy))) : vec_binding(c.first, c.count),

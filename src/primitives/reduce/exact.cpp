@@ -79,7 +79,8 @@ void record_reduce_exact(recorder& rec, const reduce_args& a) {
   const auto& k = get_kernel(ctx, reduce_exact_spec, src, /*trusted=*/true);
   const auto& k_combine = get_kernel(ctx, reduce_exact_combine_spec, exact_module(pol, nullptr), /*trusted=*/true);
   const std::uint64_t tile = std::uint64_t(pol.wg_size) * pol.items * 4;
-  buffer dummy = ctx.create_buffer(32);
+  // Workspaces kept by the context (no allocation per call); every partial is written before the combine reads it.
+  const buffer& dummy = scratch(ctx, "reduce_exact.dummy", 32);
   auto vec_binding = [&](const device_view& v, std::uint64_t first, std::uint64_t count) {
     return pol.vec_loads ? bind_vec4(v, first, count, dummy) : bind(dummy);
   };
@@ -98,20 +99,16 @@ void record_reduce_exact(recorder& rec, const reduce_args& a) {
     rec.dispatch(k, {rec.params(params(n, a.result_index)), vec_binding(a.in, 0, n), bind(a.in), bind_result(a)}, 1);
     return;
   }
-  auto groups_for = [&](std::uint64_t count) {
-    return static_cast<std::uint32_t>(
-        std::max<std::uint64_t>(1, std::min<std::uint64_t>(pol.max_groups, (count + tile - 1) / tile)));
-  };
   // Whole vec4 per chunk keep the vec4 binding's offset aligned.
-  const auto parts = chunks_of(n, elements_per_binding(ctx, 4, 4));
-  std::uint64_t total_groups = 0;
-  for (const chunk& c : parts) total_groups += groups_for(c.count);
-  buffer partials = ctx.create_buffer(total_groups * exact_words * 4);
+  const reduction_grid grid = reduction_grid_for(n, elements_per_binding(ctx, 4, 4), tile, pol.max_groups);
+  const auto& parts = grid.parts;
+  const std::uint64_t total_groups = grid.total;
+  const buffer& partials = scratch(ctx, "reduce_exact.partials", total_groups * exact_words * 4);
   std::uint64_t offset = 0;
   const std::unique_ptr<bound_view> bv = view ? std::make_unique<bound_view>(ctx, *view, parts) : nullptr;
   for (std::size_t p = 0; p < parts.size(); ++p) {
     const chunk& c = parts[p];
-    std::uint32_t g = groups_for(c.count);
+    const std::uint32_t g = grid.groups[p];
     if (bv)
       rec.dispatch(k, {rec.params(params(c.count, offset)), bv->slot1(p, bind(view_of(dummy))), bv->src(p),
                        bind(view_of(partials))},

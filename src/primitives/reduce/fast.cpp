@@ -91,20 +91,15 @@ void record_reduce_fast(recorder& rec, const reduce_args& a) {
     rec.dispatch(k, {rec.params(params(n, a.result_index)), vec_binding(a.in, 0, n), bind(a.in), bind_result(a)}, 1);
     return;
   }
-  // Groups per chunk: enough to fill the GPU, never more than there are tiles.
-  auto groups_for = [&](std::uint64_t count) {
-    return static_cast<std::uint32_t>(
-        std::max<std::uint64_t>(1, std::min<std::uint64_t>(pol.max_groups, (count + tile - 1) / tile)));
-  };
-  const auto parts = chunks_of(n, elements_per_binding(ctx, eb));
-  std::uint64_t total_groups = 0;
-  for (const chunk& c : parts) total_groups += groups_for(c.count);
+  const reduction_grid grid = reduction_grid_for(n, elements_per_binding(ctx, eb), tile, pol.max_groups);
+  const auto& parts = grid.parts;
+  const std::uint64_t total_groups = grid.total;
   const buffer& partials = scratch(ctx, "reduce.partials", std::max<std::uint64_t>(16, total_groups * acc_bytes));
   std::uint64_t offset = 0;
   const std::unique_ptr<bound_view> bv = view ? std::make_unique<bound_view>(ctx, *view, parts) : nullptr;
   for (std::size_t p = 0; p < parts.size(); ++p) {
     const chunk& c = parts[p];
-    std::uint32_t g = groups_for(c.count);
+    const std::uint32_t g = grid.groups[p];
     if (bv)
       rec.dispatch(k, {rec.params(params(c.count, offset)), bv->slot1(p, bind(view_of(dummy))), bv->src(p),
                        bind(view_of(partials))},
