@@ -162,18 +162,23 @@ std::uint32_t dist_combine(communicator& c, const monoid& m, std::uint32_t local
   return local_bits;
 }
 
+namespace {
+// inout = lower + inout, on the 56-byte serial forms of two superaccumulators (exact: any grouping gives the same).
+void combine_superaccumulators(const void* lower, void* inout) {
+  superaccumulator::words a, b;
+  std::memcpy(&a, lower, sizeof a);
+  std::memcpy(&b, inout, sizeof b);
+  superaccumulator x = superaccumulator::deserialize(a);
+  x.combine(superaccumulator::deserialize(b));
+  const superaccumulator::words r = x.serialize();
+  std::memcpy(inout, &r, sizeof r);
+}
+}  // namespace
+
 superaccumulator dist_combine_exact(communicator& c, const superaccumulator& local) {
   superaccumulator::words w = local.serialize();
   static_assert(sizeof w == 56, "the superaccumulator's serial form is 56 bytes");
-  const communicator::combine_fn f = [](const void* lower, void* inout) {
-    superaccumulator::words a, b;
-    std::memcpy(&a, lower, sizeof a);
-    std::memcpy(&b, inout, sizeof b);
-    superaccumulator x = superaccumulator::deserialize(a);
-    x.combine(superaccumulator::deserialize(b));
-    const superaccumulator::words r = x.serialize();
-    std::memcpy(inout, &r, sizeof r);
-  };
+  const communicator::combine_fn f = combine_superaccumulators;
   c.allreduce(&w, sizeof w, f, /*commutative=*/true);
   return superaccumulator::deserialize(w);
 }
@@ -181,15 +186,7 @@ superaccumulator dist_combine_exact(communicator& c, const superaccumulator& loc
 superaccumulator dist_exscan_exact(communicator& c, const superaccumulator& local) {
   const superaccumulator::words w = local.serialize();
   superaccumulator::words carry = superaccumulator().serialize();  // rank 0's: an exact zero
-  const communicator::combine_fn f = [](const void* lower, void* inout) {
-    superaccumulator::words a, b;
-    std::memcpy(&a, lower, sizeof a);
-    std::memcpy(&b, inout, sizeof b);
-    superaccumulator x = superaccumulator::deserialize(a);
-    x.combine(superaccumulator::deserialize(b));
-    const superaccumulator::words r = x.serialize();
-    std::memcpy(inout, &r, sizeof r);
-  };
+  const communicator::combine_fn f = combine_superaccumulators;
   // Integer addition: associative and commutative, so MPI may group the ranks as it likes.
   c.exscan(&w, &carry, sizeof w, f, /*commutative=*/true);
   return superaccumulator::deserialize(carry);

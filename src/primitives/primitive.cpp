@@ -125,6 +125,15 @@ void require_type(const context& ctx, dtype t, const char* primitive, bool narro
   if (!ctx.supports(t)) throw error(errc::unsupported, backend_of(ctx).type_refusal(ctx, t, primitive));
 }
 
+void fill_fallbacks(context& ctx, const run_options& opt, const buffer& fallbacks) {
+  if (!opt.stats) return;
+  opt.stats->lookback_fallbacks = 0;
+  if (!fallbacks) return;
+  std::vector<std::uint32_t> f(fallbacks.size_bytes() / 4);
+  ctx.read(fallbacks, 0, f.data(), f.size() * 4);
+  for (std::uint32_t x : f) opt.stats->lookback_fallbacks += x;
+}
+
 void fill_stats(const run_options& opt, const gpu_time& t, const std::string& algorithm) {
   if (!opt.stats) return;
   opt.stats->gpu_ms = t.ms;

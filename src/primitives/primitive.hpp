@@ -85,6 +85,9 @@ void require_type(const context& ctx, dtype t, const char* primitive, bool narro
 
 /// Fills run_options::stats (when set) after a submit.
 void fill_stats(const run_options& opt, const gpu_time& t, const std::string& algorithm);
+/// run_stats::lookback_fallbacks (when stats are asked for) = the sum of the u32 counters in `fallbacks` (read back;
+/// none: 0) — the scan's and the select's per-chunk fallback slots.
+void fill_fallbacks(context& ctx, const run_options& opt, const buffer& fallbacks);
 
 // ---- the registry ----
 

@@ -145,15 +145,8 @@ void scan_webgpu(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, 
   }
   gpu_time t = rec.submit();
   fill_stats(opt, t, name);
-  if (opt.stats) {
-    opt.stats->upload_ms = upload_ms;
-    opt.stats->lookback_fallbacks = 0;
-    if (fallbacks) {
-      std::vector<std::uint32_t> f(fallbacks.size_bytes() / 4);
-      ctx.read(fallbacks, 0, f.data(), f.size() * 4);
-      for (std::uint32_t x : f) opt.stats->lookback_fallbacks += x;
-    }
-  }
+  if (opt.stats) opt.stats->upload_ms = upload_ms;
+  fill_fallbacks(ctx, opt, fallbacks);
   if (!in.on_device) {
     auto t1 = clock::now();
     ctx.read(down, 0, out.host_out, in.count * ob);

@@ -133,15 +133,8 @@ std::uint64_t select_webgpu(context& ctx, WGPUCommandEncoder encoder, const rang
   const recorder::readback rb{a.count.buf, a.count.offset, 4, &kept};
   gpu_time t = rec.submit(count ? nullptr : &rb);
   fill_stats(opt, t, name);
-  if (opt.stats) {
-    opt.stats->upload_ms = upload_ms;
-    opt.stats->lookback_fallbacks = 0;
-    if (fallbacks) {
-      std::vector<std::uint32_t> f(fallbacks.size_bytes() / 4);
-      ctx.read(fallbacks, 0, f.data(), f.size() * 4);
-      for (std::uint32_t x : f) opt.stats->lookback_fallbacks += x;
-    }
-  }
+  if (opt.stats) opt.stats->upload_ms = upload_ms;
+  fill_fallbacks(ctx, opt, fallbacks);
   if (count) return 0;  // the count stays on the device, where the caller asked for it
   if (!in.on_device) {
     auto t1 = clock::now();
