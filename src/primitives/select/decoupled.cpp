@@ -118,7 +118,6 @@ void record_select_decoupled(recorder& rec, const select_args& a) {
   if (counted && chunks > 1)
     throw error(errc::limit, "select: a counted input must fit one storage binding (" +
                                  std::to_string(per_binding) + " elements here)");
-  std::vector<buffer> works;
   auto run = [&](const kernel& kk, const select_params& p, std::initializer_list<binding> rest, std::uint32_t gx,
                  std::uint32_t gy) {
     std::vector<binding> all;
@@ -127,8 +126,7 @@ void record_select_decoupled(recorder& rec, const select_args& a) {
       // n, tiles, grid_x and the window's width (the whole output: one chunk) follow the count.
       count_words w;
       w.n = 0; w.tiles = 1; w.grid_x = 2; w.n2 = 5;
-      works.emplace_back();
-      cp = record_counted_pass(rec, a.in_count, &p, sizeof p, w, tile, n, works.back());
+      cp = record_counted_pass(rec, a.in_count, &p, sizeof p, w, tile, n);
       all.push_back(cp.params);
     } else {
       all.push_back(rec.params(p));

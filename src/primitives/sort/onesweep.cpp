@@ -42,6 +42,7 @@
 #include <string>
 
 #include "core/env.hpp"
+#include "primitives/copy/widen.hpp"
 #include "primitives/policy.hpp"
 #include "primitives/sort/policy.hpp"
 #include "primitives/sort/sort.hpp"
@@ -139,7 +140,7 @@ class onesweep final : public sort_algorithm {
   void slot(recorder& rec, std::uint32_t j, const sort_bindings& b) override {
     context& ctx = rec.ctx();
     const buffer& state = sort_state(ctx);
-    rec.clear(state, tile_states_word * 4, tiles_ * 256 * 4);
+    record_zero(rec, state, tile_states_word * 4, tiles_ * 256 * 4);  // inside the pass
     sort_params p = sort_params_of(a_);
     p.tiles = static_cast<std::uint32_t>(tiles_);
     p.slot = j;

@@ -8,6 +8,7 @@
 #include <chrono>
 
 #include "primitives/backend.hpp"
+#include "primitives/copy/widen.hpp"
 
 #include "wgprim/error.hpp"
 #include "wgprim/testing.hpp"
@@ -105,8 +106,10 @@ void record_sort(recorder& rec0, const sort_args& a, sort_phase_split* split) {
   }
   b.state = bind(state, 0, tile_states_word * 4);  // the slots bind the tile states too (alg->slot)
 
-  r->clear(state, 0, tile_states_word * 4);
-  if (a.count) r->copy_raw(a.count->buf, a.count->offset, state.native(), device_n_word * 4, 4);
+  // Dispatches, not transfer commands: the state is cleared and the count copied inside the compute pass (a
+  // transfer ends it, and every pass boundary costs host and GPU time: docs/performance.md, pipelines).
+  record_zero(*r, state, 0, tile_states_word * 4);
+  if (a.count) record_copy_words(*r, a.count->buf, a.count->offset, state.native(), device_n_word * 4, 4);
   {  // the histogram of every digit
     const auto& k = get_kernel(ctx, sort_histogram_spec,
                                compose_wgsl(sort_histogram_spec.file, u32_sum(), sort_constants(hist_wg, hist_items, a.key_words)),
