@@ -72,7 +72,9 @@ void recorder::end() {
   } else {
     s_->close_pass();
   }
-  c.ring_flush();
+  // A caller's own encoder is submitted by the caller: its slots are uploaded now. One of begin_commands is
+  // submitted through context::submit, which uploads the slots of all the calls recorded into it at once.
+  if (!s_->keep_pass) c.ring_flush();
   s_->release_ring(c, s_->enc);
   c.check(errc::gpu, "recording GPU work");
 }

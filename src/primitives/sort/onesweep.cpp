@@ -119,18 +119,23 @@ class onesweep final : public sort_algorithm {
       throw error(errc::unsupported, "sort algorithm 'onesweep' needs subgroups, which this adapter lacks");
     stress_ = lookback_stress(ctx);
     pol_ = sort_onesweep_policy_for(ctx, a.opt->tune, stress_, a.key_words);
-    wgsl_constants c = sort_constants(pol_.wg_size, pol_.items, a.key_words);
-    c.push_back({"SLOTS", std::to_string(pol_.slots) + "u"});
-    c.push_back({"POOL", std::to_string(pool_words(pol_)) + "u"});
-    c.push_back({"WINDOW", std::to_string(pol_.window) + "u"});
-    c.push_back({"RANK_ATOMIC", pol_.atomic_counts ? "true" : "false"});
     const unsigned ablate = env::onesweep_ablate();
-    c.push_back({"ABLATE_RANK", ablate & 1 ? "true" : "false"});
-    c.push_back({"ABLATE_LOOKBACK", ablate & 2 ? "true" : "false"});
-    c.push_back({"ABLATE_SCATTER", ablate & 4 ? "true" : "false"});
-    const monoid m(op::sum(), dtype::u32);
-    kernel_ = &get_kernel(ctx, sort_onesweep_spec,
-                          compose_wgsl(sort_onesweep_spec.file, m, c, {"shared/lanes_subgroup.wgsl"}), true);
+    auto compose = [&]() -> const std::string& {
+      wgsl_constants c = sort_constants(pol_.wg_size, pol_.items, a.key_words);
+      c.push_back({"SLOTS", std::to_string(pol_.slots) + "u"});
+      c.push_back({"POOL", std::to_string(pool_words(pol_)) + "u"});
+      c.push_back({"WINDOW", std::to_string(pol_.window) + "u"});
+      c.push_back({"RANK_ATOMIC", pol_.atomic_counts ? "true" : "false"});
+      c.push_back({"ABLATE_RANK", ablate & 1 ? "true" : "false"});
+      c.push_back({"ABLATE_LOOKBACK", ablate & 2 ? "true" : "false"});
+      c.push_back({"ABLATE_SCATTER", ablate & 4 ? "true" : "false"});
+      const monoid m(op::sum(), dtype::u32);
+      return compose_wgsl(sort_onesweep_spec.file, m, c, {"shared/lanes_subgroup.wgsl"});
+    };
+    const text_key key{&sort_onesweep_spec,
+                       {pol_.wg_size, pol_.items, a.key_words, pol_.slots, pol_.window, pol_.atomic_counts, ablate},
+                       {}};
+    kernel_ = &get_kernel(ctx, sort_onesweep_spec, memo_text(key, compose), true);
     const std::uint64_t tile = std::uint64_t(pol_.wg_size) * pol_.items;
     tiles_ = (a.n + tile - 1) / tile;
   }
