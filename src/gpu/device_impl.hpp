@@ -139,10 +139,12 @@ struct context_impl {
   void forget_buffer(WGPUBuffer b);
   void drop_groups();
 
-  // Parameter blocks: one uniform ring per context with a host shadow; every submit (or end() of a caller's
-  // encoder) uploads the slots written since the last upload with ONE queue write. A slot is reused only once the
-  // work that reads it has been submitted (queue writes are ordered after earlier submissions); while a recorder
-  // or a caller's encoder still holds unsubmitted slots, a full ring is replaced by a fresh one instead.
+  // Parameter blocks: one ring per context with a host shadow; every submit (or end() of a caller's encoder, or
+  // context::submit of one of begin_commands) uploads the slots written since the last upload with ONE queue
+  // write. Work blocks (recorder::work_block) live in the same ring: kernels write them, later dispatches of the
+  // same recording read them. A slot is reused only once the work that reads it has been submitted (queue writes
+  // are ordered after earlier submissions): the cursor goes back to 0 when no recorder or encoder holds an
+  // unsubmitted slot; while one does, a full ring is replaced by a fresh one instead.
   static constexpr std::uint64_t ring_bytes = 64 * 1024;
   WGPUBuffer ring = nullptr;
   std::vector<std::uint8_t> ring_shadow;
