@@ -234,6 +234,18 @@ TEST(CountedReduce, RecordedIntoAnEncoder) {
   EXPECT_EQ(r.to_host()[0], reference::reduce_raw(x.data(), dtype::u32, 4097, monoid(op::sum(), dtype::u32)));
 }
 
+// A counted range whose count lies in its own buffer (here the count is the range's only element): the neutral
+// tail's pass cannot bind that buffer twice, so it reads the count from a copy.
+TEST(CountedReduce, CountInsideTheRange) {
+  for (context* c : contexts()) {
+    SCOPED_TRACE(name_of(*c));
+    for (std::uint32_t v : {0u, 1u, 5u}) {
+      device_count n(*c, v);
+      EXPECT_EQ(reduce(*c, counted(n.span(), n)), v == 0 ? 0u : v) << "count " << v;
+    }
+  }
+}
+
 TEST(DeviceCount, WriteReadAndBadInput) {
   for (context* c : contexts()) {
     device_count n(*c, 7);
