@@ -91,7 +91,9 @@ TEST(Kernels, EveryContractMatchesItsWgsl) {
     ASSERT_EQ(d.slots.size(), k->layout.size()) << "binding count";
     for (std::size_t i = 0; i < k->layout.size(); ++i) {
       ASSERT_TRUE(d.slots.count(static_cast<int>(i))) << "binding " << i << " missing";
-      EXPECT_EQ(static_cast<int>(d.slots.at(static_cast<int>(i))), static_cast<int>(k->layout[i])) << "binding " << i;
+      // A work block (slot::storage_rw_dynamic) is a read_write storage binding in WGSL; its offset is dynamic.
+      const detail::slot want = k->layout[i] == detail::slot::storage_rw_dynamic ? detail::slot::storage_rw : k->layout[i];
+      EXPECT_EQ(static_cast<int>(d.slots.at(static_cast<int>(i))), static_cast<int>(want)) << "binding " << i;
     }
     if (k->params_bytes) {
       ASSERT_EQ(k->layout[0], detail::slot::uniform);

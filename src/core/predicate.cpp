@@ -1,11 +1,34 @@
 #include "wgprim/predicate.hpp"
 
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
 #include "core/expr.hpp"
 
 namespace wgprim {
 
-bound_predicate::bound_predicate(const predicate& p, dtype t)
-    : type_(t), program_(std::make_shared<detail::expr_program>(p.expression(), t, detail::expr_program::mode::predicate)) {}
+namespace {
+// Parsing an expression costs microseconds, and every call binds its predicate again (a pipeline's replay once per
+// compaction step): the programs are immutable, so one is kept per (expression, type) and shared. Bounded: past
+// 256 the memo starts again (programs still in use live on in their bound_predicates).
+std::shared_ptr<const detail::expr_program> predicate_program(const std::string& e, dtype t) {
+  static std::mutex mu;
+  static std::map<dtype, std::unordered_map<std::string, std::shared_ptr<const detail::expr_program>>> memo;
+  std::lock_guard<std::mutex> g(mu);
+  auto& by_text = memo[t];
+  auto it = by_text.find(e);
+  if (it != by_text.end()) return it->second;
+  auto prog = std::make_shared<const detail::expr_program>(e, t, detail::expr_program::mode::predicate);
+  if (by_text.size() >= 256) by_text.clear();
+  by_text.emplace(e, prog);
+  return prog;
+}
+}  // namespace
+
+bound_predicate::bound_predicate(const predicate& p, dtype t) : type_(t), program_(predicate_program(p.expression(), t)) {}
 
 const std::string& bound_predicate::wgsl_expression() const { return program_->wgsl(); }
 

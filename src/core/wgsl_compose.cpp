@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <map>
 #include <mutex>
+#include <unordered_map>
 #include <unordered_set>
 #include <set>
 #include <sstream>
@@ -113,6 +114,30 @@ std::unordered_set<const std::string*> memo_texts;  // the texts' addresses
 bool is_memoised(const std::string& text) {
   std::lock_guard<std::mutex> g(memo_mu);
   return memo_texts.count(&text) != 0;
+}
+
+namespace {
+struct text_key_hash {
+  std::size_t operator()(const text_key& k) const {
+    std::size_t h = std::hash<const void*>()(k.site) ^ std::hash<std::string>()(k.text);
+    for (std::uint32_t x : k.numbers) h = (h ^ x) * 1099511628211ull;
+    return h;
+  }
+};
+std::mutex keyed_mu;
+std::unordered_map<text_key, const std::string*, text_key_hash> keyed;  // to memoised texts, which never move
+}  // namespace
+
+const std::string* find_text(const text_key& key) {
+  std::lock_guard<std::mutex> g(keyed_mu);
+  auto it = keyed.find(key);
+  return it == keyed.end() ? nullptr : it->second;
+}
+
+void keep_text(const text_key& key, const std::string& text) {
+  std::lock_guard<std::mutex> g(keyed_mu);
+  if (keyed.size() >= 4096) keyed.clear();  // bounded (a sweep of predicates); the texts themselves stay
+  keyed.emplace(key, &text);
 }
 
 const std::string& compose_wgsl(const std::string& file, const monoid& m, const wgsl_constants& constants,

@@ -3,6 +3,8 @@
 // replaced by the imported files (each at most once). The one variant mechanism besides constants:
 // `//! if NAME` / `//! else` / `//! endif` keeps text only where the boolean constant NAME says so.
 #pragma once
+#include <array>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -44,6 +46,27 @@ const std::string& compose_wgsl_with_prelude(const std::string& file, const std:
 /// `prefix` followed by `body` (a memoised composition, else it is part of the key), as one memoised text: a
 /// generated prelude in front of a composition keeps the kernel cache's fast path (no key built from the text).
 const std::string& prefixed_wgsl(const std::string& prefix, const std::string& body);
+/// A caller's own short key for a text it composes: its call site (the address of a static object, e.g. its
+/// kernel_spec), the numbers its composition depends on (a policy's fields, a mode) and one string (a predicate's
+/// WGSL, or empty).
+struct text_key {
+  const void* site = nullptr;
+  std::array<std::uint32_t, 12> numbers{};
+  std::string text;
+  bool operator==(const text_key& o) const { return site == o.site && numbers == o.numbers && text == o.text; }
+};
+const std::string* find_text(const text_key& key);
+void keep_text(const text_key& key, const std::string& text);
+/// The memoised text that `make` returns (compose_wgsl, prefixed_wgsl...), found again by `key` on later calls:
+/// a call on the hot path builds no constants, no composition key and no prelude (a pipeline's replay composes
+/// each step's kernels so: ~10 us of strings per select on lavapipe's host, docs/performance.md).
+template <class Make>
+const std::string& memo_text(const text_key& key, Make make) {
+  if (const std::string* t = find_text(key)) return *t;
+  const std::string& t = make();
+  keep_text(key, t);
+  return t;
+}
 /// The embedded text of one shader file (path relative to shaders/); throws if missing.
 const std::string& shader_text(const std::string& path);
 

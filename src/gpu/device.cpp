@@ -775,6 +775,7 @@ void context::submit(WGPUCommandEncoder encoder) {
     if (cmd) wgpuCommandBufferRelease(cmd);
     throw;
   }
+  s.ring_flush();  // the parameter slots of the calls recorded into it (recorder::end leaves them to this upload)
   wgpuQueueSubmit(s.queue, 1, &cmd);
   wgpuCommandBufferRelease(cmd);
   s.idle_known = false;

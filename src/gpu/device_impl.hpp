@@ -50,14 +50,15 @@ struct kernel {
   WGPUComputePipeline pipeline = nullptr;
   WGPUBindGroupLayout layout = nullptr;
   std::size_t slots = 0;
-  std::uint32_t uniform_mask = 0;  // bit i: slot i is a uniform block, bound with a dynamic offset
+  std::uint32_t dynamic_mask = 0;  // bit i: slot i (a uniform block or a ring work block) takes a dynamic offset
   // Non-zero: slot 0's parameter block is passed as immediate data (push constants) of this many bytes instead
   // of a uniform binding: no queue write, no copy before the dispatch (see get_kernel).
   std::uint32_t immediate_bytes = 0;
 };
 
-// A bind group's identity: the kernel (its layout) and every bound range. Uniform slots are keyed by buffer and
-// size only: their offset is dynamic (set per dispatch), so one group serves every parameter slot of the ring.
+// A bind group's identity: the kernel (its layout) and every bound range. Slots with a dynamic offset (uniform
+// blocks, ring work blocks) are keyed by buffer and size only: their offset is set per dispatch, so one group
+// serves every slot of the ring.
 struct group_key {
   static constexpr std::size_t max_slots = 12;
   const kernel* k = nullptr;
@@ -138,10 +139,12 @@ struct context_impl {
   void forget_buffer(WGPUBuffer b);
   void drop_groups();
 
-  // Parameter blocks: one uniform ring per context with a host shadow; every submit (or end() of a caller's
-  // encoder) uploads the slots written since the last upload with ONE queue write. A slot is reused only once the
-  // work that reads it has been submitted (queue writes are ordered after earlier submissions); while a recorder
-  // or a caller's encoder still holds unsubmitted slots, a full ring is replaced by a fresh one instead.
+  // Parameter blocks: one ring per context with a host shadow; every submit (or end() of a caller's encoder, or
+  // context::submit of one of begin_commands) uploads the slots written since the last upload with ONE queue
+  // write. Work blocks (recorder::work_block) live in the same ring: kernels write them, later dispatches of the
+  // same recording read them. A slot is reused only once the work that reads it has been submitted (queue writes
+  // are ordered after earlier submissions): the cursor goes back to 0 when no recorder or encoder holds an
+  // unsubmitted slot; while one does, a full ring is replaced by a fresh one instead.
   static constexpr std::uint64_t ring_bytes = 64 * 1024;
   WGPUBuffer ring = nullptr;
   std::vector<std::uint8_t> ring_shadow;
@@ -386,6 +389,25 @@ struct recorder::state {
   WGPUQuerySet queries = nullptr;
   WGPUBuffer resolve = nullptr, readback = nullptr;
 
+  // `span` bytes of the ring (a multiple of uniform_align, >= 256: the most WebGPU asks of any offset) for this
+  // recorder; returns where they start.
+  std::uint64_t take_ring(context_impl& c, std::uint64_t span) {
+    if (c.ring && !holds_ring && c.ring_holders == 0 && c.ring_encoders.empty() && c.ring_cursor) {
+      // Every slot taken so far belongs to submitted work: start again at 0, so that each call (a pipeline's
+      // replay) finds the same offsets (its cached bind groups) and a full ring is seldom replaced.
+      c.ring_flush();
+      c.ring_cursor = 0;
+    }
+    if (!c.ring || c.ring_cursor + span > context_impl::ring_bytes) c.ring_next();
+    if (!holds_ring || ring_gen != c.ring_gen) {
+      holds_ring = true;
+      ring_gen = c.ring_gen;
+      ++c.ring_holders;
+    }
+    const std::uint64_t at = c.ring_cursor;
+    c.ring_cursor += span;
+    return at;
+  }
   // The recorder's slots are submitted (or handed to the caller's encoder): the ring may reuse them.
   void release_ring(context_impl& c, WGPUCommandEncoder external_enc) {
     if (!holds_ring) return;

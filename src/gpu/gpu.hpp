@@ -14,7 +14,9 @@ typedef struct WGPUCommandEncoderImpl* WGPUCommandEncoder;
 
 namespace wgprim::detail {
 
-enum class slot { uniform, storage_read, storage_rw };
+// storage_rw_dynamic: a read-write storage binding taken with a dynamic offset, for blocks of the parameter ring
+// (recorder::work_block): one cached bind group serves every block, as for the uniform slots.
+enum class slot { uniform, storage_read, storage_rw, storage_rw_dynamic };
 
 struct binding {
   WGPUBuffer buf = nullptr;
@@ -97,6 +99,10 @@ class recorder {
   /// the scan it records, and bound a released buffer).
   binding params(const void* data, std::size_t bytes);
   template <class P> binding params(const P& p) { return params(&p, sizeof p); }
+  /// A block of the same ring (4 to 1,024 bytes, whole words) that the GPU may also write: bound as a
+  /// slot::storage_rw_dynamic, then read by later dispatches of the same recording as their uniform block or their
+  /// indirect grid (a counted pass sizes itself so: primitives/counted.hpp). Uploaded and reused as params() are.
+  binding work_block(const void* data, std::size_t bytes);
 
   void dispatch(const kernel& k, std::initializer_list<binding> bindings, std::uint32_t x, std::uint32_t y = 1);
   /// A dispatch whose grid (x, y, z: three u32) is read from `args` at `offset` when it runs (a buffer of

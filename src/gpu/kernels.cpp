@@ -83,8 +83,9 @@ const kernel& get_kernel(context& ctx, const std::string& source, const std::str
     WGPUBindGroupLayoutEntry e = WGPU_BIND_GROUP_LAYOUT_ENTRY_INIT;
     e.binding = static_cast<std::uint32_t>(i);
     e.visibility = WGPUShaderStage_Compute;
-    // Uniform blocks take a dynamic offset: one cached bind group serves every slot of the parameter ring.
-    e.buffer.hasDynamicOffset = layout[i] == slot::uniform;
+    // Uniform blocks and ring work blocks take a dynamic offset: one cached bind group serves every slot of the
+    // parameter ring.
+    e.buffer.hasDynamicOffset = layout[i] == slot::uniform || layout[i] == slot::storage_rw_dynamic;
     e.buffer.type = layout[i] == slot::uniform ? WGPUBufferBindingType_Uniform
                     : layout[i] == slot::storage_read ? WGPUBufferBindingType_ReadOnlyStorage
                                                       : WGPUBufferBindingType_Storage;
@@ -94,7 +95,7 @@ const kernel& get_kernel(context& ctx, const std::string& source, const std::str
   k->slots = layout.size();
   k->immediate_bytes = imm;
   for (std::size_t i = imm ? 1 : 0; i < layout.size() && i < 32; ++i)
-    if (layout[i] == slot::uniform) k->uniform_mask |= 1u << i;
+    if (layout[i] == slot::uniform || layout[i] == slot::storage_rw_dynamic) k->dynamic_mask |= 1u << i;
   k->layout = make_layout(s, entries);
   WGPUPipelineLayout pl = make_pipeline_layout(s, &k->layout, imm);
   WGPUComputePipelineDescriptor cd = WGPU_COMPUTE_PIPELINE_DESCRIPTOR_INIT;

@@ -72,7 +72,9 @@ void recorder::end() {
   } else {
     s_->close_pass();
   }
-  c.ring_flush();
+  // A caller's own encoder is submitted by the caller: its slots are uploaded now. One of begin_commands is
+  // submitted through context::submit, which uploads the slots of all the calls recorded into it at once.
+  if (!s_->keep_pass) c.ring_flush();
   s_->release_ring(c, s_->enc);
   c.check(errc::gpu, "recording GPU work");
 }
@@ -110,7 +112,11 @@ void context_impl::ring_next() {
     ring = nullptr;
   }
   // CopySrc: a parameter slot may also seed a buffer inside the encoder (the scan copies its init value so).
-  ring = make_raw(*this, WGPUBufferUsage_Uniform | WGPUBufferUsage_CopyDst | WGPUBufferUsage_CopySrc, ring_bytes);
+  // Storage and Indirect: a work block (recorder::work_block) is written by a kernel, then read as a later
+  // dispatch's uniform block or indirect grid.
+  ring = make_raw(*this, WGPUBufferUsage_Uniform | WGPUBufferUsage_Storage | WGPUBufferUsage_Indirect |
+                             WGPUBufferUsage_CopyDst | WGPUBufferUsage_CopySrc,
+                  ring_bytes);
   own_buffers.insert(ring);
   ring_shadow.assign(ring_bytes, 0);
   ++ring_gen;
@@ -123,18 +129,20 @@ binding recorder::params(const void* data, std::size_t bytes) {
   auto& c = ctx_.impl();
   const std::uint64_t stride = c.uniform_align;
   if (bytes > stride) throw error(errc::invalid_argument, "parameter block too large");
-  if (!c.ring || c.ring_cursor + stride > context_impl::ring_bytes) c.ring_next();
-  if (!s_->holds_ring || s_->ring_gen != c.ring_gen) {
-    s_->holds_ring = true;
-    s_->ring_gen = c.ring_gen;
-    ++c.ring_holders;
-  }
-  const std::uint64_t at = c.ring_cursor;
+  const std::uint64_t at = s_->take_ring(c, stride);
   std::memcpy(c.ring_shadow.data() + at, data, bytes);
   // Uploaded only if the GPU reads it from the ring (ring_mark in dispatch, draw, copy_raw): a block passed as
   // immediate data costs no queue write.
-  c.ring_cursor += stride;
   return binding{c.ring, at, stride};
+}
+
+binding recorder::work_block(const void* data, std::size_t bytes) {
+  auto& c = ctx_.impl();
+  if (bytes == 0 || bytes % 4 || bytes > 1024) throw error(errc::gpu, "internal: a work block is 4 to 1,024 bytes, whole words");
+  const std::uint64_t span = (bytes + c.uniform_align - 1) / c.uniform_align * c.uniform_align;
+  const std::uint64_t at = s_->take_ring(c, span);
+  std::memcpy(c.ring_shadow.data() + at, data, bytes);
+  return binding{c.ring, at, bytes};
 }
 
 void context_impl::drop_groups() {
@@ -189,7 +197,8 @@ void recorder::dispatch(const kernel& k, std::initializer_list<binding> bindings
     s_->first_pass = false;
     s_->pass = wgpuCommandEncoderBeginComputePass(s_->enc, &pd);
   }
-  // The group's key, and the dynamic offsets of the uniform slots (in binding order, as WebGPU wants them).
+  // The group's key, and the dynamic offsets of the uniform and work-block slots (in binding order, as WebGPU
+  // wants them).
   group_key key;
   key.k = &k;
   key.count = static_cast<std::uint32_t>(bindings.size());
@@ -209,8 +218,8 @@ void recorder::dispatch(const kernel& k, std::initializer_list<binding> bindings
       continue;
     }
     c.ring_mark(b.buf, b.offset, b.size);
-    if (k.uniform_mask >> i & 1) {
-      if (b.offset > 0xffffffffull) throw error(errc::gpu, "internal: uniform offset past 4 GiB");
+    if (k.dynamic_mask >> i & 1) {
+      if (b.offset > 0xffffffffull) throw error(errc::gpu, "internal: dynamic offset past 4 GiB");
       dyn[n_dyn++] = static_cast<std::uint32_t>(b.offset);
       key.ranges[i] = {b.buf, 0, b.size};
     } else {

@@ -1,6 +1,7 @@
 // Counted passes: see counted.hpp and shaders/pipeline/count_args.wgsl.
 #include "primitives/counted.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -14,14 +15,20 @@
 
 namespace wgprim::detail {
 
-struct count_args_params {
-  std::uint32_t capacity, tile, max_dim, words, n_word, tiles_word, grid_x_word, n2_word, pad;
+// shaders/pipeline/count_args.wgsl: count_args_config, at the end of the work block.
+struct count_args_config {
+  std::uint32_t capacity, tile, max_dim, words, n_word, tiles_word, grid_x_word, n2_word, count_at;
 };
-static_assert(sizeof(count_args_params) == 36);
+static_assert(sizeof(count_args_config) == 36);
+struct pad_params {
+  std::uint32_t capacity, pad, count_at, unused;
+};
+static_assert(sizeof(pad_params) == 16);
 
 namespace {
-const std::vector<slot> count_args_layout = {slot::uniform, slot::storage_rw, slot::storage_rw};
-constexpr std::uint64_t work_bytes = 256;  // [0] count, [1..3] grid, [4 ..] the patched block
+const std::vector<slot> count_args_layout = {slot::storage_rw_dynamic, slot::storage_read};
+const std::vector<slot> pad_tail_layout = {slot::uniform, slot::storage_read, slot::storage_rw};
+constexpr std::size_t max_block = 240;
 
 const kernel& count_args_kernel(context& ctx, const kernel_spec& spec) {
   // The embedded file's text is one object for the process: the kernel cache's fast path keys it by address.
@@ -31,19 +38,26 @@ std::uint32_t narrow(std::uint64_t x, const char* what) {
   if (x > 0xffffffffull) throw error(errc::limit, std::string("counted pass: ") + what + " past 2^32 - 1");
   return static_cast<std::uint32_t>(x);
 }
+// The count's u32 bound from the aligned offset at or below it; `at` gets its word in that binding.
+binding count_window(const context& ctx, const device_view& count, std::uint32_t& at) {
+  const std::uint64_t align = std::max<std::uint64_t>(ctx.limits().min_storage_buffer_offset_alignment, 4);
+  const std::uint64_t base = count.offset / align * align;
+  at = static_cast<std::uint32_t>((count.offset - base) / 4);
+  return binding{count.buf, base, count.offset - base + 4};
+}
 }  // namespace
 
-const kernel_spec count_args_size_spec{"pipeline/count_args.wgsl", "size_grid", count_args_layout,
-                                       sizeof(count_args_params)};
-const kernel_spec count_args_pad_spec{"pipeline/count_args.wgsl", "pad_tail", count_args_layout,
-                                      sizeof(count_args_params)};
+const kernel_spec count_args_size_spec{"pipeline/count_args.wgsl", "size_grid", count_args_layout, 0};
+const kernel_spec count_args_pad_spec{"pipeline/pad_tail.wgsl", "pad_tail", pad_tail_layout, sizeof(pad_params)};
 
 counted_pass record_counted_pass(recorder& rec, const device_view& count, const void* block, std::size_t bytes,
-                                 const count_words& words, std::uint64_t tile, std::uint64_t capacity, buffer& work) {
+                                 const count_words& words, std::uint64_t tile, std::uint64_t capacity) {
   context& ctx = rec.ctx();
-  if (bytes % 4 || bytes > work_bytes - 16)
-    throw error(errc::gpu, "internal: a counted pass's parameter block is at most 240 bytes, whole words");
-  count_args_params cfg{};
+  if (bytes % 4 || bytes == 0 || bytes > max_block)
+    throw error(errc::gpu, "internal: a counted pass's parameter block is 4 to 240 bytes, whole words");
+  // The work block (shaders/pipeline/count_args.wgsl): [0, B) the block, [B, B + 16) the grid, then the config.
+  const std::size_t b = (bytes + 15) / 16 * 16;
+  count_args_config cfg{};
   cfg.capacity = narrow(capacity, "capacity");
   cfg.tile = narrow(tile ? tile : 1, "tile");
   cfg.max_dim = ctx.limits().max_compute_workgroups_per_dimension;
@@ -52,31 +66,32 @@ counted_pass record_counted_pass(recorder& rec, const device_view& count, const 
   cfg.tiles_word = words.tiles;
   cfg.grid_x_word = words.grid_x;
   cfg.n2_word = words.n2;
-  work = ctx.create_buffer(work_bytes);
-  const buffer& spare = scratch(ctx, "count_args_spare", 256);
-  wgpu_write(ctx, work.native(), 16, block, bytes);  // queued: lands before the encoder's work runs
-  rec.copy_raw(count.buf, count.offset, work.native(), 0, 4);
-  rec.dispatch(count_args_kernel(ctx, count_args_size_spec), {rec.params(cfg), bind(work), bind(spare)}, 1);
-  // The pass's slot is taken after the sizing pass's (a params() call may move the ring), then overwritten on
-  // the device: the host's upload of the block lands first (queue writes precede the command buffer).
-  const binding p = rec.params(block, bytes);
-  rec.copy_raw(work.native(), 16, p.buf, p.offset, bytes);
-  return counted_pass{p, work.native(), 4};
+  const binding c = count_window(ctx, count, cfg.count_at);
+  std::uint8_t w[max_block + 64] = {};
+  std::memcpy(w, block, bytes);
+  std::memcpy(w + b + 16, &cfg, sizeof cfg);
+  const binding work = rec.work_block(w, b + 64);
+  rec.dispatch(count_args_kernel(ctx, count_args_size_spec), {work, c}, 1);
+  return counted_pass{binding{work.buf, work.offset, b}, work.buf, work.offset + b};
 }
 
-void record_pad_tail(recorder& rec, const device_view& count, const device_view& v, std::uint32_t pad,
-                     buffer& work) {
+void record_pad_tail(recorder& rec, const device_view& count, const device_view& v, std::uint32_t pad) {
   if (!v.count) return;
   context& ctx = rec.ctx();
-  count_args_params cfg{};
-  cfg.pad = pad;
-  cfg.capacity = narrow(v.count, "capacity");
-  cfg.tile = 64;
-  work = ctx.create_buffer(work_bytes);
-  rec.copy_raw(count.buf, count.offset, work.native(), 0, 4);
+  pad_params p{};
+  p.pad = pad;
+  p.capacity = narrow(v.count, "capacity");
+  binding c = count_window(ctx, count, p.count_at);
+  if (count.buf == v.buf) {
+    // One buffer cannot be bound read-only and writable in one dispatch: the count is read from a copy.
+    const std::uint32_t zero = 0;
+    c = rec.work_block(&zero, 4);
+    rec.copy_raw(count.buf, count.offset, c.buf, c.offset, 4);
+    p.count_at = 0;
+  }
   std::uint32_t gx, gy;
   grid_2d((v.count + 63) / 64, ctx.limits().max_compute_workgroups_per_dimension, gx, gy);
-  rec.dispatch(count_args_kernel(ctx, count_args_pad_spec), {rec.params(cfg), bind(work), bind(v)}, gx, gy);
+  rec.dispatch(count_args_kernel(ctx, count_args_pad_spec), {rec.params(p), c, bind(v)}, gx, gy);
 }
 
 const kernel& counted_kernel(context& ctx, const kernel_spec& spec, const std::string& source, bool trusted) {
@@ -101,10 +116,9 @@ void check_counted_binding(context& ctx, const range_ref& r, const char* what) {
 void pad(context& ctx, WGPUCommandEncoder encoder, const range_ref& r, const device_view& count, std::uint32_t value) {
   const bool own = encoder == nullptr;
   WGPUCommandEncoder enc = own ? ctx.begin_commands() : encoder;
-  buffer work;
   {
     recorder rec(ctx, enc);
-    record_pad_tail(rec, count, r.view, value, work);
+    record_pad_tail(rec, count, r.view, value);
     rec.end();
   }
   if (own) ctx.submit(enc);

@@ -19,8 +19,8 @@ struct count_words {
   std::uint32_t n2 = none;      // a second word that takes the count
 };
 
-/// What a counted pass binds: its parameter block's uniform slot (overwritten on the device before the pass) and
-/// its indirect grid.
+/// What a counted pass binds: its parameter block (a work block of the parameter ring, patched on the device
+/// before the pass) and its indirect grid (in the same block).
 struct counted_pass {
   binding params;
   WGPUBuffer args = nullptr;
@@ -28,15 +28,14 @@ struct counted_pass {
 };
 
 /// Records the sizing of one pass of `tile` elements per workgroup over at most `capacity` elements from the u32
-/// at `count`: the grid into a new 256-byte buffer (`work`, keep it until recorded: wgpu holds it after) and the
-/// block (`bytes` <= 240, a multiple of 4) into a fresh parameter slot. Record the pass right after, with
-/// rec.dispatch_indirect(kernel, {result.params, ...}, result.args, result.args_offset).
+/// at `count`: one dispatch inside the current compute pass (no buffer made, no copy, no queue write) that writes
+/// the grid and patches the block (`bytes` <= 240, a multiple of 4) in a work block of the parameter ring. Record
+/// the pass right after, with rec.dispatch_indirect(kernel, {result.params, ...}, result.args, result.args_offset).
 counted_pass record_counted_pass(recorder& rec, const device_view& count, const void* block, std::size_t bytes,
-                                 const count_words& words, std::uint64_t tile, std::uint64_t capacity, buffer& work);
+                                 const count_words& words, std::uint64_t tile, std::uint64_t capacity);
 
 /// Records writes of `pad` into the u32 words [count, v.count) of `v` (a bindable view; count clamped).
-void record_pad_tail(recorder& rec, const device_view& count, const device_view& v, std::uint32_t pad,
-                     buffer& work);
+void record_pad_tail(recorder& rec, const device_view& count, const device_view& v, std::uint32_t pad);
 
 /// The kernel of a counted pass: the spec's kernel with its parameter block always a uniform (never immediates,
 /// which the host sets: the device patches this one).

@@ -32,8 +32,8 @@ void record_zero(recorder& rec, const buffer& b, std::uint64_t offset, std::uint
   if (bytes % 4 || words == 0 || (align && offset % align) || bytes > elements_per_binding(ctx, 4, 4) * 4 ||
       words > 0xffffffffull)
     return rec.clear(b, offset, bytes);
-  static const monoid m(op::sum(), dtype::u32);
-  const auto& k = get_kernel(ctx, fill_spec, compose_wgsl(fill_spec.file, m, {}), true);
+  static const std::string& text = compose_wgsl(fill_spec.file, monoid(op::sum(), dtype::u32), {});
+  const auto& k = get_kernel(ctx, fill_spec, text, true);
   const std::uint32_t groups = static_cast<std::uint32_t>(std::min<std::uint64_t>(1024, (words + 255) / 256));
   const fill_params p{static_cast<std::uint32_t>(words), 0, 0, 0};
   rec.dispatch(k, {rec.params(p), bind(b, offset, bytes)}, groups);
@@ -54,8 +54,8 @@ void record_copy_words(recorder& rec, WGPUBuffer src, std::uint64_t src_offset, 
   // Large, unaligned or within one buffer (read and written by one dispatch): the transfer command.
   if (bytes == 0 || bytes % 4 || src_offset % 4 || dst_offset % 4 || bytes > 65536 || src == dst)
     return rec.copy_raw(src, src_offset, dst, dst_offset, bytes);
-  static const monoid m(op::sum(), dtype::u32);
-  const auto& k = get_kernel(ctx, copy_words_spec, compose_wgsl(copy_words_spec.file, m, {}), true);
+  static const std::string& text = compose_wgsl(copy_words_spec.file, monoid(op::sum(), dtype::u32), {});
+  const auto& k = get_kernel(ctx, copy_words_spec, text, true);
   // Each side bound from the aligned offset at or below its first word.
   const std::uint64_t sb = src_offset / align * align, db = dst_offset / align * align;
   const words_params p{static_cast<std::uint32_t>(bytes / 4), static_cast<std::uint32_t>((src_offset - sb) / 4),

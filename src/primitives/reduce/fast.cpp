@@ -51,15 +51,29 @@ void record_reduce_fast(recorder& rec, const reduce_args& a) {
   const view_desc* view = view_fused(a.view) ? a.view : nullptr;
   if (view) pol.vec_loads = false;
   const std::uint32_t eb = dtype_bytes(m.type());
-  const std::string lanes = lanes_module(pol.subgroups);
   const bool dw = a.pairs();
   const accum acc = dw ? accum::double_word : accum::plain;
   auto module = [&](bool vec_loads, bool elements_are_accumulators) -> const std::string& {
-    wgsl_constants constants{{"WG_SIZE", std::to_string(pol.wg_size) + "u"},
-                             {"ITEMS", std::to_string(pol.items) + "u"},
-                             {"VEC_LOADS", vec_loads ? "true" : "false"}};
-    for (auto& c : view_constants(elements_are_accumulators ? nullptr : view)) constants.push_back(c);
-    return compose_wgsl(reduce_fast_spec.file, m, constants, {lanes}, acc, elements_are_accumulators, elements_are_accumulators ? nullptr : a.transform);
+    const view_desc* v = elements_are_accumulators ? nullptr : view;
+    const bound_transform* tr = elements_are_accumulators ? nullptr : a.transform;
+    auto compose = [&]() -> const std::string& {
+      wgsl_constants constants{{"WG_SIZE", std::to_string(pol.wg_size) + "u"},
+                               {"ITEMS", std::to_string(pol.items) + "u"},
+                               {"VEC_LOADS", vec_loads ? "true" : "false"}};
+      for (auto& c : view_constants(v)) constants.push_back(c);
+      return compose_wgsl(reduce_fast_spec.file, m, constants, {lanes_module(pol.subgroups)}, acc,
+                          elements_are_accumulators, tr);
+    };
+    if (v || tr) return compose();
+    // Otherwise the text depends on these alone (the monoid: its type, identity and WGSL): a repeat call, the
+    // per-call cost of issue #24, builds no constants and no composition key (~4 us on lavapipe's host).
+    const std::uint64_t id = m.identity_raw();
+    return memo_text({&reduce_fast_spec,
+                      {static_cast<std::uint32_t>(m.type()), static_cast<std::uint32_t>(id),
+                       static_cast<std::uint32_t>(id >> 32), pol.wg_size, pol.items, vec_loads,
+                       elements_are_accumulators, static_cast<std::uint32_t>(acc), pol.subgroups},
+                      m.wgsl_expression()},
+                     compose);
   };
   // A transform is a user expression: never trusted. The pass over the partials folds accumulators, with no
   // transform (they are already transformed).

@@ -31,15 +31,26 @@ void record_reduce_single(recorder& rec, const reduce_args& a) {
   // The published partials are 32-bit words (single.wgsl): 64-bit monoids take the fast reduce's two passes.
   if (a.pairs() || a.exact() || is_wide(m.type()) || n <= pol.small_n || n > elements_per_binding(ctx))
     return record_reduce_fast(rec, a);
-  const std::string lanes = lanes_module(pol.subgroups);
   // A fused view is computed in the load (tile/load.wgsl): scalar loads.
   const view_desc* view = view_fused(a.view) ? a.view : nullptr;
-  wgsl_constants constants{{"WG_SIZE", std::to_string(pol.wg_size) + "u"},
-                           {"ITEMS", std::to_string(pol.items) + "u"},
-                           {"VEC_LOADS", pol.vec_loads && !view ? "true" : "false"}};
-  for (auto& c : view_constants(view)) constants.push_back(c);
+  auto compose = [&]() -> const std::string& {
+    wgsl_constants constants{{"WG_SIZE", std::to_string(pol.wg_size) + "u"},
+                             {"ITEMS", std::to_string(pol.items) + "u"},
+                             {"VEC_LOADS", pol.vec_loads && !view ? "true" : "false"}};
+    for (auto& c : view_constants(view)) constants.push_back(c);
+    return compose_wgsl(reduce_single_spec.file, m, constants, {lanes_module(pol.subgroups)}, accum::plain, false,
+                        a.transform);
+  };
+  // Without a view or a transform, a short key finds the text again (as record_reduce_fast's).
+  const std::uint64_t id = m.identity_raw();
   const std::string& source =
-      compose_wgsl(reduce_single_spec.file, m, constants, {lanes}, accum::plain, false, a.transform);
+      view || a.transform
+          ? compose()
+          : memo_text({&reduce_single_spec,
+                       {static_cast<std::uint32_t>(m.type()), static_cast<std::uint32_t>(id),
+                        static_cast<std::uint32_t>(id >> 32), pol.wg_size, pol.items, pol.vec_loads, pol.subgroups},
+                       m.wgsl_expression()},
+                      compose);
   const auto& k = get_kernel(ctx, reduce_single_spec, source, /*trusted=*/m.is_builtin() && !a.transform);
   const std::uint64_t tile = std::uint64_t(pol.wg_size) * pol.items * 4;
   const auto groups = static_cast<std::uint32_t>(std::max<std::uint64_t>(

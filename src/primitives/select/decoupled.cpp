@@ -82,22 +82,33 @@ void record_select_decoupled(recorder& rec, const select_args& a) {
   context& ctx = rec.ctx();
   const bool stress = lookback_stress(ctx);
   const select_policy pol = select_policy_for(ctx, a.opt->tune, stress);
-  const monoid counts(op::sum(), dtype::u32);
-  const std::string lanes = lanes_module(pol.subgroups);
   const bool staged = pol.tile == select_policy::layout::staged;
-  const char* mode = a.mode == select_mode::flags ? "1u" : a.mode == select_mode::unique ? "2u" : "0u";
   // A view (fused, or a buffer with a transform) is read through load_input + view_lift.
   const view_desc* view = a.view && (view_fused(a.view) || a.view->tr) ? a.view : nullptr;
-  wgsl_constants constants{{"WG_SIZE", std::to_string(pol.wg_size) + "u"}, {"ITEMS", std::to_string(pol.items) + "u"},
-                           {"WINDOW", std::to_string(pol.window) + "u"}, {"MODE", mode},
-                           {"PARTITION", a.partition ? "true" : "false"},
-                           {"IS_F32", a.type == dtype::f32 ? "true" : "false"}, {"STAGED", staged ? "true" : "false"},
-                           {"RAKED", pol.tile == select_policy::layout::raked ? "true" : "false"},
-                           {"STAGE_SIZE", staged ? std::to_string(pol.wg_size * pol.items * 4) + "u" : "1u"},
-                           {"SUBGROUP_LOOKBACK", pol.subgroups && pol.subgroup_lookback ? "true" : "false"}};
-  for (auto& c : view_constants(view)) constants.push_back(c);
-  const std::string& src = prefixed_wgsl(element_prelude(a.type, a.pred) + view_lift_prelude(view),
-                                         compose_wgsl(select_decoupled_spec.file, counts, constants, {lanes}));
+  auto compose = [&]() -> const std::string& {
+    const monoid counts(op::sum(), dtype::u32);
+    const std::string lanes = lanes_module(pol.subgroups);
+    const char* mode = a.mode == select_mode::flags ? "1u" : a.mode == select_mode::unique ? "2u" : "0u";
+    wgsl_constants constants{{"WG_SIZE", std::to_string(pol.wg_size) + "u"}, {"ITEMS", std::to_string(pol.items) + "u"},
+                             {"WINDOW", std::to_string(pol.window) + "u"}, {"MODE", mode},
+                             {"PARTITION", a.partition ? "true" : "false"},
+                             {"IS_F32", a.type == dtype::f32 ? "true" : "false"}, {"STAGED", staged ? "true" : "false"},
+                             {"RAKED", pol.tile == select_policy::layout::raked ? "true" : "false"},
+                             {"STAGE_SIZE", staged ? std::to_string(pol.wg_size * pol.items * 4) + "u" : "1u"},
+                             {"SUBGROUP_LOOKBACK", pol.subgroups && pol.subgroup_lookback ? "true" : "false"}};
+    for (auto& c : view_constants(view)) constants.push_back(c);
+    return prefixed_wgsl(element_prelude(a.type, a.pred) + view_lift_prelude(view),
+                         compose_wgsl(select_decoupled_spec.file, counts, constants, {lanes}));
+  };
+  // Without a view, everything the text depends on is in a short key: a repeat call builds no strings.
+  const std::string& src =
+      view ? compose()
+           : memo_text(text_key{&select_decoupled_spec,
+                                {pol.wg_size, pol.items, pol.window, static_cast<std::uint32_t>(a.mode), a.partition,
+                                 static_cast<std::uint32_t>(a.type), static_cast<std::uint32_t>(pol.tile),
+                                 pol.subgroups, pol.subgroup_lookback},
+                                a.pred ? a.pred->wgsl_expression() : std::string()},
+                       compose);
   // Trusted (no naga bounds checks, no loop bounding) even with a user predicate: the predicate is re-emitted by
   // the expression front end (core/expr.cpp), a parenthesised expression in `a` with no indexing, no loops and
   // no calls but WGSL built-ins and shared/predicate.wgsl, so it cannot reach memory the kernel's proven indexing
@@ -118,7 +129,6 @@ void record_select_decoupled(recorder& rec, const select_args& a) {
   if (counted && chunks > 1)
     throw error(errc::limit, "select: a counted input must fit one storage binding (" +
                                  std::to_string(per_binding) + " elements here)");
-  std::vector<buffer> works;
   auto run = [&](const kernel& kk, const select_params& p, std::initializer_list<binding> rest, std::uint32_t gx,
                  std::uint32_t gy) {
     std::vector<binding> all;
@@ -127,8 +137,7 @@ void record_select_decoupled(recorder& rec, const select_args& a) {
       // n, tiles, grid_x and the window's width (the whole output: one chunk) follow the count.
       count_words w;
       w.n = 0; w.tiles = 1; w.grid_x = 2; w.n2 = 5;
-      works.emplace_back();
-      cp = record_counted_pass(rec, a.in_count, &p, sizeof p, w, tile, n, works.back());
+      cp = record_counted_pass(rec, a.in_count, &p, sizeof p, w, tile, n);
       all.push_back(cp.params);
     } else {
       all.push_back(rec.params(p));

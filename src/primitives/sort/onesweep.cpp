@@ -42,6 +42,7 @@
 #include <string>
 
 #include "core/env.hpp"
+#include "primitives/copy/widen.hpp"
 #include "primitives/policy.hpp"
 #include "primitives/sort/policy.hpp"
 #include "primitives/sort/sort.hpp"
@@ -118,21 +119,26 @@ class onesweep final : public sort_algorithm {
       throw error(errc::unsupported, "sort algorithm 'onesweep' needs subgroups, which this adapter lacks");
     stress_ = lookback_stress(ctx);
     pol_ = sort_onesweep_policy_for(ctx, a.opt->tune, stress_, a.key_words);
-    wgsl_constants c = sort_constants(pol_.wg_size, pol_.items, a.key_words);
-    c.push_back({"SLOTS", std::to_string(pol_.slots) + "u"});
-    c.push_back({"POOL", std::to_string(pool_words(pol_)) + "u"});
-    c.push_back({"WINDOW", std::to_string(pol_.window) + "u"});
-    c.push_back({"RANK_ATOMIC", pol_.atomic_counts ? "true" : "false"});
-    // Keys read again for the scatter, digits packed meanwhile: 32-bit keys only (A/B: WGPRIM_ONESWEEP_RELOAD).
-    const int reload = env::onesweep_reload();
-    c.push_back({"RELOAD", a.key_words == 1 && reload == 1 ? "true" : "false"});
     const unsigned ablate = env::onesweep_ablate();
-    c.push_back({"ABLATE_RANK", ablate & 1 ? "true" : "false"});
-    c.push_back({"ABLATE_LOOKBACK", ablate & 2 ? "true" : "false"});
-    c.push_back({"ABLATE_SCATTER", ablate & 4 ? "true" : "false"});
-    const monoid m(op::sum(), dtype::u32);
-    kernel_ = &get_kernel(ctx, sort_onesweep_spec,
-                          compose_wgsl(sort_onesweep_spec.file, m, c, {"shared/lanes_subgroup.wgsl"}), true);
+    // Keys read again for the scatter, digits packed meanwhile: 32-bit keys only (A/B: WGPRIM_ONESWEEP_RELOAD).
+    const bool reload = a.key_words == 1 && env::onesweep_reload() == 1;
+    auto compose = [&]() -> const std::string& {
+      wgsl_constants c = sort_constants(pol_.wg_size, pol_.items, a.key_words);
+      c.push_back({"SLOTS", std::to_string(pol_.slots) + "u"});
+      c.push_back({"POOL", std::to_string(pool_words(pol_)) + "u"});
+      c.push_back({"WINDOW", std::to_string(pol_.window) + "u"});
+      c.push_back({"RANK_ATOMIC", pol_.atomic_counts ? "true" : "false"});
+      c.push_back({"RELOAD", reload ? "true" : "false"});
+      c.push_back({"ABLATE_RANK", ablate & 1 ? "true" : "false"});
+      c.push_back({"ABLATE_LOOKBACK", ablate & 2 ? "true" : "false"});
+      c.push_back({"ABLATE_SCATTER", ablate & 4 ? "true" : "false"});
+      const monoid m(op::sum(), dtype::u32);
+      return compose_wgsl(sort_onesweep_spec.file, m, c, {"shared/lanes_subgroup.wgsl"});
+    };
+    const text_key key{&sort_onesweep_spec,
+                       {pol_.wg_size, pol_.items, a.key_words, pol_.slots, pol_.window, pol_.atomic_counts, ablate, reload},
+                       {}};
+    kernel_ = &get_kernel(ctx, sort_onesweep_spec, memo_text(key, compose), true);
     const std::uint64_t tile = std::uint64_t(pol_.wg_size) * pol_.items;
     tiles_ = (a.n + tile - 1) / tile;
   }
@@ -142,7 +148,7 @@ class onesweep final : public sort_algorithm {
   void slot(recorder& rec, std::uint32_t j, const sort_bindings& b) override {
     context& ctx = rec.ctx();
     const buffer& state = sort_state(ctx);
-    rec.clear(state, tile_states_word * 4, tiles_ * 256 * 4);
+    record_zero(rec, state, tile_states_word * 4, tiles_ * 256 * 4);  // inside the pass
     sort_params p = sort_params_of(a_);
     p.tiles = static_cast<std::uint32_t>(tiles_);
     p.slot = j;

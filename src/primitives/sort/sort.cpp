@@ -8,6 +8,7 @@
 #include <chrono>
 
 #include "primitives/backend.hpp"
+#include "primitives/copy/widen.hpp"
 
 #include "wgprim/error.hpp"
 #include "wgprim/testing.hpp"
@@ -105,11 +106,15 @@ void record_sort(recorder& rec0, const sort_args& a, sort_phase_split* split) {
   }
   b.state = bind(state, 0, tile_states_word * 4);  // the slots bind the tile states too (alg->slot)
 
-  r->clear(state, 0, tile_states_word * 4);
-  if (a.count) r->copy_raw(a.count->buf, a.count->offset, state.native(), device_n_word * 4, 4);
+  // Dispatches, not transfer commands: the state is cleared and the count copied inside the compute pass (a
+  // transfer ends it, and every pass boundary costs host and GPU time: docs/performance.md, pipelines).
+  record_zero(*r, state, 0, tile_states_word * 4);
+  if (a.count) record_copy_words(*r, a.count->buf, a.count->offset, state.native(), device_n_word * 4, 4);
   {  // the histogram of every digit
-    const auto& k = get_kernel(ctx, sort_histogram_spec,
-                               compose_wgsl(sort_histogram_spec.file, u32_sum(), sort_constants(hist_wg, hist_items, a.key_words)),
+    const auto& k = get_kernel(ctx, sort_histogram_spec, memo_text({&sort_histogram_spec, {a.key_words}, {}}, [&]() -> const std::string& {
+                                 return compose_wgsl(sort_histogram_spec.file, u32_sum(),
+                                                     sort_constants(hist_wg, hist_items, a.key_words));
+                               }),
                                /*trusted=*/true);
     sort_params p = sort_params_of(a);
     std::uint32_t gx, gy;
@@ -117,9 +122,10 @@ void record_sort(recorder& rec0, const sort_args& a, sort_phase_split* split) {
     r->dispatch(k, {r->params(p), bind(a.keys_in), b.state}, gx, gy);
   }
   {  // the plan
-    const auto& k = get_kernel(ctx, sort_plan_spec,
-                               compose_wgsl(sort_plan_spec.file, u32_sum(), sort_constants(256, 1, a.key_words),
-                                            {"shared/lanes_workgroup.wgsl"}),
+    const auto& k = get_kernel(ctx, sort_plan_spec, memo_text({&sort_plan_spec, {a.key_words}, {}}, [&]() -> const std::string& {
+                                 return compose_wgsl(sort_plan_spec.file, u32_sum(), sort_constants(256, 1, a.key_words),
+                                                     {"shared/lanes_workgroup.wgsl"});
+                               }),
                                true);
     r->dispatch(k, {r->params(sort_params_of(a)), b.state}, 1);
   }
@@ -130,8 +136,10 @@ void record_sort(recorder& rec0, const sort_args& a, sort_phase_split* split) {
     if (split) r = &split->next("slot " + std::to_string(j));
   }
   {  // the result into X where the passes left it elsewhere
-    const auto& k = get_kernel(ctx, sort_finish_spec,
-                               compose_wgsl(sort_finish_spec.file, u32_sum(), sort_constants(256, finish_items, a.key_words)),
+    const auto& k = get_kernel(ctx, sort_finish_spec, memo_text({&sort_finish_spec, {a.key_words}, {}}, [&]() -> const std::string& {
+                                 return compose_wgsl(sort_finish_spec.file, u32_sum(),
+                                                     sort_constants(256, finish_items, a.key_words));
+                               }),
                                true);
     sort_params p = sort_params_of(a);
     std::uint32_t gx, gy;
