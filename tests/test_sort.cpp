@@ -745,5 +745,38 @@ TEST(Sort, OnesweepRankAtomicAndBallot) {
   }
 }
 
+TEST(Sort, OnesweepKeysHeldAndReadAgain) {
+  // Both ways of keeping a tile's 32-bit keys, forced so that each runs on every adapter (GPUs read the keys again,
+  // CPU adapters hold them: sort.reload_keys): held in registers through the pass (WGPRIM_ONESWEEP_RELOAD=0), or the
+  // digits packed four to a word and the keys read again for the scatter (1). Against the CPU twin: every key type
+  // and order, pairs (values are the input indices: a key read from the wrong place or rank fails), few distinct
+  // keys, bit ranges (skipped passes), sizes around the tiles, and the fallback under stress.
+  env_override reload("WGPRIM_ONESWEEP_RELOAD", "1");
+  for (const char* r : {"1", "0"}) {
+    SCOPED_TRACE(r);
+    reload.set(r);
+    const std::size_t sizes[] = {0, 1, 4, 255, 4607, 4608, 4609, 6143, 6144, 6145, 24577};
+    for (std::size_t i = 0; i < std::size(sizes); ++i) {
+      const std::size_t n = sizes[i];
+      for (dtype t : key_types) {
+        const order o = orders[(i + static_cast<std::size_t>(t)) % 2];
+        check_sort(ctx(), "onesweep", t, o, random_keys(t, n, static_cast<std::uint32_t>(n) + 61, i % 3 == 1), i % 2 == 0);
+      }
+      check_sort(ctx(), "onesweep", dtype::u32, order::ascending, random_keys(dtype::u32, n, 62, false), true, nullptr,
+                 4, 20);
+    }
+    context c(webgpu_options());
+    testing::set_lookback_stress(c, true);
+    run_stats st;
+    check_sort(c, "onesweep", dtype::f32, order::descending, random_keys(dtype::f32, 40000, 63, false), true, &st);
+    EXPECT_GT(st.lookback_fallbacks, 0u);
+  }
+  reload.set("2");
+  std::vector<std::uint32_t> k = random_keys(dtype::u32, 100, 1, false);
+  run_options opt;
+  opt.algorithm = "onesweep";
+  EXPECT_THROW(sort(ctx(), k, order::ascending, opt), error);
+}
+
 }  // namespace
 }  // namespace wgprim::test

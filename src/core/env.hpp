@@ -35,7 +35,8 @@ unsigned onesweep_wg();
 /// barrier per key); throws errc::invalid_argument for any other value.
 int onesweep_rank();
 /// WGPRIM_ONESWEEP_RELOAD=0|1: 32-bit keys' digits packed four to a word after the loads and the keys read again
-/// for the scatter (1), or the keys held in registers through the pass (0); -1 when unset (the policy's); throws
+/// for the scatter (1), or the keys held in registers through the pass (0); -1 when unset (the policy's:
+/// sort.reload_keys, on for GPUs); throws
 /// errc::invalid_argument for any other value.
 int onesweep_reload();
 /// WGPRIM_ONESWEEP_ABLATE=rank,lookback,scatter (any subset): measurement only, the onesweep digit pass skips those

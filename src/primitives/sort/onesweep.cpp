@@ -120,8 +120,10 @@ class onesweep final : public sort_algorithm {
     stress_ = lookback_stress(ctx);
     pol_ = sort_onesweep_policy_for(ctx, a.opt->tune, stress_, a.key_words);
     const unsigned ablate = env::onesweep_ablate();
-    // Keys read again for the scatter, digits packed meanwhile: 32-bit keys only (A/B: WGPRIM_ONESWEEP_RELOAD).
-    const bool reload = a.key_words == 1 && env::onesweep_reload() == 1;
+    // Keys read again for the scatter, digits packed meanwhile: 32-bit keys only (the policy; A/B:
+    // WGPRIM_ONESWEEP_RELOAD).
+    const int reload_env = env::onesweep_reload();
+    const bool reload = a.key_words == 1 && (reload_env >= 0 ? reload_env == 1 : pol_.reload_keys);
     auto compose = [&]() -> const std::string& {
       wgsl_constants c = sort_constants(pol_.wg_size, pol_.items, a.key_words);
       c.push_back({"SLOTS", std::to_string(pol_.slots) + "u"});

@@ -27,6 +27,11 @@ struct sort_onesweep_policy {
   // false: a barrier per key, WGPRIM_ONESWEEP_RANK=ballot). H200 2026-12-02, u32 keys, ms per pass at 2^24 / 2^28:
   // atomic 0.316 / 4.70 against ballot 0.381 / 5.74 (CPU adapters: ballot, see builtin_policies).
   bool atomic_counts = true;
+  // 32-bit keys: each key's digit packed (four to a word) after the loads, the keys read again for the scatter, so
+  // that they hold no registers while the tile ranks (WGPRIM_ONESWEEP_RELOAD=0|1 for A/B). H200 2026-12-02 (session
+  // 14), GPU ms at 2^28 held / reloaded: u32 keys 17.17 / 16.14, f32 18.36 / 16.80, u32 pairs 19.53 / 18.40, 16 bits
+  // 9.04 / 8.57 (5-9 % at 2^24 too). lavapipe: 12 % slower (2^20: 207 / 237 ms), so CPU adapters hold the keys.
+  bool reload_keys = true;
   std::uint32_t window = 1;     // predecessor states each digit reads at once in the look-back (tune.lookback_window);
                                 // H200 2026-12-01, 512 x 15 tiles, ms per pass at 2^28: window 1 5.96, 2 6.07, 4 6.26, 8 6.55
 };
