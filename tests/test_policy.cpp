@@ -66,7 +66,6 @@ TEST(Policy, BuiltinRowsAreTheFormerConstants) {
     EXPECT_EQ(p.sort.spin, 256u);
     EXPECT_EQ(p.sort.window, 1u);
     EXPECT_TRUE(p.sort.atomic_counts);
-    EXPECT_EQ(p.sort.max_lanes, c == adapter_class::nvidia ? 32u : 128u);  // NVIDIA's subgroups: one ballot word
     EXPECT_EQ(p.histogram.max_workgroups, 1024u);
     EXPECT_EQ(p.histogram.step_values, 4u);
     EXPECT_TRUE(p.histogram.vec_loads);

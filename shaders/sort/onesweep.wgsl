@@ -212,7 +212,7 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
     }
   }
   let below = lower_lanes(li.lane);
-  let narrow = NARROW || li.size <= 32u;  // NARROW: the adapter's subgroups never exceed 32 lanes (the policy)
+  let narrow = li.size <= 32u;
   let everyone = subgroupBallot(true);
   let slot = li.id % SLOTS;
   let phases = (li.count + SLOTS - 1u) / SLOTS;

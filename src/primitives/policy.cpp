@@ -48,7 +48,6 @@ adapter_class classify(const context& ctx) {
 
 policies builtin_policies(adapter_class c) {
   policies p;  // the structs' defaults: the GPU row, every vendor alike (measured on the H200; see the structs)
-  if (c == adapter_class::nvidia) p.sort.max_lanes = 32;  // NVIDIA's subgroups are 32 lanes
   if (c != adapter_class::cpu_adapter && c != adapter_class::native) return p;
   // CPU adapters (lavapipe): a few threads run the workgroups in turn, so a predecessor is rarely running and
   // waiting on it is waste (spin), every workgroup barrier switches all invocations (bigger sort tiles pay), and
@@ -121,7 +120,6 @@ const std::vector<knob_def>& knob_defs() {
       WGPRIM_KNOB("sort.spin", 1, 65536, "onesweep sort: polls of a waiting predecessor", sort.spin, u32),
       WGPRIM_KNOB("sort.window", 1, 32, "onesweep sort: predecessor states each digit reads at once", sort.window, u32),
       WGPRIM_KNOB("sort.atomic_ranks", 0, 1, "onesweep sort: digit counts bumped by workgroup atomics (1) or a barrier per key (0)", sort.atomic_counts, bool),
-      WGPRIM_KNOB("sort.max_lanes", 4, 128, "onesweep sort: the adapter's largest subgroup, a fact of the adapter (at most 32: one-word ballots; smaller than the real size ranks wrongly)", sort.max_lanes, u32),
       WGPRIM_KNOB("sort.reload_keys", 0, 1, "onesweep sort: 32-bit keys read again for the scatter, digits packed meanwhile (1), or held in registers (0)", sort.reload_keys, bool),
       WGPRIM_KNOB("histogram.workgroups", 1, 16384, "histogram: workgroups (grid-stride beyond)", histogram.max_workgroups, u32),
       WGPRIM_KNOB("histogram.step_values", 1, 8, "histogram: loads per grid-stride step, 1, 2, 4 or 8", histogram.step_values, u32),

@@ -131,7 +131,6 @@ class onesweep final : public sort_algorithm {
       c.push_back({"WINDOW", std::to_string(pol_.window) + "u"});
       c.push_back({"RANK_ATOMIC", pol_.atomic_counts ? "true" : "false"});
       c.push_back({"RELOAD", reload ? "true" : "false"});
-      c.push_back({"NARROW", pol_.max_lanes <= 32 ? "true" : "false"});
       c.push_back({"ABLATE_RANK", ablate & 1 ? "true" : "false"});
       c.push_back({"ABLATE_LOOKBACK", ablate & 2 ? "true" : "false"});
       c.push_back({"ABLATE_SCATTER", ablate & 4 ? "true" : "false"});
@@ -139,7 +138,7 @@ class onesweep final : public sort_algorithm {
       return compose_wgsl(sort_onesweep_spec.file, m, c, {"shared/lanes_subgroup.wgsl"});
     };
     const text_key key{&sort_onesweep_spec,
-                       {pol_.wg_size, pol_.items, a.key_words, pol_.slots, pol_.window, pol_.atomic_counts, ablate, reload, pol_.max_lanes <= 32},
+                       {pol_.wg_size, pol_.items, a.key_words, pol_.slots, pol_.window, pol_.atomic_counts, ablate, reload},
                        {}};
     kernel_ = &get_kernel(ctx, sort_onesweep_spec, memo_text(key, compose), true);
     const std::uint64_t tile = std::uint64_t(pol_.wg_size) * pol_.items;

@@ -32,9 +32,6 @@ struct sort_onesweep_policy {
   // 14), GPU ms at 2^28 held / reloaded: u32 keys 17.17 / 16.14, f32 18.36 / 16.80, u32 pairs 19.53 / 18.40, 16 bits
   // 9.04 / 8.57 (5-9 % at 2^24 too). lavapipe: 12 % slower (2^20: 207 / 237 ms), so CPU adapters hold the keys.
   bool reload_keys = true;
-  // The adapter's largest subgroup where its class fixes it (NVIDIA: 32 lanes), else 128 (any size WGSL allows):
-  // at most 32, the ranking's ballots are compiled for one word alone (no four-word path beside it).
-  std::uint32_t max_lanes = 128;
   std::uint32_t window = 1;     // predecessor states each digit reads at once in the look-back (tune.lookback_window);
                                 // H200 2026-12-01, 512 x 15 tiles, ms per pass at 2^28: window 1 5.96, 2 6.07, 4 6.26, 8 6.55
 };
