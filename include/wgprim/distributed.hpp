@@ -7,7 +7,8 @@
 ///   reduce:  local reduce -> the rank totals combined (allreduce with the monoid's combine)
 ///   scans:   local reduce -> exclusive scan of the rank totals in rank order -> local scan seeded with that carry
 ///   sort:    sample sort: local GPU sort (kept on the device) -> regular samples gathered on the GPU -> p-1
-///            splitters (host) -> their bounds by a GPU search -> one staging read -> all-to-all -> one upload ->
+///            splitters (host) -> their bounds by a GPU search -> one staging read (per array: keys, values) ->
+///            all-to-all -> one upload per array ->
 ///            GPU k-way merge of the received runs -> one read (one rank: the local GPU sort alone; the native
 ///            backend: the same steps on host arrays, the received runs sorted again)
 /// @endcode

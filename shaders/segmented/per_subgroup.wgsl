@@ -34,7 +34,7 @@ fn segments(@builtin(workgroup_id) wid: vec3<u32>, li: lane_info) {
     }
     let len = r.y - r.x;
     // Short: at most LONG values, and at most 256 x the subgroup's lanes, so that a scan's carry chain (once per
-    // 4 x size values) stays near len / 1,024 on narrow subgroups too (8 lanes: 2,048 values; 32 lanes: 8,192).
+    // 4 x size values) stays at most 64 steps on narrow subgroups too (8 lanes: 2,048 values; 32 lanes: 8,192).
     if (len <= min(LONG, 256u * li.size)) {
       if (SCAN) {
         scan_range(r.x, r.y, li);

@@ -274,10 +274,19 @@ void dist_sort_run(context& ctx, communicator& c, dtype key_type, const std::uin
     vals = copied_vals.data();
   };
 
+  // A bad WGPRIM_DIST_SORT is this rank's failure, agreed on after the local step like any other (a throw here would
+  // leave the other ranks waiting in a collective), with one rank as with several.
+  bool host_steps = false;
+  try {
+    host_steps = env::dist_sort_host();
+  } catch (...) {
+    failure = dist_failure(std::current_exception());
+  }
+
   if (p == 1) {
     // One rank: its part is the whole array, sorted once, straight into the caller's vectors (the sample, the
     // exchange and the merge would move every element for nothing). Sorting in place is fine.
-    try {
+    if (!failure) try {
       std::uint32_t* ko = keys_out.words(n);
       std::uint32_t* vo = pairs ? vals_out->words(n) : nullptr;
       std::vector<std::uint32_t> copied_keys;
@@ -300,14 +309,6 @@ void dist_sort_run(context& ctx, communicator& c, dtype key_type, const std::uin
   // The native backend (and a part past one storage binding) sorts host arrays and does the same on the CPU. Either
   // way every rank makes the same collectives in the same order. WGPRIM_DIST_SORT=host runs the host steps on WebGPU
   // too (the earlier design: the received runs sorted again instead of merged), for A/B runs.
-  // A bad WGPRIM_DIST_SORT is this rank's failure, agreed on after the local step like any other (a throw here would
-  // leave the other ranks waiting in a collective).
-  bool host_steps = false;
-  try {
-    host_steps = env::dist_sort_host();
-  } catch (...) {
-    failure = dist_failure(std::current_exception());
-  }
   const bool webgpu = ctx.backend() != backend_choice::native && !host_steps;
   const bool on_device = webgpu && n * 4 <= ctx.binding_limit();
   // The sampling and the partition work on keys mapped so that the local sort's order is ascending: descending is

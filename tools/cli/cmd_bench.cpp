@@ -445,6 +445,7 @@ int run_bench(const bench_args& a) {
       if (a.verbose && !a.quiet)
         fmt::print(stderr, "case {}/{} {} {} {} {} n=2^{}: {:.4f} ms, {:.2f} GB/s\n", done + 1, total, c.primitive,
                    c.algorithm, c.type, c.op, lg, ms, gbps);
+      if (!cpu && !native) note_gpu_busy();  // the timed runs kept the GPU busy until now
       results.push_back(rec);
       ++done;
     }

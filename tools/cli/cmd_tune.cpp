@@ -275,6 +275,7 @@ int run_tune(const tune_options& o) {
           rounds[i].push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a).count() / batch);
         }
       std::vector<double> ms(cands.size(), 1e300);
+      note_gpu_busy();
       for (std::size_t i = 0; i < cands.size(); ++i)
         if (good[i]) ms[i] = median(rounds[i]);
       for (std::size_t i = 0; i < cands.size(); ++i) {

@@ -18,17 +18,23 @@
 
 using namespace wgprim;
 
+namespace {
+std::chrono::steady_clock::time_point gpu_busy_at{};
+}  // namespace
+
+void note_gpu_busy() { gpu_busy_at = std::chrono::steady_clock::now(); }
+
 void warm_until_steady(const std::function<void()>& once, int window_ms, int cap_ms) {
   using clock = std::chrono::steady_clock;
-  // The end of the previous warm-up: more than a second ago, the GPU may have idled long enough to drop its
-  // clocks, and a slow kernel's time is as steady at the low clock as at the high one (H200, session 14: the 256-bin
-  // histogram's 1.9 ms against 0.34 was its SM clock at 345 MHz against 1,980, nvidia-smi beside the runs; a busy
-  // GPU took ~0.3 s to raise it). Then the case runs at least 500 ms before its time may count as settled.
-  static clock::time_point previous{};
+  // The GPU's last known work (a warm-up's end, or the timed runs after it: note_gpu_busy): more than a second ago,
+  // the GPU may have idled long enough to drop its clocks, and a slow kernel's time is as steady at the low clock
+  // as at the high one (H200, session 14: the 256-bin histogram's 1.9 ms against 0.34 was its SM clock at 345 MHz
+  // against 1,980, nvidia-smi beside the runs; a busy GPU took ~0.3 s to raise it). Then the case runs at least
+  // 500 ms before its time may count as settled.
   const auto start = clock::now();
-  const double floor_ms = previous == clock::time_point{} || std::chrono::duration<double, std::milli>(start - previous).count() > 1000 ? 500 : 0;
+  const double floor_ms = gpu_busy_at == clock::time_point{} || std::chrono::duration<double, std::milli>(start - gpu_busy_at).count() > 1000 ? 500 : 0;
   struct mark {
-    ~mark() { previous = clock::now(); }
+    ~mark() { note_gpu_busy(); }
   } at_end;
   double last = 0;
   while (ms_since(start) < cap_ms) {

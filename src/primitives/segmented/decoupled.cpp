@@ -82,7 +82,7 @@ segmented_workspace record_decoupled(recorder& rec, const monoid& m, const devic
   // [0] offsets out of order, [1] look-back fallbacks (copied from the state); a context scratch buffer, as every
   // workspace here (no allocation per call).
   const buffer& heads = scratch(ctx, "segmented_scan.heads", 16);
-  ws.shared_heads = &heads;
+  ws.heads = &heads;
   // Cleared by the prepare pass (heads[0] too; heads[1] is copied from the state at the end).
   const buffer& state = scratch(ctx, "segmented_scan.state", (2 + 4 * tiles) * 4);
   const buffer& bounds = scratch(ctx, "segmented_scan.bounds", (tiles + 1) * 4);

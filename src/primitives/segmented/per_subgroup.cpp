@@ -92,7 +92,7 @@ segmented_workspace record_per_subgroup(recorder& rec, const monoid& m, const de
   }
   segmented_workspace ws;
   ws.words = 0;
-  ws.shared_heads = &work;
+  ws.heads = &work;
   return ws;
 }
 }  // namespace

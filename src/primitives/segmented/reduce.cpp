@@ -58,7 +58,7 @@ segmented_workspace record_streaming(recorder& rec, const monoid& m, const devic
   const buffer& heads = scratch(ctx, "segr.heads", 16);
   const buffer& tiles_ws = scratch(ctx, "segr.tiles", (4 * tiles + 3 * blocks) * 4);
   const buffer& bounds = scratch(ctx, "segr.bounds", (tiles + 1) * 4);
-  ws.shared_heads = &heads;
+  ws.heads = &heads;
   record_zero(rec, heads, 0, 16);  // a dispatch: the compute pass stays open
   segr_params p{static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(n_segments),
                 static_cast<std::uint32_t>(tiles), 0, exclusive ? 1u : 0u, static_cast<std::uint32_t>(blocks), 0, 0};

@@ -77,7 +77,8 @@ void finish_call(context& ctx, recorder& rec, bindable_output& o, bool own, cons
   }
   // The count of broken offsets comes back in the same submission (one submit, one wait).
   std::uint32_t broken = 0;
-  const buffer* heads = ws ? &ws->heads_buffer() : nullptr;
+  const buffer* heads = ws ? ws->heads : nullptr;
+  if (ws && !heads) throw error(errc::gpu, "internal: a segmented pass left no head counts");
   const recorder::readback rb{heads ? heads->native() : nullptr, ws ? ws->words * 4 : 0, ws ? 4u : 0u, &broken};
   fill_stats(opt, rec.submit(ws ? &rb : nullptr), alg.name);
   if (opt.stats) {
@@ -332,14 +333,14 @@ std::uint64_t reduce_by_key_webgpu(context& ctx, WGPUCommandEncoder encoder, con
   segmented_workspace ws = one_pass ? record_by_key_decoupled(rec, a) : record_segmented(rec, a);
   ok.finish(rec);
   os.finish(rec);
-  if (runs_out) record_copy_words(rec, ws.tiles_buffer().native(), ws.runs_index * 4, runs_out->view.buf, runs_out->view.offset, 4);
+  if (runs_out) record_copy_words(rec, ws.tiles->native(), ws.runs_index * 4, runs_out->view.buf, runs_out->view.offset, 4);
   if (!own) {
     rec.end();
     return 0;
   }
   // The number of runs comes back in the same submission (one submit, one wait).
   std::uint32_t runs = 0;
-  const recorder::readback rb{ws.tiles_buffer().native(), ws.runs_index * 4, 4, &runs};
+  const recorder::readback rb{ws.tiles->native(), ws.runs_index * 4, 4, &runs};
   fill_stats(opt, rec.submit(&rb), alg.name);
   if (opt.stats) opt.stats->upload_ms = keys.on_device ? 0 : upload_ms;
   if (runs > capacity)

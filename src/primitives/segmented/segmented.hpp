@@ -25,20 +25,17 @@ struct segmented_args {
   std::uint32_t spine_items = 16;   // tiles per invocation of the spine (1..16)
 };
 
-/// The buffers a recorded segmented pass leaves behind: heads[words] counts broken offsets, tiles[runs_index]
-/// holds the number of segments (heads) in the array.
+/// What a recorded segmented pass leaves behind, in context scratch buffers (read or copied before the next call
+/// records over them): heads[words] counts broken offsets (heads[1] of a pass with words = 0: its look-back fallbacks,
+/// where it counts them), tiles[runs_index] holds the number of segments (heads) in the array. Each pass sets what its
+/// caller reads.
 struct segmented_workspace {
-  buffer heads, tiles;
+  const buffer* heads = nullptr;
+  const buffer* tiles = nullptr;
   std::uint64_t words = 0, runs_index = 0;
-  // heads / tiles in context scratch buffers instead (read before the next call records over them)
-  const buffer* shared_heads = nullptr;
-  const buffer* shared_tiles = nullptr;
-  const buffer& heads_buffer() const { return shared_heads ? *shared_heads : heads; }
-  const buffer& tiles_buffer() const { return shared_tiles ? *shared_tiles : tiles; }
 };
 
-/// Records the passes; the returned buffers must live until the work has run (wgpu keeps released buffers
-/// alive while recorded work uses them, so dropping them after recording is fine too).
+/// Records the passes.
 segmented_workspace record_segmented(recorder& rec, const segmented_args& a);
 
 /// out[s] (s < n_segments) = inclusive[offsets[s+1] - 1], identity for empty segments: the gather behind
@@ -58,8 +55,8 @@ segmented_workspace record_segmented_reduce(recorder& rec, const monoid& m, cons
 /// binding each).
 bool segmented_per_subgroup_serves(const context& ctx, std::uint64_t n, std::uint64_t n_segments);
 /// The segmented reduce with one subgroup per segment (shaders/segmented/per_subgroup.wgsl), segments of more
-/// than 8,192 values in chunks folded by workgroups; needs a commutative combine. n >= 1, n_segments >= 1; the
-/// result's shared_heads[0] counts broken offsets.
+/// than min(8,192, 256 x the subgroup's lanes) values in chunks folded by workgroups; needs a commutative combine.
+/// n >= 1, n_segments >= 1; the result's heads[0] counts broken offsets.
 segmented_workspace record_segmented_reduce_per_subgroup(recorder& rec, const monoid& m, const device_view& values,
                                                          std::uint64_t n, const device_view& offsets,
                                                          std::uint64_t n_segments, const device_view& out);

@@ -78,8 +78,8 @@ segmented_workspace record_segmented(recorder& rec, const segmented_args& a) {
   // is written before it is read (tile pairs, the spine, the keys before the chunks).
   const buffer& heads = scratch(ctx, "segmented.heads", (ws.words + 1) * 4);
   const buffer& tiles_b = scratch(ctx, "segmented.tiles", (6 * tiles_total + 1 + parts.size()) * 4);
-  ws.shared_heads = &heads;
-  ws.shared_tiles = &tiles_b;
+  ws.heads = &heads;
+  ws.tiles = &tiles_b;
   record_zero(rec, heads, 0, (ws.words + 1) * 4);  // a dispatch: the compute pass stays open
   // Placeholders for unused slots: one per slot kind, as one buffer may not be bound read-only and writable at once.
   const buffer& dummy_r = scratch(ctx, "segmented.dummy_r", 16);

@@ -60,7 +60,7 @@ segmented_workspace record_by_key_decoupled(recorder& rec, const segmented_args&
   // state per pass; the run count in carry is copied or read back by the caller before another call records.
   const buffer& carry = scratch(ctx, "by_key.carry", (next_base + chunks) * 4);
   segmented_workspace ws;
-  ws.shared_tiles = &carry;
+  ws.tiles = &carry;
   ws.runs_index = 2 * chunks;
   const buffer& state = scratch(ctx, "by_key.state", (2 + 4 * max_tiles) * 4);
   // Placeholders: read-only ones for RLE's values and short chunks' vectors, one writable one per output.
