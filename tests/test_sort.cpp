@@ -765,6 +765,10 @@ TEST(Sort, OnesweepKeysHeldAndReadAgain) {
       check_sort(ctx(), "onesweep", dtype::u32, order::ascending, random_keys(dtype::u32, n, 62, false), true, nullptr,
                  4, 20);
     }
+    // 64-bit keys, read again word by word (forced: their default holds them).
+    for (std::size_t n : {std::size_t(3071), std::size_t(3073), std::size_t(20000)})
+      check_sort64(ctx(), "onesweep", static_cast<int>(n % 3), orders[n % 2],
+                   random_keys64(static_cast<int>(n % 3), n, static_cast<std::uint32_t>(n), n == 3073), true, n == 3071);
     context c(webgpu_options());
     testing::set_lookback_stress(c, true);
     run_stats st;

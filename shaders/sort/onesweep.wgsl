@@ -89,9 +89,9 @@ fn key_digit(k: u32, lo: u32, hi: u32) -> u32 {
   return select(255u, digit_of(vec2<u32>(lo, hi), p_pass), p_first + k * p_step < p_valid);
 }
 
-// RELOAD (32-bit keys): each key's digit computed once after the loads and kept packed, four to a word, so that
-// the keys themselves need no registers while the tile ranks and looks back; the scatter reads them again (the
-// tile was just read: from the caches).
+// RELOAD: each key's digit computed once after the loads and kept packed, four to a word, so that the keys
+// themselves need no registers while the tile ranks and looks back; the scatter reads them again, word by word for
+// 64-bit keys (the tile was just read: from the caches).
 const DIG_WORDS: u32 = (ITEMS + 3u) / 4u;
 var<private> p_dig: array<u32, DIG_WORDS>;
 
@@ -461,8 +461,25 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
     }
     for (var word = 0u; word < 2u; word += 1u) {
       workgroupBarrier();  // every read of the pool done
-      for (var k = 0u; k < ITEMS; k += 1u) {
-        pool_set(ranks[k], select(key_lo[k], key_hi[k], word == 1u));
+      if (RELOAD) {
+        // This word of the keys again, one loop of plain loads per buffer (src is workgroup-uniform).
+        if (src == ROLE_IN) {
+          for (var k = 0u; k < ITEMS; k += 1u) {
+            pool_set(ranks[k], keys_in[2u * (base + min(segment + k * li.size + li.lane, valid - 1u)) + word]);
+          }
+        } else if (src == ROLE_X) {
+          for (var k = 0u; k < ITEMS; k += 1u) {
+            pool_set(ranks[k], keys_x[2u * (base + min(segment + k * li.size + li.lane, valid - 1u)) + word]);
+          }
+        } else {
+          for (var k = 0u; k < ITEMS; k += 1u) {
+            pool_set(ranks[k], keys_y[2u * (base + min(segment + k * li.size + li.lane, valid - 1u)) + word]);
+          }
+        }
+      } else {
+        for (var k = 0u; k < ITEMS; k += 1u) {
+          pool_set(ranks[k], select(key_lo[k], key_hi[k], word == 1u));
+        }
       }
       workgroupBarrier();
       for (var k = 0u; k < ITEMS; k += 1u) {

@@ -34,7 +34,7 @@ unsigned onesweep_wg();
 /// (ballots, and each digit's running count bumped with a workgroup atomic whose old value is the rank base: no
 /// barrier per key); throws errc::invalid_argument for any other value.
 int onesweep_rank();
-/// WGPRIM_ONESWEEP_RELOAD=0|1: 32-bit keys' digits packed four to a word after the loads and the keys read again
+/// WGPRIM_ONESWEEP_RELOAD=0|1: the keys' digits packed four to a word after the loads and the keys read again
 /// for the scatter (1), or the keys held in registers through the pass (0); -1 when unset (the policy's:
 /// sort.reload_keys, on for GPUs); throws
 /// errc::invalid_argument for any other value.
