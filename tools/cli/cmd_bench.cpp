@@ -165,7 +165,7 @@ int run_bench(const bench_args& a) {
   const bool native = ctx.backend() == backend_choice::native;
   // Sizes and repetitions: given, or chosen for the adapter (bench.hpp): the quick default finishes in under a
   // minute anywhere, --full is the long sweep.
-  int max_log2 = a.max_log2 ? a.max_log2 : a.full ? (cpu ? 24 : 28) : (cpu ? 13 : 26);
+  int max_log2 = a.max_log2 ? a.max_log2 : a.full ? (cpu ? 24 : 28) : (cpu ? 13 : 25);
   if (!a.max_log2 && !a.full)  // the quick default never asks for more than the adapter's largest buffer
     while (max_log2 > 10 && (std::size_t(1) << max_log2) * 4 > ctx.limits().max_buffer_size) --max_log2;
   const int min_log2 = a.min_log2 != -1 ? a.min_log2 : std::min(max_log2, a.full || !cpu ? 16 : 10);
@@ -563,7 +563,7 @@ command add_bench_command(CLI::App& app) {
   bench->add_option("--min-log2", ba->min_log2, "smallest n = 2^k (default 10 on CPU adapters, 16 on GPUs; 16 with --full)")
       ->default_str("auto");
   bench->add_option("--max-log2", ba->max_log2,
-                    "largest n = 2^k (default 13 on CPU adapters, 26 on GPUs; with --full 24 and 28)")
+                    "largest n = 2^k (default 13 on CPU adapters, 25 on GPUs; with --full 24 and 28)")
       ->default_str("auto");
   bench->add_option("--reps", ba->reps, "timed runs per point, median reported (default 3 on CPU adapters, 5 on GPUs; "
                                         "20 with --full)")

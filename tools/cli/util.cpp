@@ -30,12 +30,20 @@ void warm_until_steady(const std::function<void()>& once, int window_ms, int cap
   // the GPU may have idled long enough to drop its clocks, and a slow kernel's time is as steady at the low clock
   // as at the high one (H200, session 14: the 256-bin histogram's 1.9 ms against 0.34 was its SM clock at 345 MHz
   // against 1,980, nvidia-smi beside the runs; a busy GPU took ~0.3 s to raise it). Then the case runs at least
-  // 500 ms before its time may count as settled.
+  // 500 ms before its time may count as settled. A GPU busy less than a second ago kept its clocks: one run (the
+  // new case's first dispatch) is all it needs, so that a sweep of hundreds of cases (`wgprim bench`'s defaults)
+  // is not spent warming (call 5 of session 14: 152 s for 902 rows with windows for every case).
   const auto start = clock::now();
-  const double floor_ms = gpu_busy_at == clock::time_point{} || std::chrono::duration<double, std::milli>(start - gpu_busy_at).count() > 1000 ? 500 : 0;
+  const bool idled = gpu_busy_at == clock::time_point{} ||
+                     std::chrono::duration<double, std::milli>(start - gpu_busy_at).count() > 1000;
   struct mark {
     ~mark() { note_gpu_busy(); }
   } at_end;
+  if (!idled) {
+    once();
+    return;
+  }
+  const double floor_ms = 500;
   double last = 0;
   while (ms_since(start) < cap_ms) {
     std::vector<double> runs;

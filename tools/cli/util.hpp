@@ -20,8 +20,9 @@ inline double ms_since(std::chrono::steady_clock::time_point t0) {
 /// Runs `once` until its wall time per run settles, before anything is timed. A GPU left idle (seconds of host work
 /// generating an input, a new process) runs at low clocks for a while: on the H200 a 2^28 reduce-by-key took 3.2 ms
 /// per call after 50 ms of warm-up and 1.2 ms after 1 s (session 13). Windows of at least `window` ms; stops after
-/// the first window whose median run is no more than 3 % faster than the previous window's, or after `cap_ms`; when
-/// the GPU's last known work (note_gpu_busy) ended more than a second ago (it may have idled), not before 500 ms.
+/// the first window whose median run is no more than 3 % faster than the previous window's, not before 500 ms, or
+/// after `cap_ms`. Only when the GPU's last known work (note_gpu_busy) ended more than a second ago (it may have
+/// idled): a GPU busy since runs `once` one time.
 void warm_until_steady(const std::function<void()>& once, int window_ms, int cap_ms = 3000);
 /// The GPU has just run work (a case's timed runs): the next warm-up within a second needs no 500 ms floor.
 void note_gpu_busy();
