@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,23 @@ std::vector<std::string> comma_parts(const std::string& v) {
     at = end + 1;
   }
   return parts;
+}
+}  // namespace
+
+namespace {
+// The index of the variable's value among `values` (-1: unset or empty); any other value throws one line naming
+// the variable and its values ("WGPRIM_X must be a, b or c").
+int choice(const char* name, std::initializer_list<const char*> values) {
+  const char* e = get(name);
+  if (!e || !*e) return -1;
+  int i = 0;
+  std::string list;
+  for (const char* v : values) {
+    if (std::string(e) == v) return i;
+    list += (i == 0 ? "" : i + 1 == static_cast<int>(values.size()) ? " or " : ", ") + std::string(v);
+    ++i;
+  }
+  throw error(errc::invalid_argument, std::string(name) + " must be " + list);
 }
 }  // namespace
 
@@ -71,21 +89,11 @@ std::optional<double> mpi_timeout_s() {
 }
 
 unsigned onesweep_wg() {
-  const char* e = get("WGPRIM_ONESWEEP_WG");
-  if (!e || !*e || std::string(e) == "0") return 0;
-  const std::string v = e;
-  if (v == "256") return 256;
-  if (v == "512") return 512;
-  throw error(errc::invalid_argument, "WGPRIM_ONESWEEP_WG must be 256 or 512");
+  const int i = choice("WGPRIM_ONESWEEP_WG", {"0", "256", "512"});
+  return i == 1 ? 256 : i == 2 ? 512 : 0;
 }
 
-int onesweep_reload() {
-  const char* e = get("WGPRIM_ONESWEEP_RELOAD");
-  if (!e || !*e) return -1;
-  if (std::string(e) == "0") return 0;
-  if (std::string(e) == "1") return 1;
-  throw error(errc::invalid_argument, "WGPRIM_ONESWEEP_RELOAD must be 0 or 1");
-}
+int onesweep_reload() { return choice("WGPRIM_ONESWEEP_RELOAD", {"0", "1"}); }
 
 bool no_tune() {
   const char* v = get("WGPRIM_NO_TUNE");
@@ -100,27 +108,11 @@ std::string policy_dir() {
   return "";
 }
 
-int onesweep_rank() {
-  const char* e = get("WGPRIM_ONESWEEP_RANK");
-  if (!e || !*e) return -1;
-  if (std::string(e) == "ballot") return 0;
-  if (std::string(e) == "atomic") return 1;
-  throw error(errc::invalid_argument, "WGPRIM_ONESWEEP_RANK must be ballot or atomic");
-}
+int onesweep_rank() { return choice("WGPRIM_ONESWEEP_RANK", {"ballot", "atomic"}); }
 
-bool comparator_merge_level() {
-  const char* e = get("WGPRIM_COMPARATOR_MERGE");
-  if (!e || !*e || std::string(e) == "tile") return false;
-  if (std::string(e) == "level") return true;
-  throw error(errc::invalid_argument, "WGPRIM_COMPARATOR_MERGE must be tile or level");
-}
+bool comparator_merge_level() { return choice("WGPRIM_COMPARATOR_MERGE", {"tile", "level"}) == 1; }
 
-bool dist_sort_host() {
-  const char* e = get("WGPRIM_DIST_SORT");
-  if (!e || !*e || std::string(e) == "device") return false;
-  if (std::string(e) == "host") return true;
-  throw error(errc::invalid_argument, "WGPRIM_DIST_SORT must be device or host");
-}
+bool dist_sort_host() { return choice("WGPRIM_DIST_SORT", {"device", "host"}) == 1; }
 
 unsigned onesweep_ablate() {
   const char* e = get("WGPRIM_ONESWEEP_ABLATE");
@@ -155,14 +147,7 @@ histogram_ab histogram_variant() {
   return v;
 }
 
-int sort_mid() {
-  const char* e = get("WGPRIM_SORT_MID");
-  if (!e || !*e) return -1;
-  if (std::string(e) == "memory") return 0;
-  if (std::string(e) == "registers") return 1;
-  if (std::string(e) == "subgroups") return 2;
-  throw error(errc::invalid_argument, "WGPRIM_SORT_MID must be memory, registers or subgroups");
-}
+int sort_mid() { return choice("WGPRIM_SORT_MID", {"memory", "registers", "subgroups"}); }
 
 const char* system(const char* name) { return get(name); }
 
