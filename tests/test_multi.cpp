@@ -33,6 +33,17 @@ std::vector<std::size_t> random_bounds(std::size_t n, int k, std::uint32_t seed)
   return b;
 }
 
+// Rank r's part of a sort's input: its keys (elements [b[r], b[r+1]) of data, as T) and their global positions
+// (the values of a pairs sort: stability shows in them).
+template <class T>
+void rank_part(const std::vector<std::uint32_t>& data, const std::vector<std::size_t>& b, int r, std::vector<T>& keys,
+               std::vector<std::uint32_t>& index) {
+  keys.resize(b[r + 1] - b[r]);
+  if (!keys.empty()) std::memcpy(keys.data(), data.data() + b[r], keys.size() * 4);
+  index.resize(keys.size());
+  std::iota(index.begin(), index.end(), static_cast<std::uint32_t>(b[r]));
+}
+
 TEST(Multi, ReproducibleSumIsBitIdenticalForOneToSevenParticipants) {
   for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(777), std::size_t(65537)}) {
     std::mt19937 rng(static_cast<std::uint32_t>(n) + 1);
@@ -176,10 +187,9 @@ TEST(Multi, DescendingSortMatchesTheCpuTwin) {
         with_type(t, [&](auto tag) {
           using T = decltype(tag);
           multi::run(k, [&](int r, communicator& c) {
-            std::vector<T> keys(b[r + 1] - b[r]), kout;
-            if (!keys.empty()) std::memcpy(keys.data(), data.data() + b[r], keys.size() * 4);
-            std::vector<std::uint32_t> index(keys.size());
-            std::iota(index.begin(), index.end(), static_cast<std::uint32_t>(b[r]));
+            std::vector<T> keys, kout;
+            std::vector<std::uint32_t> index;
+            rank_part(data, b, r, keys, index);
             dist_stats st;
             dist::sort_pairs(pool()[r], c, keys, index, kout, vo[r], order::descending, {}, &st);
             // balanced as the ascending sort (a partition that sent everything to one part would still sort right)
@@ -370,10 +380,9 @@ TEST(Multi, DistributedSortSweepMatchesTheCpuTwin) {
         with_type(t, [&](auto tag) {
           using T = decltype(tag);
           multi::run(k, [&](int r, communicator& c) {
-            std::vector<T> keys(b[r + 1] - b[r]), kout;
-            if (!keys.empty()) std::memcpy(keys.data(), data.data() + b[r], keys.size() * 4);
-            std::vector<std::uint32_t> index(keys.size());
-            std::iota(index.begin(), index.end(), static_cast<std::uint32_t>(b[r]));
+            std::vector<T> keys, kout;
+            std::vector<std::uint32_t> index;
+            rank_part(data, b, r, keys, index);
             const order o = descending ? order::descending : order::ascending;
             dist_stats st;
             if (keys_only) kout = dist::sort(pool()[r], c, keys, o, {}, &st);
