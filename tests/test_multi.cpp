@@ -33,6 +33,13 @@ std::vector<std::size_t> random_bounds(std::size_t n, int k, std::uint32_t seed)
   return b;
 }
 
+// The ranks' parts in rank order, one after another.
+std::vector<std::uint32_t> joined(const std::vector<std::vector<std::uint32_t>>& parts) {
+  std::vector<std::uint32_t> all;
+  for (const auto& p : parts) all.insert(all.end(), p.begin(), p.end());
+  return all;
+}
+
 // Rank r's part of a sort's input: its keys (elements [b[r], b[r+1]) of data, as T) and their global positions
 // (the values of a pairs sort: stability shows in them).
 template <class T>
@@ -244,11 +251,7 @@ TEST(Multi, SortPairsIntoTheInputVectors) {
             dist::sort_pairs(pool()[r], c, keys, keys, ko[r], vo[r]);
           }
         });
-        std::vector<std::uint32_t> got_k, got_v;
-        for (int r = 0; r < k; ++r) {
-          got_k.insert(got_k.end(), ko[r].begin(), ko[r].end());
-          got_v.insert(got_v.end(), vo[r].begin(), vo[r].end());
-        }
+        std::vector<std::uint32_t> got_k = joined(ko), got_v = joined(vo);
         std::vector<std::uint32_t> want_k(data), want_v(n);
         std::iota(want_v.begin(), want_v.end(), 0u);
         if (alias == 2) want_v = data;
@@ -396,11 +399,7 @@ TEST(Multi, DistributedSortSweepMatchesTheCpuTwin) {
             if (!kout.empty()) std::memcpy(ko[r].data(), kout.data(), kout.size() * 4);
           });
         });
-        std::vector<std::uint32_t> got_k, got_v;
-        for (int r = 0; r < k; ++r) {
-          got_k.insert(got_k.end(), ko[r].begin(), ko[r].end());
-          got_v.insert(got_v.end(), vo[r].begin(), vo[r].end());
-        }
+        std::vector<std::uint32_t> got_k = joined(ko), got_v = joined(vo);
         std::vector<std::uint32_t> want_k(data), want_v(n);
         std::iota(want_v.begin(), want_v.end(), 0u);
         twin_sort(t, descending, want_k, want_v);
@@ -431,11 +430,7 @@ TEST(Multi, DistributedSortHostStepsStillMatchTheCpuTwin) {
         ko[r].resize(kout.size());
         if (!kout.empty()) std::memcpy(ko[r].data(), kout.data(), kout.size() * 4);
       });
-      std::vector<std::uint32_t> got_k, got_v, want_k(data), want_v(n);
-      for (int r = 0; r < k; ++r) {
-        got_k.insert(got_k.end(), ko[r].begin(), ko[r].end());
-        got_v.insert(got_v.end(), vo[r].begin(), vo[r].end());
-      }
+      std::vector<std::uint32_t> got_k = joined(ko), got_v = joined(vo), want_k(data), want_v(n);
       std::iota(want_v.begin(), want_v.end(), 0u);
       twin_sort(dtype::f32, descending, want_k, want_v);
       EXPECT_EQ(got_k, want_k) << "k=" << k << (descending ? " descending" : "");
