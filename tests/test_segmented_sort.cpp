@@ -374,5 +374,43 @@ TEST(ComparatorSort, MergeLevelsAtTileEdges) {
   ::unsetenv("WGPRIM_COMPARATOR_MERGE");
 }
 
+TEST(ComparatorSort, PhasesTimedAlone) {
+  // comparator_sort_phases: the same result as sort_less_bits, one entry per phase (the blocks, a split and a merge
+  // per level, the copy back); the native backend reports one.
+  for (const std::size_t n : {std::size_t(1), std::size_t(2048), std::size_t(2049), std::size_t(9001)}) {
+    const std::vector<std::uint32_t> x = less_keys(dtype::i32, n, static_cast<std::uint32_t>(n), true);
+    std::vector<std::uint32_t> want = x, want_v(n), idx(n);
+    for (std::size_t i = 0; i < n; ++i) idx[i] = want_v[i] = static_cast<std::uint32_t>(i);
+    reference::stable_sort_less(want.data(), n, dtype::i32, "abs(a) < abs(b)", want_v.data());
+    for (context* c : {&ctx(), &native_ctx()}) {
+      buffer k = c->create_buffer(n * 4), v = c->create_buffer(n * 4);
+      c->write(k, 0, x.data(), n * 4);
+      c->write(v, 0, idx.data(), n * 4);
+      const auto phases = comparator_sort_phases(*c, k, n, dtype::i32, comparator::expr("abs(a) < abs(b)"), &v);
+      std::vector<std::string> names;
+      for (const auto& p : phases) names.push_back(p.name);
+      std::vector<std::string> expect;
+      if (c == &native_ctx()) {
+        expect = {"sort"};
+      } else if (n >= 2) {
+        expect = {"blocks of 2048 keys"};
+        unsigned levels = 0;
+        for (std::size_t run = 2048; run < n; run *= 2, ++levels) {
+          const std::string level = "level " + std::to_string(levels + 1) + " (runs of " + std::to_string(run) + ")";
+          expect.push_back(level + ": split");
+          expect.push_back(level + ": merge");
+        }
+        expect.push_back("copy back");
+      }
+      EXPECT_EQ(names, expect) << c->adapter().name << " n=" << n;
+      std::vector<std::uint32_t> got(n), got_v(n);
+      c->read(k, 0, got.data(), n * 4);
+      c->read(v, 0, got_v.data(), n * 4);
+      EXPECT_EQ(got, want) << c->adapter().name << " n=" << n;
+      EXPECT_EQ(got_v, want_v) << c->adapter().name << " n=" << n;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace wgprim::test

@@ -149,6 +149,7 @@ struct twin {
   float f_max = 0;
   std::int64_t f_argmax = 0, positives = 0, flagged = 0, key_runs = 0, segments = 0;
   std::uint64_t q_sum = 0;  // the i64 data's sum, wrapped modulo 2^64
+  std::int64_t q_max = INT64_MIN;  // its largest value (the i64 sort's last key)
   std::vector<std::int64_t> bins, bins_many;
   // sort by bits 0:16: the largest low half, and the last key (index order) that has it, which a stable sort puts
   // last; merge sort a > b: the smallest key.
@@ -185,6 +186,7 @@ struct twin {
       if (i + 1 < n) u_sum_but_last += u;
       u_sum += u;
       q_sum += std::uint64_t(gen_i64(i));
+      q_max = std::max(q_max, gen_i64(i));
       u_max = std::max(u_max, u);
       f_sum += f;
       f_abs_sum += std::fabs(f);
@@ -360,6 +362,13 @@ std::vector<bench_case> make_cases(const buffers& b) {
                  [=](const byte* h, const twin& w) {
                    return expect_eq("last element", load<std::int64_t>(h), std::int64_t(w.q_sum));
                  }});
+    // 64-bit keys over the whole range (issue 25: within 1.2x of the 32-bit sort's time per byte).
+    c.push_back({"sort_keys", "i64", "ascending", "last key (8 B)",
+                 [=](void* t, std::size_t& tb, std::size_t n, cudaStream_t s) {
+                   return cub::DeviceRadixSort::SortKeys(t, tb, q, qout, std::int64_t(n), 0, 64, s);
+                 },
+                 last8, [](const twin& w) { return 16.0 * w.n; },
+                 [=](const byte* h, const twin& w) { return expect_eq("last key", load<std::int64_t>(h), w.q_max); }});
   }
   c.push_back({"inclusive_scan", "u32", "sum", "last element (4 B)",
                [=](void* t, std::size_t& tb, std::size_t n, cudaStream_t s) {

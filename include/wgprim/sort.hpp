@@ -311,4 +311,11 @@ std::vector<sort_phase> sort_phases(context& ctx, const buffer& keys_in, buffer&
                                     dtype key_type, sort_order o, const buffer* values_in = nullptr,
                                     buffer* values_out = nullptr, const run_options& opt = {});
 
+/// The comparator sort (sort_less_bits) of n keys of `keys` in place, each phase submitted and timed on its own: the
+/// blocks sorted in workgroups, every merge level's split and merge, the copy back. For profiling, as sort_phases;
+/// the native backend reports one phase.
+std::vector<sort_phase> comparator_sort_phases(context& ctx, buffer& keys, std::size_t n, dtype key_type,
+                                               const comparator& less, buffer* values = nullptr,
+                                               const run_options& opt = {});
+
 }  // namespace wgprim

@@ -94,8 +94,8 @@ command add_sort_command(CLI::App& app) {
   s->add_option("--bits", o.bits,
                 "LO:HI: compare only bits [LO, HI) of the ordered key (cub's begin_bit / end_bit; stable)");
   s->add_flag("--phases", o.phases,
-              "also time each phase alone (histogram + plan, every digit pass, finish): GPU timestamps where the "
-              "adapter has them, medians of --repeat runs");
+              "also time each phase alone (histogram + plan, every digit pass, finish; with --less the blocks, every "
+              "merge level's split and merge): GPU timestamps where the adapter has them, medians of --repeat runs");
   s->add_flag("--no-check", o.no_check, "skip the comparison with std::stable_sort (large n)");
   s->add_option("--output", o.output, "sorted keys (.npy, .bin, .csv, .txt)");
   s->add_option("--values", o.values, "values (32-bit, same length) to sort with the keys");
@@ -150,8 +150,8 @@ int run_sort_command() {
   const std::vector<std::uint32_t> off = segmented ? load_offsets(o.segments) : std::vector<std::uint32_t>{};
   if (segmented && o.phases) throw error(errc::invalid_argument, "--phases does not apply to --segments");
   const bool by_less = !o.less.empty();
-  if (by_less && (segmented || o.phases || o.descending || !o.bits.empty()))
-    throw error(errc::invalid_argument, "--less gives the order: it takes no --segments, --phases, --descending or --bits");
+  if (by_less && (segmented || o.descending || !o.bits.empty()))
+    throw error(errc::invalid_argument, "--less gives the order: it takes no --segments, --descending or --bits");
   std::optional<comparator> less;
   if (by_less) less = comparator::expr(o.less);
   context ctx(context_options{o.adapter});
@@ -199,8 +199,16 @@ int run_sort_command() {
   std::vector<sort_phase> phases;
   if (o.phases) {
     std::vector<std::vector<sort_phase>> runs;
-    for (int r = 0; r < o.repeat; ++r)
-      runs.push_back(sort_phases(ctx, kin, kout, n, keys.type, ord, pairs ? &vin : nullptr, pairs ? &vout : nullptr, ro));
+    for (int r = 0; r < o.repeat; ++r) {
+      if (by_less) {  // in place, from the input each time
+        if (n) ctx.write(kout, 0, keys.bits.data(), n * 4);
+        if (pairs && n) ctx.write(vout, 0, vals.bits.data(), n * 4);
+        runs.push_back(comparator_sort_phases(ctx, kout, n, keys.type, *less, pairs ? &vout : nullptr, ro));
+      } else {
+        runs.push_back(
+            sort_phases(ctx, kin, kout, n, keys.type, ord, pairs ? &vin : nullptr, pairs ? &vout : nullptr, ro));
+      }
+    }
     phases = runs.front();
     for (std::size_t i = 0; i < phases.size(); ++i) {
       std::vector<double> t;
@@ -272,8 +280,8 @@ int run_sort_command() {
       for (const auto& p : phases) sum += p.gpu_ms;
       fmt::print("  phases, each submitted alone (median of {}):\n", o.repeat);
       for (const auto& p : phases)
-        fmt::print("    {:<24} {:9.3f} ms  {}\n", p.name, p.gpu_ms, p.gpu_timestamps ? "timestamps" : "wall");
-      fmt::print("    {:<24} {:9.3f} ms  (one submission: {:.3f} ms)\n", "sum", sum, st.gpu_ms);
+        fmt::print("    {:<34} {:9.3f} ms  {}\n", p.name, p.gpu_ms, p.gpu_timestamps ? "timestamps" : "wall");
+      fmt::print("    {:<34} {:9.3f} ms  (one submission: {:.3f} ms)\n", "sum", sum, st.gpu_ms);
     }
   }
   if (mismatches) {
@@ -401,7 +409,10 @@ void add_sort_bench_cases(context& ctx, std::size_t n_max, const bench_wants& wa
   // Random keys over the whole range (every digit pass runs); the sort reads them and writes into `out`, so every
   // run sorts the same unsorted data. call_ms: the sort and a read of the last key (as CUB's call_ms);
   // batched_ms: K sorts recorded into one encoder.
-  struct buffers { buffer keys_u32, keys_f32, vals, out, out_vals; };
+  struct buffers {
+    buffer keys_u32, keys_f32, vals, out, out_vals, keys_i64, out_i64;
+    bool have_i64 = false;
+  };
   auto b = std::make_shared<buffers>();
   auto make = [&](bool f32) {
     buffer x = ctx.create_buffer(n_max * 4);
@@ -487,5 +498,43 @@ void add_sort_bench_cases(context& ctx, std::size_t n_max, const bench_wants& wa
         cases.push_back(std::move(c));
       }
     }
+    // 64-bit keys (i64, random over the whole range: all eight digit passes), keys only: CUB's sort_keys i64 row.
+    if (!var.all_types || !wants("sort_keys", plain.algorithm) || n_max * 8 > ctx.limits().max_buffer_size) continue;
+    if (!b->have_i64) {
+      b->have_i64 = true;
+      b->keys_i64 = ctx.create_buffer(n_max * 8);
+      b->out_i64 = ctx.create_buffer(n_max * 8);
+      std::vector<std::uint64_t> host(std::min<std::size_t>(n_max, std::size_t(1) << 23));
+      std::mt19937_64 rng(3);
+      for (std::size_t off = 0; off < n_max; off += host.size()) {
+        for (auto& v : host) v = rng();
+        ctx.write(b->keys_i64, off * 8, host.data(), std::min(host.size(), n_max - off) * 8);
+      }
+      ctx.finish();
+    }
+    bench_case c{"sort_keys", name, "i64", "-", 16.0, nullptr, nullptr, nullptr};
+    const run_options ro0 = plain;
+    auto spans = [b](std::size_t n) {
+      return std::make_pair(device_span<const std::int64_t>(b->keys_i64, 0, n), device_span<std::int64_t>(b->out_i64, 0, n));
+    };
+    c.run = [&ctx, spans, ro0, so](std::size_t n) {
+      run_stats st;
+      run_options ro = ro0;
+      ro.stats = &st;
+      const auto [k, ko] = spans(n);
+      sort(ctx, k, ko, so, ro);
+      return st.gpu_ms;
+    };
+    c.call = [&ctx, b, spans, ro0, so](std::size_t n) {
+      const auto [k, ko] = spans(n);
+      sort(ctx, k, ko, so, ro0);
+      std::int64_t last;
+      ctx.read(b->out_i64, (n - 1) * 8, &last, 8);
+    };
+    c.record = [&ctx, spans, ro0, so](WGPUCommandEncoder enc, std::size_t n) {
+      const auto [k, ko] = spans(n);
+      sort(ctx, enc, k, ko, so, ro0);
+    };
+    cases.push_back(std::move(c));
   }
 }

@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <random>
 
 #include "core/env.hpp"
@@ -104,8 +105,10 @@ const kernel_spec sort_merge_tile_spec{"sort/merge_tile.wgsl",
                                         slot::storage_read, slot::storage_rw, slot::storage_read},
                                        sizeof(merge_params)};
 
-void comparator_sort_run(context& ctx, const range_ref& keys, const range_ref* vals, dtype key_type,
-                         const comparator& less, const run_options& opt) {
+namespace {
+// The comparator sort's checks of its arguments; the order as a checked program.
+expr_program checked_comparator(const range_ref& keys, const range_ref* vals, dtype key_type, const comparator& less,
+                                const run_options& opt) {
   if (key_type != dtype::u32 && key_type != dtype::i32 && key_type != dtype::f32)
     throw error(errc::unsupported, std::string("comparator sort: keys of type ") + dtype_name(key_type) +
                                        " are not supported (u32, i32, f32)");
@@ -120,11 +123,23 @@ void comparator_sort_run(context& ctx, const range_ref& keys, const range_ref* v
     throw error(errc::unsupported, std::string("sort: values of type ") + dtype_name(vals->type) +
                                        " are not supported (values are 32-bit)");
   if (n > 0xffffffffull) throw error(errc::limit, "comparator sort: more than 2^32 - 1 keys");
+  return prog;
+}
+void comparator_sort_gpu(context& ctx, const range_ref& keys, const range_ref* vals, dtype key_type,
+                         const expr_program& prog, const run_options& opt, phase_timer* phases);
+}  // namespace
+
+void comparator_sort_run(context& ctx, const range_ref& keys, const range_ref* vals, dtype key_type,
+                         const comparator& less, const run_options& opt) {
+  const expr_program prog = checked_comparator(keys, vals, key_type, less, opt);
   backend_of(ctx).comparator_sort(ctx, keys, vals, key_type, prog, opt);
 }
 
-void comparator_sort_webgpu(context& ctx, const range_ref& keys, const range_ref* vals, dtype key_type,
-                            const expr_program& prog, const run_options& opt) {
+namespace {
+// The sort itself; with `phases`, each phase (the blocks, every level's split and merge, the copy back) is
+// submitted and timed alone (comparator_sort_phases) and opt.stats is left alone.
+void comparator_sort_gpu(context& ctx, const range_ref& keys, const range_ref* vals, dtype key_type,
+                         const expr_program& prog, const run_options& opt, phase_timer* phases) {
   using clock = std::chrono::steady_clock;
   const bool pairs = vals != nullptr;
   const std::uint64_t n = keys.count;
@@ -169,16 +184,18 @@ void comparator_sort_webgpu(context& ctx, const range_ref& keys, const range_ref
   ctx.finish();
   const double upload_ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
 
-  recorder rec(ctx, opt.timestamps || opt.stats != nullptr);
-  bindable_output ok = bindable_in_place(rec, kv), ov;
-  if (pairs) ov = bindable_in_place(rec, vv);
+  std::optional<recorder> own;
+  recorder* rec = phases ? phases->cur.get() : &own.emplace(ctx, opt.timestamps || opt.stats != nullptr);
+  bindable_output ok = bindable_in_place(*rec, kv), ov;
+  if (pairs) ov = bindable_in_place(*rec, vv);
   key_compare c;
   c.less = &prog;
   c.type = key_type;
   // sort_mid's size classes: every tile but the last is full (segment_mid_max keys); the last may be in the smaller.
   const std::uint64_t last = n - (tiles - 1) * tile;
-  record_segment_sorts(rec, c, kv, pairs ? &vv : nullptr, off_buf, tiles, false, list_buf, tiles,
+  record_segment_sorts(*rec, c, kv, pairs ? &vv : nullptr, off_buf, tiles, false, list_buf, tiles,
                        /*mid_small=*/last <= segment_mid_split, /*mid_big=*/n > segment_mid_split);
+  if (phases) rec = &phases->next("blocks of " + std::to_string(tile) + " keys");
 
   if (tiles > 1) {
     // Trusted (no naga bounds checks or loop bounding) with the caller's comparator, for the reason select gives
@@ -226,33 +243,71 @@ void comparator_sort_webgpu(context& ctx, const range_ref& keys, const range_ref
       merge_params q = p;
       q.la = static_cast<std::uint32_t>(run);
       const binding vin = pairs ? bind(src_v) : bind(none_in), vout = pairs ? bind(dst_v) : bind(none_out);
+      const std::string level = "level " + std::to_string(levels + 1) + " (runs of " + std::to_string(run) + ")";
       if (tiled) {
         q.grid_x = sx;
-        rec.dispatch(*k_split, {rec.params(q), bind(src_k), bind(src_k), bind(*splits)}, sx, sy);
+        rec->dispatch(*k_split, {rec->params(q), bind(src_k), bind(src_k), bind(*splits)}, sx, sy);
+        if (phases) rec = &phases->next(level + ": split");
         q.grid_x = gx;
-        rec.dispatch(k_level, {rec.params(q), bind(src_k), bind(src_k), bind(dst_k), vin, vout, bind(*splits)}, gx,
-                     gy);
+        rec->dispatch(k_level, {rec->params(q), bind(src_k), bind(src_k), bind(dst_k), vin, vout, bind(*splits)}, gx,
+                      gy);
       } else {
         q.grid_x = gx;
-        rec.dispatch(k_level, {rec.params(q), bind(src_k), bind(src_k), bind(dst_k), vin, vout}, gx, gy);
+        rec->dispatch(k_level, {rec->params(q), bind(src_k), bind(src_k), bind(dst_k), vin, vout}, gx, gy);
       }
+      if (phases) rec = &phases->next(level + ": merge");
       std::swap(src_k, dst_k);
       std::swap(src_v, dst_v);
     }
     if (levels % 2) {  // the result is in the scratch buffers
-      rec.copy_raw(src_k.buf, src_k.offset, kv.buf, kv.offset, n * 4);
-      if (pairs) rec.copy_raw(src_v.buf, src_v.offset, vv.buf, vv.offset, n * 4);
+      rec->copy_raw(src_k.buf, src_k.offset, kv.buf, kv.offset, n * 4);
+      if (pairs) rec->copy_raw(src_v.buf, src_v.offset, vv.buf, vv.offset, n * 4);
     }
   }
-  ok.finish(rec);
-  if (pairs) ov.finish(rec);
-  fill_stats(opt, rec.submit(), alg.name);
-  if (opt.stats) opt.stats->upload_ms = keys.on_device ? 0 : upload_ms;
+  ok.finish(*rec);
+  if (pairs) ov.finish(*rec);
+  if (phases) {
+    phases->next("copy back");
+  } else {
+    fill_stats(opt, rec->submit(), alg.name);
+    if (opt.stats) opt.stats->upload_ms = keys.on_device ? 0 : upload_ms;
+  }
   if (!keys.on_device) {
     ctx.read(up_k, 0, keys.host_out, n * 4);
     if (pairs) ctx.read(up_v, 0, vals->host_out, n * 4);
   }
 }
+}  // namespace
+
+void comparator_sort_webgpu(context& ctx, const range_ref& keys, const range_ref* vals, dtype key_type,
+                            const expr_program& prog, const run_options& opt) {
+  comparator_sort_gpu(ctx, keys, vals, key_type, prog, opt, nullptr);
+}
+}  // namespace wgprim::detail
+
+namespace wgprim {
+std::vector<sort_phase> comparator_sort_phases(context& ctx, buffer& keys, std::size_t n, dtype key_type,
+                                               const comparator& less, buffer* values, const run_options& opt) {
+  using namespace detail;
+  range_ref k = in_place_ref(device_span<std::uint32_t>(keys, 0, n)), v;
+  k.type = key_type;
+  if (values) v = in_place_ref(device_span<std::uint32_t>(*values, 0, n));
+  const expr_program prog = checked_comparator(k, values ? &v : nullptr, key_type, less, opt);
+  std::vector<sort_phase> out;
+  if (ctx.backend() == backend_choice::native) {  // one phase: the whole sort, wall time
+    const auto t0 = std::chrono::steady_clock::now();
+    backend_of(ctx).comparator_sort(ctx, k, values ? &v : nullptr, key_type, prog, opt);
+    out.push_back({"sort", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(),
+                   false, false});
+    return out;
+  }
+  phase_timer split(ctx, out);
+  comparator_sort_gpu(ctx, k, values ? &v : nullptr, key_type, prog, opt, &split);
+  return out;
+}
+}  // namespace wgprim
+
+namespace wgprim::detail {
 
 buffer record_merge_runs(recorder& rec, const key_compare& c, const device_view& keys, const device_view* vals,
                          const std::vector<std::uint64_t>& run_counts) {

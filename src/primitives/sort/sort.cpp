@@ -408,6 +408,13 @@ std::vector<sort_phase> sort_phases(context& ctx, const buffer& keys_in, buffer&
 }  // namespace wgprim
 
 namespace wgprim::detail {
+recorder& phase_timer::next(const std::string& finished) {
+  const gpu_time t = cur->submit();
+  out.push_back({finished, t.ms, t.from_timestamps, false});
+  cur = std::make_unique<recorder>(ctx, true);
+  return *cur;
+}
+
 std::vector<sort_phase> sort_phases_webgpu(context& ctx, const buffer& keys_in, buffer& keys_out, std::size_t n,
                                            dtype key_type, sort_order so, const buffer* values_in,
                                            buffer* values_out, const run_options& opt) {
@@ -443,18 +450,7 @@ std::vector<sort_phase> sort_phases_webgpu(context& ctx, const buffer& keys_in, 
     if ((a.keys_in.buf == a.keys_out.buf) != (a.vals_in.buf == a.vals_out.buf))
       throw error(errc::invalid_argument, "sort_phases: keys and values must both be in place or both not");
   }
-  struct splitter final : sort_phase_split {
-    context& ctx;
-    std::vector<sort_phase>& out;
-    std::unique_ptr<recorder> cur;
-    splitter(context& c, std::vector<sort_phase>& o) : ctx(c), out(o), cur(std::make_unique<recorder>(c, true)) {}
-    recorder& next(const std::string& finished) override {
-      const gpu_time t = cur->submit();
-      out.push_back({finished, t.ms, t.from_timestamps, false});
-      cur = std::make_unique<recorder>(ctx, true);
-      return *cur;
-    }
-  } split(ctx, out);
+  phase_timer split(ctx, out);
   record_sort(*split.cur, a, &split);
   split.next("finish");
   // Name the slots by the pass they ran (the plan, read back from the state).

@@ -66,6 +66,15 @@ struct sort_phase_split {
   virtual ~sort_phase_split() = default;
   virtual recorder& next(const std::string& finished) = 0;
 };
+/// The phase split that times each phase (sort_phases, comparator_sort_phases): `cur` records the phase under way;
+/// next() submits it, waits, and appends its GPU time to `out` under the name given.
+struct phase_timer final : sort_phase_split {
+  context& ctx;
+  std::vector<sort_phase>& out;
+  std::unique_ptr<recorder> cur;
+  phase_timer(context& c, std::vector<sort_phase>& o) : ctx(c), out(o), cur(std::make_unique<recorder>(c, true)) {}
+  recorder& next(const std::string& finished) override;
+};
 void record_sort(recorder& rec, const sort_args& a, sort_phase_split* split = nullptr);
 /// The scratch buffer holding the sort's state (for reading the fallback counts after a submit).
 const buffer& sort_state(context& ctx);
