@@ -374,6 +374,24 @@ TEST(ComparatorSort, MergeLevelsAtTileEdges) {
   ::unsetenv("WGPRIM_COMPARATOR_MERGE");
 }
 
+TEST(ComparatorSort, MergeItemsPolicies) {
+  // The policy's merge.items (keys each invocation merges in a row; workgroups of 2,048 / items): every value merges
+  // the same as the CPU twin, at tile edges, keys and pairs, tiled and per-invocation levels.
+  for (const std::uint64_t items : {16u, 32u}) {
+    context c(webgpu_options());
+    set_policy(c, {{"merge.items", items}});
+    for (const char* merge : {"tile", "level"}) {
+      ::setenv("WGPRIM_COMPARATOR_MERGE", merge, 1);
+      std::uint32_t seed = 500;
+      for (const std::size_t n : {2049, 4095, 4097, 6145, 16385, 65537}) {
+        check_less(c, dtype::i32, "(a & 7) < (b & 7)", less_keys(dtype::i32, n, ++seed, false), n % 2 == 1);
+        check_less(c, dtype::f32, "abs(a) < abs(b)", less_keys(dtype::f32, n, ++seed, true), n % 2 == 0);
+      }
+    }
+    ::unsetenv("WGPRIM_COMPARATOR_MERGE");
+  }
+}
+
 TEST(ComparatorSort, PhasesTimedAlone) {
   // comparator_sort_phases: the same result as sort_less_bits, one entry per phase (the blocks, a split and a merge
   // per level, the copy back); the native backend reports one.

@@ -85,20 +85,27 @@ fn merge_tile(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wi
   }
   var ai = lo;
   var bi = na + d - lo;
+  // The two keys at the front of A and B stay in registers: each step reads one key from workgroup memory, the
+  // one after the key it takes (positions past a run's end read a key that is never taken: unused).
+  var ka = tile_keys[min(ai, TILE - 1u)];
+  var kb = tile_keys[min(bi, TILE - 1u)];
   var out_keys: array<u32, ITEMS>;
   var out_pos: array<u32, ITEMS>;
   for (var k = 0u; k < ITEMS; k += 1u) {
     var take_a = ai < na;
     if (take_a && bi < count) {
-      take_a = tile_le(ai, bi);
+      take_a = key_le(word_key(ka), word_key(kb));
     }
-    let p = select(bi, ai, take_a);
-    out_pos[k] = p;
-    out_keys[k] = tile_keys[min(p, TILE - 1u)];  // past the tile's end (k >= count - d) unused
     if (take_a) {
+      out_pos[k] = ai;
+      out_keys[k] = ka;
       ai += 1u;
+      ka = tile_keys[min(ai, TILE - 1u)];
     } else {
+      out_pos[k] = bi;
+      out_keys[k] = kb;
       bi += 1u;
+      kb = tile_keys[min(bi, TILE - 1u)];
     }
   }
   stage_outputs(d, count, out_keys);

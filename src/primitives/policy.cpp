@@ -121,6 +121,7 @@ const std::vector<knob_def>& knob_defs() {
       WGPRIM_KNOB("sort.window", 1, 32, "onesweep sort: predecessor states each digit reads at once", sort.window, u32),
       WGPRIM_KNOB("sort.atomic_ranks", 0, 1, "onesweep sort: digit counts bumped by workgroup atomics (1) or a barrier per key (0)", sort.atomic_counts, bool),
       WGPRIM_KNOB("sort.reload_keys", 0, 1, "onesweep sort: 32-bit keys read again for the scatter, digits packed meanwhile (1), or held in registers (0)", sort.reload_keys, bool),
+      WGPRIM_KNOB("merge.items", 8, 32, "comparator sort: keys each invocation merges in a row, 8, 16 or 32 (workgroups of 2,048 / items)", merge.items, u32),
       WGPRIM_KNOB("histogram.workgroups", 1, 16384, "histogram: workgroups (grid-stride beyond)", histogram.max_workgroups, u32),
       WGPRIM_KNOB("histogram.step_values", 1, 8, "histogram: loads per grid-stride step, 1, 2, 4 or 8", histogram.step_values, u32),
   };
@@ -136,7 +137,8 @@ const knob_def* find_knob(const std::string& name) {
 
 // "" when the value fits the knob, else why not.
 std::string check_value(const knob_def& k, std::uint64_t v) {
-  if (v < k.min || v > k.max || (std::string(k.name) == "histogram.step_values" && v != 1 && v != 2 && v != 4 && v != 8))
+  if (v < k.min || v > k.max || (std::string(k.name) == "histogram.step_values" && v != 1 && v != 2 && v != 4 && v != 8) ||
+      (std::string(k.name) == "merge.items" && v != 8 && v != 16 && v != 32))
     return std::string(k.name) + " = " + std::to_string(v) + " is out of its range " + std::to_string(k.min) +
            ".." + std::to_string(k.max) + (std::string(k.name) == "histogram.step_values" ? " (1, 2, 4 or 8)" : "");
   return "";

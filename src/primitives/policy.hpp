@@ -27,6 +27,7 @@ struct policies {
   reduce_policy reduce;
   arg_reduce_policy arg_reduce;
   sort_onesweep_policy sort;
+  sort_merge_policy merge;
   histogram_policy histogram;
 };
 

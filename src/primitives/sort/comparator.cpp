@@ -6,7 +6,7 @@
 //     COMPARATOR hook: a bitonic network on (key, index), stable);
 //   levels: neighbouring sorted runs merged pairwise, log2(n / tile) levels ping-ponging between the keys and a
 //     scratch buffer, a copy back when the count is odd. Each level is two dispatches (the GPU merge sorts' shape):
-//     sort/merge_tile_split.wgsl finds the merge path once per output tile of level_wg * level_items keys, then
+//     sort/merge_tile_split.wgsl finds the merge path once per output tile of merge_tile keys, then
 //     sort/merge_tile.wgsl merges each tile in workgroup memory from coalesced loads and stores (merge_keys.wgsl's
 //     key_le with the same hook: ties from the left run, stable). WGPRIM_COMPARATOR_MERGE=level runs the level
 //     before it instead (sort/merge_level.wgsl: each invocation searches and merges in global memory), for A/B runs.
@@ -21,15 +21,24 @@
 #include "core/env.hpp"
 #include "core/expr.hpp"
 #include "primitives/backend.hpp"
+#include "primitives/policy.hpp"
 #include "primitives/sort/sort.hpp"
 #include "wgprim/error.hpp"
 
 namespace wgprim::detail {
 
 namespace {
-// A merge tile of level_wg * level_items = 2048 keys: 8 KiB of workgroup memory (within WebGPU's default 16 KiB).
-constexpr std::uint32_t level_wg = 256, level_items = 8, split_wg = 256;
-static_assert(segment_mid_max % (level_wg * level_items) == 0, "a merge tile must not straddle two pairs of runs");
+// A merge tile of merge_tile = 2048 keys: 8 KiB of workgroup memory (within WebGPU's default 16 KiB), merged by
+// merge_tile / items invocations (the policy's merge.items).
+constexpr std::uint32_t merge_tile = 2048, split_wg = 256;
+static_assert(segment_mid_max % merge_tile == 0, "a merge tile must not straddle two pairs of runs");
+struct merge_shape {
+  std::uint32_t wg, items;
+};
+merge_shape merge_shape_for(const context& ctx) {
+  const std::uint32_t items = policy_for(ctx).merge.items;
+  return {merge_tile / items, items};
+}
 
 struct merge_params {  // sort/merge_keys.wgsl: merge_params (the levels read la, out_count, grid_x, pairs, step,
                        // diagonals)
@@ -203,7 +212,8 @@ void comparator_sort_gpu(context& ctx, const range_ref& keys, const range_ref* v
     // parenthesised expression in a and b with no indexing, loops or calls but WGSL built-ins, so it cannot reach
     // memory the kernels' own indexing does not.
     const bool tiled = !env::comparator_merge_level();
-    wgsl_constants constants = sort_constants(level_wg, level_items, 1);
+    const merge_shape shape = merge_shape_for(ctx);
+    wgsl_constants constants = sort_constants(shape.wg, shape.items, 1);
     constants.push_back({"RUNS", "false"});
     const auto& k_level =
         tiled ? get_kernel(ctx, sort_merge_tile_spec, sort_compare_source(sort_merge_tile_spec.file, c, constants),
@@ -217,9 +227,9 @@ void comparator_sort_gpu(context& ctx, const range_ref& keys, const range_ref* v
     const buffer& none_out = scratch(ctx, "sort.none_vals_x", 16);
     device_view src_k = kv, dst_k = yk, src_v = vv, dst_v = yv;
     const std::uint32_t max_dim = ctx.limits().max_compute_workgroups_per_dimension;
-    // One workgroup per output tile of level_wg * level_items keys (either level); the tiled one first finds one
-    // split per tile (the merge path at its first output).
-    const std::uint64_t out_tiles = (n + level_wg * level_items - 1) / (level_wg * level_items);
+    // One workgroup per output tile of merge_tile keys (either level); the tiled one first finds one split per tile
+    // (the merge path at its first output).
+    const std::uint64_t out_tiles = (n + merge_tile - 1) / merge_tile;
     std::uint32_t gx, gy, sx = 0, sy = 0;
     grid_2d(out_tiles, max_dim, gx, gy);
     const kernel* k_split = nullptr;
@@ -236,7 +246,7 @@ void comparator_sort_gpu(context& ctx, const range_ref& keys, const range_ref* v
     merge_params p{};
     p.pairs = pairs ? 1u : 0u;
     p.out_count = static_cast<std::uint32_t>(n);
-    p.step = level_wg * level_items;
+    p.step = merge_tile;
     p.diagonals = static_cast<std::uint32_t>(out_tiles);
     unsigned levels = 0;
     for (std::uint64_t run = tile; run < n; run *= 2, ++levels) {
@@ -325,8 +335,9 @@ buffer record_merge_runs(recorder& rec, const key_compare& c, const device_view&
   if (runs.size() < 2) return {};
   if (n * 4 > ctx.binding_limit() || n > 0xffffffffull)
     throw error(errc::limit, "merge of sorted runs: " + std::to_string(n) + " keys exceed one storage binding");
-  const std::uint64_t tile = level_wg * level_items;
-  wgsl_constants tile_constants = sort_constants(level_wg, level_items, 1), split_constants = sort_constants(split_wg, 1, 1);
+  const std::uint64_t tile = merge_tile;
+  const merge_shape shape = merge_shape_for(ctx);
+  wgsl_constants tile_constants = sort_constants(shape.wg, shape.items, 1), split_constants = sort_constants(split_wg, 1, 1);
   tile_constants.push_back({"RUNS", "true"});
   split_constants.push_back({"RUNS", "true"});
   const auto& k_tile = get_kernel(ctx, sort_merge_tile_spec,

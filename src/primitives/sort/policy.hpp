@@ -35,6 +35,12 @@ struct sort_onesweep_policy {
   std::uint32_t window = 1;     // predecessor states each digit reads at once in the look-back (tune.lookback_window);
                                 // H200 2026-12-01, 512 x 15 tiles, ms per pass at 2^28: window 1 5.96, 2 6.07, 4 6.26, 8 6.55
 };
+// The comparator sort's merge levels (src/primitives/sort/comparator.cpp): output tiles of 2,048 keys, each merged by
+// one workgroup of 2,048 / items invocations, each merging `items` keys in a row (8, 16 or 32).
+struct sort_merge_policy {
+  std::uint32_t items = 8;
+};
+
 sort_onesweep_policy sort_onesweep_policy_for(const context& ctx, const tuning& t, bool stress, std::uint32_t key_words);
 
 }  // namespace wgprim::detail
