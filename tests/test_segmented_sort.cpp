@@ -305,8 +305,10 @@ TEST(ComparatorSort, ExpressionsTypesAndSizes) {
 
 // The comparator sort's block sort (tiles of 2048 and a last partial tile) through every variant of sort_mid.
 TEST(ComparatorSort, MidNetworkVariants) {
+  context c(webgpu_options());
+  set_policy(c, {{"merge.block_network", 1}});  // the blocks by sort_mid (the CPU adapters' row; GPUs merge)
   std::vector<const char*> variants = {"memory", "registers"};
-  if (ctx().features().subgroups) variants.push_back("subgroups");
+  if (c.features().subgroups) variants.push_back("subgroups");
   for (const char* v : variants) {
     env_override mid("WGPRIM_SORT_MID", v);
     SCOPED_TRACE(std::string("WGPRIM_SORT_MID=") + v);
@@ -314,7 +316,7 @@ TEST(ComparatorSort, MidNetworkVariants) {
     for (std::size_t n : {100, 1000, 2048, 4097})
       for (const auto& [t, less] : {std::pair{dtype::i32, "abs(a) < abs(b)"}, std::pair{dtype::f32, "a > b"}}) {
         ++seed;
-        check_less(ctx(), t, less, less_keys(t, n, seed, seed % 2 == 0), seed % 3 != 0);
+        check_less(c, t, less, less_keys(t, n, seed, seed % 2 == 0), seed % 3 != 0);
       }
   }
 }
@@ -375,15 +377,16 @@ TEST(ComparatorSort, MergeLevelsAtTileEdges) {
 }
 
 TEST(ComparatorSort, MergeItemsPolicies) {
-  // The policy's merge.items (keys each invocation merges in a row; workgroups of 2,048 / items): every value merges
-  // the same as the CPU twin, at tile edges, keys and pairs, tiled and per-invocation levels.
-  for (const std::uint64_t items : {16u, 32u}) {
+  // The policy's merge.items (keys each invocation merges in a row; workgroups of 2,048 / items), with the blocks
+  // by the merge sort in workgroup memory (the GPUs' row) and by the network: every value sorts as the CPU twin, at
+  // tile edges, keys and pairs, tiled and per-invocation levels.
+  for (const std::uint64_t items : {8u, 16u, 32u}) {
     context c(webgpu_options());
-    set_policy(c, {{"merge.items", items}});
+    set_policy(c, {{"merge.items", items}, {"merge.block_network", items == 16 ? 1u : 0u}});
     for (const char* merge : {"tile", "level"}) {
       ::setenv("WGPRIM_COMPARATOR_MERGE", merge, 1);
       std::uint32_t seed = 500;
-      for (const std::size_t n : {2049, 4095, 4097, 6145, 16385, 65537}) {
+      for (const std::size_t n : {2, 7, 8, 9, 100, 2047, 2048, 2049, 4095, 4097, 6145, 16385, 65537}) {
         check_less(c, dtype::i32, "(a & 7) < (b & 7)", less_keys(dtype::i32, n, ++seed, false), n % 2 == 1);
         check_less(c, dtype::f32, "abs(a) < abs(b)", less_keys(dtype::f32, n, ++seed, true), n % 2 == 0);
       }

@@ -67,6 +67,7 @@ policies builtin_policies(adapter_class c) {
   // lavapipe's loops of workgroup atomics are slow: 1,000,003 u32 keys sorted in 12.0 s ranked with atomics against
   // 0.93 s with a barrier per key (2 cores, 2026-12-02).
   p.sort.atomic_counts = false;
+  p.merge.block_network = true;  // 10^6 u32 keys, blocks: network 96 ms, merge sort 146 ms (2 cores, 2026-12-03)
   p.sort.reload_keys = false;  // 1,048,576 u32 keys: 207 ms holding the keys, 237 reading them again
   // More workgroups only add private-bin flushes; lavapipe (2 busy cores, 2^22 f32, 256 bins): the cached edges
   // and four values per step measured 298-326 ms against 163-264 ms without.
@@ -122,6 +123,7 @@ const std::vector<knob_def>& knob_defs() {
       WGPRIM_KNOB("sort.atomic_ranks", 0, 1, "onesweep sort: digit counts bumped by workgroup atomics (1) or a barrier per key (0)", sort.atomic_counts, bool),
       WGPRIM_KNOB("sort.reload_keys", 0, 1, "onesweep sort: 32-bit keys read again for the scatter, digits packed meanwhile (1), or held in registers (0)", sort.reload_keys, bool),
       WGPRIM_KNOB("merge.items", 8, 32, "comparator sort: keys each invocation merges in a row, 8, 16 or 32 (workgroups of 2,048 / items)", merge.items, u32),
+      WGPRIM_KNOB("merge.block_network", 0, 1, "comparator sort: blocks sorted by a bitonic network (1) or a merge sort in workgroup memory (0)", merge.block_network, bool),
       WGPRIM_KNOB("histogram.workgroups", 1, 16384, "histogram: workgroups (grid-stride beyond)", histogram.max_workgroups, u32),
       WGPRIM_KNOB("histogram.step_values", 1, 8, "histogram: loads per grid-stride step, 1, 2, 4 or 8", histogram.step_values, u32),
   };

@@ -182,7 +182,7 @@ const std::vector<const kernel_spec*>& kernel_specs() {
       &arg_reduce_partials_spec, &arg_reduce_final_spec,
       &sort_histogram_spec,   &sort_plan_spec, &sort_finish_spec, &sort_rts_count_spec, &sort_rts_scatter_spec, &sort_onesweep_spec, &sort_merge_split_spec, &sort_merge_spec,
       &sort_seg_tile_starts_spec, &sort_seg_short_spec, &sort_seg_mid_spec, &sort_seg_bin_spec, &sort_merge_level_spec,
-      &sort_merge_tile_split_spec, &sort_merge_tile_spec,
+      &sort_merge_tile_split_spec, &sort_merge_tile_spec, &sort_merge_block_spec,
       &histogram_atomic_spec, &seg_heads_offsets_spec, &seg_heads_keys_spec, &seg_tile_reduce_spec,
       &seg_spine_spec,        &seg_tile_scan_spec,  &seg_gather_spec, &segr_bounds_spec, &segr_tile_spec, &segr_spine_up_spec, &segr_spine_top_spec, &segr_spine_down_spec, &segr_scan_spec, &segr_subgroup_spec, &segr_chunk_args_spec, &segr_chunks_spec, &segr_longs_spec, &segr_chunk_scan_spec, &seg_decoupled_bounds_spec, &seg_decoupled_spec,
       &select_decoupled_spec, &select_count_spec, &by_key_spec,

@@ -108,6 +108,11 @@ const kernel_spec sort_merge_tile_split_spec{"sort/merge_tile_split.wgsl",
                                              "merge_tile_split",
                                              {slot::uniform, slot::storage_read, slot::storage_read, slot::storage_rw},
                                              sizeof(merge_params)};
+const kernel_spec sort_merge_block_spec{"sort/merge_block.wgsl",
+                                        "merge_block",
+                                        {slot::uniform, slot::storage_read, slot::storage_read, slot::storage_rw,
+                                         slot::storage_read, slot::storage_rw},
+                                        sizeof(merge_params)};
 const kernel_spec sort_merge_tile_spec{"sort/merge_tile.wgsl",
                                        "merge_tile",
                                        {slot::uniform, slot::storage_read, slot::storage_read, slot::storage_rw,
@@ -182,15 +187,7 @@ void comparator_sort_gpu(context& ctx, const range_ref& keys, const range_ref* v
       vv = view_of(up_v, n);
     }
   }
-  // The blocks as segments: tile boundaries and the list of every tile.
-  const std::uint64_t tile = segment_mid_max, tiles = (n + tile - 1) / tile;
-  std::vector<std::uint32_t> off(tiles + 1), list(tiles);
-  for (std::uint64_t i = 0; i <= tiles; ++i) off[i] = static_cast<std::uint32_t>(std::min(i * tile, n));
-  for (std::uint64_t i = 0; i < tiles; ++i) list[i] = static_cast<std::uint32_t>(i);
-  buffer off_buf = ctx.create_buffer(off.size() * 4), list_buf = ctx.create_buffer(list.size() * 4);
-  ctx.write(off_buf, 0, off.data(), off.size() * 4);
-  ctx.write(list_buf, 0, list.data(), list.size() * 4);
-  ctx.finish();
+  if (!keys.on_device) ctx.finish();  // the upload's time (device ranges wait for nothing here)
   const double upload_ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
 
   std::optional<recorder> own;
@@ -200,38 +197,74 @@ void comparator_sort_gpu(context& ctx, const range_ref& keys, const range_ref* v
   key_compare c;
   c.less = &prog;
   c.type = key_type;
-  // sort_mid's size classes: every tile but the last is full (segment_mid_max keys); the last may be in the smaller.
-  const std::uint64_t last = n - (tiles - 1) * tile;
-  record_segment_sorts(*rec, c, kv, pairs ? &vv : nullptr, off_buf, tiles, false, list_buf, tiles,
-                       /*mid_small=*/last <= segment_mid_split, /*mid_big=*/n > segment_mid_split);
+  // Trusted kernels (no naga bounds checks or loop bounding) with the caller's comparator, for the reason select
+  // gives (src/primitives/select/decoupled.cpp): the expression is re-emitted by the expression front end, a
+  // parenthesised expression in a and b with no indexing, loops or calls but WGSL built-ins, so it cannot reach
+  // memory the kernels' own indexing does not.
+  const merge_shape shape = merge_shape_for(ctx);
+  wgsl_constants constants = sort_constants(shape.wg, shape.items, 1);
+  constants.push_back({"RUNS", "false"});
+  const buffer& tmp_k = scratch(ctx, "sort.level_keys", n * 4);
+  device_view yk = view_of(tmp_k, n), yv;
+  if (pairs) yv = view_of(scratch(ctx, "sort.level_vals", n * 4), n);
+  const buffer& none_in = scratch(ctx, "sort.none_vals_in", 16);
+  const buffer& none_out = scratch(ctx, "sort.none_vals_x", 16);
+  device_view src_k = kv, dst_k = yk, src_v = vv, dst_v = yv;
+  auto swap_buffers = [&] {
+    std::swap(src_k, dst_k);
+    std::swap(src_v, dst_v);
+  };
+  auto value_bindings = [&] {
+    return std::make_pair(pairs ? bind(src_v) : bind(none_in), pairs ? bind(dst_v) : bind(none_out));
+  };
+  const std::uint32_t max_dim = ctx.limits().max_compute_workgroups_per_dimension;
+  // One workgroup per tile of merge_tile keys: the blocks, and the levels' output tiles.
+  const std::uint64_t tile = merge_tile, tiles = (n + tile - 1) / tile;
+  std::uint32_t gx, gy;
+  grid_2d(tiles, max_dim, gx, gy);
+  merge_params p{};
+  p.pairs = pairs ? 1u : 0u;
+  p.out_count = static_cast<std::uint32_t>(n);
+  p.step = merge_tile;
+  p.diagonals = static_cast<std::uint32_t>(tiles);
+  p.grid_x = gx;
+  unsigned passes = 0;  // dispatches that wrote src into dst (the buffers swapped after each)
+  buffer off_buf, list_buf;  // the network's segments (kept until the submission)
+  if (policy_for(ctx).merge.block_network) {
+    // The blocks as segments of the segmented sort's workgroup network (sort_mid with the COMPARATOR hook), in
+    // place: tile boundaries and the list of every tile (the policy's choice on CPU adapters).
+    std::vector<std::uint32_t> off(tiles + 1), list(tiles);
+    for (std::uint64_t i = 0; i <= tiles; ++i) off[i] = static_cast<std::uint32_t>(std::min(i * tile, n));
+    for (std::uint64_t i = 0; i < tiles; ++i) list[i] = static_cast<std::uint32_t>(i);
+    off_buf = ctx.create_buffer(off.size() * 4);
+    list_buf = ctx.create_buffer(list.size() * 4);
+    ctx.write(off_buf, 0, off.data(), off.size() * 4);
+    ctx.write(list_buf, 0, list.data(), list.size() * 4);
+    const std::uint64_t last = n - (tiles - 1) * tile;  // sort_mid's size classes: only the last tile may be short
+    record_segment_sorts(*rec, c, kv, pairs ? &vv : nullptr, off_buf, tiles, false, list_buf, tiles,
+                         /*mid_small=*/last <= segment_mid_split, /*mid_big=*/n > segment_mid_split);
+  } else {
+    wgsl_constants block_constants = constants;
+    block_constants.push_back({"PAIRS", pairs ? "true" : "false"});
+    const kernel& k_block =
+        get_kernel(ctx, sort_merge_block_spec, sort_compare_source(sort_merge_block_spec.file, c, block_constants),
+                   /*trusted=*/true);
+    const auto [vin, vout] = value_bindings();
+    rec->dispatch(k_block, {rec->params(p), bind(src_k), bind(src_k), bind(dst_k), vin, vout}, gx, gy);
+    swap_buffers();
+    ++passes;
+  }
   if (phases) rec = &phases->next("blocks of " + std::to_string(tile) + " keys");
 
   if (tiles > 1) {
-    // Trusted (no naga bounds checks or loop bounding) with the caller's comparator, for the reason select gives
-    // (src/primitives/select/decoupled.cpp): the expression is re-emitted by the expression front end, a
-    // parenthesised expression in a and b with no indexing, loops or calls but WGSL built-ins, so it cannot reach
-    // memory the kernels' own indexing does not.
     const bool tiled = !env::comparator_merge_level();
-    const merge_shape shape = merge_shape_for(ctx);
-    wgsl_constants constants = sort_constants(shape.wg, shape.items, 1);
-    constants.push_back({"RUNS", "false"});
     const auto& k_level =
         tiled ? get_kernel(ctx, sort_merge_tile_spec, sort_compare_source(sort_merge_tile_spec.file, c, constants),
                            /*trusted=*/true)
               : get_kernel(ctx, sort_merge_level_spec,
                            sort_compare_source(sort_merge_level_spec.file, c, constants), /*trusted=*/true);
-    const buffer& tmp_k = scratch(ctx, "sort.level_keys", n * 4);
-    device_view yk = view_of(tmp_k, n), yv;
-    if (pairs) yv = view_of(scratch(ctx, "sort.level_vals", n * 4), n);
-    const buffer& none_in = scratch(ctx, "sort.none_vals_in", 16);
-    const buffer& none_out = scratch(ctx, "sort.none_vals_x", 16);
-    device_view src_k = kv, dst_k = yk, src_v = vv, dst_v = yv;
-    const std::uint32_t max_dim = ctx.limits().max_compute_workgroups_per_dimension;
-    // One workgroup per output tile of merge_tile keys (either level); the tiled one first finds one split per tile
-    // (the merge path at its first output).
-    const std::uint64_t out_tiles = (n + merge_tile - 1) / merge_tile;
-    std::uint32_t gx, gy, sx = 0, sy = 0;
-    grid_2d(out_tiles, max_dim, gx, gy);
+    // The tiled level first finds one split per output tile (the merge path at its first output).
+    std::uint32_t sx = 0, sy = 0;
     const kernel* k_split = nullptr;
     const buffer* splits = nullptr;
     if (tiled) {
@@ -240,19 +273,14 @@ void comparator_sort_gpu(context& ctx, const range_ref& keys, const range_ref* v
       k_split = &get_kernel(ctx, sort_merge_tile_split_spec,
                             sort_compare_source(sort_merge_tile_split_spec.file, c, split_constants),
                             /*trusted=*/true);
-      splits = &scratch(ctx, "sort.level_splits", out_tiles * 4);
-      grid_2d((out_tiles + split_wg - 1) / split_wg, max_dim, sx, sy);
+      splits = &scratch(ctx, "sort.level_splits", tiles * 4);
+      grid_2d((tiles + split_wg - 1) / split_wg, max_dim, sx, sy);
     }
-    merge_params p{};
-    p.pairs = pairs ? 1u : 0u;
-    p.out_count = static_cast<std::uint32_t>(n);
-    p.step = merge_tile;
-    p.diagonals = static_cast<std::uint32_t>(out_tiles);
     unsigned levels = 0;
     for (std::uint64_t run = tile; run < n; run *= 2, ++levels) {
       merge_params q = p;
       q.la = static_cast<std::uint32_t>(run);
-      const binding vin = pairs ? bind(src_v) : bind(none_in), vout = pairs ? bind(dst_v) : bind(none_out);
+      const auto [vin, vout] = value_bindings();
       const std::string level = "level " + std::to_string(levels + 1) + " (runs of " + std::to_string(run) + ")";
       if (tiled) {
         q.grid_x = sx;
@@ -262,17 +290,16 @@ void comparator_sort_gpu(context& ctx, const range_ref& keys, const range_ref* v
         rec->dispatch(k_level, {rec->params(q), bind(src_k), bind(src_k), bind(dst_k), vin, vout, bind(*splits)}, gx,
                       gy);
       } else {
-        q.grid_x = gx;
         rec->dispatch(k_level, {rec->params(q), bind(src_k), bind(src_k), bind(dst_k), vin, vout}, gx, gy);
       }
       if (phases) rec = &phases->next(level + ": merge");
-      std::swap(src_k, dst_k);
-      std::swap(src_v, dst_v);
+      swap_buffers();
+      ++passes;
     }
-    if (levels % 2) {  // the result is in the scratch buffers
-      rec->copy_raw(src_k.buf, src_k.offset, kv.buf, kv.offset, n * 4);
-      if (pairs) rec->copy_raw(src_v.buf, src_v.offset, vv.buf, vv.offset, n * 4);
-    }
+  }
+  if (passes % 2) {  // the result is in the scratch buffers
+    rec->copy_raw(src_k.buf, src_k.offset, kv.buf, kv.offset, n * 4);
+    if (pairs) rec->copy_raw(src_v.buf, src_v.offset, vv.buf, vv.offset, n * 4);
   }
   ok.finish(*rec);
   if (pairs) ov.finish(*rec);

@@ -37,8 +37,13 @@ struct sort_onesweep_policy {
 };
 // The comparator sort's merge levels (src/primitives/sort/comparator.cpp): output tiles of 2,048 keys, each merged by
 // one workgroup of 2,048 / items invocations, each merging `items` keys in a row (8, 16 or 32).
+// The blocks (tiles of 2,048 keys sorted by one workgroup each): a merge sort in workgroup memory
+// (sort/merge_block.wgsl), or the segmented sort's bitonic network (block_network, sort/segmented.wgsl's sort_mid).
+// H200 2026-12-03 (session 15), u32 keys `a > b`, GPU ms of the blocks at 2^24 / 2^28: network 2.44 / 38.7, merge
+// see bench/results/2026-12-03-h200-session15; lavapipe (2 cores, 10^6 keys): merge 146 ms, network 96 ms.
 struct sort_merge_policy {
   std::uint32_t items = 8;
+  bool block_network = false;
 };
 
 sort_onesweep_policy sort_onesweep_policy_for(const context& ctx, const tuning& t, bool stress, std::uint32_t key_words);

@@ -135,7 +135,7 @@ void record_segment_sorts(recorder& rec, const key_compare& c, const device_view
                           const buffer& offsets, std::uint64_t n_segments, bool short_segments, const buffer& list,
                           std::uint64_t list_count, bool mid_small = true, bool mid_big = true);
 extern const kernel_spec sort_seg_tile_starts_spec, sort_seg_short_spec, sort_seg_mid_spec, sort_seg_bin_spec,
-    sort_merge_level_spec, sort_merge_tile_split_spec, sort_merge_tile_spec;
+    sort_merge_level_spec, sort_merge_tile_split_spec, sort_merge_tile_spec, sort_merge_block_spec;
 
 /// Sorts the first `count` (a u32 on the device, clamped to the range's length) 32-bit keys of a device range in
 /// place without the count reaching the host: every kernel reads it (sort/count.wgsl), so the passes cover the
