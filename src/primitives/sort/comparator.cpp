@@ -246,6 +246,7 @@ void comparator_sort_gpu(context& ctx, const range_ref& keys, const range_ref* v
   } else {
     wgsl_constants block_constants = constants;
     block_constants.push_back({"PAIRS", pairs ? "true" : "false"});
+    block_constants.push_back({"MS_POSITIONS", pairs ? "true" : "false"});
     const kernel& k_block =
         get_kernel(ctx, sort_merge_block_spec, sort_compare_source(sort_merge_block_spec.file, c, block_constants),
                    /*trusted=*/true);
