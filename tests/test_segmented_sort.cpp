@@ -153,11 +153,11 @@ TEST(SegmentedSort, BothOrdersAndBitRanges) {
       }
 }
 
-// Every variant of the one-workgroup network (WGPRIM_SORT_MID, segmented.wgsl's sort_mid): segments padded to every
-// p from 128 to 2048 (at the edges 2^k - 1, 2^k, 2^k + 1), both orders, keys and pairs, f32 with NaNs and +-0, a
-// bit range; then the comparator sort, whose block sort is the same kernel.
+// Every variant of the one-workgroup sort (WGPRIM_SORT_MID, segmented.wgsl's sort_mid: the networks and the merge
+// sort): segments padded to every p from 128 to 2048 (at the edges 2^k - 1, 2^k, 2^k + 1), both orders, keys and
+// pairs, f32 with NaNs and +-0, a bit range.
 TEST(SegmentedSort, MidNetworkVariants) {
-  std::vector<const char*> variants = {"memory", "registers"};
+  std::vector<const char*> variants = {"memory", "registers", "merge"};
   if (ctx().features().subgroups) variants.push_back("subgroups");
   const std::vector<std::uint32_t> off = offsets_of(
       1, {65, 100, 127, 128, 129, 200, 255, 256, 257, 3, 400, 511, 512, 513, 700, 1000, 1023, 1024, 1025, 1500, 2047, 2048});

@@ -65,7 +65,10 @@ struct seg_params {
 @group(0) @binding(4) var<storage, read_write> vals: array<u32>;
 @group(0) @binding(5) var<storage, read> gate: array<u32>;
 
+//! if MID_MERGE
+//! else
 var<workgroup> se: array<vec2<u32>, MID>;  // (compared key, index within the segment); pads: index >= length
+//! endif
 var<private> seg_len: u32;
 
 // Whether entry a goes after entry b: by key, then by index; pads (index >= seg_len) after every key.
@@ -116,6 +119,50 @@ fn mid_segment(l: u32, wid: vec3u, extra: u32) -> vec3<u32> {
   return g;
 }
 
+//! if MID_MERGE
+// MID_MERGE (the default on GPUs): the segment sorted by tile/merge_sort.wgsl with ITEMS = MID / WG_SIZE keys per
+// invocation, no padding to a power of two: the raw keys move, compared in their compared form (goes_before), ties
+// in the segment's order (a stable merge, no index tie-break); with PAIRS each key's position in the segment moves
+// with it, then becomes its value (gathered before any write), and both are written back from workgroup memory.
+//! import tile/merge_sort.wgsl
+
+fn ms_goes_first(x: u32, y: u32) -> bool {
+  return !goes_before(compared_form(y), compared_form(x));
+}
+
+@compute @workgroup_size(WG_SIZE)
+fn sort_mid(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid: vec3u) {
+  let g = mid_segment(l, wid, 1u);
+  let b = g.x;
+  let len = g.y;
+  if (len == 0u) {
+    return;
+  }
+  let d = l * ITEMS;
+  var k: array<u32, ITEMS>;
+  var p: array<u32, ITEMS>;
+  for (var q = 0u; q < ITEMS; q += 1u) {
+    k[q] = keys[b + min(d + q, len - 1u)];
+    p[q] = d + q;
+  }
+  tile_merge_sort(l, len, &k, &p);
+  if (PAIRS) {
+    for (var q = 0u; q < ITEMS; q += 1u) {
+      if (d + q < len) {
+        p[q] = vals[b + p[q]];
+      }
+    }
+  }
+  tile_merge_stage(l, len, &k, &p);
+  storageBarrier();  // every read of the segment is done
+  for (var i = l; i < len; i += WG_SIZE) {
+    keys[b + i] = ms_keys[i];
+//! if PAIRS
+    vals[b + i] = ms_pos[i];
+//! endif
+  }
+}
+//! else
 //! if MID_REGISTERS
 // REGS = 2^REGS_LOG2 (constants of the composition): entries per invocation at most (in registers), p / WG_SIZE
 // for the longest segments, at least 4. The loops over registers count linearly to a constant, so that compilers
@@ -379,4 +426,5 @@ fn sort_mid(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid:
     }
   }
 }
+//! endif
 //! endif

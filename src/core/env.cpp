@@ -147,7 +147,7 @@ histogram_ab histogram_variant() {
   return v;
 }
 
-int sort_mid() { return choice("WGPRIM_SORT_MID", {"memory", "registers", "subgroups"}); }
+int sort_mid() { return choice("WGPRIM_SORT_MID", {"memory", "registers", "subgroups", "merge"}); }
 
 const char* system(const char* name) { return get(name); }
 

@@ -52,10 +52,10 @@ struct histogram_ab {
   bool scalar = false, no_atomics = false;
 };
 histogram_ab histogram_variant();
-/// WGPRIM_SORT_MID=memory|registers|subgroups: the segmented sort's one-workgroup network (sort_mid, also the
-/// comparator sort's block sort) for A/B runs and tests: -1 unset (subgroups where the adapter has them, else
-/// registers), 0 memory (the earlier kernel: entries in workgroup memory), 1 registers (entries in registers, no
-/// shuffles), 2 subgroups (registers and subgroup shuffles).
+/// WGPRIM_SORT_MID=memory|registers|subgroups|merge: the segmented sort's one-workgroup sort of a segment (sort_mid,
+/// also the comparator sort's block sort on CPU adapters) for A/B runs and tests: -1 unset (the policy's), 0 memory
+/// (a bitonic network, entries in workgroup memory), 1 registers (the network, entries in registers, no shuffles),
+/// 2 subgroups (registers and subgroup shuffles), 3 merge (tile/merge_sort.wgsl: a merge sort in workgroup memory).
 int sort_mid();
 /// WGPRIM_COMPARATOR_MERGE=tile|level: the comparator sort's merge levels; level: the per-invocation global-memory
 /// merge before the tiled one (A/B runs); false when unset, empty or "tile"; throws errc::invalid_argument otherwise.

@@ -2,11 +2,13 @@
 # H200 call 2 (session 15): (1) the comparator sort's blocks by the new merge sort in workgroup memory
 # (sort/merge_block.wgsl) against the bitonic network (policy merge.block_network 0 / 1, policy files under
 # per-run XDG_CACHE_HOME), phases at 2^24 and 2^28, then `wgprim bench` rows (call, batched) beside CUB's merge sort;
-# (2) 64-bit keys read again (WGPRIM_ONESWEEP_RELOAD=1) at 12..18 keys per invocation (--sort-tunes), i64 rows.
+# (2) the segmented sort's mid segments (257..2048 keys) by the same merge sort (WGPRIM_SORT_MID=merge, the new GPU
+# default) against the bitonic network in workgroup memory (memory, the earlier default), segmented_sort_keys rows;
+# (3) 64-bit keys read again (WGPRIM_ONESWEEP_RELOAD=1) at 12..18 keys per invocation (--sort-tunes), i64 rows.
 set -u
 . devbuild/setup.sh
 { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; date -u; } > $OUT/env.txt 2>&1
-timeout 100 $B/cub_bench --json --sizes 24,28 --k 10 --reps 5 --primitives merge_sort,sort_keys > $OUT/cub.jsonl; echo cub rc=$?
+timeout 100 $B/cub_bench --json --sizes 24,28 --k 10 --reps 5 --primitives merge_sort,sort_keys,segmented_sort > $OUT/cub.jsonl; echo cub rc=$?
 python3 -c "
 import json
 for l in open('$OUT/cub.jsonl'):
@@ -31,6 +33,16 @@ for f in ('/tmp/m24.json', '/tmp/m28.json'):
 " | tee -a $OUT/merge_bench.txt
 done
 unset XDG_CACHE_HOME
+for v in memory merge memory merge; do
+  for lg in 24 28; do
+    WGPRIM_SORT_MID=$v timeout 150 $B/wgprim bench --json --reps 5 --warmup 2 --batch 10 --min-log2 $lg --max-log2 $lg --primitives segmented_sort_keys > /tmp/g.json; echo segsort $v 2^$lg rc=$?
+    python3 -c "
+import json
+for r in json.load(open('/tmp/g.json'))['results']:
+    print('segsort $v', r['algorithm'], r['type'], r['op'], r['n'], 'gpu %.4f call %.4f batched %s' % (r['gpu_ms'], r.get('call_ms',0), r.get('batched_ms')))
+" | tee -a $OUT/segsort.txt
+  done
+done
 for lg in 24 28; do
   WGPRIM_ONESWEEP_RELOAD=1 timeout 200 $B/wgprim bench --json --reps 5 --warmup 2 --batch 10 --min-log2 $lg --max-log2 $lg --primitives sort_keys --algorithm onesweep --sort-tunes 14:1,16:1,18:1 > /tmp/s.json; echo bench 2^$lg rc=$?
   python3 -c "

@@ -24,6 +24,7 @@
 #include "core/expr.hpp"
 #include "core/host_checks.hpp"
 #include "primitives/backend.hpp"
+#include "primitives/policy.hpp"
 #include "primitives/sort/sort.hpp"
 #include "wgprim/error.hpp"
 
@@ -146,16 +147,24 @@ void record_segment_sorts_gated(recorder& rec, const key_compare& c, const devic
   // segments of ~1000 slower (2^28: 35.6 vs 29.6 ms; 2048 keys 39.2 vs 25.6) but the comparator sort faster
   // (2^28: 72.2 vs 84.4 ms), whose compares cost more than the moves the shuffles save.
   // Compiled trusted also with a comparator (see comparator.cpp: the expression cannot index memory).
+  // GPUs (policy merge.block_network 0) sort a segment by the merge sort in workgroup memory instead (3): see
+  // sort/policy.hpp for the measurements.
   const bool subgroups = ctx.features().subgroups;
   int mid = env::sort_mid();
-  if (mid == -1) mid = c.less && subgroups ? 2 : 0;
+  if (mid == -1) mid = !policy_for(ctx).merge.block_network ? 3 : c.less && subgroups ? 2 : 0;
   if (mid == 2 && !subgroups)
     throw error(errc::unsupported, "WGPRIM_SORT_MID=subgroups needs subgroups, which this adapter lacks");
-  constants.push_back({"MID_REGISTERS", mid == 0 ? "false" : "true"});
+  constants.push_back({"MID_MERGE", mid == 3 ? "true" : "false"});
+  constants.push_back({"MS_POSITIONS", vals && mid == 3 ? "true" : "false"});
+  constants.push_back({"MID_REGISTERS", mid == 1 || mid == 2 ? "true" : "false"});
   constants.push_back({"SUBGROUPS", mid == 2 ? "true" : "false"});
-  // The size class of segments of (lo, hi] keys: workgroup arrays of hi entries.
+  // The size class of segments of (lo, hi] keys: workgroup arrays of hi entries (the merge sort: hi / seg_wg keys
+  // per invocation).
   auto mid_kernel = [&](std::uint32_t lo, std::uint32_t hi) -> const kernel& {
     wgsl_constants k = constants;
+    if (mid == 3)
+      for (auto& [name, value] : k)
+        if (name == "ITEMS") value = std::to_string(hi / seg_wg) + "u";
     k.push_back({"MID", std::to_string(hi) + "u"});
     k.push_back({"MID_MIN", std::to_string(lo) + "u"});
     std::uint32_t regs_log2 = 2;  // entries per invocation: at least 4, up to hi / seg_wg
