@@ -121,7 +121,7 @@ const std::vector<knob_def>& knob_defs() {
       WGPRIM_KNOB("sort.spin", 1, 65536, "onesweep sort: polls of a waiting predecessor", sort.spin, u32),
       WGPRIM_KNOB("sort.window", 1, 32, "onesweep sort: predecessor states each digit reads at once", sort.window, u32),
       WGPRIM_KNOB("sort.atomic_ranks", 0, 1, "onesweep sort: digit counts bumped by workgroup atomics (1) or a barrier per key (0)", sort.atomic_counts, bool),
-      WGPRIM_KNOB("sort.reload_keys", 0, 1, "onesweep sort: 32-bit keys read again for the scatter, digits packed meanwhile (1), or held in registers (0)", sort.reload_keys, bool),
+      WGPRIM_KNOB("sort.reload_keys", 0, 1, "onesweep sort: keys read again for the scatter, digits packed meanwhile (1), or held in registers (0)", sort.reload_keys, bool),
       WGPRIM_KNOB("merge.items", 8, 32, "comparator sort: keys each invocation merges in a row, 8, 16 or 32 (workgroups of 2,048 / items)", merge.items, u32),
       WGPRIM_KNOB("merge.block_network", 0, 1, "comparator sort: blocks sorted by a bitonic network (1) or a merge sort in workgroup memory (0)", merge.block_network, bool),
       WGPRIM_KNOB("histogram.workgroups", 1, 16384, "histogram: workgroups (grid-stride beyond)", histogram.max_workgroups, u32),

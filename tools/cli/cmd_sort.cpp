@@ -336,7 +336,7 @@ namespace {
 /// Rows of the segmented sort (u32 keys in segments of 16 and of 1,000: CUB's DeviceSegmentedSort rows) and of the
 /// comparator sort ("a < b": CUB's DeviceMergeSort row). Both sort in place, so each run first copies the unsorted
 /// keys into the sorted buffer (a separate submission: run's GPU time is the sort's alone; call's wall time
-/// includes that copy).
+/// includes that copy and a read of the last key).
 void add_sort_extra_cases(context& ctx, std::size_t n_max, const bench_wants& wants, std::vector<bench_case>& cases) {
   auto unsorted = std::make_shared<buffer>();
   auto keys = [&ctx, n_max, unsorted]() -> const buffer& {  // random u32 keys, made at the first run
@@ -382,7 +382,11 @@ void add_sort_extra_cases(context& ctx, std::size_t n_max, const bench_wants& wa
       go(n, ro);
       return st.gpu_ms;
     };
-    c.call = [go](std::size_t n) { go(n, {}); };
+    c.call = [go, &ctx, work](std::size_t n) {  // the last key read back, as CUB's call rows
+      go(n, {});
+      std::uint32_t last;
+      ctx.read(*work, (n - 1) * 4, &last, 4);
+    };
     cases.push_back(std::move(c));
   }
   if (wants("sort_keys", "merge")) {
@@ -399,7 +403,11 @@ void add_sort_extra_cases(context& ctx, std::size_t n_max, const bench_wants& wa
       go(n, ro);
       return st.gpu_ms;
     };
-    c.call = [go](std::size_t n) { go(n, {}); };
+    c.call = [go, &ctx, work](std::size_t n) {  // the last key read back, as CUB's call rows
+      go(n, {});
+      std::uint32_t last;
+      ctx.read(*work, (n - 1) * 4, &last, 4);
+    };
     cases.push_back(std::move(c));
   }
 }

@@ -120,10 +120,9 @@ class onesweep final : public sort_algorithm {
     stress_ = lookback_stress(ctx);
     pol_ = sort_onesweep_policy_for(ctx, a.opt->tune, stress_, a.key_words);
     const unsigned ablate = env::onesweep_ablate();
-    // Keys read again for the scatter, digits packed meanwhile: the policy for 32-bit keys; 64-bit keys (word by
-    // word) only when WGPRIM_ONESWEEP_RELOAD=1 forces it: no bench row times 64-bit sorts yet.
+    // Keys read again for the scatter (64-bit keys word by word), digits packed meanwhile: the policy's choice.
     const int reload_env = env::onesweep_reload();
-    const bool reload = reload_env >= 0 ? reload_env == 1 : pol_.reload_keys && a.key_words == 1;
+    const bool reload = reload_env >= 0 ? reload_env == 1 : pol_.reload_keys;
     auto compose = [&]() -> const std::string& {
       wgsl_constants c = sort_constants(pol_.wg_size, pol_.items, a.key_words);
       c.push_back({"SLOTS", std::to_string(pol_.slots) + "u"});

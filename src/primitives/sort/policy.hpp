@@ -31,6 +31,8 @@ struct sort_onesweep_policy {
   // that they hold no registers while the tile ranks (WGPRIM_ONESWEEP_RELOAD=0|1 for A/B). H200 2026-12-02 (session
   // 14), GPU ms at 2^28 held / reloaded: u32 keys 17.17 / 16.14, f32 18.36 / 16.80, u32 pairs 19.53 / 18.40, 16 bits
   // 9.04 / 8.57 (5-9 % at 2^24 too). lavapipe: 12 % slower (2^20: 207 / 237 ms), so CPU adapters hold the keys.
+  // 64-bit keys (word by word; session 15, call 1, i64 GPU ms held / reloaded): 2^24 3.19 / 2.87, 2^27 23.97 /
+  // 21.20, 2^28 54.08 / 48.48.
   bool reload_keys = true;
   std::uint32_t window = 1;     // predecessor states each digit reads at once in the look-back (tune.lookback_window);
                                 // H200 2026-12-01, 512 x 15 tiles, ms per pass at 2^28: window 1 5.96, 2 6.07, 4 6.26, 8 6.55
