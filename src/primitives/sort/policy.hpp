@@ -41,8 +41,10 @@ struct sort_onesweep_policy {
 // one workgroup of 2,048 / items invocations, each merging `items` keys in a row (8, 16 or 32).
 // The blocks (tiles of 2,048 keys sorted by one workgroup each): a merge sort in workgroup memory
 // (sort/merge_block.wgsl), or the segmented sort's bitonic network (block_network, sort/segmented.wgsl's sort_mid).
-// H200 2026-12-03 (session 15), u32 keys `a > b`, GPU ms of the blocks at 2^24 / 2^28: network 2.44 / 38.7, merge
-// see bench/results/2026-12-03-h200-session15; lavapipe (2 cores, 10^6 keys): merge 146 ms, network 96 ms.
+// H200 2026-12-03 (session 15), u32 keys `a > b`: the blocks at 2^24 2.44 ms by the network, 0.41 by the merge sort
+// (whole sort 3.45 / 1.42 ms; 2^28 57.4 / 23.4); the segmented sort's mid segments, 2^28 keys in segments of ~1000:
+// 19.8 / 8.3 ms. lavapipe (2 cores, 10^6 keys, the comparator's blocks): network 96 ms, merge sort 146 ms.
+// merge.items 8 / 16 / 32: whole comparator sort 3.44 / 3.76 / 4.56 ms at 2^24 (bench/results/2026-12-03-h200-session15).
 struct sort_merge_policy {
   std::uint32_t items = 8;
   bool block_network = false;
