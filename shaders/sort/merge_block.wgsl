@@ -23,7 +23,6 @@ fn merge_block(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) w
   var p: array<u32, ITEMS>;
   for (var q = 0u; q < ITEMS; q += 1u) {
     k[q] = keys_a[first + min(d + q, count - 1u)];
-    p[q] = d + q;
   }
   tile_merge_sort(l, count, &k, &p);
   tile_merge_stage(l, count, &k, &p);

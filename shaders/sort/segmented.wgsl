@@ -143,7 +143,6 @@ fn sort_mid(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid:
   var p: array<u32, ITEMS>;
   for (var q = 0u; q < ITEMS; q += 1u) {
     k[q] = keys[b + min(d + q, len - 1u)];
-    p[q] = d + q;
   }
   tile_merge_sort(l, len, &k, &p);
   if (PAIRS) {

@@ -6,8 +6,9 @@
 // merges ITEMS keys in a row back into its registers, the front keys of both runs held (ties from the left run).
 //
 // Contract:
-//   reads/writes the caller's k (keys) and, with MS_POSITIONS, p (each key's tile position, set by the caller, moved
-//              with its key); on return invocation l holds the sorted tile's positions l * ITEMS .. in k and p.
+//   reads/writes the caller's k (keys, loaded by the caller) and, with MS_POSITIONS, p (set here to each key's tile
+//              position, moved with its key); on return invocation l holds the sorted tile's positions l * ITEMS ..
+//              in k and p.
 //              Positions at or past `count` are pads: never compared, never moved, their values unspecified.
 //   workgroup memory ms_keys (TILE u32) and, with MS_POSITIONS, ms_pos (TILE u32): tile_merge_stage leaves the
 //              sorted tile there for a coalesced write-out.
@@ -42,6 +43,9 @@ fn tile_merge_stage(l: u32, count: u32, k: ptr<function, array<u32, ITEMS>>, p: 
 
 fn tile_merge_sort(l: u32, count: u32, k: ptr<function, array<u32, ITEMS>>, p: ptr<function, array<u32, ITEMS>>) {
   let d = l * ITEMS;
+  for (var q = 0u; q < ITEMS; q += 1u) {
+    (*p)[q] = d + q;
+  }
   for (var r = 0u; r < ITEMS; r += 1u) {
     for (var q = r & 1u; q + 1u < ITEMS; q += 2u) {
       if (d + q + 1u < count && !ms_goes_first((*k)[q], (*k)[q + 1u])) {
