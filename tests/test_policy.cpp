@@ -62,7 +62,9 @@ TEST(Policy, BuiltinRowsAreTheFormerConstants) {
     EXPECT_TRUE(p.reduce.vec_loads);
     EXPECT_EQ(p.arg_reduce.max_groups, 1024u);
     EXPECT_EQ(p.sort.items, 18u);
-    EXPECT_EQ(p.sort.items_wide, 12u);
+    EXPECT_EQ(p.sort.items_wide, 18u);
+    EXPECT_EQ(p.merge.items, 8u);
+    EXPECT_FALSE(p.merge.block_network);
     EXPECT_EQ(p.sort.spin, 256u);
     EXPECT_EQ(p.sort.window, 1u);
     EXPECT_TRUE(p.sort.atomic_counts);
@@ -85,6 +87,7 @@ TEST(Policy, BuiltinRowsAreTheFormerConstants) {
     EXPECT_FALSE(p.arg_reduce.vec_loads);
     EXPECT_EQ(p.sort.items, 24u);
     EXPECT_EQ(p.sort.items_wide, 24u);
+    EXPECT_TRUE(p.merge.block_network);
     EXPECT_EQ(p.sort.spin, 4u);
     EXPECT_FALSE(p.sort.atomic_counts);
     EXPECT_EQ(p.histogram.max_workgroups, 64u);

@@ -20,7 +20,10 @@ struct sort_onesweep_policy {
   // per sort: 15 18.3, 16 18.0, 17 17.6, 18 17.3, 19 17.1, 20 26.1 (past the registers: spills); 18 keeps a step
   // from that edge.
   std::uint32_t items = 18;
-  std::uint32_t items_wide = 12;  // keys per invocation with two key words (64-bit keys) in registers
+  // Keys per invocation with 64-bit keys. Read again for the scatter (reload_keys) they hold no registers while the
+  // tile ranks: H200 2026-12-03 (session 15, call 4), i64 GPU ms at 2^28 for 12 / 14 / 16 / 18: 48.8 / 46.7 / 45.8 /
+  // 45.5 (2^24: 2.87 / 2.80 / 2.84 / 2.83).
+  std::uint32_t items_wide = 18;
   std::uint32_t slots = 16;     // subgroup histograms ranked at once (more subgroups: several phases)
   std::uint32_t spin = 256;     // polls of a NOT_READY predecessor before counting its tile here (tune.spin_limit)
   // Rank with ballots, each digit's count bumped by a workgroup atomic, no barrier per key (WGPRIM_ONESWEEP_RANK=atomic;
