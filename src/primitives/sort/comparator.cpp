@@ -1,12 +1,13 @@
 // The comparator sort: a stable merge sort of 32-bit keys (and values) whose order is a checked expression in `a`
 // and `b` (wgprim::comparator). The expression goes through the custom-operator front end (core/expr.cpp,
 // mode::less: WGSL for the shaders, a stack program as its CPU twin) and is checked on a sample of keys to be a
-// strict weak order before anything runs. Then, in one submission, in place:
-//   blocks: every tile of segment_mid_max keys sorted by one workgroup (the segmented sort's sort_mid with the
-//     COMPARATOR hook: a bitonic network on (key, index), stable);
-//   levels: neighbouring sorted runs merged pairwise, log2(n / tile) levels ping-ponging between the keys and a
-//     scratch buffer, a copy back when the count is odd. Each level is two dispatches (the GPU merge sorts' shape):
-//     sort/merge_tile_split.wgsl finds the merge path once per output tile of merge_tile keys, then
+// strict weak order before anything runs. Then, in one submission, in place (through a scratch buffer):
+//   blocks: every tile of merge_tile keys sorted by one workgroup into the scratch buffer (sort/merge_block.wgsl:
+//     the tile layer's merge sort in workgroup memory, stable); CPU adapters (policy merge.block_network) sort them
+//     in place by the segmented sort's sort_mid with the COMPARATOR hook (a bitonic network on (key, index));
+//   levels: neighbouring sorted runs merged pairwise, log2(n / tile) levels ping-ponging between the keys and the
+//     scratch buffer, a copy back when the result ends there. Each level is two dispatches (the GPU merge sorts'
+//     shape): sort/merge_tile_split.wgsl finds the merge path once per output tile of merge_tile keys, then
 //     sort/merge_tile.wgsl merges each tile in workgroup memory from coalesced loads and stores (merge_keys.wgsl's
 //     key_le with the same hook: ties from the left run, stable). WGPRIM_COMPARATOR_MERGE=level runs the level
 //     before it instead (sort/merge_level.wgsl: each invocation searches and merges in global memory), for A/B runs.
@@ -282,18 +283,18 @@ void comparator_sort_gpu(context& ctx, const range_ref& keys, const range_ref* v
       merge_params q = p;
       q.la = static_cast<std::uint32_t>(run);
       const auto [vin, vout] = value_bindings();
-      const std::string level = "level " + std::to_string(levels + 1) + " (runs of " + std::to_string(run) + ")";
+      auto level = [&] { return "level " + std::to_string(levels + 1) + " (runs of " + std::to_string(run) + ")"; };
       if (tiled) {
         q.grid_x = sx;
         rec->dispatch(*k_split, {rec->params(q), bind(src_k), bind(src_k), bind(*splits)}, sx, sy);
-        if (phases) rec = &phases->next(level + ": split");
+        if (phases) rec = &phases->next(level() + ": split");
         q.grid_x = gx;
         rec->dispatch(k_level, {rec->params(q), bind(src_k), bind(src_k), bind(dst_k), vin, vout, bind(*splits)}, gx,
                       gy);
       } else {
         rec->dispatch(k_level, {rec->params(q), bind(src_k), bind(src_k), bind(dst_k), vin, vout}, gx, gy);
       }
-      if (phases) rec = &phases->next(level + ": merge");
+      if (phases) rec = &phases->next(level() + ": merge");
       swap_buffers();
       ++passes;
     }
