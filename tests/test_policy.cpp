@@ -231,6 +231,14 @@ TEST(Policy, MalformedFileIsIgnoredWithAWarning) {
   EXPECT_THROW(set_policy(c, {{"scan.items", 2}, {"scan.items", 9}}), error);
   EXPECT_THROW(set_policy(c, {{"nope", 1}}), error);
   EXPECT_EQ(knob(policy(c), "scan.items"), 4u);
+  // merge.items takes 8, 16 or 32 only (a workgroup of 2,048 / items), and says so.
+  try {
+    set_policy(c, {{"merge.items", 12}});
+    ADD_FAILURE() << "merge.items = 12 was taken";
+  } catch (const error& e) {
+    EXPECT_NE(std::string(e.what()).find("(8, 16 or 32)"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(knob(policy(c), "merge.items"), 8u);
 }
 
 TEST(Policy, NoTuneTurnsTheFileOff) {

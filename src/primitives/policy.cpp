@@ -123,7 +123,7 @@ const std::vector<knob_def>& knob_defs() {
       WGPRIM_KNOB("sort.atomic_ranks", 0, 1, "onesweep sort: digit counts bumped by workgroup atomics (1) or a barrier per key (0)", sort.atomic_counts, bool),
       WGPRIM_KNOB("sort.reload_keys", 0, 1, "onesweep sort: keys read again for the scatter, digits packed meanwhile (1), or held in registers (0)", sort.reload_keys, bool),
       WGPRIM_KNOB("merge.items", 8, 32, "comparator sort: keys each invocation merges in a row, 8, 16 or 32 (workgroups of 2,048 / items)", merge.items, u32),
-      WGPRIM_KNOB("merge.block_network", 0, 1, "comparator sort: blocks sorted by a bitonic network (1) or a merge sort in workgroup memory (0)", merge.block_network, bool),
+      WGPRIM_KNOB("merge.block_network", 0, 1, "comparator sort's blocks and segmented sort's 257..2048-key segments: a bitonic network (1) or a merge sort in workgroup memory (0)", merge.block_network, bool),
       WGPRIM_KNOB("histogram.workgroups", 1, 16384, "histogram: workgroups (grid-stride beyond)", histogram.max_workgroups, u32),
       WGPRIM_KNOB("histogram.step_values", 1, 8, "histogram: loads per grid-stride step, 1, 2, 4 or 8", histogram.step_values, u32),
   };
@@ -142,7 +142,9 @@ std::string check_value(const knob_def& k, std::uint64_t v) {
   if (v < k.min || v > k.max || (std::string(k.name) == "histogram.step_values" && v != 1 && v != 2 && v != 4 && v != 8) ||
       (std::string(k.name) == "merge.items" && v != 8 && v != 16 && v != 32))
     return std::string(k.name) + " = " + std::to_string(v) + " is out of its range " + std::to_string(k.min) +
-           ".." + std::to_string(k.max) + (std::string(k.name) == "histogram.step_values" ? " (1, 2, 4 or 8)" : "");
+           ".." + std::to_string(k.max) + (std::string(k.name) == "histogram.step_values" ? " (1, 2, 4 or 8)"
+                                            : std::string(k.name) == "merge.items"         ? " (8, 16 or 32)"
+                                                                                           : "");
   return "";
 }
 
