@@ -25,6 +25,8 @@
 // from the prelude (the comparator sort's block sort, src/primitives/sort/comparator.cpp), on the raw keys.
 // MID_REGISTERS, SUBGROUPS (constants of the composition): the sort_mid variant above; SUBGROUPS needs the
 // adapter's subgroups (any subgroup size: lane distances from the subgroup size up go through workgroup memory).
+// MID_MERGE (with MS_POSITIONS = PAIRS): instead of a network, the merge sort in workgroup memory below (the GPUs'
+// default, policy merge.block_network 0), with ITEMS = MID / WG_SIZE.
 //! import sort/keys.wgsl
 
 // The form a key is compared in: the radix sort's transformed bits, or the raw key for a comparator.
