@@ -395,6 +395,45 @@ TEST(ComparatorSort, MergeItemsPolicies) {
   }
 }
 
+TEST(SegmentedSort, PhasesTimedAlone) {
+  // segmented_sort_phases: the same result as segmented_sort_bits, one entry per kernel (device offsets: the binning,
+  // tile starts, short segments, both mid size classes, the copy back, then the long segments' device sorts when
+  // there are any); the native backend reports one.
+  const std::vector<std::vector<std::uint32_t>> lengths = {
+      {16, 16, 0, 1, 16, 255}, {300, 2, 1500, 7}, {2, 5000, 16, 4097, 1}};
+  for (const auto& len : lengths) {
+    const std::vector<std::uint32_t> off = offsets_of(3, len);
+    const std::size_t n = off.back() + 2, segs = off.size() - 1;
+    const std::vector<std::uint32_t> x = seg_keys(dtype::f32, n, static_cast<std::uint32_t>(n), false);
+    std::vector<std::uint32_t> want = x, want_v(n), idx(n);
+    for (std::size_t i = 0; i < n; ++i) idx[i] = want_v[i] = static_cast<std::uint32_t>(i);
+    reference::segmented_stable_sort(want.data(), off.data(), segs, dtype::f32, true, 0, 0, want_v.data());
+    std::size_t long_ones = 0;
+    for (std::uint32_t l : len) long_ones += l > 2048;
+    for (context* c : {&ctx(), &native_ctx()}) {
+      buffer k = c->create_buffer(n * 4), v = c->create_buffer(n * 4), ob = c->create_buffer(off.size() * 4);
+      c->write(k, 0, x.data(), n * 4);
+      c->write(v, 0, idx.data(), n * 4);
+      c->write(ob, 0, off.data(), off.size() * 4);
+      const auto phases = segmented_sort_phases(*c, k, n, ob, segs, dtype::f32, order::descending, &v);
+      std::vector<std::string> names;
+      for (const auto& p : phases) names.push_back(p.name);
+      std::vector<std::string> expect = {"sort"};
+      if (c != &native_ctx()) {
+        expect = {"binning", "tile starts", "short segments (2..256 keys)", "mid segments (257..1024 keys)",
+                  "mid segments (1025..2048 keys)", "copy back"};
+        if (long_ones) expect.push_back("long segments (" + std::to_string(long_ones) + " device sorts)");
+      }
+      EXPECT_EQ(names, expect) << c->adapter().name << " n=" << n;
+      std::vector<std::uint32_t> got(n), got_v(n);
+      c->read(k, 0, got.data(), n * 4);
+      c->read(v, 0, got_v.data(), n * 4);
+      EXPECT_EQ(got, want) << c->adapter().name << " n=" << n;
+      EXPECT_EQ(got_v, want_v) << c->adapter().name << " n=" << n;
+    }
+  }
+}
+
 TEST(ComparatorSort, PhasesTimedAlone) {
   // comparator_sort_phases: the same result as sort_less_bits, one entry per phase (the blocks, a split and a merge
   // per level, the copy back); the native backend reports one.

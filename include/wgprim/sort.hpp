@@ -318,4 +318,11 @@ std::vector<sort_phase> comparator_sort_phases(context& ctx, buffer& keys, std::
                                                const comparator& less, buffer* values = nullptr,
                                                const run_options& opt = {});
 
+/// The segmented sort (segmented_sort_bits) with each kernel submitted and timed on its own: the binning of the
+/// offsets, the tile starts, the short segments, each mid size class, the long segments' device sorts. For
+/// profiling, as sort_phases; the native backend reports one phase.
+std::vector<sort_phase> segmented_sort_phases(context& ctx, buffer& keys, std::size_t n, const buffer& offsets,
+                                              std::size_t n_segments, dtype key_type, sort_order o = {},
+                                              buffer* values = nullptr, const run_options& opt = {});
+
 }  // namespace wgprim

@@ -161,7 +161,9 @@ fn sort_short(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wi
     }
   }
   workgroupBarrier();
-  // Ranks: keys before i that are not greater, keys after i that are smaller.
+  // Ranks: the keys of the segment that are smaller, or equal and earlier. One loop over the whole segment, so that
+  // the lanes of a subgroup sorting segments of one length take the same number of steps (two loops, before and
+  // after i, took the longest of each).
   var dest: array<u32, WIN_ITEMS>;
   for (var q = 0u; q < WIN_ITEMS; q += 1u) {
     let info = ri[q];
@@ -171,11 +173,9 @@ fn sort_short(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wi
       let e = st + (info & 0xffffu);
       let x = wk[i];
       var r = st;
-      for (var j = st; j < i; j += 1u) {
-        r += select(0u, 1u, wk[j] <= x);
-      }
-      for (var j = i + 1u; j < e; j += 1u) {
-        r += select(0u, 1u, wk[j] < x);
+      for (var j = st; j < e; j += 1u) {
+        let y = wk[j];
+        r += select(0u, 1u, y < x || (y == x && j < i));
       }
       dest[q] = r;
     }

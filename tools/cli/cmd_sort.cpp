@@ -95,7 +95,8 @@ command add_sort_command(CLI::App& app) {
                 "LO:HI: compare only bits [LO, HI) of the ordered key (cub's begin_bit / end_bit; stable)");
   s->add_flag("--phases", o.phases,
               "also time each phase alone (histogram + plan, every digit pass, finish; with --less the blocks, every "
-              "merge level's split and merge): GPU timestamps where the adapter has them, medians of --repeat runs");
+              "merge level's split and merge; with --segments the binning, tile starts, short, mid and long segments): GPU "
+              "timestamps where the adapter has them, medians of --repeat runs");
   s->add_flag("--no-check", o.no_check, "skip the comparison with std::stable_sort (large n)");
   s->add_option("--output", o.output, "sorted keys (.npy, .bin, .csv, .txt)");
   s->add_option("--values", o.values, "values (32-bit, same length) to sort with the keys");
@@ -148,7 +149,6 @@ int run_sort_command() {
   const std::size_t n = keys.bits.size();
   const bool segmented = !o.segments.empty();
   const std::vector<std::uint32_t> off = segmented ? load_offsets(o.segments) : std::vector<std::uint32_t>{};
-  if (segmented && o.phases) throw error(errc::invalid_argument, "--phases does not apply to --segments");
   const bool by_less = !o.less.empty();
   if (by_less && (segmented || o.descending || !o.bits.empty()))
     throw error(errc::invalid_argument, "--less gives the order: it takes no --segments, --descending or --bits");
@@ -200,10 +200,12 @@ int run_sort_command() {
   if (o.phases) {
     std::vector<std::vector<sort_phase>> runs;
     for (int r = 0; r < o.repeat; ++r) {
-      if (by_less) {  // in place, from the input each time
+      if (by_less || segmented) {  // in place, from the input each time
         if (n) ctx.write(kout, 0, keys.bits.data(), n * 4);
         if (pairs && n) ctx.write(vout, 0, vals.bits.data(), n * 4);
-        runs.push_back(comparator_sort_phases(ctx, kout, n, keys.type, *less, pairs ? &vout : nullptr, ro));
+        runs.push_back(by_less ? comparator_sort_phases(ctx, kout, n, keys.type, *less, pairs ? &vout : nullptr, ro)
+                               : segmented_sort_phases(ctx, kout, n, off_buf, off.size() - 1, keys.type, ord,
+                                                       pairs ? &vout : nullptr, ro));
       } else {
         runs.push_back(
             sort_phases(ctx, kin, kout, n, keys.type, ord, pairs ? &vin : nullptr, pairs ? &vout : nullptr, ro));

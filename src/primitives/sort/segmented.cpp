@@ -91,14 +91,20 @@ namespace {
 constexpr std::uint64_t gate_bytes = 48;
 constexpr std::uint32_t mid_split = segment_mid_split;  // sort.hpp
 
+std::string mid_name(std::uint32_t lo, std::uint32_t hi) {
+  return "mid segments (" + std::to_string(lo + 1) + ".." + std::to_string(hi) + " keys)";
+}
+
 /// record_segment_sorts, or with `gate` (the GPU binning's counts, recorded earlier in the same recorder; then
 /// short_segments must be true and keys not empty): tile_starts gates the short tiles on the counts and writes
 /// sort_mid's indirect grid and list count into the gate, so that nothing waits for the host.
 void record_segment_sorts_gated(recorder& rec, const key_compare& c, const device_view& keys,
                                 const device_view* vals, const buffer& offsets, std::uint64_t n_segments,
                                 bool short_segments, const buffer& list, std::uint64_t list_count,
-                                const buffer* gate, bool mid_small = true, bool mid_big = true) {
+                                const buffer* gate, bool mid_small = true, bool mid_big = true,
+                                sort_phase_split* split = nullptr) {
   context& ctx = rec.ctx();
+  recorder* r = &rec;  // the phase under way (segmented_sort_phases: each kernel submitted and timed alone)
   const std::uint32_t max_dim = ctx.limits().max_compute_workgroups_per_dimension;
   const binding vals_binding = vals ? bind(*vals) : bind(scratch(ctx, "sort.none_vals_x", 16));
   if (short_segments && keys.count) {
@@ -125,12 +131,14 @@ void record_segment_sorts_gated(recorder& rec, const key_compare& c, const devic
         gate ? bind(*gate, 0, gate_bytes) : bind(scratch(ctx, "sort.seg_gate_off", gate_bytes));
     short_params q = p;
     q.grid_x = gx;
-    rec.dispatch(get_kernel(ctx, sort_seg_tile_starts_spec, src, true),
-                 {rec.params(q), bind(offsets), bind(first), bind(keys), vals_binding, gate_binding}, gx, gy);
+    r->dispatch(get_kernel(ctx, sort_seg_tile_starts_spec, src, true),
+                 {r->params(q), bind(offsets), bind(first), bind(keys), vals_binding, gate_binding}, gx, gy);
+    if (split) r = &split->next("tile starts");
     grid_2d(p.tiles, max_dim, gx, gy);
     q.grid_x = gx;
-    rec.dispatch(get_kernel(ctx, sort_seg_short_spec, src, true),
-                 {rec.params(q), bind(offsets), bind(first), bind(keys), vals_binding, gate_binding}, gx, gy);
+    r->dispatch(get_kernel(ctx, sort_seg_short_spec, src, true),
+                 {r->params(q), bind(offsets), bind(first), bind(keys), vals_binding, gate_binding}, gx, gy);
+    if (split) r = &split->next("short segments (2.." + std::to_string(short_max) + " keys)");
   }
   if (!list_count && !gate) return;
   seg_params p{};
@@ -177,10 +185,14 @@ void record_segment_sorts_gated(recorder& rec, const key_compare& c, const devic
     // Both classes over the list the binning made, each sized on the device (the larger one's grid is 0 unless the
     // binning found a segment past mid_split).
     p.gated = 1;
-    const std::initializer_list<binding> b = {rec.params(p), bind(offsets), bind(list), bind(keys), vals_binding,
+    const std::initializer_list<binding> b = {r->params(p), bind(offsets), bind(list), bind(keys), vals_binding,
                                               bind(*gate, 0, gate_bytes)};
-    rec.dispatch_indirect(mid_kernel(0, mid_split), b, gate->native(), 16);
-    rec.dispatch_indirect(mid_kernel(mid_split, segment_mid_max), b, gate->native(), 32);
+    r->dispatch_indirect(mid_kernel(0, mid_split), b, gate->native(), 16);
+    if (split) r = &split->next(mid_name(short_max, mid_split));
+    const std::initializer_list<binding> b2 = {r->params(p), bind(offsets), bind(list), bind(keys), vals_binding,
+                                               bind(*gate, 0, gate_bytes)};
+    r->dispatch_indirect(mid_kernel(mid_split, segment_mid_max), b2, gate->native(), 32);
+    if (split) r = &split->next(mid_name(mid_split, segment_mid_max));
     return;
   }
   std::uint32_t gx, gy;
@@ -189,12 +201,16 @@ void record_segment_sorts_gated(recorder& rec, const key_compare& c, const devic
   q.grid_x = gx;
   q.list_count = static_cast<std::uint32_t>(list_count);
   const binding none = bind(scratch(ctx, "sort.seg_gate_none", gate_bytes));
-  if (mid_small)
-    rec.dispatch(mid_kernel(0, mid_split), {rec.params(q), bind(offsets), bind(list), bind(keys), vals_binding, none},
-                 gx, gy);
-  if (mid_big)
-    rec.dispatch(mid_kernel(mid_split, segment_mid_max),
-                 {rec.params(q), bind(offsets), bind(list), bind(keys), vals_binding, none}, gx, gy);
+  if (mid_small) {
+    r->dispatch(mid_kernel(0, mid_split), {r->params(q), bind(offsets), bind(list), bind(keys), vals_binding, none},
+                gx, gy);
+    if (split) r = &split->next(mid_name(short_max, mid_split));
+  }
+  if (mid_big) {
+    r->dispatch(mid_kernel(mid_split, segment_mid_max),
+                {r->params(q), bind(offsets), bind(list), bind(keys), vals_binding, none}, gx, gy);
+    if (split) r = &split->next(mid_name(mid_split, segment_mid_max));
+  }
 }
 }  // namespace
 
@@ -323,8 +339,10 @@ void read_bins(context& ctx, bins& b, const std::uint32_t c[4]) {
 }
 }  // namespace
 
-void segmented_sort_run(context& ctx, const range_ref& keys, const range_ref* vals, const range_ref& offsets,
-                        dtype key_type, const sort_order& so, const run_options& opt) {
+namespace {
+/// The checks of every segmented sort's arguments that need no GPU; the bit range with end_bit 0 made 32.
+void check_segmented_args(const range_ref& keys, const range_ref* vals, const range_ref& offsets, dtype key_type,
+                          const sort_order& so, unsigned& begin_bit_out, unsigned& end_bit_out) {
   kind_of(key_type);  // u32, i32 or f32 keys
   const std::uint32_t begin_bit = so.begin_bit, end_bit = so.end_bit ? so.end_bit : 32;
   if (begin_bit >= end_bit || end_bit > 32)
@@ -345,12 +363,24 @@ void segmented_sort_run(context& ctx, const range_ref& keys, const range_ref* va
   if (offsets.count == 0)
     throw error(errc::invalid_argument, "segmented sort: give n_segments + 1 offsets (at least one)");
   if (n > 0xffffffffull) throw error(errc::limit, "segmented sort: more than 2^32 - 1 keys");
+  begin_bit_out = begin_bit;
+  end_bit_out = end_bit;
+}
+}  // namespace
+
+void segmented_sort_run(context& ctx, const range_ref& keys, const range_ref* vals, const range_ref& offsets,
+                        dtype key_type, const sort_order& so, const run_options& opt) {
+  unsigned begin_bit, end_bit;
+  check_segmented_args(keys, vals, offsets, key_type, so, begin_bit, end_bit);
   backend_of(ctx).segmented_sort(ctx, keys, vals, offsets, key_type, so.direction, begin_bit, end_bit, opt);
 }
 
-void segmented_sort_webgpu(context& ctx, const range_ref& keys, const range_ref* vals, const range_ref& offsets,
-                           dtype key_type, order direction, unsigned begin_bit, unsigned end_bit,
-                           const run_options& opt) {
+namespace {
+/// The GPU segmented sort; with `phases`, each kernel (the binning, tile starts, the short segments, each mid size
+/// class, the long segments) is submitted and timed alone (segmented_sort_phases) and opt.stats is left alone.
+void segmented_sort_gpu(context& ctx, const range_ref& keys, const range_ref* vals, const range_ref& offsets,
+                        dtype key_type, order direction, unsigned begin_bit, unsigned end_bit, const run_options& opt,
+                        phase_timer* phases) {
   using clock = std::chrono::steady_clock;
   const sort_key_kind kind = kind_of(key_type);
   const bool pairs = vals != nullptr;
@@ -410,24 +440,32 @@ void segmented_sort_webgpu(context& ctx, const range_ref& keys, const range_ref*
 
   gpu_time spent;
   {
-    recorder rec(ctx, opt.timestamps || opt.stats != nullptr);
+    std::optional<recorder> own;
+    recorder* rec = phases ? phases->cur.get() : &own.emplace(ctx, opt.timestamps || opt.stats != nullptr);
     // In place: an unaligned view is sorted in an aligned temporary, copied in first and back at the end.
     device_view k1 = kv, v1 = vv;
-    bindable_output ok = bindable_in_place(rec, k1), ov;
-    if (pairs) ov = bindable_in_place(rec, v1);
+    bindable_output ok = bindable_in_place(*rec, k1), ov;
+    if (pairs) ov = bindable_in_place(*rec, v1);
     if (gpu_bins) {
-      bn = record_bin_gpu(rec, offsets.view, segs, n);
-      record_segment_sorts_gated(rec, c, k1, pairs ? &v1 : nullptr, bn.offs(), segs, true, bn.lst(), 0,
-                                 bn.counts_s);
+      bn = record_bin_gpu(*rec, offsets.view, segs, n);
+      if (phases) rec = &phases->next("binning");
+      record_segment_sorts_gated(*rec, c, k1, pairs ? &v1 : nullptr, bn.offs(), segs, true, bn.lst(), 0,
+                                 bn.counts_s, true, true, phases);
     } else {
-      record_segment_sorts(rec, c, k1, pairs ? &v1 : nullptr, bn.offs(), segs, bn.any_short, bn.lst(), bn.mid,
-                           bn.mid_small, bn.mid_big);
+      record_segment_sorts_gated(*rec, c, k1, pairs ? &v1 : nullptr, bn.offs(), segs, bn.any_short, bn.lst(), bn.mid,
+                                 nullptr, bn.mid_small, bn.mid_big, phases);
     }
-    ok.finish(rec);
-    if (pairs) ov.finish(rec);
+    if (phases) rec = phases->cur.get();
+    ok.finish(*rec);
+    if (pairs) ov.finish(*rec);
     std::uint32_t counts[4] = {};
     const recorder::readback rb{gpu_bins ? bn.counts_s->native() : nullptr, 0, 16, counts};
-    spent = rec.submit(gpu_bins ? &rb : nullptr);
+    if (phases) {
+      phases->next("copy back");  // empty unless the keys were not bindable where they lie
+      if (gpu_bins) ctx.read(*bn.counts_s, 0, counts, 16);
+    } else {
+      spent = rec->submit(gpu_bins ? &rb : nullptr);
+    }
     if (gpu_bins) {
       read_bins(ctx, bn, counts);
       if (bn.broken)  // the gated sorts did nothing
@@ -443,7 +481,8 @@ void segmented_sort_webgpu(context& ctx, const range_ref& keys, const range_ref*
   }
   std::vector<std::pair<std::uint32_t, std::uint32_t>>& large = bn.large;
   if (!large.empty()) {
-    recorder rec(ctx, opt.timestamps || opt.stats != nullptr);
+    std::optional<recorder> own;
+    recorder& rec = phases ? *phases->cur : own.emplace(ctx, opt.timestamps || opt.stats != nullptr);
     bindable_output ok = bindable_in_place(rec, kv), ov;
     if (pairs) ov = bindable_in_place(rec, vv);
     // Longest first: the sort's scratch buffers (and the temporaries here) reach their size at the first one.
@@ -490,17 +529,30 @@ void segmented_sort_webgpu(context& ctx, const range_ref& keys, const range_ref*
     }
     ok.finish(rec);
     if (pairs) ov.finish(rec);
-    const gpu_time t = rec.submit();
-    spent.ms += t.ms;
-    spent.compile_ms += t.compile_ms;
-    spent.from_timestamps = spent.from_timestamps && t.from_timestamps;
+    if (phases) {
+      phases->next("long segments (" + std::to_string(large.size()) + " device sorts)");
+    } else {
+      const gpu_time t = rec.submit();
+      spent.ms += t.ms;
+      spent.compile_ms += t.compile_ms;
+      spent.from_timestamps = spent.from_timestamps && t.from_timestamps;
+    }
   }
+  if (phases) return;  // the keys stay on the device (segmented_sort_phases takes buffers)
   fill_stats(opt, spent, alg.name);
   if (opt.stats) opt.stats->upload_ms = keys.on_device ? 0 : upload_ms;
   if (!keys.on_device) {
     ctx.read(up_k, 0, keys.host_out, n * 4);
     if (pairs) ctx.read(up_v, 0, vals->host_out, n * 4);
   }
+}
+
+}  // namespace
+
+void segmented_sort_webgpu(context& ctx, const range_ref& keys, const range_ref* vals, const range_ref& offsets,
+                           dtype key_type, order direction, unsigned begin_bit, unsigned end_bit,
+                           const run_options& opt) {
+  segmented_sort_gpu(ctx, keys, vals, offsets, key_type, direction, begin_bit, end_bit, opt, nullptr);
 }
 
 bindable_output bindable_in_place(recorder& rec, device_view& v) {
@@ -512,3 +564,29 @@ bindable_output bindable_in_place(recorder& rec, device_view& v) {
 }
 
 }  // namespace wgprim::detail
+
+namespace wgprim {
+std::vector<sort_phase> segmented_sort_phases(context& ctx, buffer& keys, std::size_t n, const buffer& offsets,
+                                              std::size_t n_segments, dtype key_type, sort_order o, buffer* values,
+                                              const run_options& opt) {
+  using namespace detail;
+  range_ref k = in_place_ref(device_span<std::uint32_t>(keys, 0, n)), v;
+  k.type = key_type;
+  const range_ref off = in_ref(device_span<const std::uint32_t>(offsets, 0, n_segments + 1));
+  if (values) v = in_place_ref(device_span<std::uint32_t>(*values, 0, n));
+  unsigned begin_bit, end_bit;
+  check_segmented_args(k, values ? &v : nullptr, off, key_type, o, begin_bit, end_bit);
+  std::vector<sort_phase> out;
+  if (ctx.backend() == backend_choice::native) {  // one phase: the whole sort, wall time
+    const auto t0 = std::chrono::steady_clock::now();
+    backend_of(ctx).segmented_sort(ctx, k, values ? &v : nullptr, off, key_type, o.direction, begin_bit, end_bit,
+                                   opt);
+    out.push_back({"sort", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(),
+                   false, false});
+    return out;
+  }
+  phase_timer split(ctx, out);
+  segmented_sort_gpu(ctx, k, values ? &v : nullptr, off, key_type, o.direction, begin_bit, end_bit, opt, &split);
+  return out;
+}
+}  // namespace wgprim
