@@ -206,6 +206,23 @@ TEST(SegmentedSort, HostRangesAndUnalignedViews) {
     c->read(kb, 0, got_k.data(), got_k.size() * 4);
     reference::segmented_stable_sort(want_k.data() + 3, off.data(), off.size() - 1, dtype::u32, false);
     EXPECT_EQ(got_k, want_k) << c->adapter().name << " unaligned views";
+    // Offsets in the keys' own buffer, at a bindable offset past the keys (the GPU copies them: one buffer cannot
+    // be bound read-only and writable in one dispatch), and in a buffer of their own at a bindable offset (bound
+    // where they lie).
+    const std::size_t at = (x.size() + 63) / 64 * 64;  // 256-byte aligned, in u32
+    for (const bool shared : {true, false}) {
+      std::vector<std::uint32_t> both = seg_keys(dtype::u32, at + off.size(), 10, true);
+      std::copy(off.begin(), off.end(), both.begin() + static_cast<std::ptrdiff_t>(at));
+      buffer b = c->create_buffer(both.size() * 4), o2 = c->create_buffer(both.size() * 4);
+      c->write(b, 0, both.data(), both.size() * 4);
+      c->write(o2, 0, both.data(), both.size() * 4);
+      segmented_sort(*c, device_span<std::uint32_t>(b, 0, x.size()),
+                     device_span<const std::uint32_t>(shared ? b : o2, at, off.size()));
+      std::vector<std::uint32_t> got_b(both.size()), want_b = both;
+      c->read(b, 0, got_b.data(), got_b.size() * 4);
+      reference::segmented_stable_sort(want_b.data(), off.data(), off.size() - 1, dtype::u32, false);
+      EXPECT_EQ(got_b, want_b) << c->adapter().name << (shared ? " offsets in the keys' buffer" : " aligned offsets");
+    }
   }
 }
 

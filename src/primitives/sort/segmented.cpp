@@ -24,6 +24,7 @@
 #include "core/expr.hpp"
 #include "core/host_checks.hpp"
 #include "primitives/backend.hpp"
+#include "primitives/copy/widen.hpp"
 #include "primitives/policy.hpp"
 #include "primitives/sort/sort.hpp"
 #include "wgprim/error.hpp"
@@ -99,7 +100,7 @@ std::string mid_name(std::uint32_t lo, std::uint32_t hi) {
 /// short_segments must be true and keys not empty): tile_starts gates the short tiles on the counts and writes
 /// sort_mid's indirect grid and list count into the gate, so that nothing waits for the host.
 void record_segment_sorts_gated(recorder& rec, const key_compare& c, const device_view& keys,
-                                const device_view* vals, const buffer& offsets, std::uint64_t n_segments,
+                                const device_view* vals, const device_view& offsets, std::uint64_t n_segments,
                                 bool short_segments, const buffer& list, std::uint64_t list_count,
                                 const buffer* gate, bool mid_small = true, bool mid_big = true,
                                 sort_phase_split* split = nullptr) {
@@ -217,8 +218,8 @@ void record_segment_sorts_gated(recorder& rec, const key_compare& c, const devic
 void record_segment_sorts(recorder& rec, const key_compare& c, const device_view& keys, const device_view* vals,
                           const buffer& offsets, std::uint64_t n_segments, bool short_segments,
                           const buffer& list, std::uint64_t list_count, bool mid_small, bool mid_big) {
-  record_segment_sorts_gated(rec, c, keys, vals, offsets, n_segments, short_segments, list, list_count, nullptr,
-                             mid_small, mid_big);
+  record_segment_sorts_gated(rec, c, keys, vals, view_of(offsets, n_segments + 1), n_segments, short_segments,
+                             list, list_count, nullptr, mid_small, mid_big);
 }
 
 namespace {
@@ -261,9 +262,9 @@ struct bins {
   std::uint64_t mid = 0, broken = 0, large_total = 0;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> large;
   buffer offsets, list;                                  // host bins: uploaded here
-  const buffer* offsets_s = nullptr, *list_s = nullptr, *counts_s = nullptr;  // GPU bins: the context's scratch
-  std::uint64_t large_at = 0;                                                  // buffers
-  const buffer& offs() const { return offsets_s ? *offsets_s : offsets; }
+  const buffer *list_s = nullptr, *counts_s = nullptr;  // GPU bins: the context's scratch buffers
+  std::uint64_t large_at = 0;
+  device_view offs;  // the offsets as the kernels bind them
   const buffer& lst() const { return list_s ? *list_s : list; }
 };
 
@@ -284,6 +285,7 @@ bins bin_host(context& ctx, const std::vector<std::uint32_t>& off) {
   b.large_total = b.large.size();
   b.offsets = ctx.create_buffer(off.size() * 4);
   ctx.write(b.offsets, 0, off.data(), off.size() * 4);
+  b.offs = view_of(b.offsets, off.size());
   b.list = ctx.create_buffer(std::max<std::size_t>(mid.size(), 1) * 4);
   if (!mid.empty()) ctx.write(b.list, 0, mid.data(), mid.size() * 4);
   return b;
@@ -294,21 +296,31 @@ constexpr std::uint32_t large_cap = 4096;
 
 /// Records the binning of device offsets on the GPU (segmented_bin.wgsl) into `rec`: the list and the counts stay on
 /// the device for the gated sorts recorded after it; the counts (16 bytes at 0 of *counts_s) and the long segments
-/// (at `large_at`) come back after the submission instead of every offset.
-bins record_bin_gpu(recorder& rec, const device_view& offsets, std::uint64_t segs, std::uint64_t n) {
+/// (at `large_at`) come back after the submission instead of every offset. `keys` and `vals` (null: none): the
+/// buffers the sorts write, which the offsets must not share to be bound as they are.
+bins record_bin_gpu(recorder& rec, const device_view& offsets, std::uint64_t segs, std::uint64_t n, WGPUBuffer keys,
+                    WGPUBuffer vals) {
   context& ctx = rec.ctx();
   bins b;
   // Scratch buffers (no allocation per call once they are large enough): the list; counts at 0 and the long
-  // segments at the next bindable offset; the offsets, which the kernels bind as a buffer of their own (a GPU copy
-  // of 4 (n_segments + 1) bytes).
+  // segments at the next bindable offset (zeroed by a dispatch: a transfer command would end the compute pass).
+  // The offsets are bound where they lie, or, at an offset that cannot be bound or in a buffer the sorts write
+  // (WebGPU forbids binding one buffer as read-only and writable storage in one dispatch), copied into a scratch
+  // buffer of their own (4 (n_segments + 1) bytes).
   b.list_s = &scratch(ctx, "sort.seg_list", std::max<std::uint64_t>(segs, 1) * 4);
   const std::uint64_t align = std::max<std::uint64_t>(ctx.limits().min_storage_buffer_offset_alignment, 4);
   b.large_at = (gate_bytes + align - 1) / align * align;
   b.counts_s = &scratch(ctx, "sort.seg_counts", b.large_at + 2ull * large_cap * 4);
   const buffer& counts = *b.counts_s;
-  b.offsets_s = &scratch(ctx, "sort.seg_offsets", (segs + 1) * 4);
-  rec.copy_raw(offsets.buf, offsets.offset, b.offsets_s->native(), 0, (segs + 1) * 4);
-  rec.clear(counts, 0, gate_bytes);
+  if (offsets.offset % align == 0 && offsets.buf != keys && offsets.buf != vals) {
+    b.offs = offsets;
+    b.offs.count = segs + 1;
+  } else {
+    const buffer& copy = scratch(ctx, "sort.seg_offsets", (segs + 1) * 4);
+    rec.copy_raw(offsets.buf, offsets.offset, copy.native(), 0, (segs + 1) * 4);
+    b.offs = view_of(copy, segs + 1);
+  }
+  record_zero(rec, counts, 0, gate_bytes);
   wgsl_constants constants = sort_constants(seg_wg, 1, 1);
   constants.push_back({"SHORT", std::to_string(short_max) + "u"});
   constants.push_back({"MID", std::to_string(segment_mid_max) + "u"});
@@ -319,7 +331,7 @@ bins record_bin_gpu(recorder& rec, const device_view& offsets, std::uint64_t seg
   grid_2d((segs + seg_wg - 1) / seg_wg, ctx.limits().max_compute_workgroups_per_dimension, gx, gy);
   const std::uint32_t p[4] = {u32(n), u32(segs), gx, large_cap};
   rec.dispatch(get_kernel(ctx, sort_seg_bin_spec, src, true),
-               {rec.params(p, sizeof p), bind(*b.offsets_s, 0, (segs + 1) * 4), bind(*b.list_s), bind(counts, 0, gate_bytes),
+               {rec.params(p, sizeof p), bind(b.offs), bind(*b.list_s), bind(counts, 0, gate_bytes),
                 bind(counts, b.large_at, 2ull * large_cap * 4)},
                gx, gy);
   return b;
@@ -447,12 +459,12 @@ void segmented_sort_gpu(context& ctx, const range_ref& keys, const range_ref* va
     bindable_output ok = bindable_in_place(*rec, k1), ov;
     if (pairs) ov = bindable_in_place(*rec, v1);
     if (gpu_bins) {
-      bn = record_bin_gpu(*rec, offsets.view, segs, n);
+      bn = record_bin_gpu(*rec, offsets.view, segs, n, k1.buf, pairs ? v1.buf : nullptr);
       if (phases) rec = &phases->next("binning");
-      record_segment_sorts_gated(*rec, c, k1, pairs ? &v1 : nullptr, bn.offs(), segs, true, bn.lst(), 0,
+      record_segment_sorts_gated(*rec, c, k1, pairs ? &v1 : nullptr, bn.offs, segs, true, bn.lst(), 0,
                                  bn.counts_s, true, true, phases);
     } else {
-      record_segment_sorts_gated(*rec, c, k1, pairs ? &v1 : nullptr, bn.offs(), segs, bn.any_short, bn.lst(), bn.mid,
+      record_segment_sorts_gated(*rec, c, k1, pairs ? &v1 : nullptr, bn.offs, segs, bn.any_short, bn.lst(), bn.mid,
                                  nullptr, bn.mid_small, bn.mid_big, phases);
     }
     if (phases) rec = phases->cur.get();
