@@ -133,12 +133,12 @@ void record_segment_sorts_gated(recorder& rec, const key_compare& c, const devic
     short_params q = p;
     q.grid_x = gx;
     r->dispatch(get_kernel(ctx, sort_seg_tile_starts_spec, src, true),
-                 {r->params(q), bind(offsets), bind(first), bind(keys), vals_binding, gate_binding}, gx, gy);
+                {r->params(q), bind(offsets), bind(first), bind(keys), vals_binding, gate_binding}, gx, gy);
     if (split) r = &split->next("tile starts");
     grid_2d(p.tiles, max_dim, gx, gy);
     q.grid_x = gx;
     r->dispatch(get_kernel(ctx, sort_seg_short_spec, src, true),
-                 {r->params(q), bind(offsets), bind(first), bind(keys), vals_binding, gate_binding}, gx, gy);
+                {r->params(q), bind(offsets), bind(first), bind(keys), vals_binding, gate_binding}, gx, gy);
     if (split) r = &split->next("short segments (2.." + std::to_string(short_max) + " keys)");
   }
   if (!list_count && !gate) return;
