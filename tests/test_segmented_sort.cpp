@@ -1,5 +1,5 @@
 // segmented_sort / segmented_sort_pairs: every key type and order over segment layouts that meet every path of the
-// GPU (1-key; short: many segments per workgroup tile of 1024 key positions, at its edge 256/257, segments across
+// GPU (1-key; short: many segments per workgroup tile of 2048 key positions (1024 for pairs), at its edge 256/257, segments across
 // tile edges, many tiny ones, runs of empty ones; mid: one workgroup, at 1023/1024/1025 and 2048/2049; long: the
 // device sort, at aligned and unaligned starts), on the WebGPU and native contexts, against the CPU twin
 // (stable_sort_bits per segment). Values are the input indices, so every pairs check is also a stability check.
@@ -151,6 +151,27 @@ TEST(SegmentedSort, BothOrdersAndBitRanges) {
         check_segmented(*c, t, o, seg_keys(t, off.back(), 11, false), off, true, c->adapter().name);
         check_segmented(*c, t, o, seg_keys(t, off.back(), 12, false), off, true, c->adapter().name + " bits 4:20", 4, 20);
       }
+}
+
+// The short path's tiles (2,048 key positions for keys, 1,024 for pairs): segments of 2..256 keys across both
+// kinds of tile edge, the longest short segments over an edge, a run of empty segments at an edge, keys and pairs.
+TEST(SegmentedSort, ShortTileEdges) {
+  std::vector<std::vector<std::uint32_t>> lens;
+  for (const std::uint32_t edge : {1024u, 2048u, 4096u}) {
+    lens.push_back({edge - 40, 64, 17, 256, 2});             // 64 keys over the edge
+    lens.push_back({edge - 255, 256, 1, 255});                // 256 keys ending at the edge, 1 key at it
+    lens.push_back({edge - 128, 256, 0, 0, 0, 3, 300, 256});  // 256 over the edge, empty ones, a mid one
+    lens.push_back({edge, 0, 0, 0, 0, 2, 2, 2});              // empty segments at the edge, then pairs of keys
+  }
+  std::uint32_t seed = 40;
+  for (const auto& len : lens) {
+    const std::vector<std::uint32_t> off = offsets_of(0, len);
+    for (const bool pairs : {false, true})
+      for (context* c : {&ctx(), &native_ctx()})
+        check_segmented(*c, dtype::i32, pairs ? order::descending : order::ascending,
+                        seg_keys(dtype::i32, off.back() + 5, ++seed, seed % 2 == 0), off, pairs,
+                        c->adapter().name + " tile edge, first segment " + std::to_string(len[0]));
+  }
 }
 
 // Every variant of the one-workgroup sort (WGPRIM_SORT_MID, segmented.wgsl's sort_mid: the networks and the merge

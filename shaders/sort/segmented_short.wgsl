@@ -18,7 +18,7 @@
 //     mid segment that long, gate[11]), so that bad offsets leave every key as it was;
 //   sort_short: one workgroup per tile.
 // Offsets are checked (non-decreasing, the last <= n) before these run, or the gate stops them. Workgroup memory:
-// 2 (3 with PAIRS) arrays of WIN u32 (TILE 1024, SHORT 256: 10.0 or 15.0 KiB).
+// 1 (2 with PAIRS) arrays of WIN u32 (TILE 2048 for keys, 1024 for pairs; SHORT 256: 9.0 or 10.0 KiB).
 //! import sort/keys.wgsl
 //! import shared/lower_bound.wgsl
 
@@ -79,8 +79,9 @@ fn tile_starts(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) w
 const WIN: u32 = TILE + SHORT - 1u;
 const WIN_ITEMS: u32 = (WIN + WG_SIZE - 1u) / WG_SIZE;
 
-var<workgroup> wk: array<u32, WIN>;   // transformed keys; after the ranking, the sorted raw keys
-var<workgroup> wi: array<u32, WIN>;   // (segment start in the window << 16) | length: 0 where not this tile's
+// First each position's segment, (segment start in the window << 16) | length (0 where not this tile's); each
+// invocation then reads its positions' and puts their transformed keys there; after the ranking, the sorted raw keys.
+var<workgroup> wk: array<u32, WIN>;
 var<workgroup> wv: array<u32, VALS_WIN>;  // PAIRS: the sorted values (VALS_WIN = WIN, else 1)
 
 // Marks the positions of segment s (starting in the tile at lo) if it has 2 .. SHORT keys. Invocation l starts at
@@ -93,7 +94,7 @@ fn mark_segment(s: u32, lo: u32, l: u32) {
     let info = (st << 16u) | len;
     var q = l % len;
     for (var c = 0u; c < len; c += 1u) {
-      wi[st + q] = info;
+      wk[st + q] = info;
       q += 1u;
       if (q == len) {
         q = 0u;
@@ -112,7 +113,7 @@ fn sort_short(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wi
   let s0 = first[t];
   let s1 = min(first[t + 1u], params.n_segments);
   for (var i = l; i < WIN; i += WG_SIZE) {
-    wi[i] = 0u;
+    wk[i] = 0u;
   }
   workgroupBarrier();
   // One invocation per segment marks its positions (at most SHORT each). Past 2 TILE segments (long runs of empty
@@ -148,7 +149,7 @@ fn sort_short(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wi
     let i = l + q * WG_SIZE;
     var info = 0u;
     if (i < WIN) {
-      info = wi[i];
+      info = wk[i];
     }
     ri[q] = info;
     if (info != 0u) {

@@ -44,12 +44,15 @@ struct short_params {
 static_assert(sizeof(short_params) == 40);
 
 // Workgroup size of every kernel. Segments of 2..short_max keys are sorted many per workgroup, by tiles of
-// short_tile key positions (segmented_short.wgsl: 2 or 3 arrays of short_tile + short_max - 1 u32 in workgroup
-// memory, within WebGPU's default 16 KiB: 10.0 or 15.0 KiB); up to segment_mid_max by one workgroup each (that
+// short_tile key positions (segmented_short.wgsl: 1 or 2 arrays of short_tile + short_max - 1 u32 in workgroup
+// memory, within WebGPU's default 16 KiB: 9.0 or 10.0 KiB); up to segment_mid_max by one workgroup each (that
 // many compared keys and their indices: 16 KiB). short_max was 64: on the H200 sort_mid's one workgroup per
 // segment cost 13.2 ms for 2^24 keys in segments of 65 and 4.1 ms in segments of 256 (1.9 ms of ~1000, 0.38 ms
 // of 64 in sort_short), a fixed cost per segment that the many-per-workgroup rank count does not have.
-constexpr std::uint32_t seg_wg = 256, short_max = 256, short_tile = 1024;
+constexpr std::uint32_t seg_wg = 256, short_max = 256;
+/// Key positions per workgroup of the short segments: keys only 2,048 (one array of 2,303 u32: 9.0 KiB), pairs 1,024
+/// (two arrays of 1,279: 10.0 KiB).
+std::uint32_t short_tile(bool pairs) { return pairs ? 1024 : 2048; }
 }  // namespace
 
 const kernel_spec sort_seg_tile_starts_spec{
@@ -115,12 +118,13 @@ void record_segment_sorts_gated(recorder& rec, const key_compare& c, const devic
     p.mask_lo = static_cast<std::uint32_t>(sort_bit_mask(c.begin_bit, c.end_bit));
     p.n = static_cast<std::uint32_t>(keys.count);
     p.n_segments = static_cast<std::uint32_t>(n_segments);
-    p.tiles = static_cast<std::uint32_t>((keys.count + short_tile - 1) / short_tile);
+    const std::uint32_t tile = short_tile(vals != nullptr);
+    p.tiles = static_cast<std::uint32_t>((keys.count + tile - 1) / tile);
     wgsl_constants constants = sort_constants(seg_wg, 1, 1);
     constants.push_back({"SHORT", std::to_string(short_max) + "u"});
-    constants.push_back({"TILE", std::to_string(short_tile) + "u"});
+    constants.push_back({"TILE", std::to_string(tile) + "u"});
     constants.push_back({"PAIRS", vals ? "true" : "false"});
-    constants.push_back({"VALS_WIN", vals ? std::to_string(short_tile + short_max - 1) + "u" : "1u"});
+    constants.push_back({"VALS_WIN", vals ? std::to_string(tile + short_max - 1) + "u" : "1u"});
     static const monoid m(op::sum(), dtype::u32);
     const std::string& src = compose_wgsl(sort_seg_short_spec.file, m, constants);
     const buffer& first = scratch(ctx, "sort.seg_tile_first", (std::uint64_t(p.tiles) + 1) * 4);
