@@ -1,6 +1,6 @@
 // segmented_sort / segmented_sort_pairs: every key type and order over segment layouts that meet every path of the
-// GPU (1-key; short: many segments per workgroup tile of 2048 key positions (1024 for pairs), at its edge 256/257, segments across
-// tile edges, many tiny ones, runs of empty ones; mid: one workgroup, at 1023/1024/1025 and 2048/2049; long: the
+// GPU (1-key; short: many segments per workgroup tile of 2048 key positions (1024 for pairs), at its edge 256/257,
+// segments across tile edges, many tiny ones, runs of empty ones; mid: one workgroup, at 1023/1024/1025 and 2048/2049; long: the
 // device sort, at aligned and unaligned starts), on the WebGPU and native contexts, against the CPU twin
 // (stable_sort_bits per segment). Values are the input indices, so every pairs check is also a stability check.
 #include <cmath>

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # H200 call 1 (session 16): (1) the segmented sort's phases (`wgprim sort --segments F --phases`, new this session)
 # with segments of 16 and of 1,000 at 2^24 and 2^28; (2) A B A B: the bench rows of the segmented sort by the binary
-# before this session (wgprim_old: the short segments ranked by two loops) and after (one loop; wgprim_u2: the loop
-# unrolled by two), beside CUB's rows;
+# before this session (wgprim_old: the short segments ranked by two loops, tiles of 1,024 keys), wgprim_single (one
+# loop), wgprim_u2 (the loop unrolled by two) and wgprim (one loop, keys-only tiles of 2,048), beside CUB's rows;
 # (3) the whole suite on this session's GPU code; (4) the f32 sum's accuracy modes at 2^28 (issue 24: reproducible
 # >= 0.8x of fast) and the replay figure (issue 27), which session 15's call 5 could not take.
 set -u
@@ -18,7 +18,7 @@ for lg in 24 28; do
 done
 timeout 60 $B/cub_bench --json --sizes 24,28 --k 10 --reps 5 --primitives segmented_sort,reduce > $OUT/cub.jsonl; echo cub rc=$?
 for round in 1 2; do
-  for bin in wgprim_old wgprim wgprim_u2; do
+  for bin in wgprim_old wgprim_single wgprim_u2 wgprim; do
     for lg in 24 28; do
       timeout 40 $B/$bin bench --json --reps 5 --warmup 2 --batch 10 --min-log2 $lg --max-log2 $lg --primitives segmented_sort_keys > /tmp/b.json
       python3 -c "
