@@ -1,7 +1,7 @@
 // segmented_sort / segmented_sort_pairs: every key type and order over segment layouts that meet every path of the
 // GPU (1-key; short: many segments per workgroup tile of 2048 key positions (1024 for pairs), at its edge 256/257,
-// segments across tile edges, many tiny ones, runs of empty ones; mid: one workgroup, at 1023/1024/1025 and 2048/2049; long: the
-// device sort, at aligned and unaligned starts), on the WebGPU and native contexts, against the CPU twin
+// segments across tile edges, many tiny ones, runs of empty ones; mid: one workgroup, at 1023/1024/1025 and
+// 2048/2049; long: the device sort, at aligned and unaligned starts), on the WebGPU and native contexts, against the CPU twin
 // (stable_sort_bits per segment). Values are the input indices, so every pairs check is also a stability check.
 #include <cmath>
 #include <limits>
@@ -433,6 +433,17 @@ TEST(ComparatorSort, MergeItemsPolicies) {
   }
 }
 
+/// Reads keys and values (n = want.size() each) from `c` and compares them with the twin's.
+void expect_sorted_pairs(context& c, const buffer& k, const buffer& v, const std::vector<std::uint32_t>& want,
+                         const std::vector<std::uint32_t>& want_v, const std::string& what) {
+  const std::size_t n = want.size();
+  std::vector<std::uint32_t> got(n), got_v(n);
+  c.read(k, 0, got.data(), n * 4);
+  c.read(v, 0, got_v.data(), n * 4);
+  EXPECT_EQ(got, want) << what;
+  EXPECT_EQ(got_v, want_v) << what;
+}
+
 TEST(SegmentedSort, PhasesTimedAlone) {
   // segmented_sort_phases: the same result as segmented_sort_bits, one entry per kernel (device offsets: the binning,
   // tile starts, short segments, both mid size classes, the copy back, then the long segments' device sorts when
@@ -463,11 +474,7 @@ TEST(SegmentedSort, PhasesTimedAlone) {
         if (long_ones) expect.push_back("long segments (" + std::to_string(long_ones) + " device sorts)");
       }
       EXPECT_EQ(names, expect) << c->adapter().name << " n=" << n;
-      std::vector<std::uint32_t> got(n), got_v(n);
-      c->read(k, 0, got.data(), n * 4);
-      c->read(v, 0, got_v.data(), n * 4);
-      EXPECT_EQ(got, want) << c->adapter().name << " n=" << n;
-      EXPECT_EQ(got_v, want_v) << c->adapter().name << " n=" << n;
+      expect_sorted_pairs(*c, k, v, want, want_v, c->adapter().name + " n=" + std::to_string(n));
     }
   }
 }
@@ -501,11 +508,7 @@ TEST(ComparatorSort, PhasesTimedAlone) {
         expect.push_back("copy back");
       }
       EXPECT_EQ(names, expect) << c->adapter().name << " n=" << n;
-      std::vector<std::uint32_t> got(n), got_v(n);
-      c->read(k, 0, got.data(), n * 4);
-      c->read(v, 0, got_v.data(), n * 4);
-      EXPECT_EQ(got, want) << c->adapter().name << " n=" << n;
-      EXPECT_EQ(got_v, want_v) << c->adapter().name << " n=" << n;
+      expect_sorted_pairs(*c, k, v, want, want_v, c->adapter().name + " n=" + std::to_string(n));
     }
   }
 }

@@ -95,8 +95,8 @@ command add_sort_command(CLI::App& app) {
                 "LO:HI: compare only bits [LO, HI) of the ordered key (cub's begin_bit / end_bit; stable)");
   s->add_flag("--phases", o.phases,
               "also time each phase alone (histogram + plan, every digit pass, finish; with --less the blocks, every "
-              "merge level's split and merge; with --segments the binning, tile starts, short, mid and long segments): GPU "
-              "timestamps where the adapter has them, medians of --repeat runs");
+              "merge level's split and merge; with --segments the binning, tile starts, short, mid and long "
+              "segments): GPU timestamps where the adapter has them, medians of --repeat runs");
   s->add_flag("--no-check", o.no_check, "skip the comparison with std::stable_sort (large n)");
   s->add_option("--output", o.output, "sorted keys (.npy, .bin, .csv, .txt)");
   s->add_option("--values", o.values, "values (32-bit, same length) to sort with the keys");

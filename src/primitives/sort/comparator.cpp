@@ -332,14 +332,10 @@ std::vector<sort_phase> comparator_sort_phases(context& ctx, buffer& keys, std::
   k.type = key_type;
   if (values) v = in_place_ref(device_span<std::uint32_t>(*values, 0, n));
   const expr_program prog = checked_comparator(k, values ? &v : nullptr, key_type, less, opt);
+  if (ctx.backend() == backend_choice::native)
+    return whole_sort_phase(
+        [&] { backend_of(ctx).comparator_sort(ctx, k, values ? &v : nullptr, key_type, prog, opt); });
   std::vector<sort_phase> out;
-  if (ctx.backend() == backend_choice::native) {  // one phase: the whole sort, wall time
-    const auto t0 = std::chrono::steady_clock::now();
-    backend_of(ctx).comparator_sort(ctx, k, values ? &v : nullptr, key_type, prog, opt);
-    out.push_back({"sort", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(),
-                   false, false});
-    return out;
-  }
   phase_timer split(ctx, out);
   comparator_sort_gpu(ctx, k, values ? &v : nullptr, key_type, prog, opt, &split);
   return out;

@@ -592,15 +592,12 @@ std::vector<sort_phase> segmented_sort_phases(context& ctx, buffer& keys, std::s
   if (values) v = in_place_ref(device_span<std::uint32_t>(*values, 0, n));
   unsigned begin_bit, end_bit;
   check_segmented_args(k, values ? &v : nullptr, off, key_type, o, begin_bit, end_bit);
+  if (ctx.backend() == backend_choice::native)
+    return whole_sort_phase([&] {
+      backend_of(ctx).segmented_sort(ctx, k, values ? &v : nullptr, off, key_type, o.direction, begin_bit, end_bit,
+                                     opt);
+    });
   std::vector<sort_phase> out;
-  if (ctx.backend() == backend_choice::native) {  // one phase: the whole sort, wall time
-    const auto t0 = std::chrono::steady_clock::now();
-    backend_of(ctx).segmented_sort(ctx, k, values ? &v : nullptr, off, key_type, o.direction, begin_bit, end_bit,
-                                   opt);
-    out.push_back({"sort", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(),
-                   false, false});
-    return out;
-  }
   phase_timer split(ctx, out);
   segmented_sort_gpu(ctx, k, values ? &v : nullptr, off, key_type, o.direction, begin_bit, end_bit, opt, &split);
   return out;

@@ -6,6 +6,7 @@
 // and a finish step that copies the result into the output when the passes left it elsewhere. Which buffer each
 // slot reads and writes is decided on the GPU too (shaders/sort/buffers.wgsl).
 #pragma once
+#include <chrono>
 #include <memory>
 
 #include "core/wgsl_compose.hpp"
@@ -75,6 +76,14 @@ struct phase_timer final : sort_phase_split {
   phase_timer(context& c, std::vector<sort_phase>& o) : ctx(c), out(o), cur(std::make_unique<recorder>(c, true)) {}
   recorder& next(const std::string& finished) override;
 };
+/// The native backend's phases (comparator_sort_phases, segmented_sort_phases): one, "sort", the wall time of
+/// `run_sort()`.
+template <class F> std::vector<sort_phase> whole_sort_phase(F&& run_sort) {
+  const auto t0 = std::chrono::steady_clock::now();
+  run_sort();
+  return {{"sort", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(), false,
+           false}};
+}
 void record_sort(recorder& rec, const sort_args& a, sort_phase_split* split = nullptr);
 /// The scratch buffer holding the sort's state (for reading the fallback counts after a submit).
 const buffer& sort_state(context& ctx);
