@@ -298,6 +298,9 @@ TEST(Exact, BitsIgnoreThePolicyTheChunkingAndTheAlgorithm) {
   tune([](tuning& t) { t.items = 3; t.vec_loads = 0; t.small_n = 1; t.exact_window = 0; });
   tune([](tuning& t) { t.items = 29; t.vec_loads = 1; t.small_n = 1; t.exact_window = 1; });
   tune([](tuning& t) { t.workgroups = 5; t.exact_window = 0; });
+  tune([](tuning& t) { t.items = 29; t.vec_loads = 1; t.small_n = 1; t.exact_window = 2; });
+  tune([](tuning& t) { t.items = 1; t.vec_loads = 0; t.small_n = 1; t.exact_window = 2; });
+  tune([](tuning& t) { t.workgroups = 7; t.items = 13; t.exact_window = 2; });
   context tiny(webgpu_options());  // 16 KiB bindings: 4,096 elements per chunk
   testing::set_binding_limit(tiny, 16384);
   for (std::size_t n : {5u, 4097u, 65539u, 300001u}) {

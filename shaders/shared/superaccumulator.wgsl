@@ -118,6 +118,70 @@ fn sa_window_flush(l: u32, w: ptr<function, sa_window>) {
   (*w).w3 = 0u;
 }
 
+// A floating register window (GPUs, where the column's two read-modify-writes per value cost more than the few
+// operations that avoid them): two limbs r0, r1 in private variables at bit q, not aligned to a column limb. A
+// finite value whose significand's lowest bit p lies in q .. q + 23 adds lo = (v << (p - q)) mod 2^24 to r0 and
+// hi = v >> (24 - (p - q)) to r1 (sa_split's pieces at the window's own offset); any other finite value goes to
+// the column. Per batch (<= SA_BATCH values) r0 stays below 2^31 and |r1| below 2^30. At every normalization
+// (sa_fwindow_flush) the window joins the column as four pieces at limbs k .. k + 3 (q = 24 k + sh): limb k + 1
+// gets one piece below 1.5 * 2^24 and the others one below 2^24 each, which the limbs' budget of 126 contributions
+// absorbs beside a batch's 120. Then q moves so that the batch's largest p tops the next window (the data's
+// magnitudes in one tile predict the next tile's); q <= 231 keeps k + 3 within the column.
+struct sa_fwindow {
+  q: u32,
+  pmax: u32,
+  r0: u32,
+  r1: i32,
+}
+
+fn sa_fwindow_new() -> sa_fwindow {
+  return sa_fwindow(110u, 0u, 0u, 0);  // p 110..133: values of about 2^-17 .. 2^7
+}
+
+fn sa_fwindow_add(l: u32, w: ptr<function, sa_fwindow>, b: u32) -> u32 {
+  let e = (b >> 23u) & 0xffu;
+  if (e == 0xffu) {
+    return sa_special(b);
+  }
+  let p = max(e, 1u);
+  let nonzero = (b << 1u) != 0u;
+  (*w).pmax = max((*w).pmax, select(0u, p, nonzero));
+  let d = p - (*w).q;  // wraps to a large value below the window
+  // zeros add nothing wherever they land: they take the window's path whatever their d
+  if (d > 23u && nonzero) {
+    sa_add_parts(l, sa_split(b));
+    return 0u;
+  }
+  let m = (b & 0x7fffffu) | (min(e, 1u) << 23u);
+  let s = i32(b) >> 31u;
+  let v = (i32(m) ^ s) - s;
+  let dd = min(d, 23u);  // only a zero's d is larger
+  (*w).r0 += (u32(v) << dd) & 0xffffffu;
+  (*w).r1 += v >> (24u - dd);
+  return 0u;
+}
+
+fn sa_fwindow_flush(l: u32, w: ptr<function, sa_fwindow>) {
+  let q = (*w).q;
+  let k = (q * 2731u) >> 16u;  // q / 24
+  let sh = q - k * 24u;
+  let r1 = (*w).r1 + i32((*w).r0 >> 24u);
+  let a = (*w).r0 & 0xffffffu;
+  // (a + r1 * 2^24) * 2^sh = pieces at limbs k (< 2^24), k + 1 (< 2^23 + 2^24), k + 2 (< 2^24), k + 3 (signed)
+  let r1hi = r1 >> (24u - sh);
+  let i = k * WG_SIZE + l;
+  sa_cols[i] = sa_cols[i] + ((a << sh) & 0xffffffu);
+  sa_cols[i + WG_SIZE] = sa_cols[i + WG_SIZE] + (a >> (24u - sh)) + ((u32(r1) << sh) & 0xffffffu);
+  sa_cols[i + 2u * WG_SIZE] = sa_cols[i + 2u * WG_SIZE] + (u32(r1hi) & 0xffffffu);
+  sa_cols[i + 3u * WG_SIZE] = sa_cols[i + 3u * WG_SIZE] + u32(r1hi >> 24u);
+  if ((*w).pmax != 0u) {
+    (*w).q = max((*w).pmax, 23u) - 23u;
+  }
+  (*w).pmax = 0u;
+  (*w).r0 = 0u;
+  (*w).r1 = 0;
+}
+
 // Carries of a column whose limbs are signed sums (after sa_add): limbs 0..11 into [0, 2^24).
 fn sa_normalize_signed(l: u32) {
   var carry = 0;
