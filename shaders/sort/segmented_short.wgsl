@@ -11,8 +11,9 @@
 // scattered to their ranks in workgroup memory and written back coalesced. Positions of other segments (length
 // 0/1, longer, or started in an earlier tile) are neither read nor written.
 //   tile_starts: first[t] = the first segment whose start is >= t TILE (a binary search over the offsets per
-//     tile, t = 0 .. tiles), so segments [first[t], first[t + 1]) start in tile t. Gated (offsets binned on the
-//     GPU in the same submission, gate = its counts): every first[t] = 0 unless the binning found short segments
+//     tile, t = 0 .. tiles), so segments [first[t], first[t + 1]) start in tile t, with SKIP_TILE set where none of
+//     them is short. Gated (offsets binned on the
+//     GPU in the same submission, gate = its counts): every first[t] = SKIP_TILE unless the binning found short segments
 //     and no bad offsets, and invocation 0 writes sort_mid's grid and count (gate[4 .. 8): x, y, 1, count; count
 //     0 on bad offsets) and its larger size class's grid (gate[8 .. 11): the same, or 0 when the binning found no
 //     mid segment that long, gate[11]), so that bad offsets leave every key as it was;
@@ -69,20 +70,44 @@ fn tile_starts(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) w
       gate[10] = 1u;
     }
     if (broken || gate[3] == 0u) {
-      first[t] = 0u;
+      first[t] = SKIP_TILE;
       return;
     }
   }
-  first[t] = offsets_lower_bound(t * TILE, params.n_segments + 1u);
+  let f = offsets_lower_bound(t * TILE, params.n_segments + 1u);
+  // Whether a segment of 2 .. SHORT keys starts in tile t, from the first SKIP_LOOK segments starting there (more
+  // than that: maybe), so that sort_short leaves a tile without one at once (segments of ~1000: most tiles).
+  let next = (t + 1u) * TILE;
+  var has_short = false;
+  var s = f;
+  for (; s < min(f + SKIP_LOOK, params.n_segments); s += 1u) {
+    let b = offsets[s];
+    if (b >= next) {
+      break;
+    }
+    let len = offsets[s + 1u] - b;
+    if (len >= 2u && len <= SHORT) {
+      has_short = true;
+      break;
+    }
+  }
+  if (s == f + SKIP_LOOK && s < params.n_segments && offsets[s] < next) {
+    has_short = true;
+  }
+  first[t] = f | select(SKIP_TILE, 0u, has_short);
 }
 
 const WIN: u32 = TILE + SHORT - 1u;
+// first[t]'s top bit: no short segment starts in tile t (segment indices stay below 2^31: offsets are u32 in a binding)
+const SKIP_TILE: u32 = 0x80000000u;
+const SKIP_LOOK: u32 = 4u;
 const WIN_ITEMS: u32 = (WIN + WG_SIZE - 1u) / WG_SIZE;
 
 // First each position's segment, (segment start in the window << 16) | length (0 where not this tile's); each
 // invocation then reads its positions' and puts their transformed keys there; after the ranking, the sorted raw keys.
 var<workgroup> wk: array<u32, WIN>;
 var<workgroup> wv: array<u32, VALS_WIN>;  // PAIRS: the sorted values (VALS_WIN = WIN, else 1)
+var<workgroup> w_skip: u32;
 
 // Marks the positions of segment s (starting in the tile at lo) if it has 2 .. SHORT keys. Invocation l starts at
 // position l % len of its segment, so that neighbours marking segments of equal length hit different banks.
@@ -109,9 +134,15 @@ fn sort_short(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wi
   if (t >= params.tiles) {
     return;
   }
+  if (l == 0u) {
+    w_skip = first[t] & SKIP_TILE;
+  }
+  if (workgroupUniformLoad(&w_skip) != 0u) {
+    return;
+  }
   let lo = t * TILE;
-  let s0 = first[t];
-  let s1 = min(first[t + 1u], params.n_segments);
+  let s0 = first[t] & ~SKIP_TILE;
+  let s1 = min(first[t + 1u] & ~SKIP_TILE, params.n_segments);
   for (var i = l; i < WIN; i += WG_SIZE) {
     wk[i] = 0u;
   }
