@@ -329,6 +329,31 @@ TEST(Exact, BitsIgnoreThePolicyTheChunkingAndTheAlgorithm) {
   }
 }
 
+// The column's carry budget: every invocation of one workgroup takes hundreds of values that miss its register
+// window (the floating window follows the +-2^66 values, half of them at random places; the other half fill one
+// limb with 2^24 - 1 each), so a column that is not normalized in time wraps a limb. Every window mode, tiles of
+// 4 to 116 values.
+TEST(Exact, ColumnsNormalizeBeforeALimbOverflows) {
+  const float small = from_bits<float>(0x3c7fffffu);  // significand 2^24 - 1 at a limb's lowest bit
+  std::mt19937 rng(7);
+  std::vector<float> x(256 * 700);
+  for (float& v : x) {
+    const std::uint32_t r = rng() % 4;
+    v = r == 0 ? 0x1p66f : r == 1 ? -0x1p66f : small;
+  }
+  superaccumulator want;
+  want.add(x.data(), x.size());
+  for (int window : {0, 1, 2})
+    for (std::uint32_t items : {1u, 8u, 29u}) {
+      run_options o;
+      o.tune.workgroups = 1;
+      o.tune.items = items;
+      o.tune.small_n = 1;
+      o.tune.exact_window = window;
+      EXPECT_EQ(exact_sum(ctx(), x, o).accumulator, want) << "window " << window << " items " << items;
+    }
+}
+
 TEST(Exact, DeviceRangesInitAndErrors) {
   std::vector<float> x = {1e30f, 1.5f, -1e30f, 0x1p-24f};
   device_vector<float> d(ctx(), x);

@@ -57,11 +57,19 @@ fn walk_take(s: ptr<function, walk_state>, chain: u32, x: E, i: u32) {
   }
 }
 
-fn walk_tile_end(s: ptr<function, walk_state>) {
+// Ends a batch: the window joins the column, which is normalized unless (FLOAT_WINDOW) the column can take another
+// batch of 4 * ITEMS + 3 values and a flush without a carry; `last` always normalizes (sa_workgroup_total's input).
+fn end_batch(s: ptr<function, walk_state>, last: bool) {
   let l = (*s).l;
   if (FLOAT_WINDOW) {
     var fw = (*s).fw;
     sa_fwindow_flush(l, &fw);
+    let room = fw.units + 4u * ITEMS + 5u <= SA_BATCH;
+    if (room && !last) {
+      (*s).fw = fw;
+      return;
+    }
+    fw.units = 0u;
     (*s).fw = fw;
   } else if (WINDOW) {
     var w = (*s).w;
@@ -71,13 +79,17 @@ fn walk_tile_end(s: ptr<function, walk_state>) {
   sa_normalize_signed(l);
 }
 
+fn walk_tile_end(s: ptr<function, walk_state>) {
+  end_batch(s, false);
+}
+
 @compute @workgroup_size(WG_SIZE)
 fn accumulate_elements(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid: vec3u,
               @builtin(num_workgroups) nwg: vec3u) {
   sa_clear(l);
   var s = walk_state(sa_window_new(), sa_fwindow_new(), 0u, l);
   tile_walk(&s, wid.x, nwg.x, l, params.n, params.n_vec);
-  walk_tile_end(&s);
+  end_batch(&s, true);
   sa_cols[SA_LIMBS * WG_SIZE + l] = s.flags;
   sa_workgroup_total(l);
   write_total(l, params.out_offset + wid.x);

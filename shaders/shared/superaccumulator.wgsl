@@ -125,17 +125,19 @@ fn sa_window_flush(l: u32, w: ptr<function, sa_window>) {
 // the column. Per batch (<= SA_BATCH values) r0 stays below 2^31 and |r1| below 2^30. At every normalization
 // (sa_fwindow_flush) the window joins the column as four pieces at limbs k .. k + 3 (q = 24 k + sh): limb k + 1
 // gets one piece below 1.5 * 2^24 and the others one below 2^24 each, which the limbs' budget of 126 contributions
-// absorbs beside a batch's 120. Then q moves so that the batch's largest p tops the next window (the data's
+// absorbs beside a batch's 120; `units` counts what the column took, so that its caller may normalize only when
+// the next batch could overflow a limb (values that miss the window are rare). Then q moves so that the batch's largest p tops the next window (the data's
 // magnitudes in one tile predict the next tile's); q <= 231 keeps k + 3 within the column.
 struct sa_fwindow {
   q: u32,
   pmax: u32,
   r0: u32,
   r1: i32,
+  units: u32,  // contributions the column took since its last normalization (a flush counts 2)
 }
 
 fn sa_fwindow_new() -> sa_fwindow {
-  return sa_fwindow(110u, 0u, 0u, 0);  // p 110..133: values of about 2^-17 .. 2^7
+  return sa_fwindow(110u, 0u, 0u, 0, 0u);  // p 110..133: values of about 2^-17 .. 2^7
 }
 
 fn sa_fwindow_add(l: u32, w: ptr<function, sa_fwindow>, b: u32) -> u32 {
@@ -144,12 +146,12 @@ fn sa_fwindow_add(l: u32, w: ptr<function, sa_fwindow>, b: u32) -> u32 {
     return sa_special(b);
   }
   let p = max(e, 1u);
-  let nonzero = (b << 1u) != 0u;
-  (*w).pmax = max((*w).pmax, select(0u, p, nonzero));
+  (*w).pmax = max((*w).pmax, p);  // a zero's p = 1 moves no window but one of a batch of zeros
   let d = p - (*w).q;  // wraps to a large value below the window
   // zeros add nothing wherever they land: they take the window's path whatever their d
-  if (d > 23u && nonzero) {
+  if (d > 23u && (b << 1u) != 0u) {
     sa_add_parts(l, sa_split(b));
+    (*w).units += 1u;
     return 0u;
   }
   let m = (b & 0x7fffffu) | (min(e, 1u) << 23u);
@@ -180,6 +182,7 @@ fn sa_fwindow_flush(l: u32, w: ptr<function, sa_fwindow>) {
   (*w).pmax = 0u;
   (*w).r0 = 0u;
   (*w).r1 = 0;
+  (*w).units += 2u;
 }
 
 // Carries of a column whose limbs are signed sums (after sa_add): limbs 0..11 into [0, 2^24).
