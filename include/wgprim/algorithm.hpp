@@ -28,8 +28,7 @@ struct tuning {
   int staged = -1;               ///< scan tile: 0 direct, 1 staged (workgroup memory), 2 raked (subgroups); select 1/0
   std::uint32_t small_n = 0;     ///< reduce: at or below this n, one dispatch of one workgroup
   std::uint32_t spin_limit = 0;  ///< decoupled scan: polls of a predecessor before computing its tile itself
-  int exact_window = -1;         ///< exact f32 sums: 0 columns only, 1 a window of four column limbs in registers,
-                                 ///< 2 two register limbs at the data's magnitude (GPUs' default)
+  int exact_window = -1;         ///< exact f32 sums: 1 a per-invocation register window of limbs, 0 columns only
   std::uint32_t lookback_window = 0;  ///< onesweep sort, decoupled scan/select: predecessor states read at once (0: the policy)
   int lookback_subgroup = -1;  ///< decoupled scan and select: 1 subgroup 0 walks the look-back alone, 0 the workgroup (-1: policy)
 };

@@ -6,8 +6,7 @@
 // Tiles: the tile walk (tile/walk.wgsl, with views fused into its load); each invocation adds 4 * ITEMS values
 // per tile, then normalizes its column, so 4 * ITEMS + 3 (the partial tile and the tail) must stay within SA_BATCH.
 // The data is read as u32 bits (E = u32: the dispatch composes a u32 prelude), and so are the partials.
-// WINDOW: values go through a per-invocation window of four column limbs in registers first (sa_window: what CPU
-// adapters run fastest); FLOAT_WINDOW: through two register limbs at the data's magnitude (sa_fwindow: GPUs).
+// WINDOW: values go through a per-invocation register window first (sa_window: what CPU adapters run fastest).
 //! import shared/superaccumulator.wgsl
 //! import tile/walk.wgsl
 
@@ -33,63 +32,48 @@ fn write_total(l: u32, slot: u32) {
   }
 }
 
+fn add_value(l: u32, w: ptr<function, sa_window>, b: u32) -> u32 {
+  if (WINDOW) {
+    return sa_window_add(l, w, b);
+  }
+  return sa_add(l, b);
+}
+
+fn end_batch(l: u32, w: ptr<function, sa_window>) {
+  if (WINDOW) {
+    sa_window_flush(l, w);
+  }
+  sa_normalize_signed(l);
+}
+
 // The tile walk's accumulate hook (tile/walk.wgsl): every element goes into this invocation's column (through
-// its register window, if any), whatever its chain; a full tile ends a batch.
+// its register window), whatever its chain; a full tile ends a batch.
 struct walk_state {
   w: sa_window,
-  fw: sa_fwindow,
   flags: u32,
   l: u32,
 }
 
 fn walk_take(s: ptr<function, walk_state>, chain: u32, x: E, i: u32) {
-  let b = bitcast<u32>(x);
-  if (FLOAT_WINDOW) {
-    var fw = (*s).fw;
-    (*s).flags |= sa_fwindow_add((*s).l, &fw, b);
-    (*s).fw = fw;
-  } else if (WINDOW) {
-    var w = (*s).w;
-    (*s).flags |= sa_window_add((*s).l, &w, b);
-    (*s).w = w;
-  } else {
-    (*s).flags |= sa_add((*s).l, b);
-  }
-}
-
-// Ends a batch: the window joins the column, which is normalized unless (FLOAT_WINDOW) the column can take another
-// batch of 4 * ITEMS + 3 values and a flush without a carry; `last` always normalizes (sa_workgroup_total's input).
-fn end_batch(s: ptr<function, walk_state>, last: bool) {
-  let l = (*s).l;
-  if (FLOAT_WINDOW) {
-    var fw = (*s).fw;
-    sa_fwindow_flush(l, &fw);
-    let room = fw.units + 4u * ITEMS + 5u <= SA_BATCH;
-    if (room && !last) {
-      (*s).fw = fw;
-      return;
-    }
-    fw.units = 0u;
-    (*s).fw = fw;
-  } else if (WINDOW) {
-    var w = (*s).w;
-    sa_window_flush(l, &w);
-    (*s).w = w;
-  }
-  sa_normalize_signed(l);
+  var w = (*s).w;
+  (*s).flags |= add_value((*s).l, &w, bitcast<u32>(x));
+  (*s).w = w;
 }
 
 fn walk_tile_end(s: ptr<function, walk_state>) {
-  end_batch(s, false);
+  var w = (*s).w;
+  end_batch((*s).l, &w);
+  (*s).w = w;
 }
 
 @compute @workgroup_size(WG_SIZE)
 fn accumulate_elements(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid: vec3u,
               @builtin(num_workgroups) nwg: vec3u) {
   sa_clear(l);
-  var s = walk_state(sa_window_new(), sa_fwindow_new(), 0u, l);
+  var s = walk_state(sa_window_new(), 0u, l);
   tile_walk(&s, wid.x, nwg.x, l, params.n, params.n_vec);
-  end_batch(&s, true);
+  var w = s.w;
+  end_batch(l, &w);
   sa_cols[SA_LIMBS * WG_SIZE + l] = s.flags;
   sa_workgroup_total(l);
   write_total(l, params.out_offset + wid.x);

@@ -50,8 +50,8 @@ void add_data_options(CLI::App* s, reduce_scan_cli& c) {
                 "(subgroup chunks; needs subgroups) (-1: the policy, direct)")
       ->check(CLI::Range(-1, 2));
   s->add_option("--spin-limit", c.tune.spin_limit, "policy override (decoupled scan): polls before fallback (0: the policy)");
-  s->add_option("--exact-window", c.tune.exact_window, "policy override (exact sums): 0 columns only, 1 a window of four column limbs, 2 two register limbs at the data's magnitude (-1: the policy)")
-      ->check(CLI::Range(-1, 2));  // issue 29 row 11: 5, 2, 7 were accepted silently
+  s->add_option("--exact-window", c.tune.exact_window, "policy override (exact sums): 1 register window, 0 columns (-1: the policy)")
+      ->check(CLI::Range(-1, 1));  // issue 29 row 11: 5, 2, 7 were accepted silently
   s->add_option("--repeat", c.repeat, "run the GPU algorithm this many times and report the median time")
       ->check(CLI::Range(1, 1000));
 }

@@ -33,9 +33,7 @@ struct exact_policy {
   std::uint32_t max_groups = 1024;
   std::uint64_t small_n = 16384;
   bool vec_loads = true;
-  // registers before the workgroup-memory column: 0 none, 1 four column limbs (sa_window: CPU adapters), 2 two
-  // limbs at the data's magnitude (sa_fwindow: GPUs)
-  int window = 2;
+  bool window = false;  // registers before the workgroup-memory column (sa_window)
 };
 
 exact_policy exact_policy_for(const context& ctx, const tuning& t) {
@@ -49,13 +47,12 @@ exact_policy exact_policy_for(const context& ctx, const tuning& t) {
     // for wall times): fast 273-305; columns only 978; window 652 (items 8), 525-565 (items 16-29);
     // 64 or 512 workgroups no better than 256.
     p.items = 16;
-    p.window = 1;
+    p.window = true;
   }
   // A column absorbs SA_BATCH = 120 values between carries: one tile (4 * items) plus the 3-element tail.
   if (t.items > 29) throw error(errc::invalid_argument, "tuning: items must be 1..29 for exact sums");
   if (t.items) p.items = t.items;
-  if (t.exact_window > 2) throw error(errc::invalid_argument, "tuning: exact_window must be 0, 1 or 2");
-  if (t.exact_window >= 0) p.window = t.exact_window;
+  if (t.exact_window >= 0) p.window = t.exact_window != 0;
   return p;
 }
 
@@ -67,8 +64,7 @@ const std::string& exact_module(const exact_policy& pol, const view_desc* view) 
   wgsl_constants constants{{"WG_SIZE", std::to_string(pol.wg_size) + "u"},
                            {"ITEMS", std::to_string(pol.items) + "u"},
                            {"VEC_LOADS", pol.vec_loads && !view ? "true" : "false"},
-                           {"WINDOW", pol.window == 1 ? "true" : "false"},
-                           {"FLOAT_WINDOW", pol.window == 2 ? "true" : "false"}};
+                           {"WINDOW", pol.window ? "true" : "false"}};
   for (auto& c : view_constants(view)) constants.push_back(c);
   return compose_wgsl(reduce_exact_spec.file, m, constants);
 }
