@@ -207,7 +207,7 @@ fn sort_short(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wi
       var r = st;
       for (var j = st; j < e; j += 1u) {
         let y = wk[j];
-        r += select(0u, 1u, y < x || (y == x && j < i));
+        r += u32(select(y < x, y <= x, j < i));  // stable: an equal key before i goes before it
       }
       dest[q] = r;
     }
