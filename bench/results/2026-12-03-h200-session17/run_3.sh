@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # H200 call 3 of session 17: (1) the short segments' rank by one select (wgprim) against two compares, an and, an
 # or and a select (wgprim_old, commit c07d643's shader), A B A B, segmented sort bench rows at 2^24 and 2^28 beside
-# CUB's, and the phases at 2^28 with segments of 16; (2) the exact sum's accuracy bench at 2^28 (columns only, the
-# floating window reverted); (3) the whole suite.
+# CUB's, and the phases at 2^28 with segments of 16; (2) the whole suite.
 set -u
 . devbuild/setup.sh
 { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; date -u; } > $OUT/env.txt 2>&1
@@ -29,6 +28,4 @@ python3 bench/h200/offsets_npy.py $((1 << 28)) 16 /tmp/off16.npy
 for bin in wgprim_old wgprim; do
   echo "== $bin"; timeout 60 $B/$bin sort --generate uniform:$((1 << 28)) --type u32 --segments /tmp/off16.npy --phases --repeat 5 --no-check 2>&1 | tail -8
 done 2>&1 | tee $OUT/phases.txt
-timeout 120 $B/wgprim bench --accuracy --min-log2 28 --max-log2 28 > $OUT/accuracy_28.txt 2>&1; echo accuracy rc=$?
-tail -7 $OUT/accuracy_28.txt
 . bench/h200/suite.sh
