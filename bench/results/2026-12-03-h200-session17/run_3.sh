@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# H200 call 3 of session 17: (1) the short segments' rank by one select (wgprim) against two compares, an and, an
-# or and a select (wgprim_old, commit c07d643's shader), A B A B, segmented sort bench rows at 2^24 and 2^28 beside
-# CUB's, and the phases at 2^28 with segments of 16; (2) the whole suite.
+# H200 call 3 of session 17: (1) segments of 2..16 keys sorted by one invocation each in registers (wgprim, commit
+# ac54e8e) against the rank count for them (wgprim_old: commit 4027209, its rank step by one select), A B A B,
+# segmented sort bench rows at 2^24 and 2^28 beside CUB's, and the phases at 2^28 with segments of 16; (2) the whole
+# suite.
 set -u
 . devbuild/setup.sh
 { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; date -u; } > $OUT/env.txt 2>&1
