@@ -10,7 +10,10 @@ set -u
 timeout 60 $B/cub_bench --json --sizes 24,28 --k 10 --reps 5 --primitives segmented_sort > /tmp/cub.jsonl
 for round in 1 2; do
   for bin in wgprim_old wgprim_tiny wgprim; do
-    timeout 60 $B/$bin bench --json --reps 5 --warmup 2 --batch 10 --min-log2 24 --max-log2 28 --primitives segmented_sort_keys > /tmp/b.json
+    for lg in 24 28; do
+      timeout 60 $B/$bin bench --json --reps 5 --warmup 2 --batch 10 --min-log2 $lg --max-log2 $lg --primitives segmented_sort_keys > /tmp/b_$lg.json
+    done
+    python3 -c "import json; print(json.dumps({'results': json.load(open('/tmp/b_24.json'))['results'] + json.load(open('/tmp/b_28.json'))['results']}))" > /tmp/b.json
     BIN=$bin ROUND=$round python3 - <<'PY'
 import json, os
 cub = {}
