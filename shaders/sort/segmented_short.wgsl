@@ -109,8 +109,6 @@ const WIN_ITEMS: u32 = (WIN + WG_SIZE - 1u) / WG_SIZE;
 var<workgroup> wk: array<u32, WIN>;
 var<workgroup> wv: array<u32, VALS_WIN>;  // PAIRS: the sorted values (VALS_WIN = WIN, else 1)
 var<workgroup> w_skip: u32;
-var<workgroup> w_ranked: atomic<u32>;  // a segment of TINY + 1 .. SHORT keys starts in this tile
-var<workgroup> w_rank: u32;
 
 // Segments of 2 .. TINY keys (where each invocation's one segment costs less than a rank count per key): one
 // invocation sorts the whole segment in registers, read from and written back to keys (and vals) directly, the
@@ -204,7 +202,6 @@ fn sort_short(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wi
   }
   if (l == 0u) {
     w_skip = first[t] & SKIP_TILE;
-    atomicStore(&w_ranked, 0u);
   }
   if (workgroupUniformLoad(&w_skip) != 0u) {
     return;
@@ -212,38 +209,19 @@ fn sort_short(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wi
   let lo = t * TILE;
   let s0 = first[t] & ~SKIP_TILE;
   let s1 = min(first[t + 1u] & ~SKIP_TILE, params.n_segments);
-  // One invocation per segment sorts each of 2 .. TINY keys (sort_tiny) and notes whether a longer short one
-  // starts here; a tile of tiny segments only (segments of 16) is then done. Past 2 TILE segments (long runs of
-  // empty ones) the rank count below takes every segment.
-  let few = s1 - s0 <= 2u * TILE;
-  if (few) {
-    for (var s = s0 + l; s < s1; s += WG_SIZE) {
-      let len = offsets[s + 1u] - offsets[s];
-      if (len >= 2u && len <= TINY) {
-        sort_tiny(offsets[s], len);
-      } else if (len > TINY && len <= SHORT) {
-        atomicOr(&w_ranked, 1u);
-      }
-    }
-  } else if (l == 0u) {
-    atomicOr(&w_ranked, 1u);
-  }
-  workgroupBarrier();
-  if (l == 0u) {
-    w_rank = atomicLoad(&w_ranked);
-  }
-  if (workgroupUniformLoad(&w_rank) == 0u) {
-    return;
-  }
   for (var i = l; i < WIN; i += WG_SIZE) {
     wk[i] = 0u;
   }
   workgroupBarrier();
-  // One invocation per segment of TINY + 1 .. SHORT keys marks its positions; past 2 TILE segments, one invocation
-  // per position finds the segment starting there (the last one at that position) and marks it, whatever its length.
-  if (few) {
+  // One invocation per segment sorts it (2 .. TINY keys: sort_tiny) or marks its positions (at most SHORT). Past
+  // 2 TILE segments (long runs of empty ones), one invocation per position finds the segment starting there (the
+  // last one at that position) and marks it, whatever its length, instead.
+  if (s1 - s0 <= 2u * TILE) {
     for (var s = s0 + l; s < s1; s += WG_SIZE) {
-      if (offsets[s + 1u] - offsets[s] > TINY) {
+      let len = offsets[s + 1u] - offsets[s];
+      if (len >= 2u && len <= TINY) {
+        sort_tiny(offsets[s], len);
+      } else {
         mark_segment(s, lo, l);
       }
     }
