@@ -5,8 +5,7 @@
 //
 // The keys are cut into tiles of TILE positions (relative to key 0). Workgroup t owns every segment of 2 .. SHORT
 // keys that starts in tile t; those keys lie in the window [t TILE, t TILE + WIN), WIN = TILE + SHORT - 1, which
-// the workgroup loads coalesced (only the positions of its segments; one invocation sorts each segment of 2 .. TINY
-// keys in registers instead: sort_tiny). Each key's rank in its segment is the count
+// the workgroup loads coalesced (only the positions of its segments). Each key's rank in its segment is the count
 // of keys that go before it (smaller transformed key, or equal and earlier: stable), at most SHORT compares from
 // workgroup memory (tiny segments sit in one subgroup's lanes, so the reads are broadcasts). The keys are then
 // scattered to their ranks in workgroup memory and written back coalesced. Positions of other segments (length
@@ -110,71 +109,6 @@ var<workgroup> wk: array<u32, WIN>;
 var<workgroup> wv: array<u32, VALS_WIN>;  // PAIRS: the sorted values (VALS_WIN = WIN, else 1)
 var<workgroup> w_skip: u32;
 
-// Segments of 2 .. TINY keys (where each invocation's one segment costs less than a rank count per key): one
-// invocation sorts the whole segment in registers, read from and written back to keys (and vals) directly, the
-// segment's 8 .. 64 bytes in a row; no workgroup memory, no barrier.
-const TINY: u32 = 16u;
-
-// An odd-even transposition network over positions 0 .. W - 1 (W = 4, 8 or 16, a constant at every call: the loops
-// unroll, the arrays stay in registers): W rounds, and only neighbours swap, when the later key goes strictly first,
-// so equal keys keep their order (stable). Raw keys (rk) and values (rv) move with the transformed keys (k).
-fn tiny_network(k: ptr<function, array<u32, TINY>>, rk: ptr<function, array<u32, TINY>>,
-                rv: ptr<function, array<u32, TINY>>, w: u32) {
-  for (var r = 0u; r < w; r += 1u) {
-    for (var q = r & 1u; q + 1u < w; q += 2u) {
-      let a = (*k)[q];
-      let c = (*k)[q + 1u];
-      let sw = c < a;
-      (*k)[q] = select(a, c, sw);
-      (*k)[q + 1u] = select(c, a, sw);
-      let x = (*rk)[q];
-      let y = (*rk)[q + 1u];
-      (*rk)[q] = select(x, y, sw);
-      (*rk)[q + 1u] = select(y, x, sw);
-      if (PAIRS) {
-        let u = (*rv)[q];
-        let v = (*rv)[q + 1u];
-        (*rv)[q] = select(u, v, sw);
-        (*rv)[q + 1u] = select(v, u, sw);
-      }
-    }
-  }
-}
-
-// Sorts segment [b, b + len), 2 <= len <= TINY, padded to the network's width with the largest transformed key
-// (pads never pass a key: equal keys do not swap), so the first len positions are the sorted segment.
-fn sort_tiny(b: u32, len: u32) {
-  var k: array<u32, TINY>;
-  var rk: array<u32, TINY>;
-  var rv: array<u32, TINY>;
-  for (var j = 0u; j < TINY; j += 1u) {
-    k[j] = 0xffffffffu;
-    if (j < len) {
-      let x = keys[b + j];
-      rk[j] = x;
-      k[j] = sortable(x);
-      if (PAIRS) {
-        rv[j] = vals[b + j];
-      }
-    }
-  }
-  if (len <= 4u) {
-    tiny_network(&k, &rk, &rv, 4u);
-  } else if (len <= 8u) {
-    tiny_network(&k, &rk, &rv, 8u);
-  } else {
-    tiny_network(&k, &rk, &rv, 16u);
-  }
-  for (var j = 0u; j < TINY; j += 1u) {
-    if (j < len) {
-      keys[b + j] = rk[j];
-      if (PAIRS) {
-        vals[b + j] = rv[j];
-      }
-    }
-  }
-}
-
 // Marks the positions of segment s (starting in the tile at lo) if it has 2 .. SHORT keys. Invocation l starts at
 // position l % len of its segment, so that neighbours marking segments of equal length hit different banks.
 fn mark_segment(s: u32, lo: u32, l: u32) {
@@ -213,17 +147,11 @@ fn sort_short(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wi
     wk[i] = 0u;
   }
   workgroupBarrier();
-  // One invocation per segment sorts it (2 .. TINY keys: sort_tiny) or marks its positions (at most SHORT). Past
-  // 2 TILE segments (long runs of empty ones), one invocation per position finds the segment starting there (the
-  // last one at that position) and marks it, whatever its length, instead.
+  // One invocation per segment marks its positions (at most SHORT each). Past 2 TILE segments (long runs of empty
+  // ones), one invocation per position finds the segment starting there (the last one at that position) instead.
   if (s1 - s0 <= 2u * TILE) {
     for (var s = s0 + l; s < s1; s += WG_SIZE) {
-      let len = offsets[s + 1u] - offsets[s];
-      if (len >= 2u && len <= TINY) {
-        sort_tiny(offsets[s], len);
-      } else {
-        mark_segment(s, lo, l);
-      }
+      mark_segment(s, lo, l);
     }
   } else {
     for (var p = l; p < TILE; p += WG_SIZE) {
