@@ -12,11 +12,11 @@
 // 0/1, longer, or started in an earlier tile) are neither read nor written.
 //   tile_starts: first[t] = the first segment whose start is >= t TILE (a binary search over the offsets per
 //     tile, t = 0 .. tiles), so segments [first[t], first[t + 1]) start in tile t, with SKIP_TILE set where none of
-//     them is short. Gated (offsets binned on the
-//     GPU in the same submission, gate = its counts): every first[t] = SKIP_TILE unless the binning found short segments
-//     and no bad offsets, and invocation 0 writes sort_mid's grid and count (gate[4 .. 8): x, y, 1, count; count
-//     0 on bad offsets) and its larger size class's grid (gate[8 .. 11): the same, or 0 when the binning found no
-//     mid segment that long, gate[11]), so that bad offsets leave every key as it was;
+//     them is short. Gated (offsets binned on the GPU in the same submission, gate = its counts): every first[t] =
+//     SKIP_TILE unless the binning found short segments and no bad offsets, and invocation 0 writes sort_mid's
+//     grid and count (gate[4 .. 8): x, y, 1, count; count 0 on bad offsets) and its larger size class's grid
+//     (gate[8 .. 11): the same, or 0 when the binning found no mid segment that long, gate[11]), so that bad
+//     offsets leave every key as it was;
 //   sort_short: one workgroup per tile.
 // Offsets are checked (non-decreasing, the last <= n) before these run, or the gate stops them. Workgroup memory:
 // 1 (2 with PAIRS) arrays of WIN u32 (TILE 2048 for keys, 1024 for pairs; SHORT 256: 9.0 or 10.0 KiB).
@@ -98,7 +98,8 @@ fn tile_starts(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) w
 }
 
 const WIN: u32 = TILE + SHORT - 1u;
-// first[t]'s top bit: no short segment starts in tile t (segment indices stay below 2^31: offsets are u32 in a binding)
+// first[t]'s top bit: no short segment starts in tile t (segment indices stay below 2^29: the offsets fit one
+// binding)
 const SKIP_TILE: u32 = 0x80000000u;
 const SKIP_LOOK: u32 = 4u;
 const WIN_ITEMS: u32 = (WIN + WG_SIZE - 1u) / WG_SIZE;
