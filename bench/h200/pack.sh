@@ -28,3 +28,10 @@ if [ -d /usr/share/fonts/truetype/dejavu ]; then
 fi
 cp bench/h200/setup.sh devbuild/
 du -sh devbuild
+# The device tool carries at most 64 MiB: devbuild, .gl, and the tracked and untracked (not ignored) files of the
+# work tree. Say how close this pack comes, so that a call's extra binaries (an A/B's old build, 3.6 MB each) can be
+# made room for by leaving out what the call does not run (wgprim_calls, wgprim_floor, or the fonts, which only the
+# CLI's --plot checks need).
+total=$( { du -sb devbuild .gl 2>/dev/null | awk '{s += $1} END {print s}'; git ls-files -co --exclude-standard -z | du -cb --files0-from=- 2>/dev/null | tail -1 | cut -f1; } | awk '{s += $1} END {print s}')
+echo "carry: $((total / 1048576)) MiB of 64 (devbuild, .gl, the work tree's files)"
+[ "$total" -le $((64 * 1048576)) ] || echo "carry: over 64 MiB; leave out what this call does not run" >&2
