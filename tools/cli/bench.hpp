@@ -20,7 +20,7 @@ struct bench_case {
   std::function<void(WGPUCommandEncoder, std::size_t)> record;
   /// Untimed, before every (a) call, finished when it returns (may be empty): an in-place primitive's input made
   /// again (the segmented and comparator sorts), which CUB's out-of-place anchors do not pay.
-  std::function<void(std::size_t)> prepare;
+  std::function<void(std::size_t)> prepare = nullptr;
 };
 
 /// The extra rows the command line asks for, each a comma-separated list (empty: none): --scan-tunes

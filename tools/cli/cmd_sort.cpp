@@ -369,59 +369,41 @@ void add_sort_extra_cases(context& ctx, std::size_t n_max, const bench_wants& wa
     ctx.write(b, 0, h.data(), h.size() * 4);
     return offs->emplace(len, std::move(b)).first->second;
   };
-  for (const std::size_t len : {std::size_t(16), std::size_t(1000)}) {
-    if (!wants("segmented_sort_keys", "segmented")) break;
-    auto go = [&ctx, prepare, offsets_for, len](std::size_t n, run_options ro) {
-      buffer& k = prepare(n);
-      segmented_sort_bits(ctx, k, n, offsets_for(len), n / len, dtype::u32, {}, nullptr, ro);
-    };
-    bench_case c{"segmented_sort_keys", "segmented", "u32", "segments of " + std::to_string(len), 8.0, nullptr, nullptr,
-                 nullptr};
-    c.run = [go](std::size_t n) {
+  // One in-place row (see above): `sort` sorts the n keys of *work with the given options.
+  auto add_in_place = [&cases, &ctx, prepare, work](bench_case c,
+                                                     std::function<void(std::size_t, const run_options&)> sort) {
+    c.run = [prepare, sort](std::size_t n) {
       run_stats st;
       run_options ro;
       ro.stats = &st;
-      go(n, ro);
+      prepare(n);
+      sort(n, ro);
       return st.gpu_ms;
     };
-    // call: the sort of the keys where they lie and the last key read back, as CUB's call rows (CUB sorts out of
-    // place); the in-place sort's fresh input is copied in before, untimed.
     c.prepare = [prepare, &ctx](std::size_t n) {
       prepare(n);
       ctx.finish();
     };
-    c.call = [&ctx, work, offsets_for, len](std::size_t n) {
-      segmented_sort_bits(ctx, *work, n, offsets_for(len), n / len, dtype::u32, {}, nullptr, {});
+    c.call = [&ctx, work, sort](std::size_t n) {
+      sort(n, {});
       std::uint32_t last;
       ctx.read(*work, (n - 1) * 4, &last, 4);
     };
     cases.push_back(std::move(c));
+  };
+  for (const std::size_t len : {std::size_t(16), std::size_t(1000)}) {
+    if (!wants("segmented_sort_keys", "segmented")) break;
+    add_in_place({"segmented_sort_keys", "segmented", "u32", "segments of " + std::to_string(len), 8.0, nullptr,
+                  nullptr, nullptr},
+                 [&ctx, work, offsets_for, len](std::size_t n, const run_options& ro) {
+                   segmented_sort_bits(ctx, *work, n, offsets_for(len), n / len, dtype::u32, {}, nullptr, ro);
+                 });
   }
-  if (wants("sort_keys", "merge")) {
-    auto go = [&ctx, prepare](std::size_t n, run_options ro) {
-      buffer& k = prepare(n);
-      sort_less_bits(ctx, k, n, dtype::u32, comparator::expr("a > b"), nullptr, ro);
-    };
-    // descending, as CUB's anchor (DeviceMergeSort with a > b)
-    bench_case c{"sort_keys", "merge", "u32", "less: a > b", 8.0, nullptr, nullptr, nullptr};
-    c.run = [go](std::size_t n) {
-      run_stats st;
-      run_options ro;
-      ro.stats = &st;
-      go(n, ro);
-      return st.gpu_ms;
-    };
-    c.prepare = [prepare, &ctx](std::size_t n) {  // untimed, as for the segmented sort
-      prepare(n);
-      ctx.finish();
-    };
-    c.call = [&ctx, work](std::size_t n) {  // the last key read back, as CUB's call rows
-      sort_less_bits(ctx, *work, n, dtype::u32, comparator::expr("a > b"), nullptr, {});
-      std::uint32_t last;
-      ctx.read(*work, (n - 1) * 4, &last, 4);
-    };
-    cases.push_back(std::move(c));
-  }
+  if (wants("sort_keys", "merge"))  // descending, as CUB's anchor (DeviceMergeSort with a > b)
+    add_in_place({"sort_keys", "merge", "u32", "less: a > b", 8.0, nullptr, nullptr, nullptr},
+                 [&ctx, work](std::size_t n, const run_options& ro) {
+                   sort_less_bits(ctx, *work, n, dtype::u32, comparator::expr("a > b"), nullptr, ro);
+                 });
 }
 }  // namespace
 
