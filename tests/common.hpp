@@ -152,4 +152,8 @@ inline std::string describe(const monoid& m, std::size_t n) {
   return std::string(dtype_name(m.type())) + " " + m.name() + " [" + m.wgsl_expression() + "] n=" + std::to_string(n);
 }
 
+/// A line the crash report (tests/crash_report.cpp) prints with the test's name if the process dies of a signal
+/// before the test ends: what the test is doing now (e.g. the differential test's batch of cases).
+void crash_note(const std::string& note);
+
 }  // namespace wgprim::test

@@ -748,8 +748,11 @@ TEST(Differential, RandomCasesAgainstTheCpuTwin) {
     failures = run_batch(ctx(), seed, i, i + 1);
   } else {
     const std::uint64_t batch = 200;
-    for (std::uint64_t first = 0; first < total && failures < 20; first += batch)
-      failures += run_batch(ctx(), seed, first, std::min(total, first + batch));
+    for (std::uint64_t first = 0; first < total && failures < 20; first += batch) {
+      const std::uint64_t last = std::min(total, first + batch);
+      crash_note("seed " + std::to_string(seed) + ", cases " + std::to_string(first) + " to " + std::to_string(last - 1));
+      failures += run_batch(ctx(), seed, first, last);
+    }
     std::cout << "[          ] differential: " << total << " cases, seed " << seed << ", " << failures
               << " mismatches\n";
   }
