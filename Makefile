@@ -74,7 +74,8 @@ docs:
 test: setup
 	@scripts/stages.sh docs '$(MAKE) --no-print-directory docs' \
 	  build '$(MAKE) --no-print-directory build' \
-	  ctest 'cd $(BUILD) && ctest --output-on-failure --timeout 1200 -j $(JOBS)' \
+	  ctest 'cd $(BUILD) && rm -f crashes.log && { ctest --output-on-failure --timeout 1200 -j $(JOBS); rc=$$?; \
+	         if [ -s crashes.log ]; then echo "=== suites rerun after a crash (crashes.log):"; cat crashes.log; fi; exit $$rc; }' \
 	  python '$(MAKE) --no-print-directory python-check' \
 	  sanitize '$(MAKE) --no-print-directory sanitize' \
 	  fuzz '$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=15'
