@@ -9,6 +9,7 @@
 #include "primitives/view.hpp"
 #include "primitives/arg_reduce/arg_reduce.hpp"
 #include "primitives/arg_reduce/policy.hpp"
+#include "primitives/reduce/policy.hpp"
 #include "primitives/policy.hpp"
 #include "wgprim/error.hpp"
 
@@ -28,18 +29,7 @@ const kernel_spec arg_reduce_final_spec{"arg_reduce/fast.wgsl", "arg_final", arg
 arg_reduce_policy arg_reduce_policy_for(const context& ctx, const tuning& t) {
   // The reduce's lavapipe choices on CPU adapters (the table, primitives/policy.cpp).
   arg_reduce_policy p = policy_for(ctx).arg_reduce;
-  p.subgroups = ctx.features().subgroups;
-  // Element indices are u32 inside a chunk and tile offsets u32: items * WG_SIZE * 4 * groups stays below 2^32.
-  if (t.items > 64) throw error(errc::invalid_argument, "tuning: items must be 1..64 for arg reduce");
-  if (t.workgroups > ctx.limits().max_compute_workgroups_per_dimension || t.workgroups > 16384)
-    throw error(errc::invalid_argument, "tuning: workgroups must be 1..16384 for arg reduce");
-  if (t.small_n > (1u << 24)) throw error(errc::invalid_argument, "tuning: small_n must be at most 2^24");
-  if (t.workgroups) p.max_groups = t.workgroups;
-  if (t.items) p.items = t.items;
-  if (t.subgroups == 0) p.subgroups = false;
-  if (t.subgroups == 1) p.subgroups = ctx.features().subgroups;
-  if (t.vec_loads >= 0) p.vec_loads = t.vec_loads != 0;
-  if (t.small_n) p.small_n = t.small_n;
+  apply_walk_tuning(p, ctx, t, "arg reduce");
   return p;
 }
 

@@ -24,18 +24,7 @@ const kernel_spec reduce_fast_spec{"reduce/fast.wgsl", "reduce",
 reduce_policy reduce_policy_for(const context& ctx, const tuning& t) {
   // CPU adapters: fewer workgroups, scalar loads, a larger single dispatch (measured, primitives/policy.cpp).
   reduce_policy p = policy_for(ctx).reduce;
-  p.subgroups = ctx.features().subgroups;
-  // Tile offsets are u32 in the shader: items * WG_SIZE * 4 * groups must stay far below 2^32.
-  if (t.items > 64) throw error(errc::invalid_argument, "tuning: items must be 1..64 for reduce");
-  if (t.workgroups > ctx.limits().max_compute_workgroups_per_dimension || t.workgroups > 16384)
-    throw error(errc::invalid_argument, "tuning: workgroups must be 1..16384 for reduce");
-  if (t.small_n > (1u << 24)) throw error(errc::invalid_argument, "tuning: small_n must be at most 2^24");
-  if (t.workgroups) p.max_groups = t.workgroups;
-  if (t.items) p.items = t.items;
-  if (t.subgroups == 0) p.subgroups = false;
-  if (t.subgroups == 1) p.subgroups = ctx.features().subgroups;
-  if (t.vec_loads >= 0) p.vec_loads = t.vec_loads != 0;
-  if (t.small_n) p.small_n = t.small_n;
+  apply_walk_tuning(p, ctx, t, "reduce");
   return p;
 }
 

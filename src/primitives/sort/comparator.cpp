@@ -173,22 +173,8 @@ void comparator_sort_gpu(context& ctx, const range_ref& keys, const range_ref* v
     return;
   }
   auto t0 = clock::now();
-  buffer up_k, up_v;
-  device_view kv, vv;
-  if (keys.on_device) {
-    kv = keys.view;
-    if (pairs) vv = vals->view;
-  } else {
-    up_k = ctx.create_buffer(n * 4);
-    ctx.write(up_k, 0, keys.host, n * 4);
-    kv = view_of(up_k, n);
-    if (pairs) {
-      up_v = ctx.create_buffer(n * 4);
-      ctx.write(up_v, 0, vals->host, n * 4);
-      vv = view_of(up_v, n);
-    }
-  }
-  if (!keys.on_device) ctx.finish();  // the upload's time (device ranges wait for nothing here)
+  const in_place_keys in(ctx, keys, vals);  // host ranges uploaded (device ranges wait for nothing here)
+  device_view kv = in.kv, vv = in.vv;
   const double upload_ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
 
   std::optional<recorder> own;
@@ -311,10 +297,7 @@ void comparator_sort_gpu(context& ctx, const range_ref& keys, const range_ref* v
     fill_stats(opt, rec->submit(), alg.name);
     if (opt.stats) opt.stats->upload_ms = keys.on_device ? 0 : upload_ms;
   }
-  if (!keys.on_device) {
-    ctx.read(up_k, 0, keys.host_out, n * 4);
-    if (pairs) ctx.read(up_v, 0, vals->host_out, n * 4);
-  }
+  in.write_back(ctx);
 }
 }  // namespace
 

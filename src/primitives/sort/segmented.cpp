@@ -430,23 +430,9 @@ void segmented_sort_gpu(context& ctx, const range_ref& keys, const range_ref* va
       return;
     }
   }
-  // Keys and values: uploaded (host ranges) or the caller's views, made bindable.
-  buffer up_k, up_v;
-  device_view kv, vv;
-  if (keys.on_device) {
-    kv = keys.view;
-    if (pairs) vv = vals->view;
-  } else {
-    up_k = ctx.create_buffer(std::max<std::uint64_t>(n, 1) * 4);
-    ctx.write(up_k, 0, keys.host, n * 4);
-    kv = view_of(up_k, n);
-    if (pairs) {
-      up_v = ctx.create_buffer(std::max<std::uint64_t>(n, 1) * 4);
-      ctx.write(up_v, 0, vals->host, n * 4);
-      vv = view_of(up_v, n);
-    }
-    ctx.finish();
-  }
+  // Keys and values: uploaded (host ranges) or the caller's views; made bindable below.
+  const in_place_keys in(ctx, keys, vals);
+  device_view kv = in.kv, vv = in.vv;
   const double upload_ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
   key_compare c;
   c.kind = kind;
@@ -557,10 +543,7 @@ void segmented_sort_gpu(context& ctx, const range_ref& keys, const range_ref* va
   if (phases) return;  // the keys stay on the device (segmented_sort_phases takes buffers)
   fill_stats(opt, spent, alg.name);
   if (opt.stats) opt.stats->upload_ms = keys.on_device ? 0 : upload_ms;
-  if (!keys.on_device) {
-    ctx.read(up_k, 0, keys.host_out, n * 4);
-    if (pairs) ctx.read(up_v, 0, vals->host_out, n * 4);
-  }
+  in.write_back(ctx);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 // buffers (no allocation per call once they are large enough).
 #include "primitives/sort/sort.hpp"
 
+#include <algorithm>
 #include <chrono>
 
 #include "primitives/backend.hpp"
@@ -466,6 +467,30 @@ std::vector<sort_phase> sort_phases_webgpu(context& ctx, const buffer& keys_in, 
   }
   return out;
 }
+in_place_keys::in_place_keys(context& ctx, const range_ref& k, const range_ref* v) : keys(k), vals(v) {
+  const std::uint64_t n = keys.count;
+  if (keys.on_device) {
+    kv = keys.view;
+    if (vals) vv = vals->view;
+    return;
+  }
+  up_k = ctx.create_buffer(std::max<std::uint64_t>(n, 1) * 4);
+  ctx.write(up_k, 0, keys.host, n * 4);
+  kv = view_of(up_k, n);
+  if (vals) {
+    up_v = ctx.create_buffer(std::max<std::uint64_t>(n, 1) * 4);
+    ctx.write(up_v, 0, vals->host, n * 4);
+    vv = view_of(up_v, n);
+  }
+  ctx.finish();
+}
+
+void in_place_keys::write_back(context& ctx) const {
+  if (keys.on_device) return;
+  ctx.read(up_k, 0, keys.host_out, keys.count * 4);
+  if (vals) ctx.read(up_v, 0, vals->host_out, keys.count * 4);
+}
+
 }  // namespace wgprim::detail
 
 namespace wgprim::testing {

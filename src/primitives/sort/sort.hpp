@@ -53,6 +53,18 @@ struct sort_bindings {
   binding keys_in, keys_x, keys_y, vals_in, vals_x, vals_y, state;
 };
 
+/// The keys (and values, where vals is not null) of an in-place sort: the caller's device views as they are, or
+/// its host ranges uploaded into buffers held here, the upload finished before the constructor returns.
+/// write_back() reads the sorted host ranges back (nothing for device ranges).
+struct in_place_keys {
+  const range_ref& keys;
+  const range_ref* vals;
+  buffer up_k, up_v;
+  device_view kv, vv;
+  in_place_keys(context& ctx, const range_ref& keys, const range_ref* vals);
+  void write_back(context& ctx) const;
+};
+
 /// WGSL constants every sort kernel takes.
 wgsl_constants sort_constants(std::uint32_t wg_size, std::uint32_t items, std::uint32_t key_words);
 sort_params sort_params_of(const sort_args& a);
