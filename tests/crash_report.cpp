@@ -83,7 +83,7 @@ struct install {
       struct sigaction sa {};
       sa.sa_handler = on_fatal;
       sigemptyset(&sa.sa_mask);
-      sa.sa_flags = SA_RESETHAND | SA_ONSTACK;
+      sa.sa_flags = SA_RESETHAND;
       ::sigaction(sig, &sa, nullptr);
     }
     ::testing::UnitTest::GetInstance()->listeners().Append(new note_test_names);
