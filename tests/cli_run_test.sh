@@ -75,11 +75,34 @@ for t in f32 i32; do
   done
 done
 
+# A | inside quotes or parentheses, or in ||, stays in its predicate; each chain's count against Python's.
+python3 - "$T/x4097.npy" >"$T/want_or" <<'PY'
+import struct, sys
+raw = open(sys.argv[1], "rb").read()
+hl = struct.unpack("<H", raw[8:10])[0]
+xs = struct.unpack("<%dI" % ((len(raw) - 10 - hl) // 4), raw[10 + hl:])
+print(sum(1 for x in xs if x % 7 == 0 or x % 5 == 0), sum(1 for x in xs if (x | 1) == 3 or x < 5),
+      sum(1 for x in xs if x > 15 or x < 2))
+PY
+read -r want_or want_paren want_quoted <"$T/want_or"
+for adapter in "" "--adapter cpu"; do
+  for pair in "select a % 7u == 0u || a % 5u == 0u | count:$want_or" "select (a | 1u) == 3u || a < 5u | count:$want_paren" \
+              "select \"a > 15u || a < 2u\" | count:$want_quoted" "select --predicate 'a > 15u || a < 2u' | count:$want_quoted"; do
+    chain=${pair%:*} want=${pair##*:}
+    "$W" run "$chain" --input "$T/x4097.npy" --json $adapter >"$T/r.json" 2>"$T/err" \
+      && python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["result"] == int(sys.argv[2]) and j["mismatches"] == 0 and j["steps"] == 1, j' "$T/r.json" "$want" \
+      && ok || bad "run '$chain' $adapter: $(cat "$T/err") $(cat "$T/r.json")"
+  done
+done
+
 expect_error "unknown stage" run 'select a > 1u | shuffle' --input "$T/x1.npy"
 expect_error "count not last" run 'count | unique' --input "$T/x1.npy"
 expect_error "bad predicate" run 'select a +' --input "$T/x1.npy"
 expect_error "bad bits" run 'sort --bits 9:3' --input "$T/x1.npy"
-expect_error "empty stage" run 'unique || count' --input "$T/x1.npy"
+expect_error "empty stage" run 'unique | | count' --input "$T/x1.npy"
+expect_error "|| between stages" run 'unique || count' --input "$T/x1.npy"
+expect_error "bits twice" run 'sort --bits 0:8 --bits 8:16 | count' --input "$T/x1.npy"
+expect_error "unclosed quote" run 'select "a > 1u | count' --input "$T/x1.npy"
 expect_error "no input" run 'unique'
 
 echo "cli_run: $pass passed, $fail failed"

@@ -499,6 +499,19 @@ TEST(Segmented, BadOffsets) {
   device_vector<std::uint32_t> d_x(ctx(), x), d_dec(ctx(), dec), d_past(ctx(), past), d_r(ctx(), 2), d_out(ctx(), 100);
   EXPECT_EQ(code([&] { segmented_reduce(ctx(), d_x, d_dec, d_r); }), errc::invalid_argument);
   EXPECT_EQ(code([&] { segmented_exclusive_scan(ctx(), d_x, d_past, d_out); }), errc::invalid_argument);
+  // with the host check's words, naming the first bad offset
+  auto what = [](auto f) -> std::string {
+    try {
+      f();
+    } catch (const error& e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_NE(what([&] { segmented_reduce(ctx(), d_x, d_dec, d_r); }).find("offsets[1] = 50 > offsets[2] = 40"),
+            std::string::npos);
+  EXPECT_NE(what([&] { segmented_exclusive_scan(ctx(), d_x, d_past, d_out); }).find("last offset 101 passes the 100"),
+            std::string::npos);
   device_vector<std::uint32_t> d_good(ctx(), good);
   segmented_reduce(ctx(), d_x, d_good, d_r);
   EXPECT_EQ(d_r.to_host(), (std::vector<std::uint32_t>{50, 50}));

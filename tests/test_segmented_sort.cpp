@@ -3,6 +3,7 @@
 // segments across tile edges, many tiny ones, runs of empty ones; mid: one workgroup, at 1023/1024/1025 and
 // 2048/2049; long: the device sort, at aligned and unaligned starts), on the WebGPU and native contexts, against the CPU twin
 // (stable_sort_bits per segment). Values are the input indices, so every pairs check is also a stability check.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -275,6 +276,19 @@ TEST(SegmentedSort, BadArguments) {
     c->write(pb, 0, past.data(), 12);
     EXPECT_EQ(code([&] { segmented_sort_bits(*c, kb, 10, db, 3, dtype::u32, {}); }), errc::invalid_argument);
     EXPECT_EQ(code([&] { segmented_sort_bits(*c, kb, 10, pb, 2, dtype::u32, {}); }), errc::invalid_argument);
+    // and the host check's words, naming the first bad offset
+    auto what = [](auto f) -> std::string {
+      try {
+        f();
+      } catch (const error& e) {
+        return e.what();
+      }
+      return "";
+    };
+    EXPECT_NE(what([&] { segmented_sort_bits(*c, kb, 10, db, 3, dtype::u32, {}); }).find("offsets[1] = 5 > offsets[2] = 3"),
+              std::string::npos) << c->adapter().name;
+    EXPECT_NE(what([&] { segmented_sort_bits(*c, kb, 10, pb, 2, dtype::u32, {}); }).find("last offset 11 passes the 10"),
+              std::string::npos) << c->adapter().name;
     std::vector<std::uint32_t> after(10);
     c->read(kb, 0, after.data(), 40);
     EXPECT_EQ(after, keys) << c->adapter().name;
@@ -379,6 +393,18 @@ TEST(ComparatorSort, HostRangesAndRefusals) {
       EXPECT_EQ(code([&] { sort(*c, k, comparator::expr(bad)); }), errc::invalid_argument) << bad;
     std::vector<double> d(3);
     EXPECT_EQ(code([&] { sort(*c, d, comparator::expr("a < b")); }), errc::unsupported);
+    // An order that holds on the type's sample but not on these keys: `a < b` with a NaN among f32 keys (a NaN
+    // ties 1 and 2, which do not tie), a rule broken at one value; the same orders on keys without the culprit sort.
+    std::vector<float> with_nan(5000, 1.f);
+    for (std::size_t i = 0; i < with_nan.size(); ++i) with_nan[i] = static_cast<float>(i % 97);
+    with_nan[4321] = std::numeric_limits<float>::quiet_NaN();  // not at a sampled position
+    EXPECT_EQ(code([&] { sort(*c, with_nan, comparator::expr("a < b")); }), errc::invalid_argument);
+    with_nan[4321] = 7.f;
+    EXPECT_EQ(code([&] { sort(*c, with_nan, comparator::expr("a < b")); }), errc::gpu) << "no NaN: it sorts (gpu: nothing thrown)";
+    std::vector<std::int32_t> k41(41);
+    for (int i = 0; i < 41; ++i) k41[i] = (i * 17) % 41;  // 0..40 shuffled
+    std::iter_swap(k41.begin() + 5, std::find(k41.begin(), k41.end(), 5));  // 5 at a sampled position (41 * 1 / 8)
+    EXPECT_EQ(code([&] { sort(*c, k41, comparator::expr("a < b && a != 5")); }), errc::invalid_argument);
   }
 }
 

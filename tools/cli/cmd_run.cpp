@@ -44,6 +44,41 @@ unsigned parse_bit(const std::string& s, const std::string& stage) {
   return static_cast<unsigned>(std::stoul(s));
 }
 
+// The chain's stages: split at each `|` that is outside quotes and parentheses and is not half of `||` (the
+// predicates' logical or), so that `select a > 15 || a < 2`, `select (a | 1) == 3` and `select "a | 1 == 3"` keep
+// their `|`.
+std::vector<std::string> split_stages(const std::string& chain) {
+  std::vector<std::string> stages;
+  std::string cur;
+  char quote = 0;
+  int depth = 0;
+  for (std::size_t i = 0; i < chain.size(); ++i) {
+    const char ch = chain[i];
+    if (quote) {
+      if (ch == quote) quote = 0;
+    } else if (ch == '"' || ch == '\'') {
+      quote = ch;
+    } else if (ch == '(') {
+      ++depth;
+    } else if (ch == ')') {
+      depth = std::max(depth - 1, 0);
+    } else if (ch == '|' && depth == 0) {
+      if (i + 1 < chain.size() && chain[i + 1] == '|') {  // `||`: a logical or, kept whole
+        cur += "||";
+        ++i;
+        continue;
+      }
+      stages.push_back(trim(cur));
+      cur.clear();
+      continue;
+    }
+    cur += ch;
+  }
+  if (quote) throw error(errc::invalid_argument, std::string("run: an unclosed ") + quote + " in '" + chain + "'");
+  stages.push_back(trim(cur));
+  return stages;
+}
+
 // Appends one stage to the pipeline; returns false for `count` (no step: the result is the count).
 bool add_stage(pipeline& p, const std::string& text) {
   std::istringstream words(text);
@@ -64,7 +99,12 @@ bool add_stage(pipeline& p, const std::string& text) {
     sort_order o;
     std::istringstream opts(rest);
     std::string w;
+    bool had_bits = false, had_descending = false;
     while (opts >> w) {
+      if ((w == "--bits" && had_bits) || (w == "--descending" && had_descending))
+        throw error(errc::invalid_argument, "run: '" + text + "': " + w + " is given twice");
+      had_bits = had_bits || w == "--bits";
+      had_descending = had_descending || w == "--descending";
       if (w == "--descending") {
         o.direction = order::descending;
       } else if (w == "--bits") {
@@ -115,12 +155,7 @@ int run(const run_cli& c) {
   if (!c.output.empty()) io::check_writable(c.output);
 
   // The stages are checked (and the predicates bound) before any GPU work.
-  std::vector<std::string> stages;
-  {
-    std::string s = c.chain;
-    for (std::size_t at; (at = s.find('|')) != std::string::npos; s = s.substr(at + 1)) stages.push_back(trim(s.substr(0, at)));
-    stages.push_back(trim(s));
-  }
+  const std::vector<std::string> stages = split_stages(c.chain);
   context ctx(context_options{c.adapter});
   pipeline p(ctx, a.type);
   for (std::size_t i = 0; i < stages.size(); ++i) {
@@ -190,7 +225,7 @@ command add_run_command(CLI::App& app) {
   CLI::App* s = app.add_subcommand("run", "a chain of primitives, e.g. 'select a % 2 == 0 | sort --bits 0:16 | unique "
                                           "| count', recorded once and run with device-side counts");
   s->add_option("chain", c->chain, "the stages, separated by |: select EXPR, sort [--bits LO:HI] [--descending], "
-                                   "unique, count")
+                                   "unique, count (a | inside quotes or parentheses, or in ||, stays in its stage)")
       ->required();
   s->add_option("--adapter", c->adapter, "adapter name substring (default: WGPRIM_ADAPTER, else the best GPU)");
   s->add_flag("--json", c->json, "print one JSON object (the final count as \"result\")");

@@ -56,11 +56,15 @@ std::vector<std::uint32_t> read_offsets(context& ctx, const device_view& v) {
 }
 
 // After a submitted run: broken offsets counted on the GPU (`broken`, read back with the run) become the same error
-// as the host check gives.
-void check_offsets_gpu(std::uint32_t broken, const char* what) {
-  if (broken)
-    throw error(errc::invalid_argument, std::string(what) + ": the offsets decrease or pass n (" +
-                                            std::to_string(broken) + " offsets out of order)");
+// as the host check gives (the offsets are read back to name the first bad one: only on this error path).
+void check_offsets_gpu(context& ctx, std::uint32_t broken, const range_ref& offsets, std::uint64_t n,
+                       const char* what) {
+  if (!broken) return;
+  if (offsets.on_device) check_offsets_host(read_offsets(ctx, offsets.view).data(), offsets.count, n, what);
+  else check_offsets_host(static_cast<const std::uint32_t*>(offsets.host), offsets.count, n, what);
+  throw error(errc::invalid_argument, std::string(what) + ": the offsets decrease or pass n (" +
+                                          std::to_string(broken) + (broken == 1 ? " offset" : " offsets") +
+                                          " out of order)");
 }
 
 // The end of every segmented call: close the output, then either leave the work in the caller's encoder, or submit,
@@ -68,8 +72,9 @@ void check_offsets_gpu(std::uint32_t broken, const char* what) {
 // (`words` 32-bit values from `down`).
 // A look-back pass (alg.counts_fallbacks) left its fallback count in ws->heads[1], read into the stats.
 void finish_call(context& ctx, recorder& rec, bindable_output& o, bool own, const run_options& opt,
-                 const algorithm_entry& alg, const range_ref& in, double upload_ms, const segmented_workspace* ws,
-                 const char* what, const buffer& down, const range_ref& out, std::uint64_t words) {
+                 const algorithm_entry& alg, const range_ref& in, const range_ref& offsets, double upload_ms,
+                 const segmented_workspace* ws, const char* what, const buffer& down, const range_ref& out,
+                 std::uint64_t words) {
   o.finish(rec);
   if (!own) {
     rec.end();
@@ -86,7 +91,7 @@ void finish_call(context& ctx, recorder& rec, bindable_output& o, bool own, cons
     opt.stats->lookback_fallbacks = 0;
     if (ws && alg.counts_fallbacks) ctx.read(*heads, 4, &opt.stats->lookback_fallbacks, 4);
   }
-  check_offsets_gpu(broken, what);
+  check_offsets_gpu(ctx, broken, offsets, in.count, what);
   if (!out.on_device) ctx.read(down, 0, out.host_out, words * 4);
 }
 
@@ -176,7 +181,7 @@ void segmented_scan_webgpu(context& ctx, WGPUCommandEncoder encoder, const range
       : alg.id == algorithm_id::segmented_scan_tiles && streams
           ? record_segmented_scan_streaming(rec, m, a.values, in.count, a.offsets, a.n_segments, a.out, a.exclusive)
           : record_segmented(rec, a);
-  finish_call(ctx, rec, o, own, opt, alg, in, upload_ms, &ws, what, down, out, in.count);
+  finish_call(ctx, rec, o, own, opt, alg, in, offsets, upload_ms, &ws, what, down, out, in.count);
 }
 
 void segmented_reduce_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref& offsets,
@@ -230,7 +235,7 @@ void segmented_reduce_webgpu(context& ctx, WGPUCommandEncoder encoder, const ran
   if (alg.id == algorithm_id::segmented_reduce_per_subgroup && in.count &&
       segmented_per_subgroup_serves(ctx, in.count, segs)) {
     segmented_workspace ws = record_segmented_reduce_per_subgroup(rec, m, a.values, in.count, a.offsets, segs, o.view);
-    finish_call(ctx, rec, o, own, opt, alg, in, upload_ms, &ws, what, down, out, segs);
+    finish_call(ctx, rec, o, own, opt, alg, in, offsets, upload_ms, &ws, what, down, out, segs);
     return;
   }
   if (streams && (alg.id == algorithm_id::segmented_reduce_decoupled || alg.id == algorithm_id::segmented_reduce_tiles)) {
@@ -238,7 +243,7 @@ void segmented_reduce_webgpu(context& ctx, WGPUCommandEncoder encoder, const ran
                                  ? record_segmented_reduce_decoupled(rec, m, a.values, in.count, a.offsets, segs,
                                                                      o.view, opt.tune)
                                  : record_segmented_reduce(rec, m, a.values, in.count, a.offsets, segs, o.view);
-    finish_call(ctx, rec, o, own, opt, alg, in, upload_ms, &ws, what, down, out, segs);
+    finish_call(ctx, rec, o, own, opt, alg, in, offsets, upload_ms, &ws, what, down, out, segs);
     return;
   }
   // Past one binding: the segmented inclusive scan into a temporary, then each segment's last element.
@@ -249,7 +254,7 @@ void segmented_reduce_webgpu(context& ctx, WGPUCommandEncoder encoder, const ran
     ws = record_segmented(rec, a);
   }
   record_segment_gather(rec, m, view_of(inclusive, in.count), in.count, a.offsets, segs, o.view);
-  finish_call(ctx, rec, o, own, opt, alg, in, upload_ms, in.count ? &ws : nullptr, what, down, out, segs);
+  finish_call(ctx, rec, o, own, opt, alg, in, offsets, upload_ms, in.count ? &ws : nullptr, what, down, out, segs);
 }
 
 std::uint64_t reduce_by_key_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& keys, dtype key_type,

@@ -71,9 +71,32 @@ std::vector<std::uint32_t> sample_keys(dtype t) {
   return v;
 }
 
-/// Refuses an expression that is not a strict weak order on the sample (one line naming the keys).
-void check_strict_weak_order(const expr_program& p, dtype t, const std::string& text) {
-  const std::vector<std::uint32_t> s = sample_keys(t);
+/// Up to 8 keys of a host range at evenly spaced positions, and for f32 its first NaN if it has one: an order
+/// that holds on the type's sample may still fail on the data (`a < b` with a NaN among the keys: a NaN is
+/// incomparable with 1 and with 2, which are not incomparable with each other). Device ranges add nothing (reading
+/// them back would cost every call a wait).
+std::vector<std::uint32_t> data_keys(const range_ref& keys, dtype t) {
+  std::vector<std::uint32_t> v;
+  if (keys.on_device || !keys.host || keys.count == 0) return v;
+  const auto* x = static_cast<const std::uint32_t*>(keys.host);
+  const std::uint64_t n = keys.count, picks = std::min<std::uint64_t>(n, 8);
+  for (std::uint64_t i = 0; i < picks; ++i) v.push_back(x[i * n / picks]);
+  if (t == dtype::f32)
+    for (std::uint64_t i = 0; i < n; ++i)
+      if ((x[i] & 0x7fffffffu) > 0x7f800000u) {
+        v.push_back(x[i]);
+        break;
+      }
+  return v;
+}
+
+/// Refuses an expression that is not a strict weak order on the type's sample and the data's keys (one line
+/// naming the keys).
+void check_strict_weak_order(const expr_program& p, dtype t, const std::string& text,
+                             const std::vector<std::uint32_t>& data) {
+  std::vector<std::uint32_t> s = sample_keys(t);
+  for (std::uint32_t k : data)
+    if (std::find(s.begin(), s.end(), k) == s.end()) s.push_back(k);
   const std::size_t m = s.size();
   std::vector<std::uint8_t> lt(m * m);
   for (std::size_t i = 0; i < m; ++i)
@@ -128,7 +151,7 @@ expr_program checked_comparator(const range_ref& keys, const range_ref* vals, dt
     throw error(errc::unsupported, std::string("comparator sort: keys of type ") + dtype_name(key_type) +
                                        " are not supported (u32, i32, f32)");
   const expr_program prog(less.expression(), key_type, expr_program::mode::less);
-  if (opt.check_operator) check_strict_weak_order(prog, key_type, less.expression());
+  if (opt.check_operator) check_strict_weak_order(prog, key_type, less.expression(), data_keys(keys, key_type));
   const bool pairs = vals != nullptr;
   const std::uint64_t n = keys.count;
   if (pairs && vals->on_device != keys.on_device)

@@ -470,9 +470,13 @@ void segmented_sort_gpu(context& ctx, const range_ref& keys, const range_ref* va
     }
     if (gpu_bins) {
       read_bins(ctx, bn, counts);
-      if (bn.broken)  // the gated sorts did nothing
+      if (bn.broken) {  // the gated sorts did nothing; the offsets read back name the first bad one
+        off = host_offsets(ctx, offsets);
+        check_offsets_host(off.data(), off.size(), n, "segmented sort");
         throw error(errc::invalid_argument, "segmented sort: the offsets decrease or pass n (" +
-                                                std::to_string(bn.broken) + " segments out of order)");
+                                                std::to_string(bn.broken) +
+                                                (bn.broken == 1 ? " segment" : " segments") + " out of order)");
+      }
       if (bn.large_total > bn.large.size()) {  // too many long segments to bring back one by one: the host lists
         off = host_offsets(ctx, offsets);
         bn.large.clear();
