@@ -13,14 +13,17 @@ struct bench_case {
   std::string primitive, algorithm, type, op;
   double bytes_per_element;
   /// (c) one call with run_stats: returns its GPU ms (timestamps, or wall time on CPU adapters).
-  std::function<double(std::size_t)> run;
+  std::function<double(std::size_t)> run = nullptr;
   /// (a) one call of the host-returning overload, the result on the host when it returns (may be empty).
-  std::function<void(std::size_t)> call;
+  std::function<void(std::size_t)> call = nullptr;
   /// (b) the call recorded into an encoder (may be empty: not recordable).
-  std::function<void(WGPUCommandEncoder, std::size_t)> record;
+  std::function<void(WGPUCommandEncoder, std::size_t)> record = nullptr;
   /// Untimed, before every (a) call, finished when it returns (may be empty): an in-place primitive's input made
   /// again (the segmented and comparator sorts), which CUB's out-of-place anchors do not pay.
   std::function<void(std::size_t)> prepare = nullptr;
+  /// Sizes below this have no row (the segmented sort's segments of 1,000 need n >= 1,000: fewer keys make no
+  /// segment, nothing to time).
+  std::size_t min_n = 0;
 };
 
 /// The extra rows the command line asks for, each a comma-separated list (empty: none): --scan-tunes

@@ -361,6 +361,10 @@ int run_bench(const bench_args& a) {
   for (int lg = min_log2; lg <= max_log2; ++lg) {
     std::size_t n = std::size_t(1) << lg;
     for (auto& c : cases) {
+      if (n < c.min_n) {
+        ++done;
+        continue;
+      }
       // Progress on a terminal: one line, rewritten in place (--verbose: a line per case instead; --quiet: none).
       if (tty && !a.verbose) {
         int w = 20, filled = static_cast<int>(w * done / std::max<std::size_t>(1, total));

@@ -394,7 +394,7 @@ void add_sort_extra_cases(context& ctx, std::size_t n_max, const bench_wants& wa
   for (const std::size_t len : {std::size_t(16), std::size_t(1000)}) {
     if (!wants("segmented_sort_keys", "segmented")) break;
     add_in_place({"segmented_sort_keys", "segmented", "u32", "segments of " + std::to_string(len), 8.0, nullptr,
-                  nullptr, nullptr},
+                  nullptr, nullptr, nullptr, len},
                  [&ctx, work, offsets_for, len](std::size_t n, const run_options& ro) {
                    segmented_sort_bits(ctx, *work, n, offsets_for(len), n / len, dtype::u32, {}, nullptr, ro);
                  });
