@@ -497,6 +497,11 @@ expect_error "transform types differ" reduce --generate prices:10 --transform 'a
 expect_error "transform with compensated accuracy" reduce --generate prices:10 --transform 'a * a' --accuracy compensated
 expect_error "plot to a missing folder" reduce --generate prices:10 --plot /nonexistent-dir/p.png
 expect_error "bench --from a bad file" bench --from "$T/in.csv" --plot "$T/x.png"
+# a binary file quoted by the JSON parser: its bytes come out as \xNN, not raw
+printf '\223NUMPY\001\000' >"$T/npyhead.json"
+expect_error "bench --from a binary file" bench --from "$T/npyhead.json" --plot "$T/x.png"
+if LC_ALL=C grep -q "$(printf '[\001-\010\200-\377]')" "$T/err"; then bad "raw bytes in: $(cat -v "$T/err")"
+elif grep -q 'x93' "$T/err"; then ok; else bad "no \\x93 in: $(cat "$T/err")"; fi
 
 # Ctrl-C during a long run: exit 130, no output file, no temporary file left behind.
 "$W" scan --generate uniform:60000000 --output "$T/big.npy" >/dev/null 2>&1 &

@@ -62,7 +62,7 @@ int main(int argc, char** argv) {
     return rc;
   } catch (const wgprim::error& e) {
     io::discard_outputs();
-    std::cerr << "wgprim: error: " << e.what() << "\n";
+    std::cerr << "wgprim: error: " << one_line(e.what()) << "\n";
     return static_cast<int>(e.code());
   } catch (const std::bad_alloc&) {
     io::discard_outputs();
@@ -70,7 +70,7 @@ int main(int argc, char** argv) {
     return static_cast<int>(errc::out_of_memory);
   } catch (const std::exception& e) {
     io::discard_outputs();
-    std::cerr << "wgprim: error: " << e.what() << "\n";
+    std::cerr << "wgprim: error: " << one_line(e.what()) << "\n";
     return 1;
   }
 }

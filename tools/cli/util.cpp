@@ -102,7 +102,26 @@ std::string one_line(std::string s) {
   for (char& ch : s)
     if (ch == '\n' || ch == '\r') ch = ' ';
   while (!s.empty() && s.back() == ' ') s.pop_back();
-  return s;
+  // Bytes a terminal would not show as text (control bytes, bytes outside valid UTF-8; e.g. a parser quoting a
+  // binary file) are written as \xNN; UTF-8 text (file names) stays as it is.
+  std::string out;
+  for (std::size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    const std::size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+    bool ok = len > 0 && i + len <= s.size() && !(len == 1 && (c < 0x20 || c == 0x7f)) && !(len == 2 && c < 0xc2);
+    for (std::size_t k = 1; ok && k < len; ++k) ok = (static_cast<unsigned char>(s[i + k]) >> 6) == 0x2;
+    if (ok) {
+      out.append(s, i, len);
+      i += len;
+    } else {
+      static const char hex[] = "0123456789abcdef";
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+      ++i;
+    }
+  }
+  return out;
 }
 
 // An option given an empty value (`--segments ''`, `--transform ''`, `--range ''`) read as an option not given, and
