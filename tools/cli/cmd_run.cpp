@@ -124,6 +124,8 @@ bool add_stage(pipeline& p, const std::string& text) {
     return true;
   }
   if (verb == "unique" || verb == "count") {
+    if (rest.rfind("||", 0) == 0)
+      throw error(errc::invalid_argument, "run: '" + text + "': stages are separated by one | (|| is a predicate's or)");
     if (!rest.empty()) throw error(errc::invalid_argument, "run: '" + verb + "' takes no options, got '" + rest + "'");
     if (verb == "unique") p.unique();
     return verb == "unique";
