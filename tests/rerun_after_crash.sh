@@ -16,7 +16,7 @@ rc=${PIPESTATUS[0]}
 if ((rc > 128 && rc != 137)); then  # 128 + signal; 137 = SIGKILL (ctest's timeout): not rerun
   line="$(date -u +%FT%TZ) $* died of signal $((rc - 128)); rerun once"
   echo "=== $line"
-  { echo "$line"; echo "  its last lines:"; tail -n 40 "$out" | sed 's/^/    /'; } >> "$log"
+  { echo "$line"; echo "  its last lines:"; tail -n 90 "$out" | sed 's/^/    /'; } >> "$log"
   "$@"
   rc=$?
   echo "  the rerun exited $rc" >> "$log"
