@@ -497,6 +497,7 @@ expect_error "transform types differ" reduce --generate prices:10 --transform 'a
 expect_error "transform with compensated accuracy" reduce --generate prices:10 --transform 'a * a' --accuracy compensated
 expect_error "plot to a missing folder" reduce --generate prices:10 --plot /nonexistent-dir/p.png
 expect_error "bench --from a bad file" bench --from "$T/in.csv" --plot "$T/x.png"
+expect_error "two options read stdin" sort --input - --segments - </dev/null
 # a binary file quoted by the JSON parser: its bytes come out as \xNN, not raw
 printf '\223NUMPY\001\000' >"$T/npyhead.json"
 expect_error "bench --from a binary file" bench --from "$T/npyhead.json" --plot "$T/x.png"

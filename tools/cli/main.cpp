@@ -50,6 +50,7 @@ int main(int argc, char** argv) {
   auto dispatch = [&]() -> int {
     refuse_empty_values(app);
     refuse_shared_outputs(app);
+    refuse_shared_stdin(app);
     io::hold_outputs();
     for (const command& c : commands)
       if (c.app->parsed()) return c.run();

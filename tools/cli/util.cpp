@@ -149,6 +149,24 @@ void refuse_shared_outputs(const CLI::App& app) {
   }
 }
 
+// Two input options reading standard input (`--input - --segments -`): the second read found it empty and said
+// "the file is empty" (hostile trial, 2026-12-03): refused, naming both.
+void refuse_shared_stdin(const CLI::App& app) {
+  for (const CLI::App* s : app.get_subcommands()) {
+    std::vector<std::string> readers;
+    for (const CLI::Option* o : s->get_options()) {
+      const std::string name = o->get_name();
+      const bool is_output = name == "--plot" || (name.size() >= 6 && name.compare(name.size() - 6, 6, "output") == 0);
+      if (!is_output && o->count())
+        for (const std::string& r : o->results())
+          if (r == "-") readers.push_back(name.empty() ? std::string("the input") : name);
+    }
+    if (readers.size() > 1)
+      throw error(errc::invalid_argument, readers[0] + " and " + readers[1] +
+                                              " both read standard input (-); give all but one of them a file");
+  }
+}
+
 buffer upload_words(context& ctx, const std::vector<std::uint32_t>& v) {
   buffer b = ctx.create_buffer(std::max<std::size_t>(v.size(), 1) * 4);
   if (!v.empty()) ctx.write(b, 0, v.data(), v.size() * 4);

@@ -45,6 +45,8 @@ void refuse_empty_values(const CLI::App& app);
 
 /// Two outputs of one command naming one file are refused before any work (options ending in "output", --plot).
 void refuse_shared_outputs(const CLI::App& app);
+/// Refuses two input options that both read standard input ("-").
+void refuse_shared_stdin(const CLI::App& app);
 
 /// A device buffer holding `v` (at least 4 bytes, so that an empty array still binds).
 wgprim::buffer upload_words(wgprim::context& ctx, const std::vector<std::uint32_t>& v);
