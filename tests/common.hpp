@@ -152,6 +152,17 @@ inline std::string describe(const monoid& m, std::size_t n) {
   return std::string(dtype_name(m.type())) + " " + m.name() + " [" + m.wgsl_expression() + "] n=" + std::to_string(n);
 }
 
+/// The message of the wgprim::error that f() throws ("" when it throws none).
+template <class F>
+std::string thrown_message(F f) {
+  try {
+    f();
+  } catch (const error& e) {
+    return e.what();
+  }
+  return "";
+}
+
 /// A line the crash report (tests/crash_report.cpp) prints with the test's name if the process dies of a signal
 /// before the test ends: what the test is doing now (e.g. the differential test's batch of cases).
 void crash_note(const std::string& note);

@@ -40,12 +40,9 @@ void copy_into(char (&dst)[256], const char* src) {
 }
 
 void on_fatal(int sig) {
-  char line[64];
-  std::strcpy(line, "\n*** fatal signal ");
-  const char* name = sig == SIGSEGV ? "SIGSEGV" : sig == SIGABRT ? "SIGABRT" : sig == SIGBUS ? "SIGBUS"
-                     : sig == SIGFPE ? "SIGFPE" : sig == SIGILL ? "SIGILL" : "?";
-  std::strcat(line, name);
-  put(line);
+  put("\n*** fatal signal ");
+  put(sig == SIGSEGV ? "SIGSEGV" : sig == SIGABRT ? "SIGABRT" : sig == SIGBUS ? "SIGBUS"
+      : sig == SIGFPE ? "SIGFPE" : sig == SIGILL ? "SIGILL" : "?");
   put(" in test ");
   put(current_test[0] ? current_test : "(none)");
   if (current_note[0]) {
