@@ -248,9 +248,24 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
     // key's peers in lower lanes (bits 0-7), the lowest peer's lane (8-14) and the number of peers (15-22), then in
     // the lowest peer the count before them (from bit 15 on).
     if (ranking) {
-      for (var k = 0u; k < ITEMS; k += 1u) {
-        let peers = peers_of(digit_at(k, key_lo[k], key_hi[k]), everyone, narrow);
-        ranks[k] = popcount4(peers & below) | (lowest_lane(peers) << 8u) | (popcount4(peers) << 15u);
+      if (narrow) {
+        // At most 32 lanes (NVIDIA, lavapipe): one ballot word, scalar masks; the branch is taken once per tile,
+        // not per key, so the loop holds no vec4 mask (H200: see bench/results/2026-12-03-h200-session19).
+        for (var k = 0u; k < ITEMS; k += 1u) {
+          let d = digit_at(k, key_lo[k], key_hi[k]);
+          var m = everyone.x;
+          for (var b = 0u; b < 8u; b += 1u) {
+            let bit_set = ((d >> b) & 1u) != 0u;
+            let ballot = subgroupBallot(bit_set).x;
+            m &= select(~ballot, ballot, bit_set);
+          }
+          ranks[k] = countOneBits(m & below.x) | (firstTrailingBit(m) << 8u) | (countOneBits(m) << 15u);
+        }
+      } else {
+        for (var k = 0u; k < ITEMS; k += 1u) {
+          let peers = peers_of(digit_at(k, key_lo[k], key_hi[k]), everyone, false);
+          ranks[k] = popcount4(peers & below) | (lowest_lane(peers) << 8u) | (popcount4(peers) << 15u);
+        }
       }
       for (var k = 0u; k < ITEMS; k += 1u) {
         if ((ranks[k] & 0xffu) == 0u) {
