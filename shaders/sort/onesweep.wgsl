@@ -59,6 +59,7 @@ fn pool_set(i: u32, v: u32) {
 var<workgroup> wg_bins: array<atomic<u32>, RADIX>;   // a predecessor's digit counts (fallback)
 var<workgroup> wg_count: array<u32, RADIX>;          // counts of the ranked keys, then the tile's digit starts
 var<workgroup> wg_global: array<u32, RADIX>;         // output index of sorted position 0 of the tile, per digit
+var<workgroup> wg_start: array<u32, RADIX>;          // the tile's digit starts (one phase, FOLDED)
 var<workgroup> wg_tile: u32;
 var<workgroup> wg_n: u32;
 var<workgroup> wg_uniform: u32;
@@ -216,6 +217,9 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
   let everyone = subgroupBallot(true);
   let slot = li.id % SLOTS;
   let phases = (li.count + SLOTS - 1u) / SLOTS;
+  // The slots in use: fewer subgroups than SLOTS (NVIDIA: 8 of 32 lanes) leave the rest unzeroed and unscanned.
+  let used = min(SLOTS, li.count);
+  let folded = FOLDED && phases == 1u && !ABLATE_RANK;
 //! if ABLATE_RANK
   // Measurement only (WGPRIM_ONESWEEP_ABLATE=rank): the digit counts from shared atomics, each key's rank its index
   // in the tile; the output is not sorted.
@@ -234,7 +238,7 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
   workgroupBarrier();
 //! else
   for (var phase = 0u; phase < phases; phase += 1u) {
-    for (var i = l; i < SLOTS * RADIX; i += WG_SIZE) {
+    for (var i = l; i < used * RADIX; i += WG_SIZE) {
       pool_set(i, 0u);
     }
     workgroupBarrier();
@@ -296,10 +300,31 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
       workgroupBarrier();  // this step's counts are visible to the next step's lowest lanes
     }
 //! endif
-    // Per digit: the keys of earlier subgroups (earlier phases: wg_count) before each slot's keys.
-    if (l < RADIX) {
+    if (folded) {
+      // One phase (every subgroup ranked at once: all GPUs with subgroups of 16 lanes or more): the tile's digit
+      // starts are scanned here and added to the slots' prefixes, so that each key finds its place in the tile with
+      // one lookup (FOLDED; H200: see bench/results/2026-12-03-h200-session19).
+      var total = 0u;
+      if (l < RADIX) {
+        for (var s = 0u; s < used; s += 1u) {
+          total += pool_get(s * RADIX + l);
+        }
+      }
+      let start = workgroup_scan(l, total, li).exclusive;
+      if (l < RADIX) {
+        var running = start;
+        for (var s = 0u; s < used; s += 1u) {
+          let c = pool_get(s * RADIX + l);
+          pool_set(s * RADIX + l, running);
+          running += c;
+        }
+        wg_count[l] = total;
+        wg_start[l] = start;
+      }
+    } else if (l < RADIX) {
+      // Per digit: the keys of earlier subgroups (earlier phases: wg_count) before each slot's keys.
       var running = wg_count[l];
-      for (var s = 0u; s < SLOTS; s += 1u) {
+      for (var s = 0u; s < used; s += 1u) {
         let c = pool_get(s * RADIX + l);
         pool_set(s * RADIX + l, running);
         running += c;
@@ -319,7 +344,15 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
   if (l < RADIX) {
     count = wg_count[l];
   }
-  let tile_start = workgroup_scan(l, count, li).exclusive;
+  // The tile's start of each digit: scanned above with one phase (the ranks include it), here otherwise.
+  var tile_start = 0u;
+  if (folded) {
+    if (l < RADIX) {
+      tile_start = wg_start[l];
+    }
+  } else {
+    tile_start = workgroup_scan(l, count, li).exclusive;
+  }
   if (l == RADIX - 1u) {
     count -= TILE - valid;  // the missing keys of the last tile (after every real key: no tile_start moves)
   }
@@ -420,8 +453,10 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
 //! else
 //! if ABLATE_RANK
 //! else
-  for (var k = 0u; k < ITEMS; k += 1u) {
-    ranks[k] += wg_count[digit_at(k, key_lo[k], key_hi[k])];
+  if (!folded) {
+    for (var k = 0u; k < ITEMS; k += 1u) {
+      ranks[k] += wg_count[digit_at(k, key_lo[k], key_hi[k])];
+    }
   }
 //! endif
   var sorted_digits: array<u32, ITEMS>;
@@ -447,22 +482,24 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
       }
     }
     workgroupBarrier();
-    // One loop of plain stores per buffer (dst is workgroup-uniform).
-    for (var k = 0u; k < ITEMS; k += 1u) {
-      sorted_digits[k] = digit_of(vec2<u32>(pool_get(k * WG_SIZE + l), 0u), dpass);
-    }
+    // One loop of plain stores per buffer (dst is workgroup-uniform); each sorted key read from the pool once (its
+    // reads are atomic loads with RANK_ATOMIC, which the compiler does not merge).
     if (dst == ROLE_X) {
       for (var k = 0u; k < ITEMS; k += 1u) {
         let s = k * WG_SIZE + l;
+        let v = pool_get(s);
+        sorted_digits[k] = digit_of(vec2<u32>(v, 0u), dpass);
         if (s < valid) {
-          keys_x[wg_global[sorted_digits[k]] + s] = pool_get(s);
+          keys_x[wg_global[sorted_digits[k]] + s] = v;
         }
       }
     } else {
       for (var k = 0u; k < ITEMS; k += 1u) {
         let s = k * WG_SIZE + l;
+        let v = pool_get(s);
+        sorted_digits[k] = digit_of(vec2<u32>(v, 0u), dpass);
         if (s < valid) {
-          keys_y[wg_global[sorted_digits[k]] + s] = pool_get(s);
+          keys_y[wg_global[sorted_digits[k]] + s] = v;
         }
       }
     }

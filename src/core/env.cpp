@@ -94,6 +94,7 @@ unsigned onesweep_wg() {
 }
 
 int onesweep_reload() { return choice("WGPRIM_ONESWEEP_RELOAD", {"0", "1"}); }
+int onesweep_fold() { return choice("WGPRIM_ONESWEEP_FOLD", {"0", "1"}); }
 
 bool no_tune() {
   const char* v = get("WGPRIM_NO_TUNE");

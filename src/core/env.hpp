@@ -39,6 +39,9 @@ int onesweep_rank();
 /// sort.reload_keys, on for GPUs); throws
 /// errc::invalid_argument for any other value.
 int onesweep_reload();
+/// WGPRIM_ONESWEEP_FOLD=0|1: the onesweep adds the tile's digit starts into the slots' prefixes when every subgroup
+/// ranks in one phase (1, the default), or after the look-back (0; A/B runs); -1 when unset
+int onesweep_fold();
 /// WGPRIM_ONESWEEP_ABLATE=rank,lookback,scatter (any subset): measurement only, the onesweep digit pass skips those
 /// phases (the output is then NOT sorted) so that per-phase costs show in `sort --phases` (issue 25 item 1). Bit 0
 /// rank, bit 1 look-back, bit 2 scatter; 0 when unset.

@@ -57,9 +57,9 @@ const kernel_spec sort_onesweep_spec{"sort/onesweep.wgsl",
                                      sizeof(sort_params)};
 
 namespace {
-// Workgroup memory of the kernel besides the pool: wg_bins, wg_count, wg_global (1 KiB each), the lanes'
+// Workgroup memory of the kernel besides the pool: wg_bins, wg_count, wg_global, wg_start (1 KiB each), the lanes'
 // subgroup totals (one word per invocation) and a few words.
-std::uint32_t fixed_wg_bytes(std::uint32_t wg_size) { return 3 * 1024 + 4 * wg_size + 64; }
+std::uint32_t fixed_wg_bytes(std::uint32_t wg_size) { return 4 * 1024 + 4 * wg_size + 64; }
 constexpr std::uint64_t tile_states_word = 4160;
 // The pool holds the tile, and while ranking the subgroup counts (SLOTS x RADIX words).
 std::uint32_t pool_words(const sort_onesweep_policy& p) { return std::max(p.wg_size * p.items, p.slots * 256); }
@@ -123,6 +123,7 @@ class onesweep final : public sort_algorithm {
     // Keys read again for the scatter (64-bit keys word by word), digits packed meanwhile: the policy's choice.
     const int reload_env = env::onesweep_reload();
     const bool reload = reload_env >= 0 ? reload_env == 1 : pol_.reload_keys;
+    const bool fold = env::onesweep_fold() != 0;
     auto compose = [&]() -> const std::string& {
       wgsl_constants c = sort_constants(pol_.wg_size, pol_.items, a.key_words);
       c.push_back({"SLOTS", std::to_string(pol_.slots) + "u"});
@@ -130,6 +131,7 @@ class onesweep final : public sort_algorithm {
       c.push_back({"WINDOW", std::to_string(pol_.window) + "u"});
       c.push_back({"RANK_ATOMIC", pol_.atomic_counts ? "true" : "false"});
       c.push_back({"RELOAD", reload ? "true" : "false"});
+      c.push_back({"FOLDED", fold ? "true" : "false"});
       c.push_back({"ABLATE_RANK", ablate & 1 ? "true" : "false"});
       c.push_back({"ABLATE_LOOKBACK", ablate & 2 ? "true" : "false"});
       c.push_back({"ABLATE_SCATTER", ablate & 4 ? "true" : "false"});
@@ -137,7 +139,7 @@ class onesweep final : public sort_algorithm {
       return compose_wgsl(sort_onesweep_spec.file, m, c, {"shared/lanes_subgroup.wgsl"});
     };
     const text_key key{&sort_onesweep_spec,
-                       {pol_.wg_size, pol_.items, a.key_words, pol_.slots, pol_.window, pol_.atomic_counts, ablate, reload},
+                       {pol_.wg_size, pol_.items, a.key_words, pol_.slots, pol_.window, pol_.atomic_counts, ablate, reload, fold},
                        {}};
     kernel_ = &get_kernel(ctx, sort_onesweep_spec, memo_text(key, compose), true);
     const std::uint64_t tile = std::uint64_t(pol_.wg_size) * pol_.items;
