@@ -782,5 +782,37 @@ TEST(Sort, OnesweepKeysHeldAndReadAgain) {
   EXPECT_THROW(sort(ctx(), k, order::ascending, opt), error);
 }
 
+TEST(Sort, OnesweepFoldedDigitStarts) {
+  // The tile's digit starts folded into the slots' prefixes when every subgroup ranks in one phase
+  // (WGPRIM_ONESWEEP_FOLD=1, the default: GPUs with subgroups of 16 lanes or more), or added after the look-back (0).
+  // lavapipe's 8-lane subgroups rank in two phases and take the unfolded path either way; on a GPU both run. Against
+  // the CPU twin: key types and orders, pairs, a bit range, sizes around the 4,608-key tile, the fallback under stress.
+  env_override fold("WGPRIM_ONESWEEP_FOLD", "1");
+  for (const char* f : {"1", "0"}) {
+    SCOPED_TRACE(f);
+    fold.set(f);
+    const std::size_t sizes[] = {0, 1, 4607, 4608, 4609, 24577};
+    for (std::size_t i = 0; i < std::size(sizes); ++i) {
+      const std::size_t n = sizes[i];
+      for (dtype t : key_types) {
+        const order o = orders[(i + static_cast<std::size_t>(t)) % 2];
+        check_sort(ctx(), "onesweep", t, o, random_keys(t, n, static_cast<std::uint32_t>(n) + 71, i % 3 == 1), i % 2 == 0);
+      }
+      check_sort(ctx(), "onesweep", dtype::u32, order::ascending, random_keys(dtype::u32, n, 72, false), true, nullptr,
+                 4, 20);
+    }
+    context c(webgpu_options());
+    testing::set_lookback_stress(c, true);
+    run_stats st;
+    check_sort(c, "onesweep", dtype::u32, order::ascending, random_keys(dtype::u32, 40000, 73, false), true, &st);
+    EXPECT_GT(st.lookback_fallbacks, 0u);
+  }
+  fold.set("2");
+  std::vector<std::uint32_t> k = random_keys(dtype::u32, 100, 1, false);
+  run_options opt;
+  opt.algorithm = "onesweep";
+  EXPECT_THROW(sort(ctx(), k, order::ascending, opt), error);
+}
+
 }  // namespace
 }  // namespace wgprim::test

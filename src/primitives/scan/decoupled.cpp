@@ -41,11 +41,13 @@ scan_policy scan_policy_for(const context& ctx, const tuning& t, bool stress) {
   // H200, 2026-11-29, u32 sum at 2^28: direct 0.90 ms vs staged 1.46 ms (staging costs occupancy and barriers);
   // off by default, kept as a policy for GPUs whose direct loads coalesce badly. Needs WG_SIZE * ITEMS * 16 bytes.
   const std::uint64_t stage_bytes = std::uint64_t(p.wg_size) * p.items * 16;
-  if (t.staged == 1 && stage_bytes + 2048 <= ctx.limits().max_compute_workgroup_storage_size)
-    p.layout = tile_layout::staged;
-  // Raked (subgroup chunks, issue #11): slower than direct on the H200 (2026-11-30, u32 inclusive at 2^28, GPU
-  // time: direct 0.864 ms, raked items 2/4/8 0.994/1.188/1.473 ms), so not the default; needs subgroups and a
-  // 32-bit T (checked where the type is known, record_scan_decoupled), direct otherwise.
+  const bool stage_fits = stage_bytes + 2048 <= ctx.limits().max_compute_workgroup_storage_size;
+  if (t.staged == 1 && stage_fits) p.layout = tile_layout::staged;
+  if (p.layout == tile_layout::staged && !stage_fits) p.layout = tile_layout::direct;  // a policy file's choice
+  // Raked (subgroup chunks, issue #11): scan/policy.hpp has the H200 figures; needs subgroups and a 32-bit T
+  // (checked where the type is known, record_scan_decoupled), direct otherwise. tuning::staged 0 picks direct
+  // whatever the policy (a policy file's scan.layout) says.
+  if (t.staged == 0) p.layout = tile_layout::direct;
   if (t.staged == 2) p.layout = tile_layout::raked;
   // Tile states the look-back reads at once (tuning::lookback_window), at most one per invocation.
   if (t.lookback_window > p.wg_size)
