@@ -15,7 +15,9 @@
 //    barrier orders each key's step. At most SLOTS subgroups rank at once (their histograms fill the
 //    pool); more subgroups (small subgroup sizes) rank in phases, each continuing the counts of the previous ones.
 //    Then the subgroup counts are scanned per digit: every key has its rank among the tile's keys of its digit, in
-//    input order (stable).
+//    input order (stable). With one phase and FOLDED (GPUs: subgroups of 16 lanes or more) the tile's digit starts
+//    are scanned right then and added into the slots' prefixes, so each key's rank is its place in the tile after
+//    one lookup; otherwise the starts are added after the look-back. Only the slots in use are zeroed and scanned.
 // 2. publishes its digit counts per (tile, digit) and looks back for each digit's prefix: invocation d owns digit
 //    d (d < RADIX) and walks digit d's chain back on its own (tile/lookback_core.wgsl's walk_word_chain), without
 //    barriers, reading WINDOW predecessor states at once and polling a NOT_READY one alone; it publishes its
