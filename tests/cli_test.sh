@@ -564,6 +564,16 @@ for p in $(sed -n "s/.*valid: all, \(.*\))$/\1/p" "$T/err" | tr -d ','); do
   grep -q "$p" "$T/out" || bad "bench --help does not list $p"
 done
 expect_code "bench scan is not a name" 2 bench --primitives scan --min-log2 10 --max-log2 10 --reps 1
+# --scan-tunes rows: one per layout, each with its batched figure like the default row's.
+"$W" bench --primitives inclusive_scan --algorithm decoupled --scan-tunes raked:4,direct:2 --min-log2 12 --max-log2 12 \
+  --reps 1 --warmup 0 --batch 2 --json >"$T/bench_t.json" 2>"$T/err" || bad "bench --scan-tunes rc: $(cat "$T/err")"
+python3 - "$T/bench_t.json" <<'PY' && ok || bad "bench --scan-tunes rows: $(head -c 400 "$T/bench_t.json")"
+import json, sys
+r = [x for x in json.load(open(sys.argv[1]))["results"] if x["type"] == "u32"]
+algs = sorted(x["algorithm"] for x in r)
+assert algs == ["decoupled", "decoupled/directi2", "decoupled/rakedi4"], algs
+assert all(x.get("batched_ms", 0) > 0 and x["call_ms"] > 0 for x in r), r
+PY
 "$W" bench --primitives copy --min-log2 10 --max-log2 11 --reps 1 --quiet >"$T/out" 2>"$T/err" && [ ! -s "$T/err" ] \
   && grep -q '^copy ' "$T/out" && ok || bad "bench --quiet: rc or stderr: $(head -c 300 "$T/err")"
 "$W" bench --primitives copy --min-log2 10 --max-log2 11 --reps 1 --verbose >/dev/null 2>"$T/err" \

@@ -262,17 +262,21 @@ int run_bench(const bench_args& a) {
           std::uint32_t last;
           ctx.read(out, (n - 1) * 4, &last, 4);
         };
-        c.record = [&, k, t, plain](WGPUCommandEncoder enc, std::size_t n) {
-          with_type(t, [&](auto tag) {
-            using T = decltype(tag);
-            if (k == scan_kind::inclusive)
-              inclusive_scan(ctx, enc, device_span<const T>(in, 0, n), device_span<T>(out, 0, n), op::sum(), plain);
-            else
-              exclusive_scan(ctx, enc, device_span<const T>(in, 0, n), device_span<T>(out, 0, n), op::sum(), plain);
-          });
+        // K calls recorded into one encoder (batched_ms), under the given options.
+        const auto record_with = [&, k, t](const run_options& opts) {
+          return [&, k, t, opts](WGPUCommandEncoder enc, std::size_t n) {
+            with_type(t, [&](auto tag) {
+              using T = decltype(tag);
+              if (k == scan_kind::inclusive)
+                inclusive_scan(ctx, enc, device_span<const T>(in, 0, n), device_span<T>(out, 0, n), op::sum(), opts);
+              else
+                exclusive_scan(ctx, enc, device_span<const T>(in, 0, n), device_span<T>(out, 0, n), op::sum(), opts);
+            });
+          };
         };
+        c.record = record_with(plain);
         cases.push_back(std::move(c));
-        if (alg == "decoupled")  // --scan-tunes rows: GPU time and call time under each tuning
+        if (alg == "decoupled")  // --scan-tunes rows: GPU time, call time and batched time under each tuning
           for (const auto& [name, tune] : scan_tunes()) {
             run_options tuned = plain;
             tuned.tune = tune;
@@ -289,6 +293,7 @@ int run_bench(const bench_args& a) {
               std::uint32_t last;
               ctx.read(out, (n - 1) * 4, &last, 4);
             };
+            r.record = record_with(tuned);
             cases.push_back(std::move(r));
           }
       }
