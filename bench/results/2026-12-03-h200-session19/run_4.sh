@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# H200 call 4 of session 19: the raked scan layout as the GPU default (call 3: 0.658 against 0.821 ms at 2^28):
-# the scan suites on it, then scan rows (default = raked, and direct:4 as a tune row) against CUB at 2^20/24/28.
+# H200 call 4 of session 19 (not run: no device time left; for the next session): the raked scan layout as the GPU
+# default (call 3: 0.658 against 0.821 ms at 2^28). Build with `tile_layout layout = tile_layout::raked` in
+# src/primitives/scan/policy.hpp (CPU adapters: direct in policy.cpp's CPU row) first; then the scan suites run on
+# it, and the rows (default, raked:4 and direct:4 as tune rows, each with its batched time) meet CUB at 2^20/24/28.
 set -u
 . devbuild/setup.sh
 timeout 90 $B/wgprim_tests --gtest_brief=1 --gtest_filter='Scan*:*Scan*:Pipeline*:Views*' > $OUT/gtest.txt 2>&1; echo "gtest rc=$?"
@@ -8,7 +10,7 @@ grep -E "PASSED|FAILED|Failure" $OUT/gtest.txt | head -20
 timeout 60 $B/cub_bench --json --sizes 20,24,28 --k 10 --reps 5 --primitives inclusive_scan,exclusive_scan > $OUT/cub.jsonl 2>&1
 for n in 20 24 28; do
   timeout 40 $B/wgprim bench --json --quiet --reps 5 --batch 10 --min-log2 $n --max-log2 $n --primitives inclusive_scan,exclusive_scan,copy \
-    --algorithm decoupled --scan-tunes direct:4 > $OUT/scan_$n.json 2>/dev/null; echo "bench scan 2^$n rc=$?"
+    --algorithm decoupled --scan-tunes raked:4,direct:4 > $OUT/scan_$n.json 2>/dev/null; echo "bench scan 2^$n rc=$?"
 done
 python3 - <<'PY' | tee $OUT/rows.txt
 import json, os
