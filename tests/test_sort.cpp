@@ -691,6 +691,23 @@ TEST(Sort, BadArguments) {
   EXPECT_THROW(sort(ctx(), k, order::ascending, opt), error);
 }
 
+// The onesweep on a context whose look-back is stressed: against the CPU twin (pairs), with fallbacks taken.
+void check_onesweep_stressed(dtype t, order o, std::size_t n, std::uint32_t seed) {
+  context c(webgpu_options());
+  testing::set_lookback_stress(c, true);
+  run_stats st;
+  check_sort(c, "onesweep", t, o, random_keys(t, n, seed, false), true, &st);
+  EXPECT_GT(st.lookback_fallbacks, 0u);
+}
+
+// A onesweep sort of 100 u32 keys, which the WGPRIM_ONESWEEP_* value now set must make it refuse.
+void expect_onesweep_refused(const char* value) {
+  std::vector<std::uint32_t> k = random_keys(dtype::u32, 100, 1, false);
+  run_options opt;
+  opt.algorithm = "onesweep";
+  EXPECT_THROW(sort(ctx(), k, order::ascending, opt), error) << value;
+}
+
 TEST(Sort, OnesweepWorkgroupsOf512) {
   // The GPU policy's tiles of 512 invocations (invocations 256..511 own no digit: they rank, count in the fallback
   // and scatter), forced on this adapter through WGPRIM_ONESWEEP_WG: sizes around its tiles (512 x 24 on a CPU
@@ -707,13 +724,7 @@ TEST(Sort, OnesweepWorkgroupsOf512) {
   for (std::size_t n : {std::size_t(6145), std::size_t(20000)})
     check_sort64(ctx(), "onesweep", 0, order::ascending, random_keys64(0, n, static_cast<std::uint32_t>(n), false), true,
                  false);
-  {
-    context c(webgpu_options());
-    testing::set_lookback_stress(c, true);
-    run_stats st;
-    check_sort(c, "onesweep", dtype::u32, order::ascending, random_keys(dtype::u32, 60000, 4, false), true, &st);
-    EXPECT_GT(st.lookback_fallbacks, 0u);
-  }
+  check_onesweep_stressed(dtype::u32, order::ascending, 60000, 4);
 }
 
 TEST(Sort, OnesweepRankAtomicAndBallot) {
@@ -736,12 +747,9 @@ TEST(Sort, OnesweepRankAtomicAndBallot) {
     }
   }
   // Any other value is refused, the removed `counters` ranking too.
-  std::vector<std::uint32_t> k = random_keys(dtype::u32, 100, 1, false);
-  run_options opt;
-  opt.algorithm = "onesweep";
   for (const char* rank : {"counters", "bogus"}) {
     ranking.set(rank);
-    EXPECT_THROW(sort(ctx(), k, order::ascending, opt), error) << rank;
+    expect_onesweep_refused(rank);
   }
 }
 
@@ -769,17 +777,10 @@ TEST(Sort, OnesweepKeysHeldAndReadAgain) {
     for (std::size_t n : {std::size_t(3071), std::size_t(3073), std::size_t(20000)})
       check_sort64(ctx(), "onesweep", static_cast<int>(n % 3), orders[n % 2],
                    random_keys64(static_cast<int>(n % 3), n, static_cast<std::uint32_t>(n), n == 3073), true, n == 3071);
-    context c(webgpu_options());
-    testing::set_lookback_stress(c, true);
-    run_stats st;
-    check_sort(c, "onesweep", dtype::f32, order::descending, random_keys(dtype::f32, 40000, 63, false), true, &st);
-    EXPECT_GT(st.lookback_fallbacks, 0u);
+    check_onesweep_stressed(dtype::f32, order::descending, 40000, 63);
   }
   reload.set("2");
-  std::vector<std::uint32_t> k = random_keys(dtype::u32, 100, 1, false);
-  run_options opt;
-  opt.algorithm = "onesweep";
-  EXPECT_THROW(sort(ctx(), k, order::ascending, opt), error);
+  expect_onesweep_refused("2");
 }
 
 TEST(Sort, OnesweepFoldedDigitStarts) {
@@ -801,17 +802,10 @@ TEST(Sort, OnesweepFoldedDigitStarts) {
       check_sort(ctx(), "onesweep", dtype::u32, order::ascending, random_keys(dtype::u32, n, 72, false), true, nullptr,
                  4, 20);
     }
-    context c(webgpu_options());
-    testing::set_lookback_stress(c, true);
-    run_stats st;
-    check_sort(c, "onesweep", dtype::u32, order::ascending, random_keys(dtype::u32, 40000, 73, false), true, &st);
-    EXPECT_GT(st.lookback_fallbacks, 0u);
+    check_onesweep_stressed(dtype::u32, order::ascending, 40000, 73);
   }
   fold.set("2");
-  std::vector<std::uint32_t> k = random_keys(dtype::u32, 100, 1, false);
-  run_options opt;
-  opt.algorithm = "onesweep";
-  EXPECT_THROW(sort(ctx(), k, order::ascending, opt), error);
+  expect_onesweep_refused("2");
 }
 
 }  // namespace
