@@ -74,12 +74,14 @@ echo '{"wgprim_policy": 1, "knobs": {"scan.items": 99}}' >"$F"
 python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["policy"]; assert p["source"].startswith("built-in") and p["warning"], p' \
   "$T/info.json" && ok || bad "malformed: not the built-in row"
 
-# scan.layout from the file: the raked tile (2) for 32-bit values, direct where it cannot run (64-bit), both
-# matching the CPU twin (the scan's exit status checks it).
-echo '{"wgprim_policy": 1, "knobs": {"scan.layout": 2}}' >"$F"
-"$W" info --adapter "$A" | grep -q "layout=2 (built-in 0)" && ok || bad "info text: scan.layout from the file"
-for t in u32 i64; do
-  "$W" scan --adapter "$A" --generate orders:70001 --type $t >"$T/out" 2>"$T/err" && ok || bad "scan.layout 2, $t: $(cat "$T/err")"
+# scan.layout from the file: staged (1) and raked (2; the GPU default, direct on CPU adapters) for 32-bit values,
+# direct where raked cannot run (64-bit), each matching the CPU twin (the scan's exit status checks it).
+for L in 1 2; do
+  echo '{"wgprim_policy": 1, "knobs": {"scan.layout": '$L'}}' >"$F"
+  "$W" info --adapter "$A" | grep -qE "^ *scan .* layout=$L( |$)" && ok || bad "info text: scan.layout $L from the file"
+  for t in u32 i64; do
+    "$W" scan --adapter "$A" --generate orders:70001 --type $t >"$T/out" 2>"$T/err" && ok || bad "scan.layout $L, $t: $(cat "$T/err")"
+  done
 done
 
 # Writing to the cache (no --output) replaces only the tuned primitives' knobs; --dry-run writes nothing.

@@ -53,6 +53,7 @@ policies builtin_policies(adapter_class c) {
   // waiting on it is waste (spin), every workgroup barrier switches all invocations (bigger sort tiles pay), and
   // coalescing buys nothing. The native backend runs none of these kernels; it shows this row.
   p.scan.spin = 16;
+  p.scan.layout = tile_layout::direct;  // raked's subgroup shuffles buy nothing on a CPU; direct was the default there
   p.select.spin = 16;
   // lavapipe 2^22 f32 select, loaded 2-core machine: staged 415-615 ms vs direct 436-516 ms, within the noise.
   p.select.tile = select_policy::layout::direct;

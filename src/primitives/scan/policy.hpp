@@ -18,12 +18,11 @@ struct scan_policy {
   std::uint32_t wg_size = 256;
   std::uint32_t items = 4;        // vec4 per invocation: tiles of 4,096 elements
   std::uint32_t spin = 256;       // polls of a NOT_READY predecessor before reducing its tile here
-  // Direct (policy knob scan.layout). H200 2026-12-03 (session 19, call 3), u32 inclusive at 2^28, GPU ms, one run:
-  // raked items 4 0.658, direct 4 0.821, direct 2 0.919, direct 8 1.214, staged 4 1.266, raked 8 1.522 (copy kernel
-  // 0.549); on 2026-11-30, before the subgroup look-back, raked 4 had measured 1.188 against direct 0.864. Raked is
-  // the candidate default for GPUs once the suite has passed on it there and 2^16..2^24 agree (not run: the
-  // session's device time ran out). Raked needs subgroups and a 32-bit T (record_scan_decoupled falls back).
-  tile_layout layout = tile_layout::direct;
+  // Raked on GPUs (policy knob scan.layout). H200 2026-12-03 (session 19, call 3), u32 inclusive at 2^28, GPU ms, one
+  // run: raked items 4 0.658, direct 4 0.821, direct 2 0.919, direct 8 1.214, staged 4 1.266, raked 8 1.522 (copy
+  // kernel 0.549); on 2026-11-30, before the subgroup look-back, raked 4 had measured 1.188 against direct 0.864.
+  // Raked needs subgroups and a 32-bit T (record_scan_decoupled falls back to direct); CPU adapters take direct.
+  tile_layout layout = tile_layout::raked;
   bool subgroups = true;
   std::uint32_t window = 32;      // tile states read at once by the look-back
   bool subgroup_lookback = true;  // subgroup 0 walks the look-back (tile/lookback.wgsl); needs subgroups
