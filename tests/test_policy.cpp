@@ -56,7 +56,11 @@ TEST(Policy, BuiltinRowsAreTheFormerConstants) {
     EXPECT_EQ(p.scan.window, 32u);
     EXPECT_TRUE(p.scan.subgroup_lookback);
     EXPECT_EQ(p.select.spin, 256u);
+    EXPECT_EQ(p.scan.layout, detail::tile_layout::raked);
     EXPECT_EQ(p.select.tile, detail::select_policy::layout::raked);
+    EXPECT_EQ(p.select.unique_tile, detail::select_policy::layout::direct);
+    EXPECT_EQ(p.select.partition_tile, detail::select_policy::layout::staged);
+    EXPECT_EQ(p.select.partition_items, 2u);
     EXPECT_EQ(p.reduce.max_groups, 1024u);
     EXPECT_EQ(p.reduce.small_n, 16384u);
     EXPECT_TRUE(p.reduce.vec_loads);
@@ -78,7 +82,11 @@ TEST(Policy, BuiltinRowsAreTheFormerConstants) {
     EXPECT_EQ(p.scan.items, 4u);
     EXPECT_EQ(p.scan.spin, 16u);
     EXPECT_EQ(p.select.spin, 16u);
+    EXPECT_EQ(p.scan.layout, detail::tile_layout::direct);
     EXPECT_EQ(p.select.tile, detail::select_policy::layout::direct);
+    EXPECT_EQ(p.select.unique_tile, detail::select_policy::layout::direct);
+    EXPECT_EQ(p.select.partition_tile, detail::select_policy::layout::direct);
+    EXPECT_EQ(p.select.partition_items, 4u);
     EXPECT_EQ(p.reduce.max_groups, 256u);
     EXPECT_EQ(p.reduce.small_n, 65536u);
     EXPECT_FALSE(p.reduce.vec_loads);
@@ -128,6 +136,16 @@ TEST(Policy, TheAdapterAndNativeRunTheBuiltinRow) {
   EXPECT_EQ(r.max_groups, cpu_adapter ? 256u : 1024u);
   const detail::select_policy sel = detail::select_policy_for(gpu, tuning{}, false);
   EXPECT_EQ(sel.spin, cpu_adapter ? 16u : 256u);
+  // Partition and unique take their own rows' layout and items; a tuning override still wins.
+  const detail::select_policy part = detail::select_policy_for(gpu, tuning{}, false, false, true);
+  EXPECT_EQ(part.items, cpu_adapter ? 4u : 2u);
+  EXPECT_EQ(detail::select_policy_for(gpu, tuning{}, false, true, false).tile, detail::select_policy::layout::direct);
+  tuning four;
+  four.items = 4;
+  four.staged = 0;
+  const detail::select_policy part4 = detail::select_policy_for(gpu, four, false, false, true);
+  EXPECT_EQ(part4.items, 4u);
+  EXPECT_EQ(part4.tile, detail::select_policy::layout::direct);
   const detail::histogram_policy h = detail::histogram_policy_for(gpu, 256);
   EXPECT_EQ(h.max_workgroups, cpu_adapter ? 64u : 1024u);
   if (cpu_adapter) {

@@ -56,7 +56,8 @@ policies builtin_policies(adapter_class c) {
   p.scan.layout = tile_layout::direct;  // raked's subgroup shuffles buy nothing on a CPU; direct was the default there
   p.select.spin = 16;
   // lavapipe 2^22 f32 select, loaded 2-core machine: staged 415-615 ms vs direct 436-516 ms, within the noise.
-  p.select.tile = select_policy::layout::direct;
+  p.select.tile = p.select.unique_tile = p.select.partition_tile = select_policy::layout::direct;
+  p.select.partition_items = p.select.items;
   // lavapipe, 2 cores, 2026-11-29, n = 2^24 f32 sum, median of 15 runs, wall ms: 64 workgroups 15.2,
   // 256 workgroups 12.9, 256 with subgroups 11.2-12.4, 1,024 22.4; vec4 loads 26-28 (scalar loads consecutive
   // across invocations vectorise better here); the seed 35.6-36.0. The arg reduce takes the same choices.
@@ -109,6 +110,9 @@ const std::vector<knob_def>& knob_defs() {
       WGPRIM_KNOB("select.spin", 1, 65536, "decoupled select: polls of a waiting predecessor", select.spin, u32),
       WGPRIM_KNOB("select.window", 1, 256, "decoupled select: tile states the look-back reads at once", select.window, u32),
       WGPRIM_KNOB("select.layout", 0, 2, "decoupled select: tile layout, 0 direct, 1 staged, 2 raked (needs subgroups)", select.tile, sl),
+      WGPRIM_KNOB("select.unique_layout", 0, 2, "decoupled unique: tile layout, as select.layout", select.unique_tile, sl),
+      WGPRIM_KNOB("select.partition_layout", 0, 2, "decoupled partition: tile layout, as select.layout", select.partition_tile, sl),
+      WGPRIM_KNOB("select.partition_items", 1, 8, "decoupled partition: vec4 per invocation", select.partition_items, u32),
       WGPRIM_KNOB("select.subgroup_lookback", 0, 1, "decoupled select: subgroup 0 walks the look-back", select.subgroup_lookback, bool),
       WGPRIM_KNOB("reduce.items", 1, 64, "fast reduce: vec4 per invocation per tile", reduce.items, u32),
       WGPRIM_KNOB("reduce.workgroups", 1, 16384, "fast reduce: workgroups of the first pass (at most)", reduce.max_groups, u32),

@@ -28,9 +28,14 @@ const std::vector<slot> select_layout = {slot::uniform,      slot::storage_read,
 const kernel_spec select_decoupled_spec{"select/decoupled.wgsl", "select_tiles", select_layout, sizeof(select_params)};
 const kernel_spec select_count_spec{"select/decoupled.wgsl", "count_kept", select_layout, sizeof(select_params)};
 
-select_policy select_policy_for(const context& ctx, const tuning& t, bool stress) {
+select_policy select_policy_for(const context& ctx, const tuning& t, bool stress, bool unique, bool partition) {
   // As the scan: on a CPU adapter a few threads run workgroups in turn, so waiting long is waste (the table's spin).
   select_policy p = policy_for(ctx).select;
+  if (unique) p.tile = p.unique_tile;
+  if (partition) {
+    p.tile = p.partition_tile;
+    p.items = p.partition_items;
+  }
   p.subgroups = ctx.features().subgroups;
   // The kept mask of an invocation is one u32: at most 32 elements, 8 vec4.
   if (t.items > 8) throw error(errc::invalid_argument, "tuning: items must be 1..8 for the decoupled select");
@@ -81,7 +86,8 @@ std::string view_lift_prelude(const view_desc* v) {
 void record_select_decoupled(recorder& rec, const select_args& a) {
   context& ctx = rec.ctx();
   const bool stress = lookback_stress(ctx);
-  const select_policy pol = select_policy_for(ctx, a.opt->tune, stress);
+  const select_policy pol =
+      select_policy_for(ctx, a.opt->tune, stress, a.mode == select_mode::unique, a.partition);
   const bool staged = pol.tile == select_policy::layout::staged;
   // A view (fused, or a buffer with a transform) is read through load_input + view_lift.
   const view_desc* view = a.view && (view_fused(a.view) || a.view->tr) ? a.view : nullptr;
