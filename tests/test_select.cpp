@@ -248,11 +248,9 @@ TEST(Select, PolicyVariants) {
   // The look-back walked by subgroup 0 (lookback_subgroup 1, the default with subgroups) or by the workgroup's
   // window (0); sizes around each variant's own tile (1,024 * items).
   struct v { int subgroups, staged; std::uint32_t items, spin; int lookback_sg; };
-  // staged 2: the raked layout (subgroups; without them the policy stages instead); 3: raked loads, staged writes
-  // (without subgroups staged; with 8 items on a 32 KiB adapter raked).
+  // staged 2: the raked layout (subgroups; without them the policy stages instead).
   for (const v& p : {v{0, 0, 4, 0, -1}, v{1, 0, 2, 1, 1}, v{0, 1, 1, 0, -1}, v{1, 1, 8, 0, 0}, v{1, 1, 4, 1, 0},
-                     v{1, 1, 1, 1, 1}, v{1, 2, 4, 0, -1}, v{1, 2, 1, 1, 0}, v{1, 2, 8, 0, 1}, v{0, 2, 2, 0, -1},
-                     v{1, 3, 4, 0, -1}, v{1, 3, 2, 1, 1}, v{1, 3, 8, 0, 0}, v{0, 3, 2, 0, -1}}) {
+                     v{1, 1, 1, 1, 1}, v{1, 2, 4, 0, -1}, v{1, 2, 1, 1, 0}, v{1, 2, 8, 0, 1}, v{0, 2, 2, 0, -1}}) {
     policy_override = tuning{};
     policy_override.subgroups = p.subgroups;
     policy_override.staged = p.staged;
@@ -533,9 +531,6 @@ TEST(Select, BadArgumentsAreOneLineErrors) {
   std::vector<std::uint32_t> f2(2);
   EXPECT_EQ(code([&] { select_flagged(ctx(), x, f2, out); }), errc::invalid_argument);
   EXPECT_EQ(code([&] { select_if(ctx(), x, out, predicate::expr("(a & 1.0) > 0.0")); }), errc::invalid_argument);
-  run_options layout4;  // layouts are 0..3
-  layout4.tune.staged = 4;
-  EXPECT_EQ(code([&] { select_if(ctx(), x, out, predicate::expr("a > 1.0"), layout4); }), errc::invalid_argument);
 }
 
 }  // namespace

@@ -25,7 +25,7 @@ struct tuning {
   std::uint32_t items = 0;       ///< vec4 loads per invocation per tile
   int subgroups = -1;            ///< 0: force the workgroup-memory path, 1: subgroups (when the adapter has them)
   int vec_loads = -1;            ///< reduce: 0 scalar loads consecutive across invocations, 1 vec4 loads
-  int staged = -1;               ///< scan tile: 0 direct, 1 staged (workgroup memory), 2 raked (subgroups); select: 0-2 the same, 3 raked loads with staged writes
+  int staged = -1;               ///< scan tile: 0 direct, 1 staged (workgroup memory), 2 raked (subgroups); select 1/0
   std::uint32_t small_n = 0;     ///< reduce: at or below this n, one dispatch of one workgroup
   std::uint32_t spin_limit = 0;  ///< decoupled scan: polls of a predecessor before computing its tile itself
   int exact_window = -1;         ///< exact f32 sums: 1 a per-invocation register window of limbs, 0 columns only

@@ -10,8 +10,7 @@
 // writes, or staged ones when STAGED): blocked with direct writes (invocation l decides ITEMS consecutive vec4
 // and writes its own kept elements: scattered writes), STAGED (blocked, the tile compacted in workgroup memory
 // first, then written coalesced: invocation l writes tile outputs l, l + WG_SIZE, ...), and RAKED (subgroup
-// chunks, see select_raked: coalesced loads and writes without workgroup memory; composed in only when RAKED), and
-// RAKED with STAGED (raked loads, the tile compacted in workgroup memory, then written coalesced).
+// chunks, see select_raked: coalesced loads and writes without workgroup memory; composed in only when RAKED).
 // The look-back's fallback counts a predecessor in the blocked layout: a count is an integer sum, the same
 // whatever the order.
 //
@@ -226,7 +225,6 @@ fn write_out(dest: u32, x: u32) {
 // size * ITEMS vec4, lane `lane` its vec4 k * size + lane, so every load is coalesced and so is every write:
 // a subgroup's kept elements of step k land in one contiguous run of the output, in lane order, with no
 // workgroup memory and no barrier but the subgroup totals' (across_subgroups). Needs subgroups.
-// With STAGED too (layout raked_staged), the loads are raked and the writes staged through wg_out.
 fn raked_index(tile: u32, k: u32, li: lane_info) -> u32 {
   return tile * (TILE / 4u) + (li.id * ITEMS + k) * li.size + li.lane;
 }
@@ -270,39 +268,6 @@ fn select_raked(tile: u32, l: u32, li: lane_info) {
   // No barrier before: nothing of this tile has read wg_subgroup_totals yet.
   let sp = across_subgroups(run, li);
   let bases = tile_bases_of(tile, l, li, sp.total);
-  if (STAGED) {
-    // Raked loads, staged writes: the tile's output is compacted in workgroup memory in tile order (kept elements,
-    // then with PARTITION the rejected ones), then written coalesced by the whole workgroup, as the blocked STAGED
-    // layout writes; a subgroup's stores into wg_out land on consecutive words.
-    for (var k = 0u; k < ITEMS; k += 1u) {
-      var kept_at = sp.before + lane_kept[k];
-      var rejected_at = sp.total + ((li.id * ITEMS + k) * li.size + li.lane) * 4u - kept_at;
-      let v = rvals[k];
-      let m = masks >> (4u * k);
-      for (var c = 0u; c < 4u; c += 1u) {
-        if ((m & (1u << c)) != 0u) {
-          wg_out[kept_at] = v[c];
-          kept_at += 1u;
-        } else if (PARTITION) {
-          wg_out[rejected_at] = v[c];
-          rejected_at += 1u;
-        }
-      }
-    }
-    workgroupBarrier();
-    var count = sp.total;
-    if (PARTITION) {
-      count = TILE;
-    }
-    for (var i = l; i < count; i += WG_SIZE) {
-      var dest = bases.kept + i;
-      if (i >= sp.total) {
-        dest = bases.rejected + (i - sp.total);
-      }
-      write_out(dest, wg_out[i]);
-    }
-    return;
-  }
   for (var k = 0u; k < ITEMS; k += 1u) {
     let kept_in_tile = sp.before + lane_kept[k];  // kept elements of the tile before vec4 k
     var kept_at = bases.kept + kept_in_tile;

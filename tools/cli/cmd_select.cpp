@@ -166,8 +166,7 @@ CLI::App* add_select_options(CLI::App& app, const char* name, const char* about,
   s->add_option("--subgroups", c.tune.subgroups, "policy override: 1 use subgroups, 0 workgroup memory only");
   s->add_option("--spin-limit", c.tune.spin_limit, "policy override: polls of a predecessor before fallback");
   s->add_option("--staged", c.tune.staged,
-                "policy override: 0 direct, 1 compact tiles in workgroup memory first, 2 raked (subgroups), 3 raked loads\n"
-                "and staged writes");
+                "policy override: 0 direct, 1 compact tiles in workgroup memory first, 2 raked (subgroups)");
   s->add_option("--repeat", c.repeat, "run this many times and report the median GPU time")
       ->check(CLI::Range(1, 1000));
   return s;

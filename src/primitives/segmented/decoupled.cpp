@@ -58,8 +58,7 @@ segmented_workspace record_decoupled(recorder& rec, const monoid& m, const devic
   tuning t = tune;
   if (t.items > 8) t.items = 0;
   select_policy pol = select_policy_for(ctx, t, stress);
-  const bool raked =
-      (pol.tile == select_policy::layout::raked || pol.tile == select_policy::layout::raked_staged) && pol.subgroups;
+  const bool raked = pol.tile == select_policy::layout::raked && pol.subgroups;
   // The reduce keeps a tile of values in workgroup memory (4 bytes each, beside about 3 KiB of head bits, look-back
   // window and the lanes' WG_SIZE pairs).
   while (reduce && pol.items > 1 &&

@@ -49,9 +49,8 @@ select_policy select_policy_for(const context& ctx, const tuning& t, bool stress
   if (t.lookback_window > p.wg_size)
     throw error(errc::invalid_argument, "tuning: the look-back window must be 1.." + std::to_string(p.wg_size));
   if (t.lookback_window) p.window = t.lookback_window;
-  if (t.staged < -1 || t.staged > 3)
-    throw error(errc::invalid_argument,
-                "tuning: staged must be -1 (the policy), 0 direct, 1 staged, 2 raked or 3 raked loads with staged writes");
+  if (t.staged < -1 || t.staged > 2)
+    throw error(errc::invalid_argument, "tuning: staged must be -1 (the policy), 0 direct, 1 staged or 2 raked");
   // Writes, the select's cost beyond the scan's: blocked direct writes scatter (each invocation its own run),
   // staged ones (CUB's two-phase scatter) coalesce through TILE * 4 bytes of workgroup memory and a barrier,
   // raked ones (subgroup chunks) coalesce without either, which is why it is the GPU default where subgroups
@@ -62,12 +61,9 @@ select_policy select_policy_for(const context& ctx, const tuning& t, bool stress
   using L = select_policy::layout;
   // The table: direct on CPU adapters, raked on GPUs (staged below without subgroups).
   if (t.staged >= 0) p.tile = static_cast<L>(t.staged);
-  if ((p.tile == L::raked || p.tile == L::raked_staged) && !p.subgroups) p.tile = L::staged;
+  if (p.tile == L::raked && !p.subgroups) p.tile = L::staged;
   const std::uint64_t stage_bytes = std::uint64_t(p.wg_size) * p.items * 16;
-  if (stage_bytes + 2048 > ctx.limits().max_compute_workgroup_storage_size) {
-    if (p.tile == L::staged) p.tile = L::direct;
-    if (p.tile == L::raked_staged) p.tile = L::raked;
-  }
+  if (p.tile == L::staged && stage_bytes + 2048 > ctx.limits().max_compute_workgroup_storage_size) p.tile = L::direct;
   return p;
 }
 
@@ -92,8 +88,7 @@ void record_select_decoupled(recorder& rec, const select_args& a) {
   const bool stress = lookback_stress(ctx);
   const select_policy pol =
       select_policy_for(ctx, a.opt->tune, stress, a.mode == select_mode::unique, a.partition);
-  const bool staged = pol.tile == select_policy::layout::staged || pol.tile == select_policy::layout::raked_staged;
-  const bool raked = pol.tile == select_policy::layout::raked || pol.tile == select_policy::layout::raked_staged;
+  const bool staged = pol.tile == select_policy::layout::staged;
   // A view (fused, or a buffer with a transform) is read through load_input + view_lift.
   const view_desc* view = a.view && (view_fused(a.view) || a.view->tr) ? a.view : nullptr;
   auto compose = [&]() -> const std::string& {
@@ -104,7 +99,7 @@ void record_select_decoupled(recorder& rec, const select_args& a) {
                              {"WINDOW", std::to_string(pol.window) + "u"}, {"MODE", mode},
                              {"PARTITION", a.partition ? "true" : "false"},
                              {"IS_F32", a.type == dtype::f32 ? "true" : "false"}, {"STAGED", staged ? "true" : "false"},
-                             {"RAKED", raked ? "true" : "false"},
+                             {"RAKED", pol.tile == select_policy::layout::raked ? "true" : "false"},
                              {"STAGE_SIZE", staged ? std::to_string(pol.wg_size * pol.items * 4) + "u" : "1u"},
                              {"SUBGROUP_LOOKBACK", pol.subgroups && pol.subgroup_lookback ? "true" : "false"}};
     for (auto& c : view_constants(view)) constants.push_back(c);

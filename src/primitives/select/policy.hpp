@@ -12,9 +12,8 @@ struct select_policy {
   std::uint32_t items = 4;        // vec4 per invocation: tiles of 4,096 elements (the scan's measured best)
   std::uint32_t spin = 256;       // polls of a NOT_READY predecessor before counting its tile here
   bool subgroups = true;
-  // How a full tile is laid out and written (shaders/select/decoupled.wgsl; tuning::staged 0, 1, 2, 3):
-  // raked_staged loads as raked and writes as staged (subgroups and TILE * 4 bytes of workgroup memory).
-  enum class layout { direct, staged, raked, raked_staged } tile = layout::raked;
+  // How a full tile is laid out and written (shaders/select/decoupled.wgsl; tuning::staged 0, 1, 2).
+  enum class layout { direct, staged, raked } tile = layout::raked;
   // Unique and partition take their own layout (and partition its own items): H200 2026-12-03 (session 20, call 2),
   // GPU ms at 2^28 / 2^24: unique u32 (runs of 20) direct 4 0.540 / 0.061, raked 4 0.681 / 0.073 (a read-mostly pass:
   // raked's per-step subgroup scans and shuffles cost more than its coalesced writes save); partition_if f32
