@@ -249,15 +249,21 @@ TEST(Types, ReduceNarrowMatchesTwin) {
 
 TEST(Types, ScanMatchesTwin) {
   // Every type through both algorithms, inclusive and exclusive, with the look-back fallback forced too (its
-  // multi-word tile states for 64-bit values) and a small binding limit (the carry between chunks).
+  // multi-word tile states for 64-bit values) and a small binding limit (the carry between chunks). 64-bit values
+  // also through the raked tile (their subgroup shuffles move two u32 words) and with subgroups off (workgroup
+  // memory), whatever the adapter's policy.
   context& c = ctx();
   const std::vector<std::size_t> scan_sizes = {0, 1, 3, 5, 4095, 4096, 4097, 65537};
   for (bool stress : {false, true}) {
     testing::set_lookback_stress(c, stress);
     for (dtype t : {dtype::f64, dtype::i64, dtype::u64, dtype::f16, dtype::u8, dtype::i8}) {
       if (!c.supports(t)) continue;
-      for (const std::string alg : {"decoupled", "seed"}) {
+      struct variant { const char* alg; int staged, subgroups; };
+      for (const variant& v : {variant{"decoupled", -1, -1}, variant{"decoupled", 2, -1}, variant{"decoupled", -1, 0},
+                               variant{"seed", -1, -1}}) {
+        const std::string alg = v.alg;
         if (stress && alg == "seed") continue;
+        if ((v.staged >= 0 || v.subgroups >= 0) && dtype_bytes(t) != 8) continue;
         for (const op& o : {op::sum(), op::max()}) {
           const monoid m(o, t);
           const unsigned ob = dtype_bytes(m.type());
@@ -269,13 +275,16 @@ TEST(Types, ScanMatchesTwin) {
               buffer out = c.create_buffer(std::max<std::size_t>(8, n * ob));
               run_options ro;
               ro.algorithm = alg;
+              ro.tune.staged = v.staged;
+              ro.tune.subgroups = v.subgroups;
               scan_raw(c, in, out, n, m, t, kind, ro);
               std::vector<unsigned char> got(n * ob), want(n * ob);
               if (n) c.read(out, 0, got.data(), (n * ob + 3) / 4 * 4);
               reference::scan_raw(data.data(), t, n, want.data(), m, kind == scan_kind::exclusive);
               // Small halves and integers: exact in any grouping.
               EXPECT_TRUE(got == want) << what(t, o, n, alg) << (kind == scan_kind::exclusive ? " exclusive" : "")
-                                       << (stress ? " stress" : "");
+                                       << (stress ? " stress" : "") << " staged " << v.staged << " subgroups "
+                                       << v.subgroups;
             }
         }
       }

@@ -35,8 +35,8 @@ struct raked_step {
 // earlier k (unused for k = 0).
 fn raked_scan_step(run: T, k: u32, x: T, li: lane_info) -> raked_step {
   let inclusive = subgroup_scan_inclusive(x, li);
-  let lower = subgroupShuffleUp(inclusive, 1u);  // lane 0 gets no value here
-  let total = subgroupShuffle(inclusive, li.size - 1u);
+  let lower = shuffle_up_t(inclusive, 1u);  // lane 0 gets no value here
+  let total = shuffle_t(inclusive, li.size - 1u);
   if (k == 0u) {
     return raked_step(lower, total);
   }

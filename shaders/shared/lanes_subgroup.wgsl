@@ -12,10 +12,51 @@ struct lane_info {
 
 var<workgroup> wg_subgroup_totals: array<T, WG_SIZE>;
 
+// Shuffles of a T. A 64-bit T (T_WIDE: i64, u64, f64) moves as two u32 words through t_to_words / t_from_words
+// (the prelude's): 64-bit subgroup operations need Vulkan's shaderSubgroupExtendedTypes, which wgpu does not
+// request. Any other T (32-bit scalars, vectors of them) is shuffled as it is.
+//! if T_WIDE
+fn shuffle_t(v: T, i: u32) -> T {
+  let w = t_to_words(v);
+  return t_from_words(vec2<u32>(subgroupShuffle(w.x, i), subgroupShuffle(w.y, i)));
+}
+
+fn shuffle_up_t(v: T, d: u32) -> T {
+  let w = t_to_words(v);
+  return t_from_words(vec2<u32>(subgroupShuffleUp(w.x, d), subgroupShuffleUp(w.y, d)));
+}
+
+fn shuffle_down_t(v: T, d: u32) -> T {
+  let w = t_to_words(v);
+  return t_from_words(vec2<u32>(subgroupShuffleDown(w.x, d), subgroupShuffleDown(w.y, d)));
+}
+
+fn shuffle_xor_t(v: T, m: u32) -> T {
+  let w = t_to_words(v);
+  return t_from_words(vec2<u32>(subgroupShuffleXor(w.x, m), subgroupShuffleXor(w.y, m)));
+}
+//! else
+fn shuffle_t(v: T, i: u32) -> T {
+  return subgroupShuffle(v, i);
+}
+
+fn shuffle_up_t(v: T, d: u32) -> T {
+  return subgroupShuffleUp(v, d);
+}
+
+fn shuffle_down_t(v: T, d: u32) -> T {
+  return subgroupShuffleDown(v, d);
+}
+
+fn shuffle_xor_t(v: T, m: u32) -> T {
+  return subgroupShuffleXor(v, m);
+}
+//! endif
+
 fn subgroup_reduce(x: T, li: lane_info) -> T {
   var v = x;
   for (var offset = li.size / 2u; offset > 0u; offset >>= 1u) {
-    v = combine(v, subgroupShuffleXor(v, offset));
+    v = combine(v, shuffle_xor_t(v, offset));
   }
   return v;
 }
@@ -40,7 +81,7 @@ fn workgroup_reduce(l: u32, x: T, li: lane_info) -> T {
 fn subgroup_scan_inclusive(x: T, li: lane_info) -> T {
   var v = x;
   for (var d = 1u; d < li.size; d <<= 1u) {
-    let other = subgroupShuffleUp(v, d);
+    let other = shuffle_up_t(v, d);
     if (li.lane >= d) {
       v = combine(other, v);
     }
@@ -86,7 +127,7 @@ fn across_subgroups(sub_total: T, li: lane_info) -> subgroup_prefix {
 fn workgroup_scan(l: u32, x: T, li: lane_info) -> scan_parts {
   workgroupBarrier();  // earlier readers of wg_subgroup_totals are done
   let inclusive = subgroup_scan_inclusive(x, li);
-  let lower = subgroupShuffleUp(inclusive, 1u);
+  let lower = shuffle_up_t(inclusive, 1u);
   let sp = across_subgroups(inclusive, li);
   var exclusive = sp.before;
   if (li.lane > 0u) {

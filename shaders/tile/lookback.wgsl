@@ -171,12 +171,12 @@ fn first_lane(b: vec4<u32>, size: u32) -> u32 {
 fn fold_window_lanes(x: T, li: lane_info) -> T {
   var v = x;
   for (var d = 1u; d < li.size; d <<= 1u) {
-    let earlier = subgroupShuffleDown(v, d);
+    let earlier = shuffle_down_t(v, d);
     if ((li.lane & (2u * d - 1u)) == 0u) {
       v = combine(earlier, v);
     }
   }
-  return subgroupShuffle(v, 0u);
+  return shuffle_t(v, 0u);
 }
 
 fn look_back_subgroup(tile: u32, l: u32, li: lane_info, spin_limit: u32, stress: bool) -> lookback_result {

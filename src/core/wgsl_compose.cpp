@@ -61,6 +61,16 @@ void emit_constants(const wgsl_constants& constants, std::string& out) {
   for (const auto& c : constants) out += c.first.empty() ? c.second + "\n" : "const " + c.first + " = " + c.second + ";\n";
 }
 
+// The constants `//! if` reads, with T_WIDE (T is a 64-bit type: shared/lanes_subgroup.wgsl then shuffles it as two
+// u32 words) added unless the caller set it; a prelude's own T is 32-bit wide or a vector of such words.
+wgsl_constants with_t_wide(const wgsl_constants& constants, bool wide) {
+  for (const auto& c : constants)
+    if (c.first == "T_WIDE") return constants;
+  wgsl_constants c = constants;
+  c.emplace_back("T_WIDE", wide ? "true" : "false");
+  return c;
+}
+
 void expand(const std::string& path, const wgsl_constants& constants, std::set<std::string>& seen, std::string& out) {
   if (!seen.insert(path).second) return;
   std::istringstream in(shader_text(path));
@@ -164,6 +174,7 @@ namespace {
 std::string compose_uncached(const std::string& file, const monoid& m, const wgsl_constants& constants,
                              const std::vector<std::string>& imports, accum a, bool elements_are_accumulators,
                              const bound_transform* transform) {
+  const wgsl_constants conds = with_t_wide(constants, is_wide(m.type()));
   std::string out;
   std::set<std::string> seen;
   out += "// composed by wgprim: " + file + " for " + m.name() + " over " + dtype_name(m.type()) +
@@ -171,7 +182,7 @@ std::string compose_uncached(const std::string& file, const monoid& m, const wgs
   if (a == accum::double_word) {
     if (!(m.is_sum() && m.type() == dtype::f32))
       throw error(errc::invalid_argument, "internal: double-word accumulation is for f32 sums");
-    expand("shared/double_word.wgsl", constants, seen, out);
+    expand("shared/double_word.wgsl", conds, seen, out);
     if (elements_are_accumulators) {
       out += "alias E = T;\nalias EV = array<E, 4>;\n";
       out += "fn lift(x: E) -> T {\n  return x;\n}\nfn finalize(v: T) -> E {\n  return v;\n}\n";
@@ -210,8 +221,8 @@ std::string compose_uncached(const std::string& file, const monoid& m, const wgs
              "fn t_from_words(w: vec2<u32>) -> T {\n  return bitcast<T>(w.x);\n}\n";
   }
   emit_constants(constants, out);
-  for (const auto& i : imports) expand(i, constants, seen, out);
-  expand(file, constants, seen, out);
+  for (const auto& i : imports) expand(i, conds, seen, out);
+  expand(file, conds, seen, out);
   return out;
 }
 }  // namespace
@@ -231,9 +242,10 @@ const std::string& compose_wgsl_with_prelude(const std::string& file, const std:
   }
   std::string out = "// composed by wgprim: " + file + "\n" + prelude + "\n";
   std::set<std::string> seen;
+  const wgsl_constants conds = with_t_wide(constants, false);
   emit_constants(constants, out);
-  for (const auto& i : imports) expand(i, constants, seen, out);
-  expand(file, constants, seen, out);
+  for (const auto& i : imports) expand(i, conds, seen, out);
+  expand(file, conds, seen, out);
   std::lock_guard<std::mutex> g(memo_mu);
   const std::string& text = memo.emplace(key, std::move(out)).first->second;
   memo_texts.insert(&text);

@@ -104,7 +104,7 @@ const std::vector<knob_def>& knob_defs() {
       WGPRIM_KNOB("scan.items", 1, 8, "decoupled scan: vec4 per invocation (tiles of 1,024 x items)", scan.items, u32),
       WGPRIM_KNOB("scan.spin", 1, 65536, "decoupled scan: polls of a waiting predecessor before reducing its tile", scan.spin, u32),
       WGPRIM_KNOB("scan.window", 1, 256, "decoupled scan: tile states the look-back reads at once", scan.window, u32),
-      WGPRIM_KNOB("scan.layout", 0, 2, "decoupled scan: tile layout, 0 direct, 1 staged, 2 raked (needs subgroups and 32-bit values)", scan.layout, tile_layout),
+      WGPRIM_KNOB("scan.layout", 0, 2, "decoupled scan: tile layout, 0 direct, 1 staged, 2 raked (needs subgroups)", scan.layout, tile_layout),
       WGPRIM_KNOB("scan.subgroup_lookback", 0, 1, "decoupled scan: subgroup 0 walks the look-back (1) or the workgroup (0)", scan.subgroup_lookback, bool),
       WGPRIM_KNOB("select.items", 1, 8, "decoupled select: vec4 per invocation", select.items, u32),
       WGPRIM_KNOB("select.spin", 1, 65536, "decoupled select: polls of a waiting predecessor", select.spin, u32),

@@ -44,8 +44,8 @@ scan_policy scan_policy_for(const context& ctx, const tuning& t, bool stress) {
   const bool stage_fits = stage_bytes + 2048 <= ctx.limits().max_compute_workgroup_storage_size;
   if (t.staged == 1 && stage_fits) p.layout = tile_layout::staged;
   if (p.layout == tile_layout::staged && !stage_fits) p.layout = tile_layout::direct;  // a policy file's choice
-  // Raked (subgroup chunks, issue #11): scan/policy.hpp has the H200 figures; needs subgroups and a 32-bit T
-  // (checked where the type is known, record_scan_decoupled), direct otherwise. tuning::staged 0 picks direct
+  // Raked (subgroup chunks, issue #11): scan/policy.hpp has the H200 figures; needs subgroups (direct
+  // otherwise). tuning::staged 0 picks direct
   // whatever the policy (a policy file's scan.layout) says.
   if (t.staged == 0) p.layout = tile_layout::direct;
   if (t.staged == 2) p.layout = tile_layout::raked;
@@ -66,10 +66,10 @@ void record_scan_decoupled(recorder& rec, const scan_args& a) {
   const monoid& m = *a.m;
   const bool stress = lookback_stress(ctx);
   scan_policy pol = scan_policy_for(ctx, a.opt->tune, stress);
-  // 64-bit values through subgroup shuffles need Vulkan's shaderSubgroupExtendedTypes, which wgpu does not
-  // request: 64-bit scans meet in workgroup memory.
+  // 64-bit values cross lanes as two u32 words (shared/lanes_subgroup.wgsl, T_WIDE): the shuffles of a 64-bit T
+  // need Vulkan's shaderSubgroupExtendedTypes, which wgpu does not request. H200 2026-12-03 (session 20, call 3):
+  // i64 inclusive at 2^28 took 3.66 ms in workgroup memory (direct), CUB 1.24.
   const std::uint32_t eb = dtype_bytes(m.type());
-  if (eb == 8) pol.subgroups = false;
   if (pol.layout == tile_layout::raked && !pol.subgroups) pol.layout = tile_layout::direct;
   if (!pol.subgroups) pol.subgroup_lookback = false;
   // A view (or a transform) is read through load_input with scalar loads: the direct layout.

@@ -11,7 +11,7 @@ namespace wgprim::detail {
 enum class tile_layout {
   direct,  // invocation l scans ITEMS consecutive vec4, loaded straight from memory
   staged,  // the same, with loads and stores coalesced through workgroup memory
-  raked,   // one contiguous chunk per subgroup, lanes interleaved vec4 by vec4 (subgroups, 32-bit T only)
+  raked,   // one contiguous chunk per subgroup, lanes interleaved vec4 by vec4 (needs subgroups)
 };
 
 struct scan_policy {
@@ -21,7 +21,7 @@ struct scan_policy {
   // Raked on GPUs (policy knob scan.layout). H200 2026-12-03 (session 19, call 3), u32 inclusive at 2^28, GPU ms, one
   // run: raked items 4 0.658, direct 4 0.821, direct 2 0.919, direct 8 1.214, staged 4 1.266, raked 8 1.522 (copy
   // kernel 0.549); on 2026-11-30, before the subgroup look-back, raked 4 had measured 1.188 against direct 0.864.
-  // Raked needs subgroups and a 32-bit T (record_scan_decoupled falls back to direct); CPU adapters take direct.
+  // Raked needs subgroups (record_scan_decoupled falls back to direct); CPU adapters take direct.
   tile_layout layout = tile_layout::raked;
   bool subgroups = true;
   std::uint32_t window = 32;      // tile states read at once by the look-back
