@@ -47,7 +47,7 @@ void add_data_options(CLI::App* s, reduce_scan_cli& c) {
       ->check(CLI::Range(-1, 1));  // issue 29 row 11: 5, 2, 7 were accepted silently
   s->add_option("--staged", c.tune.staged,
                 "policy override (decoupled scan): tile layout 0 direct, 1 staged in workgroup memory, 2 raked "
-                "(subgroup chunks; needs subgroups) (-1: the policy, direct)")
+                "(subgroup chunks; needs subgroups) (-1: the policy: raked on GPUs, direct on CPU adapters)")
       ->check(CLI::Range(-1, 2));
   s->add_option("--spin-limit", c.tune.spin_limit, "policy override (decoupled scan): polls before fallback (0: the policy)");
   s->add_option("--exact-window", c.tune.exact_window, "policy override (exact sums): 1 register window, 0 columns (-1: the policy)")
