@@ -44,9 +44,8 @@ scan_policy scan_policy_for(const context& ctx, const tuning& t, bool stress) {
   const bool stage_fits = stage_bytes + 2048 <= ctx.limits().max_compute_workgroup_storage_size;
   if (t.staged == 1 && stage_fits) p.layout = tile_layout::staged;
   if (p.layout == tile_layout::staged && !stage_fits) p.layout = tile_layout::direct;  // a policy file's choice
-  // Raked (subgroup chunks, issue #11): scan/policy.hpp has the H200 figures; needs subgroups (direct
-  // otherwise). tuning::staged 0 picks direct
-  // whatever the policy (a policy file's scan.layout) says.
+  // Raked (subgroup chunks, issue #11): scan/policy.hpp has the H200 figures; needs subgroups (direct otherwise).
+  // tuning::staged 0 picks direct whatever the policy (a policy file's scan.layout) says.
   if (t.staged == 0) p.layout = tile_layout::direct;
   if (t.staged == 2) p.layout = tile_layout::raked;
   // Tile states the look-back reads at once (tuning::lookback_window), at most one per invocation.
@@ -67,9 +66,13 @@ void record_scan_decoupled(recorder& rec, const scan_args& a) {
   const bool stress = lookback_stress(ctx);
   scan_policy pol = scan_policy_for(ctx, a.opt->tune, stress);
   // 64-bit values cross lanes as two u32 words (shared/lanes_subgroup.wgsl, T_WIDE): the shuffles of a 64-bit T
-  // need Vulkan's shaderSubgroupExtendedTypes, which wgpu does not request. H200 2026-12-03 (session 20, call 3):
-  // i64 inclusive at 2^28 took 3.66 ms in workgroup memory (direct), CUB 1.24.
+  // need Vulkan's shaderSubgroupExtendedTypes, which wgpu does not request. H200 2026-12-03 (session 20, calls 3
+  // and 5): i64 inclusive at 2^28 3.66 ms in workgroup memory (direct), 3.44 raked on subgroups; CUB 1.24.
   const std::uint32_t eb = dtype_bytes(m.type());
+  // The staged tile holds WG_SIZE * ITEMS vec4 of T: twice scan_policy_for's estimate for a 64-bit T.
+  if (pol.layout == tile_layout::staged &&
+      std::uint64_t(pol.wg_size) * pol.items * 4 * eb + 2048 > ctx.limits().max_compute_workgroup_storage_size)
+    pol.layout = tile_layout::direct;
   if (pol.layout == tile_layout::raked && !pol.subgroups) pol.layout = tile_layout::direct;
   if (!pol.subgroups) pol.subgroup_lookback = false;
   // A view (or a transform) is read through load_input with scalar loads: the direct layout.
