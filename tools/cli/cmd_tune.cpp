@@ -30,7 +30,7 @@ namespace {
 using knob_values = std::vector<std::pair<std::string, std::uint64_t>>;
 
 struct tune_options {
-  std::string adapter, output, primitives = "scan,select,reduce,arg_reduce,sort,histogram";
+  std::string adapter, output, primitives = "scan,select,unique,partition,reduce,arg_reduce,sort,histogram";
   bool quick = false, dry_run = false;
 };
 
@@ -45,12 +45,18 @@ struct tunable {
   std::size_t size_divisor = 1;  // the sort runs at n / 4: on lavapipe it costs ~50 times a scan per element
 };
 
-std::vector<knob_values> product(const std::string& a, const std::vector<std::uint64_t>& av, const std::string& b = "",
-                                 const std::vector<std::uint64_t>& bv = {}) {
-  std::vector<knob_values> out;
-  for (std::uint64_t x : av) {
-    if (b.empty()) out.push_back({{a, x}});
-    for (std::uint64_t y : bv) out.push_back({{a, x}, {b, y}});
+// Every combination of the knobs' values (the first knob varies slowest).
+std::vector<knob_values> product(const std::vector<std::pair<std::string, std::vector<std::uint64_t>>>& knobs) {
+  std::vector<knob_values> out{{}};
+  for (const auto& [name, values] : knobs) {
+    std::vector<knob_values> next;
+    for (const auto& partial : out)
+      for (std::uint64_t v : values) {
+        knob_values k = partial;
+        k.push_back({name, v});
+        next.push_back(k);
+      }
+    out = std::move(next);
   }
   return out;
 }
@@ -88,8 +94,12 @@ std::vector<tunable> make_tunables(context& ctx, bool quick) {
     *out_v = device_vector<std::uint32_t>(ctx, n);
   };
 
+  // Tile layouts of the decoupled passes: 0 direct, 1 staged, 2 raked (subgroups).
+  std::vector<std::uint64_t> layouts = {0, 1};
+  if (sg) layouts.push_back(2);
   {  // scan: u32 sum, inclusive
-    tunable t{"scan", quick ? product("scan.items", {2, 4, 8}) : product("scan.items", {1, 2, 4, 8}, "scan.window", {8, 32}), {}, {}, {}};
+    tunable t{"scan", quick ? product({{"scan.items", {2, 4, 8}}, {"scan.layout", layouts}})
+                          : product({{"scan.items", {1, 2, 4, 8}}, {"scan.layout", layouts}, {"scan.window", {8, 32}}}), {}, {}, {}};
     t.prepare = [upload](std::size_t n) { upload(n, false); };
     t.call = [&ctx, in, out_v] {
       run_options o;
@@ -104,9 +114,8 @@ std::vector<tunable> make_tunables(context& ctx, bool quick) {
     out.push_back(t);
   }
   {  // select: u32 elements with a nonzero flag (every other element kept, on average)
-    std::vector<std::uint64_t> layouts = {0, 1};
-    if (sg) layouts.push_back(2);
-    tunable t{"select", quick ? product("select.items", {2, 4, 8}) : product("select.items", {2, 4, 8}, "select.layout", layouts), {}, {}, {}};
+    tunable t{"select", quick ? product({{"select.items", {2, 4, 8}}})
+                            : product({{"select.items", {2, 4, 8}}, {"select.layout", layouts}}), {}, {}, {}};
     auto flags = std::make_shared<device_vector<std::uint32_t>>();
     auto kept = std::make_shared<std::size_t>(0);
     t.prepare = [&ctx, upload, keys, flags](std::size_t n) {
@@ -127,9 +136,45 @@ std::vector<tunable> make_tunables(context& ctx, bool quick) {
     };
     out.push_back(t);
   }
+  {  // unique: u32 runs of 20 equal values (a read-mostly pass: one element in 20 kept)
+    tunable t{"unique", product({{"select.unique_layout", layouts}}), {}, {}, {}};
+    auto runs = std::make_shared<std::vector<std::uint32_t>>();
+    auto runs_d = std::make_shared<device_vector<std::uint32_t>>();
+    auto kept = std::make_shared<std::size_t>(0);
+    t.prepare = [&ctx, upload, keys, runs, runs_d](std::size_t n) {
+      upload(n, true);
+      runs->resize(n);
+      for (std::size_t i = 0; i < n; ++i) (*runs)[i] = (*keys)[i / 20];
+      *runs_d = device_vector<std::uint32_t>(ctx, host_span<const std::uint32_t>(*runs));
+    };
+    t.call = [&ctx, runs_d, out_v, kept] { *kept = unique(ctx, *runs_d, *out_v); };
+    t.check = [runs, out_v, kept] {
+      std::vector<std::uint32_t> want(runs->size());
+      want.resize(reference::unique(runs->data(), runs->size(), dtype::u32, want.data()));
+      std::vector<std::uint32_t> got = out_v->to_host();
+      got.resize(std::min(got.size(), *kept));
+      return *kept == want.size() && got == want;
+    };
+    out.push_back(t);
+  }
+  {  // partition: u32 values below 500 first (half of them, on average), both parts in input order
+    tunable t{"partition", quick ? product({{"select.partition_layout", layouts}, {"select.partition_items", {2, 4}}})
+                                 : product({{"select.partition_layout", layouts}, {"select.partition_items", {2, 4, 8}}}),
+              {}, {}, {}};
+    auto kept = std::make_shared<std::size_t>(0);
+    const predicate below = predicate::expr("a < 500u");
+    t.prepare = [upload](std::size_t n) { upload(n, false); };
+    t.call = [&ctx, in, out_v, kept, below] { *kept = partition(ctx, *in, *out_v, below); };
+    t.check = [host, out_v, kept, below] {
+      std::vector<std::uint32_t> want(host->size());
+      const std::size_t k = reference::partition(host->data(), host->size(), bound_predicate(below, dtype::u32), want.data());
+      return *kept == k && out_v->to_host() == want;
+    };
+    out.push_back(t);
+  }
   {  // reduce: u32 sum
-    tunable t{"reduce", quick ? product("reduce.workgroups", {64, 256, 1024})
-                              : product("reduce.workgroups", {64, 256, 1024}, "reduce.vec_loads", {0, 1}), {}, {}, {}};
+    tunable t{"reduce", quick ? product({{"reduce.workgroups", {64, 256, 1024}}})
+                              : product({{"reduce.workgroups", {64, 256, 1024}}, {"reduce.vec_loads", {0, 1}}}), {}, {}, {}};
     auto got = std::make_shared<std::uint32_t>(0);
     t.prepare = [upload](std::size_t n) { upload(n, false); };
     t.call = [&ctx, in, got] { *got = wgprim::reduce(ctx, *in, op::sum()); };
@@ -137,8 +182,8 @@ std::vector<tunable> make_tunables(context& ctx, bool quick) {
     out.push_back(t);
   }
   {  // arg_reduce: arg max of u32
-    tunable t{"arg_reduce", quick ? product("arg_reduce.workgroups", {64, 256, 1024})
-                                  : product("arg_reduce.workgroups", {64, 256, 1024}, "arg_reduce.vec_loads", {0, 1}), {}, {}, {}};
+    tunable t{"arg_reduce", quick ? product({{"arg_reduce.workgroups", {64, 256, 1024}}})
+                                  : product({{"arg_reduce.workgroups", {64, 256, 1024}}, {"arg_reduce.vec_loads", {0, 1}}}), {}, {}, {}};
     auto got = std::make_shared<arg_result<std::uint32_t>>();
     t.prepare = [upload](std::size_t n) { upload(n, true); };
     t.call = [&ctx, in, got] { *got = argmax(ctx, *in); };
@@ -149,7 +194,7 @@ std::vector<tunable> make_tunables(context& ctx, bool quick) {
     out.push_back(t);
   }
   if (sg) {  // sort: u32 keys, onesweep (it needs subgroups)
-    tunable t{"sort", quick ? product("sort.items", {8, 15, 24}) : product("sort.items", {8, 12, 15, 20, 24}), {}, {}, {}, 4};
+    tunable t{"sort", quick ? product({{"sort.items", {8, 15, 24}}}) : product({{"sort.items", {8, 12, 15, 20, 24}}}), {}, {}, {}, 4};
     t.prepare = [upload](std::size_t n) { upload(n, true); };
     t.call = [&ctx, in, out_v] {
       run_options o;
@@ -164,8 +209,8 @@ std::vector<tunable> make_tunables(context& ctx, bool quick) {
     out.push_back(t);
   }
   {  // histogram: 256 even bins of u32 values in [0, 1000)
-    tunable t{"histogram", quick ? product("histogram.workgroups", {64, 256, 1024})
-                                 : product("histogram.workgroups", {64, 256, 1024}, "histogram.step_values", {1, 4}), {}, {}, {}};
+    tunable t{"histogram", quick ? product({{"histogram.workgroups", {64, 256, 1024}}})
+                                 : product({{"histogram.workgroups", {64, 256, 1024}}, {"histogram.step_values", {1, 4}}}), {}, {}, {}};
     auto counts = std::make_shared<device_vector<std::uint32_t>>();
     t.prepare = [&ctx, upload, counts](std::size_t n) {
       upload(n, false);
@@ -215,12 +260,12 @@ int run_tune(const tune_options& o) {
   for (const auto& p : asked)
     if (std::none_of(all.begin(), all.end(), [&](const tunable& t) { return t.name == p; }))
       throw error(errc::invalid_argument, "tune: unknown or unsupported primitive \"" + p +
-                                              "\" here (tunable: scan, select, reduce, arg_reduce, sort, histogram)");
+                                              "\" here (tunable: scan, select, unique, partition, reduce, arg_reduce, sort, histogram)");
 
   fmt::print("tuning {} ({}), class {}, sizes", ctx.adapter().name, ctx.adapter().backend, start.adapter_class);
   for (std::size_t n : sizes) fmt::print(" {}", n);
   fmt::print(", median of {} rounds of {} calls\n", reps, batch);
-  fmt::print("{:<11} {:<26} {:>12} {:>9}\n", "primitive", "candidate", "ms/call", "vs built");
+  fmt::print("{:<11} {:<40} {:>12} {:>9}\n", "primitive", "candidate", "ms/call", "vs built");
 
   knob_values winners;
   bool failed = false;
@@ -230,8 +275,7 @@ int run_tune(const tune_options& o) {
     std::vector<knob_values> cands;
     knob_values base;
     for (const auto& [name, v] : builtin)
-      if (name.rfind(t.name + ".", 0) == 0 &&
-          std::any_of(t.candidates[0].begin(), t.candidates[0].end(), [&](const auto& kv) { return kv.first == name; }))
+      if (std::any_of(t.candidates[0].begin(), t.candidates[0].end(), [&](const auto& kv) { return kv.first == name; }))
         base.push_back({name, v});
     cands.push_back(base);
     for (const auto& c : t.candidates)
@@ -288,7 +332,7 @@ int run_tune(const tune_options& o) {
       if (score[i] < score[best]) best = i;
     if (score[best] > score[0] * 0.97) best = 0;  // within the noise: keep the built-in
     for (std::size_t i = 0; i < cands.size(); ++i)
-      fmt::print("{:<11} {:<26} {:>12.3f} {:>8.2f}x{}\n", i ? "" : t.name, describe(cands[i]) + (i ? "" : " (built-in)"),
+      fmt::print("{:<11} {:<40} {:>12.3f} {:>8.2f}x{}\n", i ? "" : t.name, describe(cands[i]) + (i ? "" : " (built-in)"),
                  shown[i], score[i] / score[0], i == best ? "  <- chosen" : "");
     for (const auto& kv : cands[best]) winners.push_back(kv);
   }
@@ -330,7 +374,7 @@ command add_tune_command(CLI::App& app) {
   auto o = std::make_shared<tune_options>();
   auto* s = app.add_subcommand("tune", "time the candidate policies here and write the winners to the adapter's policy file");
   s->add_option("--adapter", o->adapter, "adapter name substring (a WebGPU adapter: the native backend has no policies)");
-  s->add_option("--primitives", o->primitives, "comma-separated: scan, select, reduce, arg_reduce, sort, histogram");
+  s->add_option("--primitives", o->primitives, "comma-separated: scan, select, unique, partition, reduce, arg_reduce, sort, histogram");
   s->add_option("--output", o->output, "write here instead of $XDG_CACHE_HOME/wgprim/<adapter>.json");
   s->add_flag("--quick", o->quick, "fewer candidates, one size, fewer rounds");
   s->add_flag("--dry-run", o->dry_run, "print the file instead of writing it");
