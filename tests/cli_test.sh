@@ -564,6 +564,15 @@ for p in $(sed -n "s/.*valid: all, \(.*\))$/\1/p" "$T/err" | tr -d ','); do
   grep -q "$p" "$T/out" || bad "bench --help does not list $p"
 done
 expect_code "bench scan is not a name" 2 bench --primitives scan --min-log2 10 --max-log2 10 --reps 1
+# scan --json counts the look-back's fallbacks over its timed runs (how often a waiting workgroup reduced a
+# predecessor itself: spin limit 1 makes some likely, none is required).
+"$W" scan --generate orders:70001 --repeat 3 --spin-limit 1 --json >"$T/scan_fb.json" 2>"$T/err" || bad "scan fallbacks rc: $(cat "$T/err")"
+python3 - "$T/scan_fb.json" <<'PY' && ok || bad "scan --json lookback_fallbacks: $(head -c 400 "$T/scan_fb.json")"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["runs"] == 3 and isinstance(j["lookback_fallbacks"], int) and j["lookback_fallbacks"] >= 0, j
+assert j["mismatches"] == 0, j
+PY
 # --scan-tunes rows: one per layout, each with its batched figure like the default row's.
 "$W" bench --primitives inclusive_scan --algorithm decoupled --scan-tunes raked:4,direct:2 --min-log2 12 --max-log2 12 \
   --reps 1 --warmup 0 --batch 2 --json >"$T/bench_t.json" 2>"$T/err" || bad "bench --scan-tunes rc: $(cat "$T/err")"

@@ -55,10 +55,13 @@ json scan_and_check(context& ctx, const reduce_scan_cli& c, const io::array& a, 
     ro.accuracy = parse_accuracy(c.accuracy);
     const first_call warm = warm_up([&] { scan(ctx, in, d_out, n, m, kind, ro); }, st);
     std::vector<double> times;
+    std::uint64_t fallbacks = 0;  // over the timed runs: predecessor tiles a waiting workgroup reduced itself
     for (int r = 0; r < c.repeat; ++r) {
       scan(ctx, in, d_out, n, m, kind, ro);
       times.push_back(st.gpu_ms);
+      fallbacks += st.lookback_fallbacks;
     }
+    st.lookback_fallbacks = fallbacks;
     std::sort(times.begin(), times.end());
     st.gpu_ms = times[times.size() / 2];
     compile_ms = warm.compile_ms + std::max(0.0, warm.gpu_ms - st.gpu_ms);
@@ -137,7 +140,9 @@ json scan_and_check(context& ctx, const reduce_scan_cli& c, const io::array& a, 
             {"compile_ms", compile_ms},
             {"gpu_timer", st.gpu_timestamps ? "timestamps" : "wall"},
             {"upload_ms", upload_ms},
-            {"cpu_ms", cpu_ms}};
+            {"cpu_ms", cpu_ms},
+            {"runs", n ? c.repeat : 0},
+            {"lookback_fallbacks", st.lookback_fallbacks}};
   if (n) put_value(j, "last", a.type, out[n - 1]);
   else j["last"] = nullptr;
   if (m.is_sum() && a.type != dtype::f32) j["overflowed"] = overflowed;
@@ -180,6 +185,9 @@ void print_scan(const json& j, std::FILE* to) {
   fmt::print(to, "  {} time {:.3f} ms ({}), upload {:.3f} ms, CPU loop {:.3f} ms, shader compilation {:.3f} ms (apart)\n",
              native ? "native" : "GPU", j["gpu_ms"].get<double>(), j["gpu_timer"].get<std::string>(),
              j["upload_ms"].get<double>(), j["cpu_ms"].get<double>(), j.value("compile_ms", 0.0));
+  if (j.value("lookback_fallbacks", 0) > 0)
+    fmt::print(to, "  look-back fallbacks: {} predecessor tiles reduced by a waiting workgroup in {} runs\n",
+               j["lookback_fallbacks"].get<std::uint64_t>(), j["runs"].get<int>());
 }
 
 namespace {
