@@ -564,6 +564,15 @@ for p in $(sed -n "s/.*valid: all, \(.*\))$/\1/p" "$T/err" | tr -d ','); do
   grep -q "$p" "$T/out" || bad "bench --help does not list $p"
 done
 expect_code "bench scan is not a name" 2 bench --primitives scan --min-log2 10 --max-log2 10 --reps 1
+# 64-bit rows (where the adapter has the types) have a batched figure as the 32-bit ones.
+"$W" bench --primitives reduce,inclusive_scan --min-log2 12 --max-log2 12 --reps 1 --warmup 0 \
+  --batch 2 --json >"$T/bench_64.json" 2>"$T/err" || bad "bench 64-bit rows rc: $(cat "$T/err")"
+python3 - "$T/bench_64.json" <<'PY' && ok || bad "bench 64-bit rows: $(head -c 600 "$T/bench_64.json")"
+import json, sys
+j = json.load(open(sys.argv[1]))
+rows = [x for x in j["results"] if x["type"] in ("f64", "i64")]
+assert all(x.get("batched_ms", 0) > 0 for x in rows), rows
+PY
 # scan --json counts the look-back's fallbacks over its timed runs (how often a waiting workgroup reduced a
 # predecessor itself: spin limit 1 makes some likely, none is required).
 "$W" scan --generate orders:70001 --repeat 3 --spin-limit 1 --json >"$T/scan_fb.json" 2>"$T/err" || bad "scan fallbacks rc: $(cat "$T/err")"

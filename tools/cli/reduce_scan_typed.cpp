@@ -286,7 +286,7 @@ void add_types_bench_cases(context& ctx, std::size_t n_max, const bench_wants& w
   // f64 and i64 reduce and scan rows (CUB's double / int64 rows in bench/cub), on buffers of their own.
   if (n_max * 8 > ctx.limits().max_buffer_size) return;
   struct v { const char* prim; const char* type; dtype t; bool scan; };
-  std::shared_ptr<buffer> in, out;
+  std::shared_ptr<buffer> in, out, result;
   for (const v& x : {v{"reduce", "f64", dtype::f64, false}, v{"reduce", "i64", dtype::i64, false},
                      v{"inclusive_scan", "f64", dtype::f64, true}, v{"inclusive_scan", "i64", dtype::i64, true}}) {
     if (!ctx.supports(x.t)) continue;
@@ -295,6 +295,7 @@ void add_types_bench_cases(context& ctx, std::size_t n_max, const bench_wants& w
       if (!in) {
         in = std::make_shared<buffer>(ctx.create_buffer(n_max * 8));
         out = std::make_shared<buffer>(ctx.create_buffer(n_max * 8));
+        result = std::make_shared<buffer>(ctx.create_buffer(8));
         std::vector<double> host(std::min<std::size_t>(n_max, std::size_t(1) << 22));
         for (std::size_t i = 0; i < host.size(); ++i) host[i] = 1.0 + static_cast<double>(i % 1000) / 1000;
         for (std::size_t off = 0; off < n_max; off += host.size())
@@ -306,7 +307,18 @@ void add_types_bench_cases(context& ctx, std::size_t n_max, const bench_wants& w
       plain.algorithm = alg;
       const dtype t = x.t;
       bench_case c{x.prim, alg, x.type, "sum", x.scan ? 16.0 : 8.0, nullptr, nullptr, nullptr};
+      // K calls recorded into one encoder (batched_ms), as the 32-bit rows.
+      const auto typed = [t](auto&& f) {
+        if (t == dtype::f64) f(double{});
+        else f(std::int64_t{});
+      };
       if (x.scan) {
+        c.record = [&ctx, in, out, plain, typed](WGPUCommandEncoder enc, std::size_t n) {
+          typed([&](auto tag) {
+            using T = decltype(tag);
+            inclusive_scan(ctx, enc, device_span<const T>(*in, 0, n), device_span<T>(*out, 0, n), op::sum(), plain);
+          });
+        };
         c.run = [&ctx, in, out, m, plain, t](std::size_t n) {
           run_stats st;
           run_options ro = plain;
@@ -328,6 +340,12 @@ void add_types_bench_cases(context& ctx, std::size_t n_max, const bench_wants& w
           return st.gpu_ms;
         };
         c.call = [&ctx, in, m, plain, t](std::size_t n) { reduce_raw(ctx, *in, n, *m, t, plain); };
+        c.record = [&ctx, in, result, plain, typed](WGPUCommandEncoder enc, std::size_t n) {
+          typed([&](auto tag) {
+            using T = decltype(tag);
+            reduce(ctx, enc, device_span<const T>(*in, 0, n), device_span<T>(*result, 0, 1), op::sum(), plain);
+          });
+        };
       }
       cases.push_back(std::move(c));
     }
