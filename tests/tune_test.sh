@@ -74,8 +74,8 @@ echo '{"wgprim_policy": 1, "knobs": {"scan.items": 99}}' >"$F"
 python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["policy"]; assert p["source"].startswith("built-in") and p["warning"], p' \
   "$T/info.json" && ok || bad "malformed: not the built-in row"
 
-# scan.layout from the file: staged (1) and raked (2; the GPU default, direct on CPU adapters) for 32-bit values,
-# direct where raked cannot run (64-bit), each matching the CPU twin (the scan's exit status checks it).
+# scan.layout from the file: staged (1) and raked (2; the GPU default, direct on CPU adapters), for 32-bit and
+# 64-bit values (whose subgroup shuffles move two u32 words), each matching the CPU twin (the scan's exit status).
 for L in 1 2; do
   echo '{"wgprim_policy": 1, "knobs": {"scan.layout": '$L'}}' >"$F"
   "$W" info --adapter "$A" | grep -qE "^ *scan .* layout=$L( |$)" && ok || bad "info text: scan.layout $L from the file"
