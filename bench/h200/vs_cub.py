@@ -1,0 +1,46 @@
+#!/usr/bin/env python3
+"""Prints `wgprim bench --json` rows next to bench/cub's rows of the same primitive, type and n, with the ratios
+CUB / wgprim (above 1: wgprim faster) per call and batched, for an H200 call's stdout (which keeps few files).
+
+usage: vs_cub.py CUB.jsonl WGPRIM.json... [--cub]   (--cub: print CUB's own rows first)"""
+import json
+import os
+import sys
+
+
+def main(args):
+    show_cub = "--cub" in args
+    paths = [a for a in args if a != "--cub"]
+    if len(paths) < 2:
+        sys.exit(__doc__)
+    cub = {}
+    for line in open(paths[0]):
+        try:
+            d = json.loads(line)
+        except ValueError:
+            continue
+        if "primitive" in d:
+            cub[(d["primitive"], d.get("type"), d["n"])] = d
+    if show_cub:
+        for k, d in sorted(cub.items()):
+            print("cub", k[0], k[1], k[2], "gpu %.4f call %.4f b %.4f" % (d.get("gpu_ms", 0), d["call_ms"], d.get("batched_ms", 0)))
+    for path in paths[1:]:
+        label = os.path.basename(path).removesuffix(".json")
+        try:
+            rows = json.load(open(path))["results"]
+        except (OSError, ValueError, KeyError) as e:
+            print(label, "no result:", e)
+            continue
+        for r in rows:
+            line = "%s %s %s %s %d gpu %.4f call %.4f b %.4f" % (label, r["primitive"], r.get("type"), r.get("algorithm", ""), r["n"],
+                                                               r.get("gpu_ms", 0), r.get("call_ms", 0), r.get("batched_ms", 0))
+            c = cub.get((r["primitive"], r.get("type"), r["n"]))
+            if c and r.get("call_ms"):
+                b = c.get("batched_ms", 0) / r["batched_ms"] if r.get("batched_ms") else 0
+                line += " | cub gpu %.4f call %.4f b %.4f -> call %.2f batched %.2f" % (
+                    c.get("gpu_ms", 0), c["call_ms"], c.get("batched_ms", 0), c["call_ms"] / r["call_ms"], b)
+            print(line)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
