@@ -48,14 +48,6 @@ struct bench_args {
   std::string plot, cub, from;
 };
 
-template <class F>
-auto with_type(dtype t, F f) {
-  switch (t) {
-    case dtype::f32: return f(float{});
-    case dtype::i32: return f(std::int32_t{});
-    default: return f(std::uint32_t{});
-  }
-}
 
 // The WGSL algorithms' benchmark runs on WebGPU unless the native backend is named (--adapter cpu): the library's
 // automatic choice would pick the native backend on a machine without a GPU. bench-cpu compares the two.

@@ -20,6 +20,7 @@
 #include <thread>
 
 #include "command.hpp"
+#include "util.hpp"
 #include "wgprim/io.hpp"
 #include "wgprim/multi.hpp"
 #include "wgprim/wgprim.hpp"
@@ -48,15 +49,6 @@ struct plan {
   std::vector<std::uint64_t> shape;   // --input: the array's shape (a scan's output keeps it, as one process does)
   std::vector<std::uint64_t> first;   // size p + 1
 };
-
-template <class F>
-auto with_type(dtype t, F f) {
-  switch (t) {
-    case dtype::i32: return f(std::int32_t{});
-    case dtype::u32: return f(std::uint32_t{});
-    default: return f(float{});
-  }
-}
 
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
@@ -427,12 +419,6 @@ CLI::App* make_app(CLI::App& app, dist_cli& o) {
     }
   }
   return &app;
-}
-
-std::string one_line(std::string s) {
-  for (char& ch : s)
-    if (ch == '\n' || ch == '\r') ch = ' ';
-  return s;
 }
 
 }  // namespace

@@ -31,15 +31,6 @@ struct select_cli {
 
 enum class kind { select, partition, unique };
 
-template <class F>
-auto with_dtype(dtype t, F f) {
-  switch (t) {
-    case dtype::f32: return f(float{});
-    case dtype::i32: return f(std::int32_t{});
-    default: return f(std::uint32_t{});
-  }
-}
-
 int run(kind k, const select_cli& c) {
   std::optional<dtype> t;
   if (!c.type.empty()) t = parse_dtype(c.type);
@@ -85,7 +76,7 @@ int run(kind k, const select_cli& c) {
   std::vector<double> times;
   std::size_t kept = 0;
   for (int r = 0; r < c.repeat; ++r) {
-    kept = with_dtype(a.type, [&](auto tag) -> std::size_t {
+    kept = with_type(a.type, [&](auto tag) -> std::size_t {
       using T = decltype(tag);
       device_span<const T> din(in, 0, n);
       device_span<T> dout(out, 0, n);

@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 
+#include "util.hpp"
 #include "wgprim/io.hpp"
 
 using namespace wgprim;
@@ -284,15 +285,6 @@ class figure {
 
 const int dark[3] = {34, 34, 34}, muted[3] = {90, 90, 90}, green_rgb[3] = {31, 110, 60};
 
-// Calls f with a value of the C++ type of t (for the typed public API).
-template <class F>
-auto with_type(dtype t, F f) {
-  switch (t) {
-    case dtype::f32: return f(float{});
-    case dtype::i32: return f(std::int32_t{});
-    default: return f(std::uint32_t{});
-  }
-}
 
 double as_double(dtype t, std::uint32_t bits) {
   return with_type(t, [&](auto tag) { return static_cast<double>(from_bits<decltype(tag)>(bits)); });

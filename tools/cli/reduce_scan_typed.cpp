@@ -308,13 +308,9 @@ void add_types_bench_cases(context& ctx, std::size_t n_max, const bench_wants& w
       const dtype t = x.t;
       bench_case c{x.prim, alg, x.type, "sum", x.scan ? 16.0 : 8.0, nullptr, nullptr, nullptr};
       // K calls recorded into one encoder (batched_ms), as the 32-bit rows.
-      const auto typed = [t](auto&& f) {
-        if (t == dtype::f64) f(double{});
-        else f(std::int64_t{});
-      };
       if (x.scan) {
-        c.record = [&ctx, in, out, plain, typed](WGPUCommandEncoder enc, std::size_t n) {
-          typed([&](auto tag) {
+        c.record = [&ctx, in, out, plain, t](WGPUCommandEncoder enc, std::size_t n) {
+          with_wide_type(t, [&](auto tag) {
             using T = decltype(tag);
             inclusive_scan(ctx, enc, device_span<const T>(*in, 0, n), device_span<T>(*out, 0, n), op::sum(), plain);
           });
@@ -340,8 +336,8 @@ void add_types_bench_cases(context& ctx, std::size_t n_max, const bench_wants& w
           return st.gpu_ms;
         };
         c.call = [&ctx, in, m, plain, t](std::size_t n) { reduce_raw(ctx, *in, n, *m, t, plain); };
-        c.record = [&ctx, in, result, plain, typed](WGPUCommandEncoder enc, std::size_t n) {
-          typed([&](auto tag) {
+        c.record = [&ctx, in, result, plain, t](WGPUCommandEncoder enc, std::size_t n) {
+          with_wide_type(t, [&](auto tag) {
             using T = decltype(tag);
             reduce(ctx, enc, device_span<const T>(*in, 0, n), device_span<T>(*result, 0, 1), op::sum(), plain);
           });

@@ -12,6 +12,23 @@
 
 namespace CLI { class App; }
 
+/// Calls f with a value of the C++ type of t, a 32-bit type (for the typed public API); any other type as u32.
+template <class F>
+auto with_type(wgprim::dtype t, F f) {
+  switch (t) {
+    case wgprim::dtype::f32: return f(float{});
+    case wgprim::dtype::i32: return f(std::int32_t{});
+    default: return f(std::uint32_t{});
+  }
+}
+
+/// The same for the 64-bit types f64 and i64 (any other type as i64).
+template <class F>
+auto with_wide_type(wgprim::dtype t, F f) {
+  if (t == wgprim::dtype::f64) return f(double{});
+  return f(std::int64_t{});
+}
+
 /// Milliseconds of wall time since t0.
 inline double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
