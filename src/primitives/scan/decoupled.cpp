@@ -24,6 +24,14 @@ const kernel_spec scan_decoupled_spec{"scan/decoupled.wgsl",
                                        slot::storage_rw, slot::storage_rw, slot::storage_rw},
                                       sizeof(decoupled_params)};
 
+namespace {
+// Whether the staged tile (WG_SIZE * ITEMS vec4 of `bytes`-byte values in workgroup memory, beside ~2 KiB of the
+// scan's other workgroup arrays) fits the adapter.
+bool stage_fits(const context& ctx, const scan_policy& p, std::uint32_t bytes) {
+  return std::uint64_t(p.wg_size) * p.items * 4 * bytes + 2048 <= ctx.limits().max_compute_workgroup_storage_size;
+}
+}  // namespace
+
 scan_policy scan_policy_for(const context& ctx, const tuning& t, bool stress) {
   // On a GPU the predecessor is usually running and a poll is cheap; on a CPU adapter a few threads run
   // workgroups in turn, so waiting long is waste: the table's spin (primitives/policy.cpp).
@@ -40,10 +48,10 @@ scan_policy scan_policy_for(const context& ctx, const tuning& t, bool stress) {
     throw error(errc::invalid_argument, "tuning: staged must be -1 (the policy), 0 direct, 1 staged or 2 raked");
   // H200, 2026-11-29, u32 sum at 2^28: direct 0.90 ms vs staged 1.46 ms (staging costs occupancy and barriers);
   // off by default, kept as a policy for GPUs whose direct loads coalesce badly. Needs WG_SIZE * ITEMS * 16 bytes.
-  const std::uint64_t stage_bytes = std::uint64_t(p.wg_size) * p.items * 16;
-  const bool stage_fits = stage_bytes + 2048 <= ctx.limits().max_compute_workgroup_storage_size;
-  if (t.staged == 1 && stage_fits) p.layout = tile_layout::staged;
-  if (p.layout == tile_layout::staged && !stage_fits) p.layout = tile_layout::direct;  // a policy file's choice
+  // 32-bit values here; record_scan_decoupled checks again for 64-bit ones.
+  const bool fits = stage_fits(ctx, p, 4);
+  if (t.staged == 1 && fits) p.layout = tile_layout::staged;
+  if (p.layout == tile_layout::staged && !fits) p.layout = tile_layout::direct;  // a policy file's choice
   // Raked (subgroup chunks, issue #11): scan/policy.hpp has the H200 figures; needs subgroups (direct otherwise).
   // tuning::staged 0 picks direct whatever the policy (a policy file's scan.layout) says.
   if (t.staged == 0) p.layout = tile_layout::direct;
@@ -69,10 +77,8 @@ void record_scan_decoupled(recorder& rec, const scan_args& a) {
   // need Vulkan's shaderSubgroupExtendedTypes, which wgpu does not request. H200 2026-12-03 (session 20, calls 3
   // and 5): i64 inclusive at 2^28 3.66 ms in workgroup memory (direct), 3.44 raked on subgroups; CUB 1.24.
   const std::uint32_t eb = dtype_bytes(m.type());
-  // The staged tile holds WG_SIZE * ITEMS vec4 of T: twice scan_policy_for's estimate for a 64-bit T.
-  if (pol.layout == tile_layout::staged &&
-      std::uint64_t(pol.wg_size) * pol.items * 4 * eb + 2048 > ctx.limits().max_compute_workgroup_storage_size)
-    pol.layout = tile_layout::direct;
+  // The staged tile holds vec4 of T: twice scan_policy_for's estimate for a 64-bit T.
+  if (pol.layout == tile_layout::staged && !stage_fits(ctx, pol, eb)) pol.layout = tile_layout::direct;
   if (pol.layout == tile_layout::raked && !pol.subgroups) pol.layout = tile_layout::direct;
   if (!pol.subgroups) pol.subgroup_lookback = false;
   // A view (or a transform) is read through load_input with scalar loads: the direct layout.
