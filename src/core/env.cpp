@@ -93,6 +93,16 @@ unsigned onesweep_wg() {
   return i == 1 ? 256 : i == 2 ? 512 : 0;
 }
 
+unsigned onesweep_pool() {
+  const char* v = get("WGPRIM_ONESWEEP_POOL");
+  if (!v || !*v) return 0;
+  char* end = nullptr;
+  const long n = std::strtol(v, &end, 10);
+  if (end == v || *end || n < 0 || n > (1 << 20))
+    throw error(errc::invalid_argument, "WGPRIM_ONESWEEP_POOL must be a whole number of words from 0 to 1048576");
+  return static_cast<unsigned>(n);
+}
+
 int onesweep_reload() { return choice("WGPRIM_ONESWEEP_RELOAD", {"0", "1"}); }
 int onesweep_fold() { return choice("WGPRIM_ONESWEEP_FOLD", {"0", "1"}); }
 

@@ -29,6 +29,10 @@ std::optional<double> mpi_timeout_s();
 /// WGPRIM_ONESWEEP_WG=256|512: the onesweep sort's workgroup size instead of its policy's (A/B runs, tests); 0 when
 /// unset or "0"; throws errc::invalid_argument for any other value.
 unsigned onesweep_wg();
+/// WGPRIM_ONESWEEP_POOL=WORDS (measurement only): the onesweep's workgroup pool at least this many u32 words, so
+/// that fewer workgroups fit an SM (an occupancy sweep: the time stays flat until the pad limits residency below
+/// what registers already allow); 0 when unset; throws errc::invalid_argument for anything but 0..2^20.
+unsigned onesweep_pool();
 /// WGPRIM_ONESWEEP_RANK=ballot|atomic: how the onesweep sort ranks a tile's keys (A/B runs, tests): -1 unset (the
 /// adapter's policy: atomic on GPUs, ballot on CPU adapters), 0 ballot (a workgroup barrier per key), 1 atomic
 /// (ballots, and each digit's running count bumped with a workgroup atomic whose old value is the rank base: no

@@ -62,7 +62,10 @@ namespace {
 std::uint32_t fixed_wg_bytes(std::uint32_t wg_size) { return 4 * 1024 + 4 * wg_size + 64; }
 constexpr std::uint64_t tile_states_word = 4160;
 // The pool holds the tile, and while ranking the subgroup counts (SLOTS x RADIX words).
-std::uint32_t pool_words(const sort_onesweep_policy& p) { return std::max(p.wg_size * p.items, p.slots * 256); }
+// WGPRIM_ONESWEEP_POOL pads it (an occupancy sweep).
+std::uint32_t pool_words(const sort_onesweep_policy& p) {
+  return std::max({p.wg_size * p.items, p.slots * 256, env::onesweep_pool()});
+}
 std::uint32_t wg_bytes(const sort_onesweep_policy& p) { return pool_words(p) * 4 + fixed_wg_bytes(p.wg_size); }
 // WGPRIM_ONESWEEP_WG=256|512 overrides the policy's workgroup size (A/B runs, and the tests of the 512 shape on a
 // CPU adapter, whose policy keeps 256); 0 or unset: the policy.
