@@ -574,14 +574,17 @@ rows = [x for x in j["results"] if x["type"] in ("f64", "i64")]
 assert all(x.get("batched_ms", 0) > 0 for x in rows), rows
 PY
 # scan --json counts the look-back's fallbacks over its timed runs (how often a waiting workgroup reduced a
-# predecessor itself: spin limit 1 makes some likely, none is required).
-"$W" scan --generate orders:70001 --repeat 3 --spin-limit 1 --json >"$T/scan_fb.json" 2>"$T/err" || bad "scan fallbacks rc: $(cat "$T/err")"
-python3 - "$T/scan_fb.json" <<'PY' && ok || bad "scan --json lookback_fallbacks: $(head -c 400 "$T/scan_fb.json")"
+# predecessor itself: spin limit 1 makes some likely, none is required); 64-bit values (their own path) too.
+for ty in f32 i64; do
+  "$W" scan --generate orders:70001 --type $ty --repeat 3 --spin-limit 1 --json >"$T/scan_fb.json" 2>"$T/err" ||
+    bad "scan $ty fallbacks rc: $(cat "$T/err")"
+  python3 - "$T/scan_fb.json" <<'PY' && ok || bad "scan $ty --json lookback_fallbacks: $(head -c 400 "$T/scan_fb.json")"
 import json, sys
 j = json.load(open(sys.argv[1]))
 assert j["runs"] == 3 and isinstance(j["lookback_fallbacks"], int) and j["lookback_fallbacks"] >= 0, j
 assert j["mismatches"] == 0, j
 PY
+done
 # --scan-tunes rows: one per layout, each with its batched figure like the default row's.
 "$W" bench --primitives inclusive_scan --algorithm decoupled --scan-tunes raked:4,direct:2 --min-log2 12 --max-log2 12 \
   --reps 1 --warmup 0 --batch 2 --json >"$T/bench_t.json" 2>"$T/err" || bad "bench --scan-tunes rc: $(cat "$T/err")"

@@ -57,6 +57,8 @@ TEST(Policy, BuiltinRowsAreTheFormerConstants) {
     EXPECT_TRUE(p.scan.subgroup_lookback);
     EXPECT_EQ(p.select.spin, 256u);
     EXPECT_EQ(p.scan.layout, detail::tile_layout::raked);
+    EXPECT_EQ(p.scan.items_wide, 2u);
+    EXPECT_EQ(p.scan.layout_wide, detail::tile_layout::direct);
     EXPECT_EQ(p.select.tile, detail::select_policy::layout::raked);
     EXPECT_EQ(p.select.unique_tile, detail::select_policy::layout::direct);
     EXPECT_EQ(p.select.partition_tile, detail::select_policy::layout::staged);
@@ -83,6 +85,8 @@ TEST(Policy, BuiltinRowsAreTheFormerConstants) {
     EXPECT_EQ(p.scan.spin, 16u);
     EXPECT_EQ(p.select.spin, 16u);
     EXPECT_EQ(p.scan.layout, detail::tile_layout::direct);
+    EXPECT_EQ(p.scan.items_wide, 4u);
+    EXPECT_EQ(p.scan.layout_wide, detail::tile_layout::direct);
     EXPECT_EQ(p.select.tile, detail::select_policy::layout::direct);
     EXPECT_EQ(p.select.unique_tile, detail::select_policy::layout::direct);
     EXPECT_EQ(p.select.partition_tile, detail::select_policy::layout::direct);
@@ -132,6 +136,16 @@ TEST(Policy, TheAdapterAndNativeRunTheBuiltinRow) {
   const detail::scan_policy s = detail::scan_policy_for(gpu, tuning{}, false);
   EXPECT_EQ(s.spin, cpu_adapter ? 16u : 256u);
   EXPECT_EQ(s.items, 4u);
+  // 64-bit values take their own row (GPUs: 2 vec4 per invocation, direct); tuning still wins.
+  const detail::scan_policy w = detail::scan_policy_for(gpu, tuning{}, false, true);
+  EXPECT_EQ(w.items, cpu_adapter ? 4u : 2u);
+  EXPECT_EQ(w.layout, detail::tile_layout::direct);
+  tuning t8;
+  t8.items = 8;
+  t8.staged = 2;
+  const detail::scan_policy w8 = detail::scan_policy_for(gpu, t8, false, true);
+  EXPECT_EQ(w8.items, 8u);
+  EXPECT_EQ(w8.layout, detail::tile_layout::raked);
   const detail::reduce_policy r = detail::reduce_policy_for(gpu, tuning{});
   EXPECT_EQ(r.max_groups, cpu_adapter ? 256u : 1024u);
   const detail::select_policy sel = detail::select_policy_for(gpu, tuning{}, false);

@@ -53,7 +53,8 @@ policies builtin_policies(adapter_class c) {
   // waiting on it is waste (spin), every workgroup barrier switches all invocations (bigger sort tiles pay), and
   // coalescing buys nothing. The native backend runs none of these kernels; it shows this row.
   p.scan.spin = 16;
-  p.scan.layout = tile_layout::direct;  // raked's subgroup shuffles buy nothing on a CPU; direct was the default there
+  p.scan.items_wide = p.scan.items;  // 64-bit values: the same tile as 32-bit ones there
+  p.scan.layout = p.scan.layout_wide = tile_layout::direct;  // raked's subgroup shuffles buy nothing on a CPU; direct was the default there
   p.select.spin = 16;
   // lavapipe 2^22 f32 select, loaded 2-core machine: staged 415-615 ms vs direct 436-516 ms, within the noise.
   p.select.tile = p.select.unique_tile = p.select.partition_tile = select_policy::layout::direct;
@@ -105,6 +106,8 @@ const std::vector<knob_def>& knob_defs() {
       WGPRIM_KNOB("scan.spin", 1, 65536, "decoupled scan: polls of a waiting predecessor before reducing its tile", scan.spin, u32),
       WGPRIM_KNOB("scan.window", 1, 256, "decoupled scan: tile states the look-back reads at once", scan.window, u32),
       WGPRIM_KNOB("scan.layout", 0, 2, "decoupled scan: tile layout, 0 direct, 1 staged, 2 raked (needs subgroups)", scan.layout, tile_layout),
+      WGPRIM_KNOB("scan.items_wide", 1, 8, "decoupled scan of 64-bit values: vec4 per invocation", scan.items_wide, u32),
+      WGPRIM_KNOB("scan.layout_wide", 0, 2, "decoupled scan of 64-bit values: tile layout (as scan.layout)", scan.layout_wide, tile_layout),
       WGPRIM_KNOB("scan.subgroup_lookback", 0, 1, "decoupled scan: subgroup 0 walks the look-back (1) or the workgroup (0)", scan.subgroup_lookback, bool),
       WGPRIM_KNOB("select.items", 1, 8, "decoupled select: vec4 per invocation", select.items, u32),
       WGPRIM_KNOB("select.spin", 1, 65536, "decoupled select: polls of a waiting predecessor", select.spin, u32),

@@ -220,9 +220,11 @@ int run_scan_typed(const typed_cli& c, const io::array& input) {
   const double upload_ms = ms_since(t0);
   buffer out = ctx.create_buffer(std::max<std::uint64_t>(8, n * ob));
   std::vector<double> times;
+  std::uint64_t fallbacks = 0;  // over the runs: predecessor tiles a waiting workgroup reduced itself
   for (int r = 0; r < std::max(1, c.repeat); ++r) {
     scan_raw(ctx, in, out, n, m, a.type, kind, ro);
     times.push_back(st.gpu_ms);
+    fallbacks += st.lookback_fallbacks;
   }
   std::sort(times.begin(), times.end());
   io::array got = io::array::zeros(acc, n);
@@ -265,6 +267,8 @@ int run_scan_typed(const typed_cli& c, const io::array& input) {
   j["gpu_timer"] = st.gpu_timestamps ? "timestamps" : "wall";
   j["upload_ms"] = upload_ms;
   j["cpu_ms"] = cpu_ms;
+  j["runs"] = std::max(1, c.repeat);
+  j["lookback_fallbacks"] = fallbacks;
   const bool data_on_stdout = c.output == "-";
   if (c.json) {
     (data_on_stdout ? std::cerr : std::cout) << j.dump() << "\n";
@@ -274,6 +278,10 @@ int run_scan_typed(const typed_cli& c, const io::array& input) {
                ctx.adapter().name, st.algorithm, dtype_name(acc));
     fmt::print(data_on_stdout ? stderr : stdout, "  mismatches vs the CPU loop: {}\n  {} time {:.3f} ms ({}), upload {:.3f} ms, CPU loop {:.3f} ms\n",
                mismatches, j["adapter"].get<std::string>().rfind("native CPU", 0) == 0 ? "native" : "GPU", j["gpu_ms"].get<double>(), j["gpu_timer"].get<std::string>(), upload_ms, cpu_ms);
+    if (fallbacks)
+      fmt::print(data_on_stdout ? stderr : stdout,
+                 "  look-back fallbacks: {} predecessor tiles reduced by a waiting workgroup in {} runs\n", fallbacks,
+                 std::max(1, c.repeat));
   }
   if (mismatches) {
     std::cerr << "wgprim: error: " << mismatches << " scanned values differ from the CPU twin\n";

@@ -32,10 +32,14 @@ bool stage_fits(const context& ctx, const scan_policy& p, std::uint32_t bytes) {
 }
 }  // namespace
 
-scan_policy scan_policy_for(const context& ctx, const tuning& t, bool stress) {
+scan_policy scan_policy_for(const context& ctx, const tuning& t, bool stress, bool wide) {
   // On a GPU the predecessor is usually running and a poll is cheap; on a CPU adapter a few threads run
   // workgroups in turn, so waiting long is waste: the table's spin (primitives/policy.cpp).
   scan_policy p = policy_for(ctx).scan;
+  if (wide) {
+    p.items = p.items_wide;
+    p.layout = p.layout_wide;
+  }
   p.subgroups = ctx.features().subgroups;
   // Items per invocation: registers hold ITEMS vec4 and the tile offsets are u32; measured 2/4/8 on the H200
   // (1.07/0.87/1.13 ms at 2^28), larger values only cost registers and compile time.
@@ -72,11 +76,11 @@ void record_scan_decoupled(recorder& rec, const scan_args& a) {
   context& ctx = rec.ctx();
   const monoid& m = *a.m;
   const bool stress = lookback_stress(ctx);
-  scan_policy pol = scan_policy_for(ctx, a.opt->tune, stress);
-  // 64-bit values cross lanes as two u32 words (shared/lanes_subgroup.wgsl, T_WIDE): the shuffles of a 64-bit T
-  // need Vulkan's shaderSubgroupExtendedTypes, which wgpu does not request. H200 2026-12-03 (session 20, calls 3
-  // and 5): i64 inclusive at 2^28 3.66 ms in workgroup memory (direct), 3.44 raked on subgroups; CUB 1.24.
   const std::uint32_t eb = dtype_bytes(m.type());
+  // 64-bit values take their own row (scan/policy.hpp: items_wide, layout_wide), and cross lanes as two u32 words
+  // (shared/lanes_subgroup.wgsl, T_WIDE): the shuffles of a 64-bit T need Vulkan's shaderSubgroupExtendedTypes,
+  // which wgpu does not request.
+  scan_policy pol = scan_policy_for(ctx, a.opt->tune, stress, eb == 8);
   // The staged tile holds vec4 of T: twice scan_policy_for's estimate for a 64-bit T.
   if (pol.layout == tile_layout::staged && !stage_fits(ctx, pol, eb)) pol.layout = tile_layout::direct;
   if (pol.layout == tile_layout::raked && !pol.subgroups) pol.layout = tile_layout::direct;

@@ -23,11 +23,18 @@ struct scan_policy {
   // kernel 0.549); on 2026-11-30, before the subgroup look-back, raked 4 had measured 1.188 against direct 0.864.
   // Raked needs subgroups (record_scan_decoupled falls back to direct); CPU adapters take direct.
   tile_layout layout = tile_layout::raked;
+  // 64-bit values (i64, u64, f64): their own items and layout (knobs scan.items_wide, scan.layout_wide). H200
+  // 2026-12-03 (session 21, call 1), i64 inclusive at 2^28, GPU ms, raked / direct: items 1 1.968 / 1.951, items 2
+  // 2.923 / 1.644, items 4 3.439 / 3.732, items 8 4.361 / 5.158 (CUB 1.24; u32 at 2^29, the same bytes, 1.311): four
+  // vec4 of a 64-bit T per invocation hold twice the registers of the u32 tile.
+  std::uint32_t items_wide = 2;
+  tile_layout layout_wide = tile_layout::direct;
   bool subgroups = true;
   std::uint32_t window = 32;      // tile states read at once by the look-back
   bool subgroup_lookback = true;  // subgroup 0 walks the look-back (tile/lookback.wgsl); needs subgroups
 };
 
-scan_policy scan_policy_for(const context& ctx, const tuning& t, bool stress);
+// `wide`: the policy of 64-bit values (items_wide, layout_wide in items, layout); tuning overrides either.
+scan_policy scan_policy_for(const context& ctx, const tuning& t, bool stress, bool wide = false);
 
 }  // namespace wgprim::detail
