@@ -28,12 +28,15 @@ else bad "tune: $(cat "$T/err")"; fi
 echo "tune --quick took $(( $(date +%s) - start )) s"
 cat "$T/tune.out"
 [ "$(grep -c '<- chosen' "$T/tune.out")" -ge 5 ] && ok || bad "tune: expected a chosen row per primitive"
-python3 - "$T/p.json" <<'PY' && ok || bad "tune: the file"
+"$W" info --adapter "$A" --json >"$T/info0.json" 2>"$T/err" || bad "info: $(cat "$T/err")"
+python3 - "$T/p.json" "$T/info0.json" <<'PY' && ok || bad "tune: the file"
 import json, sys
 j = json.load(open(sys.argv[1]))
+int64 = json.load(open(sys.argv[2]))["features"]["shader_int64"]
 assert j["wgprim_policy"] == 1 and j["knobs"], j
 for k in ("scan.items", "reduce.workgroups", "select.items", "histogram.workgroups"):
     assert k in j["knobs"], k
+assert "scan.items_wide" in j["knobs"] or not int64, "scan_wide was not tuned"
 PY
 [ ! -d "$XDG_CACHE_HOME/wgprim" ] || [ -z "$(ls -A "$XDG_CACHE_HOME/wgprim")" ] && ok || bad "--output wrote the cache"
 
@@ -74,11 +77,13 @@ echo '{"wgprim_policy": 1, "knobs": {"scan.items": 99}}' >"$F"
 python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["policy"]; assert p["source"].startswith("built-in") and p["warning"], p' \
   "$T/info.json" && ok || bad "malformed: not the built-in row"
 
-# scan.layout from the file: staged (1) and raked (2; the GPU default, direct on CPU adapters), for 32-bit and
-# 64-bit values (whose subgroup shuffles move two u32 words), each matching the CPU twin (the scan's exit status).
+# scan.layout and scan.layout_wide (64-bit values' own) from the file: staged (1) and raked (2; the GPU default
+# for 32-bit values, direct on CPU adapters), for 32-bit and 64-bit values (whose subgroup shuffles move two u32
+# words), each matching the CPU twin (the scan's exit status).
 for L in 1 2; do
-  echo '{"wgprim_policy": 1, "knobs": {"scan.layout": '$L'}}' >"$F"
+  echo '{"wgprim_policy": 1, "knobs": {"scan.layout": '$L', "scan.layout_wide": '$L'}}' >"$F"
   "$W" info --adapter "$A" | grep -qE "^ *scan .* layout=$L( |$)" && ok || bad "info text: scan.layout $L from the file"
+  "$W" info --adapter "$A" | grep -qE "^ *scan .* layout_wide=$L( |$)" && ok || bad "info text: scan.layout_wide $L"
   for t in u32 i64; do
     "$W" scan --adapter "$A" --generate orders:70001 --type $t >"$T/out" 2>"$T/err" && ok || bad "scan.layout $L, $t: $(cat "$T/err")"
   done

@@ -30,7 +30,7 @@ namespace {
 using knob_values = std::vector<std::pair<std::string, std::uint64_t>>;
 
 struct tune_options {
-  std::string adapter, output, primitives = "scan,select,unique,partition,reduce,arg_reduce,sort,histogram";
+  std::string adapter, output, primitives;  // empty: every tunable this adapter has
   bool quick = false, dry_run = false;
 };
 
@@ -110,6 +110,32 @@ std::vector<tunable> make_tunables(context& ctx, bool quick) {
       std::vector<std::uint32_t> want(host->size());
       reference::inclusive_scan(host->data(), host->size(), want.data(), monoid(op::sum(), dtype::u32));
       return out_v->to_host() == want;
+    };
+    out.push_back(t);
+  }
+  if (ctx.features().shader_int64) {  // scan of 64-bit values: i64 sum, inclusive (their own items and layout)
+    tunable t{"scan_wide", quick ? product({{"scan.items_wide", {1, 2, 4}}, {"scan.layout_wide", layouts}})
+                               : product({{"scan.items_wide", {1, 2, 4, 8}}, {"scan.layout_wide", layouts}}), {}, {}, {}};
+    auto wide = std::make_shared<std::vector<std::int64_t>>();
+    auto in64 = std::make_shared<device_vector<std::int64_t>>();
+    auto out64 = std::make_shared<device_vector<std::int64_t>>();
+    t.prepare = [&ctx, fill, host, wide, in64, out64](std::size_t n) {
+      fill(n);
+      wide->assign(host->begin(), host->end());
+      for (std::size_t i = 0; i < n; ++i) (*wide)[i] -= 500;  // negative values too
+      *in64 = device_vector<std::int64_t>(ctx, host_span<const std::int64_t>(*wide));
+      *out64 = device_vector<std::int64_t>(ctx, n);
+    };
+    t.call = [&ctx, in64, out64] {
+      run_options o;
+      o.algorithm = "decoupled";
+      inclusive_scan(ctx, *in64, *out64, op::sum(), o);
+    };
+    t.check = [wide, out64] {
+      std::vector<std::int64_t> want(wide->size());
+      std::int64_t run = 0;
+      for (std::size_t i = 0; i < wide->size(); ++i) want[i] = run += (*wide)[i];
+      return out64->to_host() == want;
     };
     out.push_back(t);
   }
@@ -256,11 +282,13 @@ int run_tune(const tune_options& o) {
 
   std::vector<tunable> all = make_tunables(ctx, o.quick);
   std::vector<std::string> asked = split(o.primitives);
+  if (o.primitives.empty())
+    for (const tunable& t : all) asked.push_back(t.name);
   if (asked.empty()) throw error(errc::invalid_argument, "tune: --primitives is empty");
   for (const auto& p : asked)
     if (std::none_of(all.begin(), all.end(), [&](const tunable& t) { return t.name == p; }))
       throw error(errc::invalid_argument, "tune: unknown or unsupported primitive \"" + p +
-                                              "\" here (tunable: scan, select, unique, partition, reduce, arg_reduce, sort, histogram)");
+                                              "\" here (tunable: scan, scan_wide, select, unique, partition, reduce, arg_reduce, sort, histogram)");
 
   fmt::print("tuning {} ({}), class {}, sizes", ctx.adapter().name, ctx.adapter().backend, start.adapter_class);
   for (std::size_t n : sizes) fmt::print(" {}", n);
@@ -374,7 +402,9 @@ command add_tune_command(CLI::App& app) {
   auto o = std::make_shared<tune_options>();
   auto* s = app.add_subcommand("tune", "time the candidate policies here and write the winners to the adapter's policy file");
   s->add_option("--adapter", o->adapter, "adapter name substring (a WebGPU adapter: the native backend has no policies)");
-  s->add_option("--primitives", o->primitives, "comma-separated: scan, select, unique, partition, reduce, arg_reduce, sort, histogram");
+  s->add_option("--primitives", o->primitives,
+                "comma-separated: scan, scan_wide (64-bit values), select, unique, partition, reduce, arg_reduce, sort, "
+                "histogram (default: every one the adapter runs)");
   s->add_option("--output", o->output, "write here instead of $XDG_CACHE_HOME/wgprim/<adapter>.json");
   s->add_flag("--quick", o->quick, "fewer candidates, one size, fewer rounds");
   s->add_flag("--dry-run", o->dry_run, "print the file instead of writing it");
