@@ -17,8 +17,10 @@ sort_rts_policy sort_rts_policy_for(const context& ctx, const tuning& t);
 struct sort_onesweep_policy {
   std::uint32_t wg_size = 256;  // 256 (the radix); WGPRIM_ONESWEEP_WG=512 for tiles of 512 invocations (measured slower)
   // Keys per invocation (tune.items): tiles of 4,608. H200 2026-12-02 (session 12), u32 keys at 2^28, batched ms
-  // per sort: 15 18.3, 16 18.0, 17 17.6, 18 17.3, 19 17.1, 20 26.1 (past the registers: spills); 18 keeps a step
-  // from that edge.
+  // per sort: 15 18.3, 16 18.0, 17 17.6, 18 17.3, 19 17.1, 20 26.1. The cliff is workgroup memory, not registers
+  // (session 21, bench/results/2026-12-03-h200-session21): a pass is ~50 % slower as soon as the kernel's workgroup
+  // memory passes ~24 KiB (u32 at 2^24: 18 keys 1.021 ms, 19 keys 1.475 now that the pool sits beside ~5 KiB of
+  // other arrays; the pool padded to 4,640 words 1.019, to 4,864 1.503). 18 is the largest tile under it.
   std::uint32_t items = 18;
   // Keys per invocation with 64-bit keys. Read again for the scatter (reload_keys) they hold no registers while the
   // tile ranks: H200 2026-12-03 (session 15, call 4), i64 GPU ms at 2^28 for 12 / 14 / 16 / 18: 48.8 / 46.7 / 45.8 /
