@@ -960,6 +960,20 @@ std::vector<std::uint32_t> row_offsets(std::size_t rows, std::size_t cols) {
 /// Whether a type runs on the device for rows of the NumPy layer: the 32- and 64-bit types the device takes.
 bool rows_on_device(const device_ptr& dev, dtype t) { return elem_bytes(t) >= 4 && dev->ctx.supports(t); }
 
+/// Runs f on the device when it takes the type (rows_on_device) and true; false when it does not, or when the call
+/// says unsupported (errc::unsupported): the caller then computes on the host. Other errors propagate.
+template <class F>
+bool done_on_device(const device_ptr& dev, dtype t, F&& f) {
+  if (!rows_on_device(dev, t)) return false;
+  try {
+    on_device(*dev, std::forward<F>(f));
+    return true;
+  } catch (const wgprim::error& e) {
+    if (e.code() != errc::unsupported) throw;
+    return false;
+  }
+}
+
 /// out[r] = op over row r (rows of in.n / rows elements), in the input's dtype; a 1-D NumPy array.
 nb::object reduce_rows(nb::handle a, std::size_t rows, const std::string& op_name, const std::string& accuracy,
                        opt_device device) {
@@ -973,29 +987,21 @@ nb::object reduce_rows(nb::handle a, std::size_t rows, const std::string& op_nam
   const wgprim::op o = make_op(op_name, nb::none());
   const wgprim::run_options opt = options(accuracy, true);
   host_out out(in.type, {rows});
-  bool done = rows == 0;
-  if (!done && rows_on_device(dev, in.type)) {
-    try {
-      on_device(*dev, [&] {
-        visit(in.type, [&](auto tag) {
-          using T = typename decltype(tag)::type;
-          if constexpr (std::is_same_v<wgprim::accumulation_t<T>, T>) {
-            T* r = static_cast<T*>(out.data);
-            if (rows == 1) {
-              r[0] = wgprim::reduce(dev->ctx, host_in<T>(in), o, opt);
-            } else {
-              const std::vector<std::uint32_t> off = row_offsets(rows, cols);
-              wgprim::segmented_reduce(dev->ctx, host_in<T>(in), wgprim::host_span<const std::uint32_t>(off.data(), off.size()),
-                                       wgprim::host_span<T>(r, rows), o, opt);
-            }
-          }
-        });
-      });
-      done = true;
-    } catch (const wgprim::error& e) {
-      if (e.code() != errc::unsupported) throw;
-    }
-  }
+  const bool done = rows == 0 || done_on_device(dev, in.type, [&] {
+    visit(in.type, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if constexpr (std::is_same_v<wgprim::accumulation_t<T>, T>) {
+        T* r = static_cast<T*>(out.data);
+        if (rows == 1) {
+          r[0] = wgprim::reduce(dev->ctx, host_in<T>(in), o, opt);
+        } else {
+          const std::vector<std::uint32_t> off = row_offsets(rows, cols);
+          wgprim::segmented_reduce(dev->ctx, host_in<T>(in), wgprim::host_span<const std::uint32_t>(off.data(), off.size()),
+                                   wgprim::host_span<T>(r, rows), o, opt);
+        }
+      }
+    });
+  });
   if (!done) {
     if (accuracy != "fast" && accuracy != "compensated" && accuracy != "reproducible" && accuracy != "exact")
       (void)wgprim::parse_accuracy(accuracy);  // the library's message for a bad name
@@ -1030,29 +1036,21 @@ nb::object scan_rows(nb::handle a, std::size_t rows, const std::string& op_name,
   const row_op ro = parse_row_op(op_name);
   const wgprim::op o = make_op(op_name, nb::none());
   host_out out(in.type, {in.n});
-  bool done = in.n == 0;
-  if (!done && rows_on_device(dev, in.type)) {
-    try {
-      on_device(*dev, [&] {
-        visit(in.type, [&](auto tag) {
-          using T = typename decltype(tag)::type;
-          if constexpr (std::is_same_v<wgprim::accumulation_t<T>, T>) {
-            wgprim::host_span<T> r(static_cast<T*>(out.data), in.n);
-            if (rows == 1) {
-              wgprim::scan(dev->ctx, host_in<T>(in), r, wgprim::scan_kind::inclusive, o);
-            } else {
-              const std::vector<std::uint32_t> off = row_offsets(rows, cols);
-              wgprim::segmented_inclusive_scan(dev->ctx, host_in<T>(in),
-                                               wgprim::host_span<const std::uint32_t>(off.data(), off.size()), r, o);
-            }
-          }
-        });
-      });
-      done = true;
-    } catch (const wgprim::error& e) {
-      if (e.code() != errc::unsupported) throw;
-    }
-  }
+  const bool done = in.n == 0 || done_on_device(dev, in.type, [&] {
+    visit(in.type, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if constexpr (std::is_same_v<wgprim::accumulation_t<T>, T>) {
+        wgprim::host_span<T> r(static_cast<T*>(out.data), in.n);
+        if (rows == 1) {
+          wgprim::scan(dev->ctx, host_in<T>(in), r, wgprim::scan_kind::inclusive, o);
+        } else {
+          const std::vector<std::uint32_t> off = row_offsets(rows, cols);
+          wgprim::segmented_inclusive_scan(dev->ctx, host_in<T>(in),
+                                           wgprim::host_span<const std::uint32_t>(off.data(), off.size()), r, o);
+        }
+      }
+    });
+  });
   if (!done) {
     nb::gil_scoped_release release;
     visit(in.type, [&](auto tag) {
@@ -1210,24 +1208,16 @@ nb::tuple sort_perm(nb::handle a, opt_device device) {
   host_out perm(nb::dlpack::dtype{std::uint8_t(nb::dlpack::dtype_code::Int), 64, 1}, {in.n});
   std::vector<std::uint32_t> idx(in.n);
   for (std::size_t i = 0; i < in.n; ++i) idx[i] = std::uint32_t(i);
-  bool done = in.n == 0;
-  if (!done && rows_on_device(dev, in.type)) {
-    try {
-      on_device(*dev, [&] {
-        visit(in.type, [&](auto tag) {
-          using T = typename decltype(tag)::type;
-          if constexpr (std::is_arithmetic_v<T>) {
-            const std::vector<std::uint32_t> seq(idx);
-            wgprim::sort_pairs(dev->ctx, host_in<T>(in), wgprim::host_span<const std::uint32_t>(seq.data(), in.n),
-                               wgprim::host_span<T>(static_cast<T*>(keys.data), in.n), idx);
-          }
-        });
-      });
-      done = true;
-    } catch (const wgprim::error& e) {
-      if (e.code() != errc::unsupported) throw;
-    }
-  }
+  const bool done = in.n == 0 || done_on_device(dev, in.type, [&] {
+    visit(in.type, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if constexpr (std::is_arithmetic_v<T>) {
+        const std::vector<std::uint32_t> seq(idx);
+        wgprim::sort_pairs(dev->ctx, host_in<T>(in), wgprim::host_span<const std::uint32_t>(seq.data(), in.n),
+                           wgprim::host_span<T>(static_cast<T*>(keys.data), in.n), idx);
+      }
+    });
+  });
   if (!done) {
     nb::gil_scoped_release release;
     visit(in.type, [&](auto tag) {
