@@ -361,6 +361,78 @@ TEST(Select, ByKeyFallbackAndPastOneBinding) {
   EXPECT_EQ(check_by_key_once(small_binding_ctx(), "decoupled", dtype::u32, dtype::i32, op::max(), 700001, 51, 1), 0u);
 }
 
+// ---- run-length encoding, "heads" (unique's pass writing where runs start, then shaders/select/rle_heads.wgsl) ----
+
+// RLE of keys in runs of 1..max_run with the named algorithm against the CPU twin: run count, values, lengths, and
+// the algorithm that ran (stats). Returns the number of wrong runs.
+std::size_t check_rle_once(context& c, const std::string& alg, dtype kt, std::size_t n, std::uint32_t seed,
+                           std::uint32_t max_run, const std::string& ran) {
+  const auto keys = by_key_keys(kt, n, seed, max_run);
+  std::vector<std::uint32_t> wv(n), wc(n);
+  const std::size_t want = reference::run_length_encode(keys.data(), kt, n, wv.data(), wc.data());
+  buffer bk = c.create_buffer(std::max<std::size_t>(n, 1) * 4);
+  buffer uv = c.create_buffer(std::max<std::size_t>(n, 1) * 4), uc = c.create_buffer(std::max<std::size_t>(n, 1) * 4);
+  if (n) c.write(bk, 0, keys.data(), n * 4);
+  run_options opt;
+  opt.algorithm = alg;
+  run_stats st;
+  opt.stats = &st;
+  const std::size_t runs = run_length_encode(c, bk, kt, n, uv, uc, opt);
+  EXPECT_EQ(runs, want) << alg << " rle runs " << dtype_name(kt) << " n=" << n << " max_run=" << max_run;
+  if (n) EXPECT_EQ(st.algorithm, ran) << "n=" << n;
+  std::size_t bad = 0;
+  if (runs == want && runs) {
+    std::vector<std::uint32_t> gv(runs), gc(runs);
+    c.read(uv, 0, gv.data(), runs * 4);
+    c.read(uc, 0, gc.data(), runs * 4);
+    for (std::size_t r = 0; r < runs; ++r) bad += gv[r] != wv[r] || gc[r] != wc[r];
+  }
+  EXPECT_EQ(bad, 0u) << alg << " rle " << dtype_name(kt) << " n=" << n << " max_run=" << max_run;
+  return bad + (runs != want);
+}
+
+TEST(Select, RleHeadsEveryKeyTypeAndEdgeSize) {
+  // Sizes around the select's tile (4,096 with 4 vec4 per invocation) and 2^k +- 1; runs of 1 (every key a head),
+  // short runs, one long run; f32 keys with -0 beside +0 and NaNs (a NaN is a run of its own).
+  std::vector<std::size_t> ns = {0, 1, 2, 3, 4, 5, 255, 1023, 1024, 1025, 4095, 4096, 4097, 8191, 8193, 65537};
+  int j = 0;
+  for (std::size_t n : ns)
+    for (dtype kt : {dtype::f32, dtype::i32, dtype::u32}) {
+      ++j;
+      for (std::uint32_t max_run : {1u, 20u, 100000u})
+        EXPECT_EQ(check_rle_once(ctx(), "heads", kt, n, 500 + j, max_run, "heads"), 0u);
+    }
+  // The default algorithm: "heads" on GPUs, the one pass on CPU adapters.
+  EXPECT_EQ(check_rle_once(ctx(), "", dtype::u32, 70001, 9, 20,
+                           ctx().adapter().kind == adapter_kind::cpu ? "decoupled" : "heads"), 0u);
+}
+
+TEST(Select, RleHeadsFallbackAndPastOneBinding) {
+  {
+    // Stress: unique's look-back falls back on every tile t % 3 == 2 (17 tiles here).
+    testing::set_lookback_stress(ctx(), true);
+    EXPECT_EQ(check_rle_once(ctx(), "heads", dtype::u32, 65536 + 3, 60, 20, "heads"), 0u);
+    EXPECT_EQ(check_rle_once(ctx(), "heads", dtype::f32, 65536 + 3, 61, 1, "heads"), 0u);
+    testing::set_lookback_stress(ctx(), false);
+  }
+  // Keys past one storage binding: the one by-key pass runs instead (and says so); within one, heads.
+  EXPECT_EQ(check_rle_once(small_binding_ctx(), "heads", dtype::i32, 700001, 62, 3, "decoupled"), 0u);
+  EXPECT_EQ(check_rle_once(small_binding_ctx(), "heads", dtype::u32, 60001, 63, 3, "heads"), 0u);
+  // Outputs shorter than the runs: the call says so (nothing written past them).
+  const std::size_t n = 5000;
+  std::vector<std::uint32_t> keys(n);
+  for (std::size_t i = 0; i < n; ++i) keys[i] = std::uint32_t(i / 2);  // 2,500 runs
+  device_vector<std::uint32_t> dk(ctx(), host_span<const std::uint32_t>(keys)), dv(ctx(), 1000), dc(ctx(), 1000);
+  run_options opt;
+  opt.algorithm = "heads";
+  try {
+    run_length_encode(ctx(), dk, dv, dc, opt);
+    ADD_FAILURE() << "2,500 runs into outputs of 1,000 did not throw";
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), errc::invalid_argument) << e.what();
+  }
+}
+
 TEST(Select, InPlaceIsHandled) {
   // in == out: the input is copied to a temporary first (WebGPU cannot bind one buffer read-only and writable
   // in one dispatch, and later tiles would overwrite elements earlier tiles still read).

@@ -14,6 +14,9 @@
 // The look-back's fallback counts a predecessor in the blocked layout: a count is an integer sum, the same
 // whatever the order.
 //
+// HEADS (unique only: run-length encoding's first pass, src/primitives/select/by_key.cpp): each kept element's
+// index in the whole array is written instead of the element, so the output holds where every run starts.
+//
 // Elements travel as raw u32 bits (select moves them unchanged); T is u32 with combine = + (the prelude of a u32
 // sum): the counts. The dispatch layer prepends `alias ELEM` (the element type) and `fn keep_predicate(a: ELEM)
 // -> bool` (the user's predicate; `true` for the other modes).
@@ -212,6 +215,14 @@ fn tile_bases_of(tile: u32, l: u32, li: lane_info, aggregate: u32) -> tile_bases
   return tile_bases(kept, total + params.chunk_first + tile * TILE - kept);
 }
 
+// What a kept element writes: its bits, or with HEADS its index in the whole array (i: its index in the chunk).
+fn kept_value(x: u32, i: u32) -> u32 {
+  if (HEADS) {
+    return params.chunk_first + i;
+  }
+  return x;
+}
+
 // Writes x at output position dest unless it falls outside this dispatch's window (another window's dispatch
 // writes it; dest - win_first wraps when below).
 fn write_out(dest: u32, x: u32) {
@@ -276,7 +287,7 @@ fn select_raked(tile: u32, l: u32, li: lane_info) {
     let m = masks >> (4u * k);
     for (var c = 0u; c < 4u; c += 1u) {
       if ((m & (1u << c)) != 0u) {
-        write_out(kept_at, v[c]);
+        write_out(kept_at, kept_value(v[c], 4u * raked_index(tile, k, li) + c));
         kept_at += 1u;
       } else if (PARTITION) {
         write_out(rejected_at, v[c]);
@@ -308,7 +319,7 @@ fn select_tiles(@builtin(local_invocation_index) l: u32, li: lane_info) {
     var rejected_at = l * ITEMS4 - parts.exclusive;  // and its next rejected one
     for (var k = 0u; k < ITEMS4; k += 1u) {
       if ((mask & (1u << k)) != 0u) {
-        wg_out[kept_at] = vals[k];
+        wg_out[kept_at] = kept_value(vals[k], tile_first + l * ITEMS4 + k);
         kept_at += 1u;
       } else if (PARTITION && tile_first + l * ITEMS4 + k < params.n) {
         wg_out[parts.aggregate + rejected_at] = vals[k];
@@ -333,7 +344,7 @@ fn select_tiles(@builtin(local_invocation_index) l: u32, li: lane_info) {
   var rejected_at = bases.rejected + l * ITEMS4 - parts.exclusive;
   for (var k = 0u; k < ITEMS4; k += 1u) {
     if ((mask & (1u << k)) != 0u) {
-      write_out(kept_at, vals[k]);
+      write_out(kept_at, kept_value(vals[k], tile_first + l * ITEMS4 + k));
       kept_at += 1u;
     } else if (PARTITION && tile_first + l * ITEMS4 + k < params.n) {
       write_out(rejected_at, vals[k]);

@@ -102,7 +102,7 @@ enum class algorithm_id : std::uint8_t {
   histogram_atomic, histogram_atomic_plain,
   segmented_reduce_tiles, segmented_reduce_scan_gather, segmented_scan_tiles, segmented_scan_bitmap,
   segmented_scan_decoupled, segmented_reduce_decoupled, segmented_reduce_per_subgroup, segmented_scan_per_subgroup,
-  reduce_by_key_decoupled, reduce_by_key_tiles, run_length_encode_decoupled, run_length_encode_tiles,
+  reduce_by_key_decoupled, reduce_by_key_tiles, run_length_encode_heads, run_length_encode_decoupled, run_length_encode_tiles,
   select_decoupled,
 };
 

@@ -421,9 +421,10 @@ void add_hist_bench_cases(context& ctx, std::size_t n_max, std::vector<bench_cas
                        device_span<float>(big_out(), 0, n), scan_kind::inclusive, op::sum(), ro);
       };
     }
-  // One row per algorithm: "decoupled" (one pass, the default) and "tiles" (the segmented scan).
-  for (const std::string alg : {"decoupled", "tiles"}) {
-    if (wants("reduce_by_key", alg)) {
+  // One row per algorithm: "decoupled" (one pass, reduce_by_key's default), "tiles" (the segmented scan) and, for
+  // run_length_encode, "heads" (unique's pass, then one invocation per run: its default).
+  for (const std::string alg : {"heads", "decoupled", "tiles"}) {
+    if (alg != "heads" && wants("reduce_by_key", alg)) {
       cases.push_back({"reduce_by_key", alg, "u32", "sum", 8, [&ctx, keys, d, alg](std::size_t n) {
                          run_stats st;
                          run_options ro;

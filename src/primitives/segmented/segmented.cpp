@@ -333,9 +333,15 @@ std::uint64_t reduce_by_key_webgpu(context& ctx, WGPUCommandEncoder encoder, con
     a.values = bindable_input(rec, a.values, temps, &a.unique_keys);
   }
   // "decoupled": one pass of head-flag compaction (primitives/select/by_key.cpp); "tiles": the segmented scan.
+  // "heads" (run-length encoding): unique's pass, then one invocation per run (primitives/select/by_key.cpp);
+  // keys past one storage binding take the one pass.
+  const bool heads = alg.id == algorithm_id::run_length_encode_heads && rle_heads_serves(ctx, a);
   const bool one_pass = (alg.id == algorithm_id::reduce_by_key_decoupled ||
-                         alg.id == algorithm_id::run_length_encode_decoupled) && by_key_decoupled_serves(a);
-  segmented_workspace ws = one_pass ? record_by_key_decoupled(rec, a) : record_segmented(rec, a);
+                         alg.id == algorithm_id::run_length_encode_decoupled ||
+                         alg.id == algorithm_id::run_length_encode_heads) && by_key_decoupled_serves(a);
+  segmented_workspace ws = heads      ? record_rle_heads(rec, a)
+                           : one_pass ? record_by_key_decoupled(rec, a)
+                                      : record_segmented(rec, a);
   ok.finish(rec);
   os.finish(rec);
   if (runs_out) record_copy_words(rec, ws.tiles->native(), ws.runs_index * 4, runs_out->view.buf, runs_out->view.offset, 4);
@@ -346,7 +352,8 @@ std::uint64_t reduce_by_key_webgpu(context& ctx, WGPUCommandEncoder encoder, con
   // The number of runs comes back in the same submission (one submit, one wait).
   std::uint32_t runs = 0;
   const recorder::readback rb{ws.tiles->native(), ws.runs_index * 4, 4, &runs};
-  fill_stats(opt, rec.submit(&rb), alg.name);
+  // What ran: "heads" and "decoupled" give way where they do not serve.
+  fill_stats(opt, rec.submit(&rb), heads ? "heads" : one_pass ? "decoupled" : "tiles");
   if (opt.stats) opt.stats->upload_ms = keys.on_device ? 0 : upload_ms;
   if (runs > capacity)
     throw error(errc::invalid_argument, std::string(what) + ": " + std::to_string(runs) +

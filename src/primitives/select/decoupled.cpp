@@ -97,7 +97,7 @@ void record_select_decoupled(recorder& rec, const select_args& a) {
     const char* mode = a.mode == select_mode::flags ? "1u" : a.mode == select_mode::unique ? "2u" : "0u";
     wgsl_constants constants{{"WG_SIZE", std::to_string(pol.wg_size) + "u"}, {"ITEMS", std::to_string(pol.items) + "u"},
                              {"WINDOW", std::to_string(pol.window) + "u"}, {"MODE", mode},
-                             {"PARTITION", a.partition ? "true" : "false"},
+                             {"PARTITION", a.partition ? "true" : "false"}, {"HEADS", a.heads ? "true" : "false"},
                              {"IS_F32", a.type == dtype::f32 ? "true" : "false"}, {"STAGED", staged ? "true" : "false"},
                              {"RAKED", pol.tile == select_policy::layout::raked ? "true" : "false"},
                              {"STAGE_SIZE", staged ? std::to_string(pol.wg_size * pol.items * 4) + "u" : "1u"},
@@ -112,7 +112,7 @@ void record_select_decoupled(recorder& rec, const select_args& a) {
            : memo_text(text_key{&select_decoupled_spec,
                                 {pol.wg_size, pol.items, pol.window, static_cast<std::uint32_t>(a.mode), a.partition,
                                  static_cast<std::uint32_t>(a.type), static_cast<std::uint32_t>(pol.tile),
-                                 pol.subgroups, pol.subgroup_lookback},
+                                 pol.subgroups, pol.subgroup_lookback, a.heads},
                                 a.pred ? a.pred->wgsl_expression() : std::string()},
                        compose);
   // Trusted (no naga bounds checks, no loop bounding) even with a user predicate: the predicate is re-emitted by

@@ -23,6 +23,7 @@ struct select_args {
                                    // the capacity; one storage binding at most)
   const view_desc* view = nullptr; // a bindable view read instead of `in` (in.count = its size; one chunk for unique)
   const algorithm_entry* alg = nullptr;  // what the call resolved; null: record_select picks it
+  bool heads = false;              // unique: write each kept element's index in the array instead of the element
 };
 
 /// Records the whole operation (count pass, select passes, the count copy) without submitting.
@@ -30,7 +31,7 @@ void record_select(recorder& rec, const select_args& args);
 /// How many u32 fallback counters record_select may write for n elements.
 std::uint64_t select_fallback_slots(const context& ctx, std::uint64_t n);
 
-extern const kernel_spec select_decoupled_spec, select_count_spec, by_key_spec;
+extern const kernel_spec select_decoupled_spec, select_count_spec, by_key_spec, rle_heads_spec;
 
 /// Reduce-by-key / run-length encoding (a.mode == tails, keys given) in one pass of head-flag compaction with
 /// the look-back (shaders/select/by_key.wgsl), the "decoupled" algorithm of both: the same workspace contract as
@@ -38,6 +39,14 @@ extern const kernel_spec select_decoupled_spec, select_count_spec, by_key_spec;
 /// it handles (32-bit).
 bool by_key_decoupled_serves(const segmented_args& a);
 segmented_workspace record_by_key_decoupled(recorder& rec, const segmented_args& a);
+
+/// Run-length encoding (a.ones) from unique's pass: the select writes where each run starts (select_args::heads),
+/// then shaders/select/rle_heads.wgsl writes each run's value and length, one invocation per run on an indirect
+/// grid sized by the run count on the device: the "heads" algorithm. The same workspace contract as
+/// record_segmented. rle_heads_serves: 32-bit keys within one storage binding (else the caller takes the one
+/// by-key pass).
+bool rle_heads_serves(const context& ctx, const segmented_args& a);
+segmented_workspace record_rle_heads(recorder& rec, const segmented_args& a);
 
 void record_select_decoupled(recorder& rec, const select_args& a);
 
