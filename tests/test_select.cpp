@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "common.hpp"
+#include "primitives/primitive.hpp"
 
 namespace wgprim::test {
 namespace {
@@ -402,9 +403,12 @@ TEST(Select, RleHeadsEveryKeyTypeAndEdgeSize) {
       for (std::uint32_t max_run : {1u, 20u, 100000u})
         EXPECT_EQ(check_rle_once(ctx(), "heads", kt, n, 500 + j, max_run, "heads"), 0u);
     }
-  // The default algorithm: "heads" on GPUs, the one pass on CPU adapters.
-  EXPECT_EQ(check_rle_once(ctx(), "", dtype::u32, 70001, 9, 20,
-                           ctx().adapter().kind == adapter_kind::cpu ? "decoupled" : "heads"), 0u);
+  // The default: the one pass up to 2^25 keys, heads above on GPUs (the one pass on CPU adapters).
+  EXPECT_EQ(check_rle_once(ctx(), "", dtype::u32, 70001, 9, 20, "decoupled"), 0u);
+  const bool gpu = ctx().adapter().kind != adapter_kind::cpu;
+  EXPECT_STREQ(detail::pick_algorithm(ctx(), "run_length_encode", "", std::uint64_t(1) << 25).name, "decoupled");
+  EXPECT_STREQ(detail::pick_algorithm(ctx(), "run_length_encode", "", (std::uint64_t(1) << 25) + 1).name,
+               gpu ? "heads" : "decoupled");
 }
 
 TEST(Select, RleHeadsFallbackAndPastOneBinding) {

@@ -27,6 +27,12 @@ constexpr record_fn rec = &erased_record<A, F>;
 // dispatch (batched f32 at 2^16 / 2^20: 8.9 / 9.5 vs 14.1 / 11.8 us per call); from 2^22 its GPU time is longer
 // (2^22: 15.6 vs 12.2 us; 2^24: 30.4 vs 25.2 us).
 constexpr std::uint64_t reduce_single_default_max_n = std::uint64_t(1) << 21;
+// Run-length encoding: "heads" (two passes, the first unique's) above 2^25 keys, the one by-key pass up to there.
+// H200, 2026-12-03 (bench/results/2026-12-03-h200-session21, calls 3 and 4), u32 runs of 20, call / batched ms,
+// heads against decoupled: 2^24 0.165 / 0.111 vs 0.131 / 0.101; 2^25 0.179 / 0.139 vs 0.175 / 0.148; 2^26 0.256 /
+// 0.217 vs 0.287 / 0.274; 2^27 0.440 / 0.403 vs 0.507 / 0.503; 2^28 0.848 / 0.870 vs 1.002 / 0.962 (CUB 0.760 /
+// 0.734).
+constexpr std::uint64_t rle_heads_default_above = std::uint64_t(1) << 25;
 }  // namespace
 
 const std::vector<algorithm_entry>& algorithm_registry() {
@@ -84,12 +90,13 @@ const std::vector<algorithm_entry>& algorithm_registry() {
        "a fallback, heads write keys and tails sums", true, true, false, id::reduce_by_key_decoupled},
       {"reduce_by_key", "tiles", "heads where keys change, the segmented tile scan, run tails scattered", false,
        false, false, id::reduce_by_key_tiles},
-      // GPUs take heads, CPU adapters the one pass (lavapipe 2^18 u32, runs of 20: 4.1 against 2.9 ms).
-      {"run_length_encode", "heads", "unique's pass writes where each run starts, then one invocation per run "
-       "reads its first key and the next start (keys past one storage binding: decoupled)", true, false, false,
-       id::run_length_encode_heads},
-      {"run_length_encode", "decoupled", "reduce_by_key's one pass with every value 1", false, true, false,
+      {"run_length_encode", "decoupled", "reduce_by_key's one pass with every value 1", true, true, false,
        id::run_length_encode_decoupled},
+      // The GPU default above 2^25 keys; CPU adapters keep the one pass (lavapipe 2^18 u32, runs of 20: 4.1 against
+      // 2.9 ms).
+      {"run_length_encode", "heads", "unique's pass writes where each run starts, then one invocation per run "
+       "reads its first key and the next start (keys past one storage binding: decoupled); the default above "
+       "2^25 keys on GPUs", false, false, false, id::run_length_encode_heads, nullptr, rle_heads_default_above},
       {"run_length_encode", "tiles", "reduce_by_key of ones over the input as keys", false, false, false,
        id::run_length_encode_tiles},
       {"select", "decoupled", "select/partition/unique in one pass: tile counts, look-back with a fallback", true,

@@ -291,7 +291,7 @@ std::uint64_t reduce_by_key_webgpu(context& ctx, WGPUCommandEncoder encoder, con
                                    const monoid& m, const range_ref* runs_out, const run_options& opt) {
   const char* what = values ? "reduce_by_key" : "run_length_encode";
   const std::uint64_t n = keys.count;
-  const algorithm_entry& alg = pick_algorithm(ctx, what, opt.algorithm);
+  const algorithm_entry& alg = pick_algorithm(ctx, what, opt.algorithm, n);  // RLE's default goes by n
   const std::uint64_t capacity = std::min(unique_keys.count, sums.count);
   if (n == 0) {
     if (runs_out) {
