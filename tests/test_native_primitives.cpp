@@ -158,6 +158,11 @@ TEST(Native, SelectPartitionUniqueAgainstTheTwin) {
       kept = detail::select_run(c, nullptr, in_r, nullptr, out_r, nullptr, select_mode::predicate, true, t, &p, {});
       ASSERT_EQ(kept, reference::partition(x.data(), n, bp, want.data())) << what("partition", t, n, k);
       ASSERT_EQ(download(c, out, n), want) << what("partition", t, n, k);
+      run_options reversed;
+      reversed.rejected = rejected_order::reversed;
+      kept = detail::select_run(c, nullptr, in_r, nullptr, out_r, nullptr, select_mode::predicate, true, t, &p, reversed);
+      ASSERT_EQ(kept, reference::partition_reversed(x.data(), n, bp, want.data())) << what("partition reversed", t, n, k);
+      ASSERT_EQ(download(c, out, n), want) << what("partition reversed", t, n, k);
       kept = detail::select_run(c, nullptr, in_r, nullptr, out_r, nullptr, select_mode::unique, false, t, nullptr, {});
       ASSERT_EQ(kept, reference::unique(x.data(), n, t, want.data())) << what("unique", t, n, k);
       ASSERT_EQ(download(c, out, kept), std::vector<std::uint32_t>(want.begin(), want.begin() + kept)) << what("unique", t, n, k);

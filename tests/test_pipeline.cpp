@@ -32,9 +32,20 @@ std::vector<std::uint32_t> data_for(dtype t, std::size_t n, std::uint32_t seed) 
 
 const char* predicate_for(dtype t) { return t == dtype::f32 ? "a > 0.25" : t == dtype::i32 ? "a % 3 == 0" : "(a & 4u) != 0u"; }
 
-enum class mode { select_if, select_flagged, partition, unique };
+// partition_reversed: run_options::rejected = reversed (cub::DevicePartition::If's order).
+enum class mode { select_if, select_flagged, partition, unique, partition_reversed };
 const char* mode_name(mode m) {
-  return m == mode::select_if ? "select_if" : m == mode::select_flagged ? "select_flagged" : m == mode::partition ? "partition" : "unique";
+  return m == mode::select_if        ? "select_if"
+         : m == mode::select_flagged ? "select_flagged"
+         : m == mode::partition      ? "partition"
+         : m == mode::unique         ? "unique"
+                                     : "partition (rejected reversed)";
+}
+bool is_partition(mode m) { return m == mode::partition || m == mode::partition_reversed; }
+run_options options_for(mode m) {
+  run_options o;
+  if (m == mode::partition_reversed) o.rejected = rejected_order::reversed;
+  return o;
 }
 
 // The twin: (count, the elements it promises: all n for a partition, else the kept ones).
@@ -48,8 +59,9 @@ std::pair<std::size_t, std::vector<std::uint32_t>> twin(mode m, dtype t, const s
     case mode::select_flagged: k = reference::select_flagged(x.data(), f.data(), n, out.data()); break;
     case mode::partition: k = reference::partition(x.data(), n, p, out.data()); break;
     case mode::unique: k = reference::unique(x.data(), n, t, out.data()); break;
+    case mode::partition_reversed: k = reference::partition_reversed(x.data(), n, p, out.data()); break;
   }
-  out.resize(m == mode::partition ? n : k);
+  out.resize(is_partition(m) ? n : k);
   return {k, out};
 }
 
@@ -63,7 +75,8 @@ void run_select(context& c, mode m, device_vector<T>& in, device_vector<std::uin
     switch (m) {
       case mode::select_if: select_if(c, ci, out, kept, p); break;
       case mode::select_flagged: select_flagged(c, ci, flags, out, kept); break;
-      case mode::partition: partition(c, ci, out, kept, p); break;
+      case mode::partition:
+      case mode::partition_reversed: partition(c, ci, out, kept, p, options_for(m)); break;
       case mode::unique: unique(c, ci, out, kept); break;
     }
     return;
@@ -73,7 +86,8 @@ void run_select(context& c, mode m, device_vector<T>& in, device_vector<std::uin
   switch (m) {
     case mode::select_if: select_if(c, si, so, kept, p); break;
     case mode::select_flagged: select_flagged(c, si, flags.span().first(n), so, kept); break;
-    case mode::partition: partition(c, si, so, kept, p); break;
+    case mode::partition:
+    case mode::partition_reversed: partition(c, si, so, kept, p, options_for(m)); break;
     case mode::unique: unique(c, si, so, kept); break;
   }
 }
@@ -89,7 +103,7 @@ void check_compactions(context& c, dtype t) {
   device_vector<T> in(c, xt), out(c, capacity);
   device_vector<std::uint32_t> flags(c, f);
   device_count kept(c);
-  for (mode m : {mode::select_if, mode::select_flagged, mode::partition, mode::unique})
+  for (mode m : {mode::select_if, mode::select_flagged, mode::partition, mode::unique, mode::partition_reversed})
     for (std::size_t n : counts)
       for (bool on_device : {false, true}) {
         SCOPED_TRACE(std::string(name_of(c)) + " " + dtype_name(t) + " " + mode_name(m) + " n=" + std::to_string(n) +

@@ -12,12 +12,14 @@
 namespace wgprim::test {
 namespace {
 
-enum class what { select_if, select_flagged, partition, unique };
+// partition_reversed: partition with run_options::rejected = reversed (cub::DevicePartition::If's order).
+enum class what { select_if, select_flagged, partition, unique, partition_reversed };
 const char* name_of(what w) {
   switch (w) {
     case what::select_if: return "select_if";
     case what::select_flagged: return "select_flagged";
     case what::partition: return "partition";
+    case what::partition_reversed: return "partition (rejected reversed)";
     default: return "unique";
   }
 }
@@ -35,6 +37,7 @@ outcome run_gpu(context& c, what w, dtype t, const std::vector<std::uint32_t>& x
   run_options o;
   o.stats = stats;
   o.tune = policy_override;
+  if (w == what::partition_reversed) o.rejected = rejected_order::reversed;
   buffer in = c.create_buffer(std::max<std::size_t>(n, 1) * 4), out = c.create_buffer(std::max<std::size_t>(n, 1) * 4);
   buffer fl = c.create_buffer(std::max<std::size_t>(n, 1) * 4);
   if (n) c.write(in, 0, x.data(), n * 4);
@@ -49,11 +52,12 @@ outcome run_gpu(context& c, what w, dtype t, const std::vector<std::uint32_t>& x
       case what::select_flagged:
         r.kept = select_flagged(c, din, device_span<const std::uint32_t>(fl, 0, n), dout, o);
         break;
-      case what::partition: r.kept = partition(c, din, dout, predicate::expr(pred), o); break;
+      case what::partition:
+      case what::partition_reversed: r.kept = partition(c, din, dout, predicate::expr(pred), o); break;
       case what::unique: r.kept = unique(c, din, dout, o); break;
     }
   });
-  const std::size_t m = w == what::partition ? n : r.kept;
+  const std::size_t m = w == what::partition || w == what::partition_reversed ? n : r.kept;
   r.out.resize(m);
   if (m) c.read(out, 0, r.out.data(), m * 4);
   return r;
@@ -68,8 +72,11 @@ outcome run_cpu(what w, dtype t, const std::vector<std::uint32_t>& x, std::size_
     case what::select_flagged: r.kept = reference::select_flagged(x.data(), flags->data(), n, r.out.data()); break;
     case what::partition: r.kept = reference::partition(x.data(), n, bound_predicate(predicate::expr(pred), t), r.out.data()); break;
     case what::unique: r.kept = reference::unique(x.data(), n, t, r.out.data()); break;
+    case what::partition_reversed:
+      r.kept = reference::partition_reversed(x.data(), n, bound_predicate(predicate::expr(pred), t), r.out.data());
+      break;
   }
-  r.out.resize(w == what::partition ? n : r.kept);
+  r.out.resize(w == what::partition || w == what::partition_reversed ? n : r.kept);
   return r;
 }
 
@@ -126,6 +133,7 @@ TEST(Select, EveryTypePredicateAndEdgeSize) {
       for (std::size_t n : ns) {
         check(ctx(), what::select_if, t, x, n, nullptr, p);
         check(ctx(), what::partition, t, x, n, nullptr, p);
+        check(ctx(), what::partition_reversed, t, x, n, nullptr, p);
       }
   }
 }
@@ -169,6 +177,7 @@ TEST(Select, NanInputFollowsWgslComparisons) {
     for (std::size_t n : {10u, 4097u, 20011u}) {
       check(ctx(), what::select_if, dtype::f32, x, n, nullptr, p);
       check(ctx(), what::partition, dtype::f32, x, n, nullptr, p);
+      check(ctx(), what::partition_reversed, dtype::f32, x, n, nullptr, p);
     }
   for (std::size_t n : {10u, 4097u, 20011u}) check(ctx(), what::unique, dtype::f32, x, n, nullptr, "");
   // By hand: NaN runs stay, -0.0 after +0.0 goes.
@@ -194,11 +203,14 @@ TEST(Select, PastOneBinding) {
     for (std::size_t n : {std::size_t(262143), std::size_t(262145), std::size_t(524288 + 3), n_max}) {
       check(c, what::select_if, t, x, n, nullptr, p);
       check(c, what::partition, t, x, n, nullptr, p);
+      check(c, what::partition_reversed, t, x, n, nullptr, p);
       check(c, what::select_flagged, t, x, n, &flags, "");
       check(c, what::unique, t, runs, n, nullptr, "");
     }
     check(c, what::select_if, t, x, n_max, nullptr, "true");
     check(c, what::partition, t, x, n_max, nullptr, "false");
+    check(c, what::partition_reversed, t, x, n_max, nullptr, "false");
+    check(c, what::partition_reversed, t, x, n_max, nullptr, "true");
   }
 }
 
@@ -216,7 +228,7 @@ TEST(Select, LookbackFallbackTakenAndResultUnchanged) {
   // workgroup's window (lookback_subgroup = 0); and the raked layout's tiles (staged = 2) under the policy's walk.
   struct variant { int walk, layout; };
   for (const variant& var : {variant{-1, -1}, variant{0, -1}, variant{-1, 2}})
-  for (what w : {what::select_if, what::partition, what::select_flagged, what::unique}) {
+  for (what w : {what::select_if, what::partition, what::select_flagged, what::unique, what::partition_reversed}) {
     const int walk = var.walk;
     policy_override = tuning{};
     policy_override.lookback_subgroup = walk;
@@ -239,6 +251,11 @@ TEST(Select, LookbackFallbackTakenAndResultUnchanged) {
   auto x = make_data(dtype::u32, (1u << 20) + 77, 63);
   check(small_binding_ctx(), what::partition, dtype::u32, x, x.size(), nullptr, "a > 0x40000000u", &st);
   EXPECT_GT(st.lookback_fallbacks, 0u);
+  run_stats st_reversed;
+  check(small_binding_ctx(), what::partition_reversed, dtype::u32, x, x.size(), nullptr, "a > 0x40000000u",
+        &st_reversed);
+  EXPECT_GT(st_reversed.lookback_fallbacks, 0u);
+  fallbacks += st_reversed.lookback_fallbacks;
   std::cout << "[          ] select look-back fallbacks taken under stress: " << fallbacks + st.lookback_fallbacks
             << "\n";
 }
@@ -268,6 +285,7 @@ TEST(Select, PolicyVariants) {
                           std::size_t(70001)}) {
       check(ctx(), what::select_if, dtype::f32, xf, n, nullptr, "a > 0.0");
       check(ctx(), what::partition, dtype::f32, xf, n, nullptr, "abs(a) < 0.25 && a != 0.0");
+      check(ctx(), what::partition_reversed, dtype::f32, xf, n, nullptr, "abs(a) < 0.25 && a != 0.0");
       check(ctx(), what::select_flagged, dtype::u32, xu, n, &flags, "");
       check(ctx(), what::unique, dtype::u32, runs, n, nullptr, "");
     }
@@ -464,6 +482,10 @@ TEST(Select, DeviceCountHostVectorsAndEncoder) {
   std::vector<std::uint32_t> part(h.size());
   EXPECT_EQ(partition(ctx(), h, part, p), 3u);
   EXPECT_EQ(part, (std::vector<std::uint32_t>{150, 101, 9000, 5, 7, 100, 3}));
+  run_options reversed;
+  reversed.rejected = rejected_order::reversed;  // cub::DevicePartition::If's order
+  EXPECT_EQ(partition(ctx(), h, part, p, reversed), 3u);
+  EXPECT_EQ(part, (std::vector<std::uint32_t>{150, 101, 9000, 3, 100, 7, 5}));
   EXPECT_EQ(unique(ctx(), std::vector<std::int32_t>{1, 1, 2, 2, 2, -3, 1, 1}), (std::vector<std::int32_t>{1, 2, -3, 1}));
 
   // Counts left on the device, at an element offset of a shared buffer; then several calls in one encoder.
@@ -477,6 +499,8 @@ TEST(Select, DeviceCountHostVectorsAndEncoder) {
   select_flagged(ctx(), enc, in.span(), flags.span(), out2.span(), counts.span().subspan(2, 1));
   unique(ctx(), enc, in.span(), out3.span(), counts.span().subspan(3, 1));
   partition(ctx(), enc, in.span(), out.span(), counts.span().subspan(4, 1), predicate::expr("a < 100"));
+  device_vector<std::uint32_t> out4(ctx(), h.size());
+  partition(ctx(), enc, in.span(), out4.span(), counts.span().subspan(5, 1), predicate::expr("a < 100"), reversed);
   ctx().submit(enc);
   auto c = counts.to_host();
   EXPECT_EQ(c[2], 3u);
@@ -485,6 +509,8 @@ TEST(Select, DeviceCountHostVectorsAndEncoder) {
   auto o2 = out2.to_host();
   EXPECT_EQ(std::vector<std::uint32_t>(o2.begin(), o2.begin() + 3), (std::vector<std::uint32_t>{5, 101, 3}));
   EXPECT_EQ(out.to_host(), (std::vector<std::uint32_t>{5, 7, 3, 150, 101, 100, 9000}));
+  EXPECT_EQ(c[5], 3u);
+  EXPECT_EQ(out4.to_host(), (std::vector<std::uint32_t>{5, 7, 3, 9000, 100, 101, 150}));
 }
 
 TEST(Select, PredicateFrontEnd) {
@@ -537,7 +563,7 @@ TEST(Select, RandomizedCasesInOneEncoder) {
   WGPUCommandEncoder enc = ctx().begin_commands();
   for (std::size_t k = 0; k < cases; ++k) {
     pending p;
-    p.w = static_cast<what>(rng() % 4);
+    p.w = static_cast<what>(rng() % 5);
     p.t = static_cast<dtype>(rng() % 3);
     const std::size_t n = rng() % 2 ? edges[rng() % (sizeof edges / sizeof *edges)] : rng() % 20000;
     const int data = static_cast<int>(rng() % 4);
@@ -564,6 +590,12 @@ TEST(Select, RandomizedCasesInOneEncoder) {
       switch (p.w) {
         case what::select_if: select_if(ctx(), enc, din, dout, cnt, predicate::expr(p.pred)); break;
         case what::partition: partition(ctx(), enc, din, dout, cnt, predicate::expr(p.pred)); break;
+        case what::partition_reversed: {
+          run_options o;
+          o.rejected = rejected_order::reversed;
+          partition(ctx(), enc, din, dout, cnt, predicate::expr(p.pred), o);
+          break;
+        }
         case what::select_flagged:
           select_flagged(ctx(), enc, din, device_span<const std::uint32_t>(p.fl, 0, n), dout, cnt);
           break;

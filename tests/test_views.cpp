@@ -358,20 +358,24 @@ void check_select(context& c, const char* backend) {
       const std::vector<std::uint32_t> x = vc.expect(n);
       const predicate p = keep_for(vc.type);
       const bound_predicate bp(p, vc.type);
-      for (int which = 0; which < 3; ++which) {
-        const char* what = which == 0 ? "select_if" : which == 1 ? "partition" : "unique";
+      // which: 0 select_if, 1 partition, 2 unique, 3 partition with the rejected part reversed.
+      for (int which = 0; which < 4; ++which) {
+        const char* what = which == 0 ? "select_if" : which == 1 ? "partition" : which == 2 ? "unique" : "partition reversed";
         SCOPED_TRACE(std::string(backend) + " " + vc.name + " n=" + std::to_string(n) + " " + what);
         std::vector<std::uint32_t> want(n);
         const std::size_t want_kept = which == 0   ? reference::select_if(x.data(), n, bp, want.data())
                                       : which == 1 ? reference::partition(x.data(), n, bp, want.data())
+                                      : which == 3 ? reference::partition_reversed(x.data(), n, bp, want.data())
                                                    : reference::unique(x.data(), n, vc.type, want.data());
         device_vector<std::uint32_t> out(c, n);
+        run_options ro;
+        if (which == 3) ro.rejected = rejected_order::reversed;
         const std::uint64_t kept = detail::select_view_run(
-            c, d, detail::out_ref(out), which == 2 ? select_mode::unique : select_mode::predicate, which == 1,
-            which == 2 ? nullptr : &p, {});
+            c, d, detail::out_ref(out), which == 2 ? select_mode::unique : select_mode::predicate,
+            which == 1 || which == 3, which == 2 ? nullptr : &p, ro);
         ASSERT_EQ(kept, want_kept);
         const std::vector<std::uint32_t> got = out.to_host();
-        const std::size_t check = which == 1 ? n : want_kept;
+        const std::size_t check = which == 1 || which == 3 ? n : want_kept;
         std::size_t bad = 0, first_bad = check;
         for (std::size_t i = 0; i < check; ++i)
           if (got[i] != want[i] && bad++ == 0) first_bad = i;

@@ -51,6 +51,13 @@ const char* accuracy_name(accuracy a);
 /// Parses "fast" | "compensated" | "reproducible" | "exact"; throws wgprim::error otherwise.
 accuracy parse_accuracy(const std::string& name);
 
+/// partition only: the order of the rejected part (the kept part is always in input order).
+enum class rejected_order {
+  stable,    ///< input order after the kept elements, as std::stable_partition (GPUs count the kept ones first:
+             ///< one more pass over the input)
+  reversed,  ///< reverse input order from the end of the output, as cub::DevicePartition::If: one pass
+};
+
 /// Per-call options of every algorithm: the algorithm by name, the f32 accuracy mode, tuning overrides, and where to put what the call measured.
 struct run_options {
   /// Algorithm name; empty picks the default for the adapter. See reduce_algorithms() / scan_algorithms().
@@ -64,6 +71,8 @@ struct run_options {
   /// Custom operators are checked on the CPU twin before they run (identity neutral, associative, and commutative
   /// for reduce; see monoid::check). false skips the check, for operators known better than a random test.
   bool check_operator = true;
+  /// partition: the order of the rejected elements (see rejected_order); other primitives ignore it.
+  wgprim::rejected_order rejected = wgprim::rejected_order::stable;
   /// Overrides of the adapter's policy for this call (zero or -1 fields keep the policy's value).
   tuning tune;
 };

@@ -107,6 +107,8 @@ std::size_t select_if(const std::uint32_t* x, std::size_t n, const bound_predica
 std::size_t select_flagged(const std::uint32_t* x, const std::uint32_t* flags, std::size_t n, std::uint32_t* out);
 /// The kept elements, then the rejected ones, both in input order; returns how many were kept.
 std::size_t partition(const std::uint32_t* x, std::size_t n, const bound_predicate& p, std::uint32_t* out);
+/// partition with the rejected part in reverse input order (rejected_order::reversed, cub::DevicePartition::If).
+std::size_t partition_reversed(const std::uint32_t* x, std::size_t n, const bound_predicate& p, std::uint32_t* out);
 /// x without consecutive duplicates (f32: compared with ==); returns how many stay.
 std::size_t unique(const std::uint32_t* x, std::size_t n, dtype t, std::uint32_t* out);
 

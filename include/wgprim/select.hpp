@@ -5,8 +5,9 @@
 ///   select_if(in, out, p)         out = the elements x with p(x), in order; returns how many
 ///   select_flagged(in, f, out)    out = the elements x[i] with f[i] != 0 (f: u32 flags, one per element)
 ///   partition(in, out, p)         out = the kept elements, then the rejected ones, BOTH in input order (as
-///                                 std::stable_partition; cub::DevicePartition writes the rejected part reversed);
-///                                 returns the number kept
+///                                 std::stable_partition); returns the number kept. With run_options::rejected =
+///                                 rejected_order::reversed the rejected part is in reverse input order, as
+///                                 cub::DevicePartition::If writes it: one pass over the input instead of two
 ///   unique(in, out)               out = in without consecutive duplicates (the first of each run stays), as
 ///                                 std::unique with operator==: integers by value; f32 by IEEE ==, so every NaN
 ///                                 is kept (a NaN equals nothing) and -0.0 after +0.0 is a duplicate (0.0 == -0.0)
@@ -144,7 +145,7 @@ void select_flagged(context& ctx, WGPUCommandEncoder encoder, const In& in, cons
   detail::select_typed(ctx, encoder, in, &f, std::forward<Out>(out), &c, select_mode::flags, false, nullptr, opt);
 }
 
-// ---- partition (kept, then rejected; both in input order) ----
+// ---- partition (kept, then rejected; both in input order, or the rejected reversed: run_options::rejected) ----
 /// Writes the kept elements, then the rejected ones, both in input order; returns the number kept.
 template <class In, class Out, class = detail::if_select_ranges<In, Out>>
 std::size_t partition(context& ctx, const In& in, Out&& out, const predicate& p, const run_options& opt = {}) {

@@ -4,7 +4,8 @@
 // scan of the per-invocation counts), and finds how many elements earlier tiles kept through the decoupled
 // look-back with fallback (the fallback recounts a predecessor tile from the input). Each kept element is then
 // written at (kept before it); with PARTITION, each rejected one at total + (rejected before it), where total
-// comes from the count_kept pass (entry point below), so the rejected part keeps the input order too.
+// comes from the count_kept pass (entry point below), so the rejected part keeps the input order too; with
+// REVERSED (cub::DevicePartition::If's order) at n_total - 1 - (rejected before it), which needs no count pass.
 //
 // Three layouts of a full tile (the policy picks one; a partial last tile takes the blocked layout with direct
 // writes, or staged ones when STAGED): blocked with direct writes (invocation l decides ITEMS consecutive vec4
@@ -51,6 +52,7 @@ struct select_params {
   has_prev: u32,      // unique: carry[prev_index] holds the element before this chunk
   spin_limit: u32,
   stress: u32,
+  n_total: u32,       // REVERSED: elements of the whole array (the rejected part ends there)
 }
 
 @group(0) @binding(0) var<uniform> params: select_params;
@@ -208,7 +210,7 @@ fn tile_bases_of(tile: u32, l: u32, li: lane_info, aggregate: u32) -> tile_bases
     }
   }
   var total = 0u;
-  if (PARTITION) {
+  if (PARTITION && !REVERSED) {
     total = atomicLoad(&carry[params.total_index]);
   }
   let kept = chunk_before + walked.prefix;
@@ -229,6 +231,14 @@ fn write_out(dest: u32, x: u32) {
   if (dest - params.win_first < params.win_count) {
     dst[dest - params.win_first] = x;
   }
+}
+
+// Where the rejected element with rank r goes (r: rejected elements before it, plus the stable partition's total).
+fn rejected_dest(r: u32) -> u32 {
+  if (REVERSED) {
+    return params.n_total - 1u - r;
+  }
+  return r;
 }
 
 //! if RAKED
@@ -290,7 +300,7 @@ fn select_raked(tile: u32, l: u32, li: lane_info) {
         write_out(kept_at, kept_value(v[c], 4u * raked_index(tile, k, li) + c));
         kept_at += 1u;
       } else if (PARTITION) {
-        write_out(rejected_at, v[c]);
+        write_out(rejected_dest(rejected_at), v[c]);
         rejected_at += 1u;
       }
     }
@@ -334,7 +344,7 @@ fn select_tiles(@builtin(local_invocation_index) l: u32, li: lane_info) {
     for (var i = l; i < count; i += WG_SIZE) {
       var dest = bases.kept + i;
       if (i >= parts.aggregate) {
-        dest = bases.rejected + (i - parts.aggregate);
+        dest = rejected_dest(bases.rejected + (i - parts.aggregate));
       }
       write_out(dest, wg_out[i]);
     }
@@ -347,7 +357,7 @@ fn select_tiles(@builtin(local_invocation_index) l: u32, li: lane_info) {
       write_out(kept_at, kept_value(vals[k], tile_first + l * ITEMS4 + k));
       kept_at += 1u;
     } else if (PARTITION && tile_first + l * ITEMS4 + k < params.n) {
-      write_out(rejected_at, vals[k]);
+      write_out(rejected_dest(rejected_at), vals[k]);
       rejected_at += 1u;
     }
   }

@@ -31,6 +31,15 @@ std::size_t partition(const std::uint32_t* x, std::size_t n, const bound_predica
   return k;
 }
 
+std::size_t partition_reversed(const std::uint32_t* x, std::size_t n, const bound_predicate& p, std::uint32_t* out) {
+  std::size_t k = 0, back = n;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (p(x[i])) out[k++] = x[i];
+    else out[--back] = x[i];
+  }
+  return k;
+}
+
 std::size_t unique(const std::uint32_t* x, std::size_t n, dtype t, std::uint32_t* out) {
   auto same = [t](std::uint32_t a, std::uint32_t b) {
     return t == dtype::f32 ? from_bits<float>(a) == from_bits<float>(b) : a == b;

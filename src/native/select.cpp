@@ -2,7 +2,8 @@
 // every element (the predicate through its evaluator, the flag, or "differs from the one before") into a byte
 // per element and counts the kept per block; an exclusive scan of the counts gives each block where its kept
 // (and, for partition, its rejected) elements go; pass 2 writes them in input order. Results are those of the
-// sequential std::copy_if / std::stable_partition / std::unique, whatever the thread count.
+// sequential std::copy_if / std::stable_partition / std::unique, whatever the thread count (a reversed partition:
+// the rejected elements from the end down, as cub::DevicePartition::If).
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/parallel_for.h>
 
@@ -81,10 +82,14 @@ std::uint64_t select(context& ctx, const range_ref& in, const range_ref* flags, 
     for (std::size_t b = r.begin(); b != r.end(); ++b) {
       const std::size_t lo = b * block, hi = std::min(n, lo + block);
       std::uint32_t* yes = y + kept[b];
-      // Rejected elements (partition): after all kept ones, in input order.
-      std::uint32_t* no = y + total + (lo - kept[b]);
+      // Rejected elements (partition): after all kept ones, in input order, or from the end down (reversed).
+      const std::size_t rejected_before = lo - kept[b];
       const unsigned char* k = keep.data();
-      if (partition) {
+      if (partition && opt.rejected == rejected_order::reversed) {
+        std::uint32_t* no = y + n - rejected_before;  // one past this block's first rejected element
+        for (std::size_t i = lo; i < hi; ++i) *(k[i] ? yes++ : --no) = x[i];
+      } else if (partition) {
+        std::uint32_t* no = y + total + rejected_before;
         for (std::size_t i = lo; i < hi; ++i) *(k[i] ? yes++ : no++) = x[i];
       } else {
         for (std::size_t i = lo; i < hi; ++i)

@@ -25,6 +25,7 @@ namespace {
 struct select_cli {
   std::string adapter, input, generate, type, predicate, flags, output, algorithm;
   bool json = false;
+  bool reversed = false;  // partition: the rejected part in reverse input order (cub::DevicePartition::If)
   int repeat = 1;
   tuning tune;
 };
@@ -73,6 +74,7 @@ int run(kind k, const select_cli& c) {
   ro.algorithm = c.algorithm;
   ro.stats = &st;
   ro.tune = c.tune;
+  if (c.reversed) ro.rejected = rejected_order::reversed;
   std::vector<double> times;
   std::size_t kept = 0;
   for (int r = 0; r < c.repeat; ++r) {
@@ -100,6 +102,8 @@ int run(kind k, const select_cli& c) {
   auto t1 = std::chrono::steady_clock::now();
   std::size_t want_kept = 0;
   if (k == kind::unique) want_kept = reference::unique(a.bits.data(), n, a.type, want.data());
+  else if (k == kind::partition && c.reversed)
+    want_kept = reference::partition_reversed(a.bits.data(), n, *pred, want.data());
   else if (k == kind::partition) want_kept = reference::partition(a.bits.data(), n, *pred, want.data());
   else if (flagged) want_kept = reference::select_flagged(a.bits.data(), f.bits.data(), n, want.data());
   else want_kept = reference::select_if(a.bits.data(), n, *pred, want.data());
@@ -120,6 +124,7 @@ int run(kind k, const select_cli& c) {
             {"upload_ms", upload_ms},
             {"cpu_ms", cpu_ms}};
   if (!c.predicate.empty()) j["predicate"] = c.predicate;
+  if (k == kind::partition) j["rejected"] = c.reversed ? "reversed" : "stable";
   if (!c.output.empty()) {
     io::write_array(c.output, io::array{a.type, std::move(got)});
     j["output"] = c.output;
@@ -130,7 +135,10 @@ int run(kind k, const select_cli& c) {
     fmt::print("{} {}over {} {} values on {} (algorithm {})\n", op,
                c.predicate.empty() ? "" : "'" + c.predicate + "' ", n, dtype_name(a.type), ctx.adapter().name,
                st.algorithm);
-    fmt::print("  kept {} of {}{}\n", kept, n, k == kind::partition ? " (then the rejected, in input order)" : "");
+    fmt::print("  kept {} of {}{}\n", kept, n,
+               k != kind::partition ? ""
+               : c.reversed         ? " (then the rejected, in reverse input order)"
+                                    : " (then the rejected, in input order)");
     fmt::print("  {}\n", mismatches ? fmt::format("{} values differ from the CPU twin", mismatches)
                                     : std::string("every value matches the CPU twin"));
     fmt::print("  {} time {:.3f} ms ({}), upload {:.3f} ms, CPU loop {:.3f} ms\n", j["adapter"].get<std::string>().rfind("native CPU", 0) == 0 ? "native" : "GPU", j["gpu_ms"].get<double>(),
@@ -177,6 +185,8 @@ command add_partition_command(CLI::App& app) {
   auto c = std::make_shared<select_cli>();
   CLI::App* s = add_select_options(app, "partition", "the selected elements, then the rejected ones, both in input order", *c);
   s->add_option("--predicate", c->predicate, "a WGSL bool expression in a, e.g. 'a > 100'");
+  s->add_flag("--reversed", c->reversed,
+              "the rejected part in reverse input order, as cub::DevicePartition::If (one pass on GPUs, not two)");
   return {s, [c] { return run(kind::partition, *c); }};
 }
 
@@ -211,7 +221,8 @@ struct select_bench_data {
 
 void add_select_bench_cases(context& ctx, std::size_t n_max, const bench_wants& wants, std::vector<bench_case>& cases) {
   const bool any = wants("select_if", "decoupled") || wants("select_flagged", "decoupled") ||
-                   wants("partition_if", "decoupled") || wants("unique", "decoupled");
+                   wants("partition_if", "decoupled") || wants("partition_if", "reversed") ||
+                   wants("unique", "decoupled");
   if (!any) return;
   auto d = std::make_shared<select_bench_data>();
   d->f = ctx.create_buffer(n_max * 4);
@@ -247,22 +258,33 @@ void add_select_bench_cases(context& ctx, std::size_t n_max, const bench_wants& 
     return st.gpu_ms;
   };
   // Bytes per element as bench/cub counts them: reads, plus 4 bytes per written element (about half are kept).
-  // One body per row, called three ways: with stats (gpu_ms), with the count read back (call_ms), recorded.
+  // One body per row, called three ways: with stats (gpu_ms), with the count read back (call_ms), recorded. A row
+  // labelled "reversed" is the decoupled partition with the rejected part reversed (cub::DevicePartition::If's
+  // order: the CUB row's own contract).
   using body = std::function<void(WGPUCommandEncoder, std::size_t, const run_options&)>;
-  auto add = [&](const char* prim, const char* type, const char* what, double bytes, body f) {
-    if (!wants(prim, alg)) return;
-    bench_case c{prim, alg, type, what, bytes, nullptr, nullptr, nullptr};
-    c.run = [f, timed](std::size_t n) { return timed([&](const run_options& ro) { f(nullptr, n, ro); }); };
-    c.call = [&ctx, f, count, alg](std::size_t n) {
+  auto add = [&](const char* prim, const char* type, const char* what, double bytes, body f,
+                 const char* label = "decoupled") {
+    if (!wants(prim, label)) return;
+    const bool reversed = std::string(label) == "reversed";
+    bench_case c{prim, label, type, what, bytes, nullptr, nullptr, nullptr};
+    c.run = [f, timed, reversed](std::size_t n) {
+      return timed([&](run_options ro) {
+        if (reversed) ro.rejected = rejected_order::reversed;
+        f(nullptr, n, ro);
+      });
+    };
+    c.call = [&ctx, f, count, alg, reversed](std::size_t n) {
       run_options ro;
       ro.algorithm = alg;
+      if (reversed) ro.rejected = rejected_order::reversed;
       f(nullptr, n, ro);
       std::uint32_t kept;
       ctx.read(count->raw(), 0, &kept, 4);
     };
-    c.record = [f, alg](WGPUCommandEncoder enc, std::size_t n) {
+    c.record = [f, alg, reversed](WGPUCommandEncoder enc, std::size_t n) {
       run_options ro;
       ro.algorithm = alg;
+      if (reversed) ro.rejected = rejected_order::reversed;
       f(enc, n, ro);
     };
     cases.push_back(std::move(c));
@@ -280,12 +302,14 @@ void add_select_bench_cases(context& ctx, std::size_t n_max, const bench_wants& 
     if (e) select_flagged(ctx, e, in, flags, out, count->span(), ro);
     else select_flagged(ctx, in, flags, out, count->span(), ro);
   });
-  add("partition_if", "f32", "a > 0", 8, [&ctx, d, count, positive](WGPUCommandEncoder e, std::size_t n, const run_options& ro) {
+  auto partition_body = [&ctx, d, count, positive](WGPUCommandEncoder e, std::size_t n, const run_options& ro) {
     device_span<const float> in(d->f, 0, n);
     device_span<float> out(d->out, 0, n);
     if (e) partition(ctx, e, in, out, count->span(), *positive, ro);
     else partition(ctx, in, out, count->span(), *positive, ro);
-  });
+  };
+  add("partition_if", "f32", "a > 0", 8, partition_body);
+  add("partition_if", "f32", "a > 0", 8, partition_body, "reversed");
   add("unique", "u32", "runs of 20", 4.2, [&ctx, d, count](WGPUCommandEncoder e, std::size_t n, const run_options& ro) {
     device_span<const std::uint32_t> in(d->keys, 0, n);
     device_span<std::uint32_t> out(d->out, 0, n);

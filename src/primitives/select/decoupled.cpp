@@ -17,9 +17,9 @@ namespace wgprim::detail {
 
 struct select_params {
   std::uint32_t n, tiles, grid_x, chunk_first, win_first, win_count, carry_index, total_index, prev_index, has_prev,
-      spin_limit, stress;
+      spin_limit, stress, n_total;
 };
-static_assert(sizeof(select_params) == 48);
+static_assert(sizeof(select_params) == 52);
 namespace {
 const std::vector<slot> select_layout = {slot::uniform,      slot::storage_read, slot::storage_read,
                                          slot::storage_read, slot::storage_read, slot::storage_rw,
@@ -89,6 +89,8 @@ void record_select_decoupled(recorder& rec, const select_args& a) {
   const select_policy pol =
       select_policy_for(ctx, a.opt->tune, stress, a.mode == select_mode::unique, a.partition);
   const bool staged = pol.tile == select_policy::layout::staged;
+  // cub::DevicePartition::If's order: the rejected part written from the end down, so no count pass first.
+  const bool reversed = a.partition && a.opt->rejected == rejected_order::reversed;
   // A view (fused, or a buffer with a transform) is read through load_input + view_lift.
   const view_desc* view = a.view && (view_fused(a.view) || a.view->tr) ? a.view : nullptr;
   auto compose = [&]() -> const std::string& {
@@ -98,6 +100,7 @@ void record_select_decoupled(recorder& rec, const select_args& a) {
     wgsl_constants constants{{"WG_SIZE", std::to_string(pol.wg_size) + "u"}, {"ITEMS", std::to_string(pol.items) + "u"},
                              {"WINDOW", std::to_string(pol.window) + "u"}, {"MODE", mode},
                              {"PARTITION", a.partition ? "true" : "false"}, {"HEADS", a.heads ? "true" : "false"},
+                             {"REVERSED", reversed ? "true" : "false"},
                              {"IS_F32", a.type == dtype::f32 ? "true" : "false"}, {"STAGED", staged ? "true" : "false"},
                              {"RAKED", pol.tile == select_policy::layout::raked ? "true" : "false"},
                              {"STAGE_SIZE", staged ? std::to_string(pol.wg_size * pol.items * 4) + "u" : "1u"},
@@ -112,7 +115,7 @@ void record_select_decoupled(recorder& rec, const select_args& a) {
            : memo_text(text_key{&select_decoupled_spec,
                                 {pol.wg_size, pol.items, pol.window, static_cast<std::uint32_t>(a.mode), a.partition,
                                  static_cast<std::uint32_t>(a.type), static_cast<std::uint32_t>(pol.tile),
-                                 pol.subgroups, pol.subgroup_lookback, a.heads},
+                                 pol.subgroups, pol.subgroup_lookback, a.heads, reversed},
                                 a.pred ? a.pred->wgsl_expression() : std::string()},
                        compose);
   // Trusted (no naga bounds checks, no loop bounding) even with a user predicate: the predicate is re-emitted by
@@ -140,9 +143,11 @@ void record_select_decoupled(recorder& rec, const select_args& a) {
     std::vector<binding> all;
     counted_pass cp;
     if (counted) {
-      // n, tiles, grid_x and the window's width (the whole output: one chunk) follow the count.
+      // n, tiles, grid_x and the window's width (the whole output: one chunk) follow the count; a reversed
+      // partition's n_total takes the count instead of the width (which stays the capacity: every write lands below
+      // the count).
       count_words w;
-      w.n = 0; w.tiles = 1; w.grid_x = 2; w.n2 = 5;
+      w.n = 0; w.tiles = 1; w.grid_x = 2; w.n2 = reversed ? 12 : 5;
       cp = record_counted_pass(rec, a.in_count, &p, sizeof p, w, tile, n);
       all.push_back(cp.params);
     } else {
@@ -183,7 +188,8 @@ void record_select_decoupled(recorder& rec, const select_args& a) {
                          static_cast<std::uint32_t>(parts[c].first), static_cast<std::uint32_t>(win_first),
                          static_cast<std::uint32_t>(win_count), static_cast<std::uint32_t>(c),
                          static_cast<std::uint32_t>(total_index), static_cast<std::uint32_t>(prev_base + c),
-                         (a.mode == select_mode::unique && c > 0) ? 1u : 0u, pol.spin, stress ? 1u : 0u};
+                         (a.mode == select_mode::unique && c > 0) ? 1u : 0u, pol.spin, stress ? 1u : 0u,
+                         static_cast<std::uint32_t>(n)};
   };
   // Fewer than 4 elements: no whole vec4 to bind, so the vector views bind (unused) placeholders.
   auto vec = [&](const device_view& v, const chunk& ch) {
@@ -193,7 +199,7 @@ void record_select_decoupled(recorder& rec, const select_args& a) {
   auto flag_bind = [&](const chunk& ch) { return flagged ? bind(a.flags, ch.first, ch.count) : bind(view_of(dummy_flags)); };
   auto flag_vec = [&](const chunk& ch) { return flagged ? vec(a.flags, ch) : bind(view_of(dummy_vec)); };
 
-  if (a.partition) {
+  if (a.partition && !reversed) {
     // The total kept, so that rejected elements can be written in input order in the same pass as the kept ones.
     const auto& kc = counted ? counted_kernel(ctx, select_count_spec, src, trusted)
                               : get_kernel(ctx, select_count_spec, src, trusted);
