@@ -3,7 +3,6 @@
 // keys and window of the outputs (one of each unless an array is larger than one binding), as the select.
 #include "core/wgsl_compose.hpp"
 #include "gpu/gpu.hpp"
-#include "primitives/counted.hpp"
 #include "primitives/copy/widen.hpp"
 #include "primitives/segmented/segmented.hpp"
 #include "primitives/select/policy.hpp"
@@ -25,13 +24,13 @@ const kernel_spec by_key_spec{"select/by_key.wgsl",
                               sizeof(by_key_params)};
 
 struct rle_heads_params {
-  std::uint32_t runs, tiles, grid_x, n, capacity, pad0, pad1, pad2;
+  std::uint32_t n, capacity, stride, pad0;
 };
-static_assert(sizeof(rle_heads_params) == 32);
+static_assert(sizeof(rle_heads_params) == 16);
 const kernel_spec rle_heads_spec{"select/rle_heads.wgsl",
                                  "rle_lengths",
                                  {slot::uniform, slot::storage_read, slot::storage_read, slot::storage_rw,
-                                  slot::storage_rw},
+                                  slot::storage_rw, slot::storage_read},
                                  sizeof(rle_heads_params)};
 
 namespace {
@@ -149,23 +148,20 @@ segmented_workspace record_rle_heads(recorder& rec, const segmented_args& a) {
   s.fallbacks = nullptr;
   s.heads = true;
   record_select_decoupled(rec, s);
+  // The second pass: a grid-stride loop over the runs (at most n), on a grid sized from n.
   constexpr std::uint32_t wg = 256;
+  const std::uint32_t groups = static_cast<std::uint32_t>(std::min<std::uint64_t>((n + wg - 1) / wg, 4096));
   const std::string& src =
       compose_wgsl_with_prelude(rle_heads_spec.file, "", {{"WG_SIZE", std::to_string(wg) + "u"}}, {});
-  const kernel& k = counted_kernel(ctx, rle_heads_spec, src, /*trusted=*/true);
+  const kernel& k = get_kernel(ctx, rle_heads_spec, src, /*trusted=*/true);
   const std::uint64_t out_count = std::min(a.capacity, n);
-  const rle_heads_params p{0, 0, 0, static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(out_count), 0, 0, 0};
-  count_words w;
-  w.n = 0;
-  w.tiles = 1;
-  w.grid_x = 2;
-  const counted_pass cp = record_counted_pass(rec, view_of(runs, 1), &p, sizeof p, w, wg, n);
+  const rle_heads_params p{static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(out_count), groups * wg, 0};
   auto out = [&](const device_view& v, const char* placeholder) {
     return out_count ? bind(v, 0, out_count) : bind(view_of(scratch(ctx, placeholder, 16)));
   };
-  rec.dispatch_indirect(k, {cp.params, bind(a.keys, 0, n), bind(view_of(heads, n)),
-                            out(a.unique_keys, "rle.none_values"), out(a.sums, "rle.none_lengths")},
-                        cp.args, cp.args_offset);
+  rec.dispatch(k, {rec.params(p), bind(a.keys, 0, n), bind(view_of(heads, n)), out(a.unique_keys, "rle.none_values"),
+                   out(a.sums, "rle.none_lengths"), bind(view_of(runs, 1))},
+               groups);
   segmented_workspace ws;
   ws.tiles = &runs;
   ws.runs_index = 0;

@@ -41,8 +41,8 @@ bool by_key_decoupled_serves(const segmented_args& a);
 segmented_workspace record_by_key_decoupled(recorder& rec, const segmented_args& a);
 
 /// Run-length encoding (a.ones) from unique's pass: the select writes where each run starts (select_args::heads),
-/// then shaders/select/rle_heads.wgsl writes each run's value and length, one invocation per run on an indirect
-/// grid sized by the run count on the device: the "heads" algorithm. The same workspace contract as
+/// then shaders/select/rle_heads.wgsl writes each run's value and length (a grid-stride loop over the run count,
+/// read on the device): the "heads" algorithm. The same workspace contract as
 /// record_segmented. rle_heads_serves: 32-bit keys within one storage binding (else the caller takes the one
 /// by-key pass).
 bool rle_heads_serves(const context& ctx, const segmented_args& a);
