@@ -150,6 +150,22 @@ TEST(CountedSelect, CountUpdatedInPlaceAndClampedToCapacity) {
     got = out.to_host();
     got.resize(want.size());
     EXPECT_EQ(got, want);
+    // The same for a partition with the rejected part reversed, whose end (n_total) takes the clamped count.
+    const predicate odd_p = predicate::expr("(a & 1u) == 1u");
+    const bound_predicate odd(odd_p, dtype::u32);
+    run_options reversed;
+    reversed.rejected = rejected_order::reversed;
+    for (std::uint32_t count : {4097u, 1u << 30}) {
+      n.write(count);
+      partition(*c, counted(in, n), out, n, odd_p, reversed);
+      const std::size_t m = std::min<std::size_t>(count, x.size());
+      want.assign(m, 0);
+      const std::size_t kept = reference::partition_reversed(x.data(), m, odd, want.data());
+      ASSERT_EQ(n.read(), kept) << "count " << count;
+      got = out.to_host();
+      got.resize(m);
+      EXPECT_EQ(got, want) << "count " << count;
+    }
   }
 }
 

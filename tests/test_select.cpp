@@ -440,6 +440,10 @@ TEST(Select, RleHeadsFallbackAndPastOneBinding) {
   // Keys past one storage binding: the one by-key pass runs instead (and says so); within one, heads.
   EXPECT_EQ(check_rle_once(small_binding_ctx(), "heads", dtype::i32, 700001, 62, 3, "decoupled"), 0u);
   EXPECT_EQ(check_rle_once(small_binding_ctx(), "heads", dtype::u32, 60001, 63, 3, "heads"), 0u);
+  // More runs than the second pass's grid has invocations (at most 4,096 workgroups of 256: 2^20), so its
+  // grid-stride loop takes each invocation round more than once; every key a run, and runs of up to 3.
+  EXPECT_EQ(check_rle_once(ctx(), "heads", dtype::u32, (std::size_t(1) << 21) + 4097, 64, 1, "heads"), 0u);
+  EXPECT_EQ(check_rle_once(ctx(), "heads", dtype::i32, (std::size_t(1) << 21) + 4097, 65, 3, "heads"), 0u);
   // Outputs shorter than the runs: the call says so (nothing written past them).
   const std::size_t n = 5000;
   std::vector<std::uint32_t> keys(n);

@@ -55,7 +55,8 @@ accuracy parse_accuracy(const std::string& name);
 enum class rejected_order {
   stable,    ///< input order after the kept elements, as std::stable_partition (GPUs count the kept ones first:
              ///< one more pass over the input)
-  reversed,  ///< reverse input order from the end of the output, as cub::DevicePartition::If: one pass
+  reversed,  ///< reverse input order, the first rejected element at out[n - 1] (n: the input's length), as
+             ///< cub::DevicePartition::If: no counting pass first
 };
 
 /// Per-call options of every algorithm: the algorithm by name, the f32 accuracy mode, tuning overrides, and where to put what the call measured.

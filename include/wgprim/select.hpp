@@ -7,7 +7,8 @@
 ///   partition(in, out, p)         out = the kept elements, then the rejected ones, BOTH in input order (as
 ///                                 std::stable_partition); returns the number kept. With run_options::rejected =
 ///                                 rejected_order::reversed the rejected part is in reverse input order, as
-///                                 cub::DevicePartition::If writes it: one pass over the input instead of two
+///                                 cub::DevicePartition::If writes it (the first rejected at out[n - 1]): no
+///                                 counting pass over the input first
 ///   unique(in, out)               out = in without consecutive duplicates (the first of each run stays), as
 ///                                 std::unique with operator==: integers by value; f32 by IEEE ==, so every NaN
 ///                                 is kept (a NaN equals nothing) and -0.0 after +0.0 is a duplicate (0.0 == -0.0)
@@ -146,7 +147,8 @@ void select_flagged(context& ctx, WGPUCommandEncoder encoder, const In& in, cons
 }
 
 // ---- partition (kept, then rejected; both in input order, or the rejected reversed: run_options::rejected) ----
-/// Writes the kept elements, then the rejected ones, both in input order; returns the number kept.
+/// Writes the kept elements, then the rejected ones, both in input order (opt.rejected: or the rejected reversed);
+/// returns the number kept.
 template <class In, class Out, class = detail::if_select_ranges<In, Out>>
 std::size_t partition(context& ctx, const In& in, Out&& out, const predicate& p, const run_options& opt = {}) {
   return detail::select_typed(ctx, nullptr, in, nullptr, std::forward<Out>(out), nullptr, select_mode::predicate,
@@ -215,7 +217,8 @@ void select_flagged(context& ctx, const counted_span<T>& in, const F& flags, Out
   detail::select_counted(ctx, nullptr, in, &flags, std::forward<Out>(out), std::forward<C>(count),
                          select_mode::flags, false, nullptr, opt);
 }
-/// partition of a counted input: kept, then rejected, over the first `in.count` elements.
+/// partition of a counted input: kept, then rejected (in input order, or reversed: opt.rejected), over the first
+/// `in.count` elements.
 template <class T, class Out, class C>
 void partition(context& ctx, const counted_span<T>& in, Out&& out, C&& count, const predicate& p,
                const run_options& opt = {}) {

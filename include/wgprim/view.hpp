@@ -257,8 +257,9 @@ std::size_t select_if(context& ctx, const input_view<T>& in, Out&& out, const pr
   return static_cast<std::size_t>(detail::select_view_run(ctx, in.desc(), detail::out_ref(std::forward<Out>(out)),
                                                           select_mode::predicate, false, &p, options));
 }
-/// The values of a view that satisfy p, then the others, each in order (std::stable_partition), into a device
-/// range; returns how many satisfy p.
+/// The values of a view that satisfy p, then the others, each in order (std::stable_partition; opt.rejected =
+/// reversed: the others in reverse order, as cub::DevicePartition::If), into a device range; returns how many
+/// satisfy p.
 template <class T, class Out, class = std::enable_if_t<detail::is_device_range_v<std::remove_reference_t<Out>>>>
 std::size_t partition(context& ctx, const input_view<T>& in, Out&& out, const predicate& p,
                       const run_options& options = {}) {

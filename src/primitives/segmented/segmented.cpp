@@ -333,7 +333,7 @@ std::uint64_t reduce_by_key_webgpu(context& ctx, WGPUCommandEncoder encoder, con
     a.values = bindable_input(rec, a.values, temps, &a.unique_keys);
   }
   // "decoupled": one pass of head-flag compaction (primitives/select/by_key.cpp); "tiles": the segmented scan.
-  // "heads" (run-length encoding): unique's pass, then one invocation per run (primitives/select/by_key.cpp);
+  // "heads" (run-length encoding): unique's pass, then a loop over the runs (primitives/select/by_key.cpp);
   // keys past one storage binding take the one pass.
   const bool heads = alg.id == algorithm_id::run_length_encode_heads && rle_heads_serves(ctx, a);
   const bool one_pass = (alg.id == algorithm_id::reduce_by_key_decoupled ||

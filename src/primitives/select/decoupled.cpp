@@ -1,6 +1,7 @@
 // The single-pass decoupled-fallback select (shaders/select/decoupled.wgsl): one dispatch per storage-binding
 // chunk of the input and window of the output (one of each unless the array is larger than one binding), after
-// one count_kept dispatch per chunk for partitions, then the count copied to where the caller wants it.
+// one count_kept dispatch per chunk for stable partitions (a reversed one needs none), then the count copied to
+// where the caller wants it.
 #include <memory>
 
 #include "core/wgsl_compose.hpp"

@@ -14,7 +14,7 @@ struct select_args {
   device_view out;                 // bindable, another buffer than in and flags; out.count >= in.count
   device_view count;               // one u32 (any 4-byte aligned view): the number kept lands here
   select_mode mode;
-  bool partition;                  // rejected elements after the kept ones, in input order
+  bool partition;                  // rejected elements after the kept ones, in input order (or reversed: opt->rejected)
   dtype type;
   const bound_predicate* pred;     // select_mode::predicate
   const run_options* opt;
