@@ -29,6 +29,7 @@
 #include "wgprim/reduce.hpp"
 #include "wgprim/scan.hpp"
 #include "wgprim/select.hpp"
+#include "wgprim/sort.hpp"
 #include "wgprim/transform_reduce.hpp"
 
 namespace wgprim {
@@ -63,6 +64,12 @@ arg_result<std::uint32_t> arg_reduce_view_bits(context& ctx, const view_desc& v,
 /// select_if (predicate), partition, unique over a view into a device range (select/view.cpp); returns the count.
 std::uint64_t select_view_run(context& ctx, const view_desc& v, const range_ref& out, select_mode mode,
                               bool partition, const predicate* pred, const run_options& opt);
+/// The view's values, in order, into the first v.count elements of a device range (select/view.cpp: one pass, the
+/// select keeping every value); returns the pass's GPU time. For primitives that read a view through their output.
+double materialize_view(context& ctx, const view_desc& v, const range_ref& out, const char* what);
+/// sort of a view into a device range (sort/sort.cpp): the view computed into out, then out sorted in place.
+void sort_view_run(context& ctx, const view_desc& v, const range_ref& out, const sort_order& o,
+                   const run_options& opt);
 /// scan of a view into a device range (scan.cpp); init (may be null) in to_raw's layout.
 void scan_view_run(context& ctx, const view_desc& v, const range_ref& out, const monoid& m, scan_kind kind,
                    const std::uint64_t* init, const run_options& opt);
@@ -233,14 +240,15 @@ void exclusive_scan(context& ctx, const input_view<T>& in, Out&& out, const op& 
                         scan_kind::exclusive, nullptr, options);
 }
 
-/// The smallest value of a counting, constant or gather view and the first index holding it (an empty view is
-/// errc::invalid_argument, as for ranges; a transform view is errc::unsupported for now).
+/// The smallest value of a view and the first index holding it (an empty view is errc::invalid_argument, as for
+/// ranges). Counting, constant, gather and zip views are computed in the load; a transform view is computed into a
+/// temporary array first (one more pass and n words of memory: not fused yet).
 template <class T>
 arg_result<T> argmin(context& ctx, const input_view<T>& in, const run_options& options = {}) {
   const arg_result<std::uint32_t> r = detail::arg_reduce_view_bits(ctx, in.desc(), arg_op::min, options);
   return {from_bits<T>(r.value), r.index};
 }
-/// The largest value of a counting, constant or gather view and the first index holding it.
+/// The largest value of a view and the first index holding it (as argmin).
 template <class T>
 arg_result<T> argmax(context& ctx, const input_view<T>& in, const run_options& options = {}) {
   const arg_result<std::uint32_t> r = detail::arg_reduce_view_bits(ctx, in.desc(), arg_op::max, options);
@@ -267,6 +275,16 @@ std::size_t partition(context& ctx, const input_view<T>& in, Out&& out, const pr
                 "wgprim: a view's partition writes elements of the view's type");
   return static_cast<std::size_t>(detail::select_view_run(ctx, in.desc(), detail::out_ref(std::forward<Out>(out)),
                                                           select_mode::predicate, true, &p, options));
+}
+/// Sorts the values of a view into a device range of at least as many elements (the first view.size() hold the
+/// result; a radix sort of the view's values as wgprim::sort sorts a range: stable, the same key order, bits and
+/// direction). The view is computed into `out` first (one pass, no temporary), then `out` is sorted in place.
+/// wgprim::sort(ctx, view::transform(x, "a & 0xffffu"), out) sorts the low halves of x.
+template <class T, class Out, class = std::enable_if_t<detail::is_device_range_v<std::remove_reference_t<Out>>>>
+void sort(context& ctx, const input_view<T>& in, Out&& out, sort_order o = {}, const run_options& options = {}) {
+  static_assert(std::is_same_v<detail::range_value_t<std::remove_reference_t<Out>>, T>,
+                "wgprim: a view's sort writes elements of the view's type");
+  detail::sort_view_run(ctx, in.desc(), detail::out_ref(std::forward<Out>(out)), o, options);
 }
 /// The first value of every run of equal values of a view (std::unique) into a device range; returns how many.
 /// A view of more elements than one storage binding holds is errc::limit here.

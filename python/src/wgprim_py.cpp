@@ -1456,6 +1456,21 @@ nb::object view_select(const std::string& kind, const std::string& type, std::si
   return to_numpy(*out);
 }
 
+nb::object view_sort(const std::string& kind, const std::string& type, std::size_t n, std::uint32_t start,
+                     std::uint32_t step, py_array* base, py_array* index, const std::string& expr, bool descending,
+                     unsigned begin_bit, std::optional<unsigned> end_bit, opt_device device) {
+  const wgprim::detail::view_desc d = view_of_py(kind, type, n, start, step, base, index, expr);
+  const device_ptr dev = view_device(base, index, device);
+  const wgprim::sort_order ord = sort_order_of(descending, begin_bit, end_bit);
+  std::unique_ptr<py_array> out(new_array(dev, d.value_type(), {static_cast<std::size_t>(d.count)}));
+  on_device(*dev, [&] {
+    wgprim::detail::sort_view_run(dev->ctx, d,
+                                  wgprim::detail::out_ref(wgprim::device_span<std::uint32_t>(out->buf, 0, out->n)),
+                                  ord, {});
+  });
+  return to_numpy(*out);
+}
+
 nb::object view_scan(const std::string& kind, const std::string& type, std::size_t n, std::uint32_t start,
                      std::uint32_t step, py_array* base, py_array* index, const std::string& expr, bool inclusive,
                      const std::string& op_name, nb::handle identity, bool to_host, opt_device device) {
@@ -1683,6 +1698,9 @@ NB_MODULE(_wgprim, m) {
   m.def("_view_select", &view_select, "kind"_a, "type"_a, "n"_a, "start"_a, "step"_a, "base"_a.none(),
         "index"_a.none(), "expr"_a, "condition"_a, "device"_a = nb::none(),
         "The values of a view that satisfy a condition, in order (wgprim.view builds the arguments).");
+  m.def("_view_sort", &view_sort, "kind"_a, "type"_a, "n"_a, "start"_a, "step"_a, "base"_a.none(), "index"_a.none(),
+        "expr"_a, "descending"_a = false, "begin_bit"_a = 0u, "end_bit"_a = nb::none(), "device"_a = nb::none(),
+        "The values of a view, sorted (wgprim.view builds the arguments).");
   m.def("_view_check_zip", [](const std::string& type, const std::string& expression) {
           wgprim::detail::check_zip_expr(wgprim::parse_dtype(type), expression);
         }, "type"_a, "expression"_a, "Checks wgprim.view.zip's expression for elements of this dtype.");

@@ -237,7 +237,7 @@ def cumprod(a, axis=None, dtype=None, out=None, *, device=None):
 
 
 def _arg(name, is_max, a, axis, out, keepdims, device):
-    if isinstance(a, _view.View):  # counting, constant, gather and zip views, computed in the load
+    if isinstance(a, _view.View):  # computed in the load (a transform view: into a temporary array first)
         if axis is not None or out is not None or keepdims:
             raise ValueError(f"{name}: axis=, out= and keepdims= take arrays, not views")
         if a.n == 0:
@@ -356,6 +356,15 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None, **kwargs):
     sort whatever `kind` (floats: -inf < ... < -0.0 < +0.0 < ... < inf < NaN). Keywords of 1-D arrays:
     descending=False, offsets=None (CSR offsets: every segment sorted on its own), less=None (a bool expression in
     a and b, true when a goes first: a stable merge sort in that order), device=None (see the extension's sort)."""
+    if isinstance(a, _view.View):  # computed into the output, then sorted there
+        if kind not in _SORT_KINDS:
+            raise ValueError(f"sort: kind must be one of 'quicksort', 'mergesort', 'heapsort' or 'stable', not {kind!r}")
+        if axis not in (-1, 0, None) or order is not None:
+            raise ValueError("sort: a view is 1-D (axis -1, 0 or None) and has no fields (order=None)")
+        extra = set(kwargs) - {"descending", "begin_bit", "end_bit", "device"}
+        if extra:
+            raise ValueError(f"sort: {', '.join(sorted(extra))}= take arrays, not views")
+        return _wgprim._view_sort(*a._args(), **kwargs)
     return _sorted("sort", a, axis, kind, order, stable, kwargs)
 
 

@@ -11,9 +11,10 @@ and Thrust's counting / constant / transform / permutation / zip iterators. No a
     0
 
 Views yield uint32, int32 or float32 values. ``wgprim.sum``, ``wgprim.min``, ``wgprim.max``, ``wgprim.reduce``,
-``wgprim.cumsum``, ``wgprim.inclusive_scan``, ``wgprim.exclusive_scan`` take them, and ``wgprim.argmin`` /
-``wgprim.argmax`` take counting, constant, gather and zip views, and ``wgprim.select(view, "a > 0.5")`` keeps the
-values that satisfy a condition; results have the view's
+``wgprim.cumsum``, ``wgprim.inclusive_scan``, ``wgprim.exclusive_scan``, ``wgprim.argmin`` / ``wgprim.argmax``
+take them (a transform view is computed into a temporary array first for these two), ``wgprim.select(view,
+"a > 0.5")`` keeps the values that satisfy a condition, and ``wgprim.sort(view, descending=False, begin_bit=0,
+end_bit=None)`` sorts its values (computed into the result, then sorted there); results have the view's
 dtype (integer sums wrap, as ``wgprim.reduce`` does: no widening to 64 bits). Arrays a view reads (``gather``'s
 base and indices, ``transform``'s array, ``zip``'s two) are copied to the device once when they are NumPy arrays; pass
 ``wgprim.asarray(x)`` to keep them there. On the native CPU backend a view's values are computed into a host

@@ -70,9 +70,23 @@ arg_result<std::uint32_t> arg_reduce_webgpu(context& ctx, const range_ref& in, d
 
 arg_result<std::uint32_t> arg_reduce_view_bits(context& ctx, const view_desc& v, arg_op o, const run_options& opt) {
   check_view_desc(ctx, v, op_name(o));
-  if (v.tr || v.kind == view_desc::source::buffer)
-    throw error(errc::unsupported, std::string(op_name(o)) + " takes counting, constant, gather and zip views (not a "
-                                                            "transform yet)");
+  if (v.tr || v.kind == view_desc::source::buffer) {
+    // Not fused: the arg-reduce's load has no transform hook (its accumulators hold the loaded type). The view's
+    // values go to a temporary array first, which is then reduced as a range.
+    const dtype t = v.value_type();
+    range_ref in;
+    in.on_device = true;
+    in.count = v.count;
+    in.type = t;
+    check_not_empty(in, o);
+    buffer values = ctx.create_buffer(v.count * 4);
+    in.view = device_span<const std::uint32_t>(values, 0, v.count).view();
+    range_ref out = in;
+    const double view_ms = materialize_view(ctx, v, out, op_name(o));
+    const arg_result<std::uint32_t> r = arg_reduce_bits(ctx, in, t, o, opt);
+    if (opt.stats) opt.stats->gpu_ms += view_ms;
+    return r;
+  }
   range_ref in;
   in.on_device = true;
   in.count = v.count;

@@ -63,4 +63,18 @@ std::uint64_t select_view_webgpu(context& ctx, const view_desc& v, const range_r
   return kept;
 }
 
+double materialize_view(context& ctx, const view_desc& v, const range_ref& out, const char* what) {
+  // The select with a predicate that keeps every value: one pass that computes the view in its load and writes
+  // every value in order (the primitives that do not fuse views yet read them from here).
+  static const predicate every = predicate::expr("true");
+  run_stats st;
+  run_options o;
+  o.stats = &st;
+  const std::uint64_t kept = select_view_run(ctx, v, out, select_mode::predicate, false, &every, o);
+  if (kept != v.count)
+    throw error(errc::gpu, std::string(what) + ": computing the view wrote " + std::to_string(kept) + " of its " +
+                               std::to_string(v.count) + " values");
+  return st.gpu_ms;
+}
+
 }  // namespace wgprim::detail
