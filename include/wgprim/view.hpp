@@ -65,9 +65,13 @@ arg_result<std::uint32_t> arg_reduce_view_bits(context& ctx, const view_desc& v,
 std::uint64_t select_view_run(context& ctx, const view_desc& v, const range_ref& out, select_mode mode,
                               bool partition, const predicate* pred, const run_options& opt);
 /// The view's values, in order, into the first v.count elements of a device range (select/view.cpp: one pass, the
-/// select keeping every value); returns the pass's GPU time. For primitives that read a view through their output.
-double materialize_view(context& ctx, const view_desc& v, const range_ref& out, const char* what);
-/// sort of a view into a device range (sort/sort.cpp): the view computed into out, then out sorted in place.
+/// select keeping every value); what the pass measured into *spent (null: nothing measured). For primitives that
+/// read a view through their output or a temporary.
+void materialize_view(context& ctx, const view_desc& v, const range_ref& out, const char* what, run_stats* spent);
+/// Adds what an earlier pass of the call measured (GPU and compile time, look-back fallbacks) to opt.stats.
+void add_stats(const run_options& opt, const run_stats& before);
+/// sort of a view into a device range (sort/view.cpp): the view computed into out (into a temporary when the view
+/// reads out's buffer), then sorted.
 void sort_view_run(context& ctx, const view_desc& v, const range_ref& out, const sort_order& o,
                    const run_options& opt);
 /// scan of a view into a device range (scan.cpp); init (may be null) in to_raw's layout.
@@ -278,8 +282,9 @@ std::size_t partition(context& ctx, const input_view<T>& in, Out&& out, const pr
 }
 /// Sorts the values of a view into a device range of at least as many elements (the first view.size() hold the
 /// result; a radix sort of the view's values as wgprim::sort sorts a range: stable, the same key order, bits and
-/// direction). The view is computed into `out` first (one pass, no temporary), then `out` is sorted in place.
-/// wgprim::sort(ctx, view::transform(x, "a & 0xffffu"), out) sorts the low halves of x.
+/// direction). The view is computed into `out` first (one pass), then `out` is sorted in place; a view that reads
+/// out's own buffer (sort(ctx, view::transform(x, "a & 0xffffu"), x): x's low halves, sorted, into x) is computed
+/// into a temporary first. Elements of `out` past the view's count are left as they were.
 template <class T, class Out, class = std::enable_if_t<detail::is_device_range_v<std::remove_reference_t<Out>>>>
 void sort(context& ctx, const input_view<T>& in, Out&& out, sort_order o = {}, const run_options& options = {}) {
   static_assert(std::is_same_v<detail::range_value_t<std::remove_reference_t<Out>>, T>,

@@ -359,6 +359,8 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None, **kwargs):
     if isinstance(a, _view.View):  # computed into the output, then sorted there
         if kind not in _SORT_KINDS:
             raise ValueError(f"sort: kind must be one of 'quicksort', 'mergesort', 'heapsort' or 'stable', not {kind!r}")
+        if stable is not None and not isinstance(stable, bool):
+            raise TypeError("sort: stable must be True, False or None")
         if axis not in (-1, 0, None) or order is not None:
             raise ValueError("sort: a view is 1-D (axis -1, 0 or None) and has no fields (order=None)")
         extra = set(kwargs) - {"descending", "begin_bit", "end_bit", "device"}

@@ -82,9 +82,10 @@ arg_result<std::uint32_t> arg_reduce_view_bits(context& ctx, const view_desc& v,
     buffer values = ctx.create_buffer(v.count * 4);
     in.view = device_span<const std::uint32_t>(values, 0, v.count).view();
     range_ref out = in;
-    const double view_ms = materialize_view(ctx, v, out, op_name(o));
+    run_stats spent;
+    materialize_view(ctx, v, out, op_name(o), opt.stats || opt.timestamps ? &spent : nullptr);
     const arg_result<std::uint32_t> r = arg_reduce_bits(ctx, in, t, o, opt);
-    if (opt.stats) opt.stats->gpu_ms += view_ms;
+    add_stats(opt, spent);
     return r;
   }
   range_ref in;

@@ -63,18 +63,26 @@ std::uint64_t select_view_webgpu(context& ctx, const view_desc& v, const range_r
   return kept;
 }
 
-double materialize_view(context& ctx, const view_desc& v, const range_ref& out, const char* what) {
+void materialize_view(context& ctx, const view_desc& v, const range_ref& out, const char* what, run_stats* spent) {
   // The select with a predicate that keeps every value: one pass that computes the view in its load and writes
   // every value in order (the primitives that do not fuse views yet read them from here).
   static const predicate every = predicate::expr("true");
-  run_stats st;
+  if (v.count > 0xffffffffull)
+    throw error(errc::limit, std::string(what) + ": a view of " + std::to_string(v.count) +
+                                 " values (at most 2^32 - 1 are computed into an array)");
   run_options o;
-  o.stats = &st;
+  o.stats = spent;
   const std::uint64_t kept = select_view_run(ctx, v, out, select_mode::predicate, false, &every, o);
   if (kept != v.count)
     throw error(errc::gpu, std::string(what) + ": computing the view wrote " + std::to_string(kept) + " of its " +
                                std::to_string(v.count) + " values");
-  return st.gpu_ms;
+}
+
+void add_stats(const run_options& opt, const run_stats& before) {
+  if (!opt.stats) return;
+  opt.stats->gpu_ms += before.gpu_ms;
+  opt.stats->compile_ms += before.compile_ms;
+  opt.stats->lookback_fallbacks += before.lookback_fallbacks;
 }
 
 }  // namespace wgprim::detail

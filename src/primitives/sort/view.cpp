@@ -1,6 +1,8 @@
-// sort of a view (include/wgprim/view.hpp): the view's values are computed into the output by one select pass that
-// keeps every value (materialize_view, select/view.cpp), then the output's prefix is sorted in place. The radix
-// passes do not read views in their loads yet; the output is where the values must end anyway, so no temporary.
+// sort of a view (include/wgprim/view.hpp): the view's values are computed by one select pass that keeps every
+// value (materialize_view, select/view.cpp), into the output's prefix, which is then sorted in place; the radix
+// passes do not read views in their loads yet, and the output is where the values must end anyway. A view that
+// reads the output's own buffer (sort(ctx, view::transform(x, ...), x)) is computed into a temporary first and
+// sorted from there into the output.
 #include <string>
 
 #include "primitives/view.hpp"
@@ -17,12 +19,31 @@ void sort_view_run(context& ctx, const view_desc& v, const range_ref& out, const
   if (out.count < v.count)
     throw error(errc::invalid_argument, "sort: the output holds " + std::to_string(out.count) +
                                             " elements, fewer than the view's " + std::to_string(v.count));
+  // The sort's own size limit, before anything is written.
+  const std::uint64_t max_keys = std::min<std::uint64_t>(ctx.limits().max_buffer_size / 4, (1ull << 31) - 1);
+  if (v.count > max_keys)
+    throw error(errc::limit, "sort: " + std::to_string(v.count) + " keys exceed the device's largest buffer (" +
+                                 std::to_string(max_keys) + " keys)");
   range_ref keys = out;
   keys.count = v.count;
   keys.view.count = v.count;
-  const double view_ms = v.count ? materialize_view(ctx, v, out, "sort") : 0.0;
-  sort_run(ctx, nullptr, keys, keys, nullptr, nullptr, v.value_type(), o, opt);
-  if (opt.stats) opt.stats->gpu_ms += view_ms;
+  if (v.count == 0) return sort_run(ctx, nullptr, keys, keys, nullptr, nullptr, v.value_type(), o, opt);
+  bool aliased = false;
+  for (const device_view* in : {&v.base, &v.index})
+    aliased = aliased || (in->count && in->buf == out.view.buf && in->host == out.view.host);
+  run_stats spent;
+  const bool measured = opt.stats || opt.timestamps;
+  if (aliased) {
+    buffer values = ctx.create_buffer(v.count * 4);
+    range_ref tmp = keys;
+    tmp.view = device_span<std::uint32_t>(values, 0, v.count).view();
+    materialize_view(ctx, v, tmp, "sort", measured ? &spent : nullptr);
+    sort_run(ctx, nullptr, tmp, keys, nullptr, nullptr, v.value_type(), o, opt);
+  } else {
+    materialize_view(ctx, v, keys, "sort", measured ? &spent : nullptr);
+    sort_run(ctx, nullptr, keys, keys, nullptr, nullptr, v.value_type(), o, opt);
+  }
+  add_stats(opt, spent);
 }
 
 }  // namespace wgprim::detail
