@@ -412,6 +412,65 @@ TEST(Views, SortMatchesTheTwin) {
   }
 }
 
+// histogram_even of a view (computed in the histogram's load) against the twin (np.histogram's rules), over the
+// values' own range with 64 bins and over a narrower one (values outside are not counted); histogram_range over a
+// view at one size.
+double value_of(std::uint32_t bits, dtype t) {
+  return t == dtype::f32 ? from_bits<float>(bits) : t == dtype::i32 ? double(std::int32_t(bits)) : double(bits);
+}
+
+void check_histogram(context& c, const char* backend) {
+  const std::size_t sizes[] = {0, 1, 33, 4097, 65537, 131073};
+  for (const view_case& vc : view_cases()) {
+    for (std::size_t n : sizes) {
+      std::vector<device_vector<std::uint32_t>> hold;
+      hold.reserve(4);
+      const detail::view_desc d = vc.make(c, n, hold);
+      const std::vector<std::uint32_t> x = vc.expect(n);
+      double lo = 0, hi = 1;
+      if (n) {
+        lo = hi = value_of(x[0], vc.type);
+        for (std::uint32_t b : x) lo = std::min(lo, value_of(b, vc.type)), hi = std::max(hi, value_of(b, vc.type));
+      }
+      for (int narrow = 0; narrow < 2; ++narrow) {
+        const double a = narrow ? lo + (hi - lo) / 4 : lo, z = narrow ? hi - (hi - lo) / 3 : hi;
+        SCOPED_TRACE(std::string(backend) + " " + vc.name + " n=" + std::to_string(n) + (narrow ? " narrow" : ""));
+        std::vector<std::uint32_t> want(64);
+        reference::histogram(x.data(), n, vc.type, reference::histogram_edges(64, a, z), want.data());
+        device_vector<std::uint32_t> counts(c, 64);
+        detail::histogram_bins b{64, a, z, nullptr, nullptr};
+        detail::histogram_view_run(c, d, detail::out_ref(counts), b, {});
+        EXPECT_EQ(counts.to_host(), want);
+      }
+    }
+  }
+  // histogram_range over a transform view: levels 0, 10, 1000, 40000, 65535 of the low halves.
+  const std::size_t n = 20011;
+  const auto words = random_words(n, 77);
+  device_vector<std::uint32_t> src(c, host_span<const std::uint32_t>(words));
+  const std::vector<std::uint32_t> lv = {0, 10, 1000, 40000, 65535};
+  device_vector<std::uint32_t> levels(c, host_span<const std::uint32_t>(lv)), counts(c, 4);
+  histogram_range(c, view::transform(src, "a & 0xffffu"), counts, levels);
+  std::vector<std::uint32_t> low(n), want(4);
+  for (std::size_t i = 0; i < n; ++i) low[i] = words[i] & 0xffffu;
+  reference::histogram(low.data(), n, dtype::u32, {0, 10, 1000, 40000, 65535}, want.data());
+  EXPECT_EQ(counts.to_host(), want) << backend;
+}
+
+TEST(Views, HistogramMatchesTheTwin) {
+  check_histogram(ctx(), "webgpu");
+  check_histogram(native_ctx(), "native");
+  // The typed spelling, past one storage binding (1 MiB bindings: five chunks of a counting view).
+  context& small = small_binding_ctx();
+  const std::size_t n = (1u << 20) + 77;
+  device_vector<std::uint32_t> counts(small, 16);
+  histogram_even(small, view::counting<std::uint32_t>(0, n, 3), counts, 16, 0.0, 3.0 * double(n - 1));
+  std::vector<std::uint32_t> x(n), want(16);
+  for (std::size_t i = 0; i < n; ++i) x[i] = static_cast<std::uint32_t>(3 * i);
+  reference::histogram(x.data(), n, dtype::u32, reference::histogram_edges(16, 0.0, 3.0 * double(n - 1)), want.data());
+  EXPECT_EQ(counts.to_host(), want);
+}
+
 TEST(Views, ArgReduceMatchesTheTwin) {
   check_arg(ctx(), "webgpu");
   check_arg(native_ctx(), "native");

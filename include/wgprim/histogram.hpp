@@ -33,11 +33,14 @@ typedef struct WGPUCommandEncoderImpl* WGPUCommandEncoder;
 namespace wgprim {
 
 namespace detail {
-/// What the bins are: even (bins, lo, hi) or the edges in `levels` (non-null).
+struct view_desc;
+/// What the bins are: even (bins, lo, hi) or the edges in `levels` (non-null); `view`: the input is this view
+/// (wgprim/view.hpp, histogram_view_run), not the range.
 struct histogram_bins {
   std::uint64_t bins = 0;
   double lo = 0, hi = 0;
   const range_ref* levels = nullptr;
+  const view_desc* view = nullptr;
 };
 /// The type-erased entry point: runs (encoder == null) or records into the caller's encoder.
 void histogram_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, dtype t, const range_ref& counts,

@@ -13,8 +13,9 @@
 /// @endcode
 ///
 /// Views yield 32-bit elements (u32, i32, f32). A transform applies to the values of a buffer, a counting, a
-/// constant, a gather or a zip view (one transform per view). Primitives that take views: reduce (every operator and
-/// accuracy mode; see docs/views.md for the list as it grows). On the native CPU backend a view's values are
+/// constant, a gather or a zip view (one transform per view). Primitives that take views: reduce, the scans,
+/// argmin / argmax, select_if / partition / unique, sort, histogram_even / histogram_range (docs/views.md says which
+/// compute the view in their load and which through their output or a temporary). On the native CPU backend a view's values are
 /// computed into a host array first (the same values; not fused).
 #pragma once
 #include <cstddef>
@@ -26,6 +27,7 @@
 
 #include "wgprim/device_vector.hpp"
 #include "wgprim/arg_reduce.hpp"
+#include "wgprim/histogram.hpp"
 #include "wgprim/reduce.hpp"
 #include "wgprim/scan.hpp"
 #include "wgprim/select.hpp"
@@ -74,6 +76,9 @@ void add_stats(const run_options& opt, const run_stats& before);
 /// reads out's buffer), then sorted.
 void sort_view_run(context& ctx, const view_desc& v, const range_ref& out, const sort_order& o,
                    const run_options& opt);
+/// histogram of a view (histogram/histogram.cpp): computed in the histogram's load; counts (and levels) on the device.
+void histogram_view_run(context& ctx, const view_desc& v, const range_ref& counts, histogram_bins b,
+                        const run_options& opt);
 /// scan of a view into a device range (scan.cpp); init (may be null) in to_raw's layout.
 void scan_view_run(context& ctx, const view_desc& v, const range_ref& out, const monoid& m, scan_kind kind,
                    const std::uint64_t* init, const run_options& opt);
@@ -290,6 +295,28 @@ void sort(context& ctx, const input_view<T>& in, Out&& out, sort_order o = {}, c
   static_assert(std::is_same_v<detail::range_value_t<std::remove_reference_t<Out>>, T>,
                 "wgprim: a view's sort writes elements of the view's type");
   detail::sort_view_run(ctx, in.desc(), detail::out_ref(std::forward<Out>(out)), o, options);
+}
+/// histogram_even of a view's values (wgprim/histogram.hpp's rules: `bins` equal bins over [lo, hi], NumPy's
+/// edges) into a device range of `bins` u32 counts; the view is computed in the histogram's load.
+template <class T, class Out, class = std::enable_if_t<detail::is_device_range_v<std::remove_reference_t<Out>>>>
+void histogram_even(context& ctx, const input_view<T>& in, Out&& counts, std::size_t bins, double lo, double hi,
+                    const run_options& options = {}) {
+  static_assert(std::is_same_v<detail::range_value_t<std::remove_reference_t<Out>>, std::uint32_t>,
+                "wgprim: histogram counts are u32");
+  detail::histogram_bins b{bins, lo, hi, nullptr, nullptr};
+  detail::histogram_view_run(ctx, in.desc(), detail::out_ref(std::forward<Out>(counts)), b, options);
+}
+/// histogram_range of a view's values: bins between consecutive `levels` (a device range of the view's type).
+template <class T, class Out, class L,
+          class = std::enable_if_t<detail::is_device_range_v<std::remove_reference_t<Out>> && detail::is_device_range_v<L>>>
+void histogram_range(context& ctx, const input_view<T>& in, Out&& counts, const L& levels,
+                     const run_options& options = {}) {
+  static_assert(std::is_same_v<detail::range_value_t<std::remove_reference_t<Out>>, std::uint32_t>,
+                "wgprim: histogram counts are u32");
+  static_assert(std::is_same_v<detail::range_value_t<L>, T>, "wgprim: the levels must have the view's type");
+  const detail::range_ref lv = detail::in_ref(levels);
+  detail::histogram_bins b{lv.count ? lv.count - 1 : 0, 0, 0, &lv, nullptr};
+  detail::histogram_view_run(ctx, in.desc(), detail::out_ref(std::forward<Out>(counts)), b, options);
 }
 /// The first value of every run of equal values of a view (std::unique) into a device range; returns how many.
 /// A view of more elements than one storage binding holds is errc::limit here.

@@ -1471,6 +1471,37 @@ nb::object view_sort(const std::string& kind, const std::string& type, std::size
   return to_numpy(*out);
 }
 
+nb::object view_histogram(const std::string& kind, const std::string& type, std::size_t n, std::uint32_t start,
+                          std::uint32_t step, py_array* base, py_array* index, const std::string& expr,
+                          std::size_t bins, double lo, double hi, nb::handle levels, opt_device device) {
+  const wgprim::detail::view_desc d = view_of_py(kind, type, n, start, step, base, index, expr);
+  const device_ptr dev = view_device(base, index, device);
+  std::optional<input> lv;
+  if (!levels.is_none()) {
+    lv = as_input(levels, "histogram: bins");
+    if (lv->type != d.value_type() || lv->dev)
+      throw wgprim::error(errc::invalid_argument, "histogram: the edges must be a host array of the view's dtype");
+    bins = lv->n ? lv->n - 1 : 0;
+  }
+  host_out counts(dtype::u32, {bins});
+  on_device(*dev, [&] {
+    wgprim::device_vector<std::uint32_t> dc(dev->ctx, std::max<std::size_t>(bins, 1));
+    const wgprim::detail::range_ref c = wgprim::detail::out_ref(dc.span().first(bins));
+    std::optional<wgprim::device_vector<std::uint32_t>> dl;
+    wgprim::detail::range_ref l;
+    wgprim::detail::histogram_bins b{bins, lo, hi, nullptr, nullptr};
+    if (lv) {
+      dl.emplace(dev->ctx, wgprim::host_span<const std::uint32_t>(static_cast<const std::uint32_t*>(lv->data), lv->n));
+      l = wgprim::detail::in_ref(*dl);
+      l.type = lv->type;
+      b.levels = &l;
+    }
+    wgprim::detail::histogram_view_run(dev->ctx, d, c, b, {});
+    if (bins) dev->ctx.read(dc.raw(), 0, counts.data, bins * 4);
+  });
+  return counts.numpy();
+}
+
 nb::object view_scan(const std::string& kind, const std::string& type, std::size_t n, std::uint32_t start,
                      std::uint32_t step, py_array* base, py_array* index, const std::string& expr, bool inclusive,
                      const std::string& op_name, nb::handle identity, bool to_host, opt_device device) {
@@ -1701,6 +1732,14 @@ NB_MODULE(_wgprim, m) {
   m.def("_view_sort", &view_sort, "kind"_a, "type"_a, "n"_a, "start"_a, "step"_a, "base"_a.none(), "index"_a.none(),
         "expr"_a, "descending"_a = false, "begin_bit"_a = 0u, "end_bit"_a = nb::none(), "device"_a = nb::none(),
         "The values of a view, sorted (wgprim.view builds the arguments).");
+  m.def("_view_histogram", &view_histogram, "kind"_a, "type"_a, "n"_a, "start"_a, "step"_a, "base"_a.none(),
+        "index"_a.none(), "expr"_a, "bins"_a, "lo"_a, "hi"_a, "levels"_a.none() = nb::none(), "device"_a = nb::none(),
+        "Counts of a view's values per bin (wgprim.histogram builds the arguments).");
+  m.def("_view_value_type", [](const std::string& type, const std::string& expression) {
+          const wgprim::dtype t = wgprim::parse_dtype(type);
+          if (expression.empty()) return std::string(wgprim::dtype_name(t));
+          return std::string(wgprim::dtype_name(wgprim::transform::expr(expression).result_type(t)));
+        }, "type"_a, "expression"_a, "The dtype name (u32, i32, f32) of a view's values: its transform's result type.");
   m.def("_view_check_zip", [](const std::string& type, const std::string& expression) {
           wgprim::detail::check_zip_expr(wgprim::parse_dtype(type), expression);
         }, "type"_a, "expression"_a, "Checks wgprim.view.zip's expression for elements of this dtype.");

@@ -119,6 +119,21 @@ def test_sort_matches_numpy(kind, n):
         wgprim.sort(wgprim.view.counting(0, 10), offsets=np.array([0, 10], dtype=np.uint32))
 
 
+@pytest.mark.parametrize("kind", DEVICES)
+@pytest.mark.parametrize("n", [0, 1, 4097, 65537])
+def test_histogram_matches_numpy(kind, n):
+    d = device(kind)
+    for v, want in cases(n, d):
+        counts, edges = wgprim.histogram(v, 37, device=d)
+        want_counts, want_edges = np.histogram(want, 37)
+        np.testing.assert_array_equal(counts, want_counts)
+        np.testing.assert_array_equal(edges, want_edges)
+        if n and want.dtype != np.float32:
+            lv = np.unique(want)[:: max(1, np.unique(want).size // 5)]
+            if lv.size >= 2:
+                np.testing.assert_array_equal(wgprim.histogram(v, lv, device=d)[0], np.histogram(want, lv)[0])
+
+
 def test_device_arrays_and_errors():
     x = wgprim.asarray(np.arange(10, dtype=np.uint32))
     assert wgprim.sum(wgprim.view.transform(x, "a * 2u")) == 90

@@ -191,17 +191,21 @@ def histogram(a, bins=10, range=None, *, device=None):
     representable in a's dtype). Bins are half-open except the last, which includes its upper edge; values
     outside and NaN are not counted. Returns ``(counts, edges)``: counts as np.intp, edges as NumPy computes
     them. The counting runs on the GPU (a DeviceArray input stays there)."""
-    a = _host_view(a)
-    if not isinstance(a, DeviceArray) and a.dtype == _np.bool_:
+    is_view = isinstance(a, view.View)  # computed in the histogram's load
+    if not is_view:
+        a = _host_view(a)
+    if not is_view and not isinstance(a, DeviceArray) and a.dtype == _np.bool_:
         a = a.astype(_np.uint8)  # as NumPy (which warns that it does)
-    dt = _np.dtype(a.dtype)
+    dt = a.value_dtype if is_view else _np.dtype(a.dtype)
 
     # The library counts float32 / int32 / uint32; the other dtypes by NumPy's rule from a sort.
-    by_sorting = not isinstance(a, DeviceArray) and dt not in (_np.float32, _np.int32, _np.uint32)
+    by_sorting = not is_view and not isinstance(a, DeviceArray) and dt not in (_np.float32, _np.int32, _np.uint32)
 
     def count(*args):
         if by_sorting:
             return _counts_by_sorting(a, edges, device)
+        if is_view:
+            return _wgprim._view_histogram(*a._args(), *args, device=device)
         return _wgprim._histogram_counts(a, *args, device=device)
 
     if isinstance(bins, str):
@@ -230,7 +234,7 @@ def histogram(a, bins=10, range=None, *, device=None):
             raise ValueError("histogram: `bins` must increase monotonically, when an array")
         levels = edges.astype(dt)
         if not by_sorting and not _np.array_equal(levels.astype(edges.dtype), edges):
-            if not isinstance(a, DeviceArray):  # edges between the data's values: NumPy's rule from a sort
+            if not isinstance(a, DeviceArray) and not is_view:  # edges between the data's values: NumPy's rule
                 return _counts_by_sorting(a, edges, device).astype(_np.intp), edges
             raise ValueError(f"histogram: the edges ({edges.dtype}) are not all exactly {dt} values, the data's dtype")
         counts = count(0, 0.0, 0.0, _np.ascontiguousarray(levels))

@@ -14,7 +14,8 @@ Views yield uint32, int32 or float32 values. ``wgprim.sum``, ``wgprim.min``, ``w
 ``wgprim.cumsum``, ``wgprim.inclusive_scan``, ``wgprim.exclusive_scan``, ``wgprim.argmin`` / ``wgprim.argmax``
 take them (a transform view is computed into a temporary array first for these two), ``wgprim.select(view,
 "a > 0.5")`` keeps the values that satisfy a condition, and ``wgprim.sort(view, descending=False, begin_bit=0,
-end_bit=None)`` sorts its values (computed into the result, then sorted there); results have the view's
+end_bit=None)`` sorts its values (computed into the result, then sorted there), and ``wgprim.histogram(view,
+bins, range)`` counts them; results have the view's
 dtype (integer sums wrap, as ``wgprim.reduce`` does: no widening to 64 bits). Arrays a view reads (``gather``'s
 base and indices, ``transform``'s array, ``zip``'s two) are copied to the device once when they are NumPy arrays; pass
 ``wgprim.asarray(x)`` to keep them there. On the native CPU backend a view's values are computed into a host
@@ -65,6 +66,12 @@ class View:
 
     def __len__(self):
         return self.n
+
+    @property
+    def value_dtype(self):
+        """The NumPy dtype of the values (a transform's result type, else ``dtype``)."""
+        name = _wgprim._view_value_type(self.dtype, self.expr)
+        return _np.dtype({"u32": "uint32", "i32": "int32", "f32": "float32"}[name])
 
     def __repr__(self):
         z = f" {self.zip_expr!r}" if self.kind == "zip" else ""

@@ -16,6 +16,8 @@
 // PRIVATE_BINS > 0: counts gather first in workgroup memory (tile/histogram.wgsl; PRIVATE_BINS >= reach) and
 // are added to the global counts once per workgroup; 0: every value is one global atomic add. Elements are taken in a
 // grid-stride loop over this dispatch's chunk, STEP loads per step, each a vec4 of four values with VEC_LOADS.
+// VIEW_FUSED (scalar loads only): the input is a view (include/wgprim/view.hpp), computed in the load
+// (tile/load.wgsl's load_input, then view_lift: a transform view's expression on the bits, from the prelude).
 
 const NONE: u32 = 0xffffffffu;
 const FIXUP: u32 = 2u;
@@ -35,9 +37,23 @@ struct hist_params {
 @group(0) @binding(1) var<storage, read> src: array<u32>;
 @group(0) @binding(2) var<storage, read> edges: array<u32>;
 @group(0) @binding(3) var<storage, read_write> counts: array<atomic<u32>>;
+//! if VIEW_GATHER
+@group(0) @binding(4) var<storage, read> view_index: array<u32>;  // a gather's indices, a zip's second range
+//! else
 @group(0) @binding(4) var<storage, read> src_vec: array<vec4<u32>>;  // src's whole vec4s (VEC_LOADS)
+//! endif
 
 //! import tile/histogram.wgsl
+//! import tile/load.wgsl
+
+// Value i of the chunk: loaded, or computed by the view.
+fn load_value(i: u32) -> u32 {
+//! if VIEW_FUSED
+  return view_lift(bitcast<u32>(load_input(i)));
+//! else
+  return src[i];
+//! endif
+}
 
 fn key_of(bits: u32) -> u32 {
   if (KIND == 0u) {
@@ -189,7 +205,8 @@ fn histogram(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid
     // STEP loads per grid-stride step, all issued before any value is binned (that many loads in flight).
     let span = (STEP - 1u) * stride;
     var i = wid.x * WG_SIZE + l;
-    if (VEC_LOADS) {
+//! if VEC_LOADS
+    {
       // Four values per load (src_vec: the chunk's whole vec4s), then the last n % 4 values one each.
       let n4 = n / 4u;
       for (; STEP > 1u && n4 > span && i < n4 - span; i += STEP * stride) {
@@ -215,20 +232,23 @@ fn histogram(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid
       if (t < n) {
         count_value(src[t]);
       }
-    } else {
+    }
+//! else
+    {
       for (; STEP > 1u && n > span && i < n - span; i += STEP * stride) {
         var x: array<u32, STEP>;
         for (var k = 0u; k < STEP; k += 1u) {
-          x[k] = src[i + k * stride];
+          x[k] = load_value(i + k * stride);
         }
         for (var k = 0u; k < STEP; k += 1u) {
           count_value(x[k]);
         }
       }
       for (; i < n; i += stride) {
-        count_value(src[i]);
+        count_value(load_value(i));
       }
     }
+//! endif
     add_to_bin(p_run_bin, p_run_count);
   }
   if (ABLATE_ATOMICS && p_sink == 0x9e3779b9u) {

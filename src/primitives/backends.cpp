@@ -256,6 +256,23 @@ std::uint64_t reduce_by_key_native(context& ctx, WGPUCommandEncoder encoder, con
 void histogram_native(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, dtype t, const range_ref& counts,
                       const histogram_bins& b, const kernel_edges& ke, const run_options& opt) {
   if (encoder) cb::no_encoder("histogram");
+  if (b.view) {
+    // The view's values first (not fused), its transform applied on the host, then the ordinary histogram.
+    const view_desc& v = *b.view;
+    std::vector<std::uint32_t> values = view_values_on_host(ctx, v);
+    if (v.tr) {
+      std::vector<std::uint32_t> x(values.size());
+      bound_transform(*v.tr, v.type).apply_many(values.data(), values.size(), x.data());
+      values.swap(x);
+    }
+    buffer held = ctx.create_buffer(std::max<std::size_t>(values.size(), 1) * 4);
+    if (!values.empty()) ctx.write(held, 0, values.data(), values.size() * 4);
+    range_ref from = in;
+    from.view = view_of(held, values.size());
+    histogram_bins plain = b;
+    plain.view = nullptr;
+    return histogram_native(ctx, nullptr, from, t, counts, plain, ke, opt);
+  }
   const std::uint32_t* levels = nullptr;
   if (b.levels) {
     levels = b.levels->on_device ? cb::host_in(ctx, *b.levels, "histogram levels")

@@ -47,6 +47,13 @@ wgsl_constants view_constants(const view_desc* v) {
   return c;
 }
 
+std::string view_lift_wgsl(const view_desc* v) {
+  if (!v || !v->tr) return "fn view_lift(x: u32) -> u32 {\n  return x;\n}\n";
+  const bound_transform t(*v->tr, v->type);
+  return std::string("fn view_lift(x: u32) -> u32 {\n  let a = bitcast<") + dtype_name(v->type) +
+         ">(x);\n  return bitcast<u32>(" + t.wgsl() + ");\n}\n";
+}
+
 void check_view_desc(const context& ctx, const view_desc& v, const char* what) {
   check_view_type(v.type, what);
   check_view_type(v.value_type(), what);

@@ -21,6 +21,9 @@ inline bool view_fused(const view_desc* v) { return v && v->kind != view_desc::s
 /// that applies the prelude's lift read it through load_input). Every module that imports tile/load.wgsl (tile/walk.wgsl
 /// does) takes them.
 wgsl_constants view_constants(const view_desc* v);
+/// view_lift (the kernels that read a view's values as u32 bits, VIEW_FUSED): a transform view's expression on the
+/// bits (of the view's source type, yielding the bits of its result type), else the bits as they are.
+std::string view_lift_wgsl(const view_desc* v);
 
 /// Checks a view against ctx before any recording: its views belong to ctx and lie inside their buffers, the
 /// element types, and the sizes a kernel indexes with u32. `what` names the caller.

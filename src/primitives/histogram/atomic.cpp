@@ -1,12 +1,14 @@
 // The atomic histogram: one dispatch per storage-binding chunk of the input; workgroup-private bins when
 // they fit in workgroup memory (one global add per bin and workgroup), global atomics beyond.
 #include <algorithm>
+#include <memory>
 
 #include "core/env.hpp"
 #include "core/wgsl_compose.hpp"
 #include "primitives/histogram/histogram.hpp"
 #include "primitives/histogram/policy.hpp"
 #include "primitives/policy.hpp"
+#include "primitives/view.hpp"
 
 namespace wgprim::detail {
 
@@ -69,11 +71,13 @@ void record_histogram(recorder& rec, const histogram_args& a) {
   if (ab.step) pol.step_values = ab.step;
   if (ab.scalar) pol.vec_loads = false;
   if (ab.merge >= 0) pol.run_merge = ab.merge == 1;
-  static const monoid dummy(op::sum(), dtype::u32);  // the prelude's T is unused here
+  // A view (fused, or a buffer with a transform) is read through load_input + view_lift, one value per load.
+  const view_desc* view = a.view && (view_fused(a.view) || a.view->tr) ? a.view : nullptr;
+  if (view) pol.vec_loads = false;
+  static const monoid dummy(op::sum(), dtype::u32);  // the prelude's T is unused here (E: the values' bits)
   const char* kind = a.type == dtype::f32 ? "0u" : a.type == dtype::i32 ? "1u" : "2u";
-  const std::string& src = compose_wgsl(
-      histogram_atomic_spec.file, dummy,
-      {{"WG_SIZE", std::to_string(pol.wg_size) + "u"}, {"KIND", kind},
+  wgsl_constants constants{
+       {"WG_SIZE", std::to_string(pol.wg_size) + "u"}, {"KIND", kind},
        {"PRIVATE_BINS", std::to_string(pol.private_bins) + "u"},
        {"PRIVATE_SIZE", std::to_string(std::max<std::uint32_t>(pol.private_bins, 1)) + "u"},
        {"EDGE_CACHE", std::to_string(pol.edge_cache) + "u"},
@@ -81,17 +85,25 @@ void record_histogram(recorder& rec, const histogram_args& a) {
        {"VEC_LOADS", pol.vec_loads ? "true" : "false"},
        {"RUN_MERGE", pol.run_merge ? "true" : "false"},
        {"ABLATE_ATOMICS", ab.no_atomics ? "true" : "false"},
-       {"EDGE_SIZE", std::to_string(std::max<std::uint32_t>(pol.edge_cache, 1)) + "u"}});
+       {"EDGE_SIZE", std::to_string(std::max<std::uint32_t>(pol.edge_cache, 1)) + "u"}};
+  for (auto& c : view_constants(view)) constants.push_back(c);
+  const std::string& body = compose_wgsl(histogram_atomic_spec.file, dummy, constants);
+  const std::string& src = view ? prefixed_wgsl(view_lift_wgsl(view), body) : body;
   const auto& k = get_kernel(ctx, histogram_atomic_spec, src, /*trusted=*/true);
   // Each workgroup takes at least 16 values per invocation and, with private bins, 8 per bin, so that the
   // per-workgroup flush stays small next to the counting.
   const std::uint64_t per_wg = std::max<std::uint64_t>(std::uint64_t(pol.wg_size) * 16, std::uint64_t(pol.private_bins) * 8);
   const buffer& dummy_vec = scratch(ctx, "histogram.dummy_vec", 16);
-  for (const chunk& c : chunks_of(a.in.count, elements_per_binding(ctx, 4, 64))) {
+  const auto parts = chunks_of(a.in.count, elements_per_binding(ctx, 4, 64));
+  const std::unique_ptr<bound_view> bv = view ? std::make_unique<bound_view>(ctx, *view, parts) : nullptr;
+  for (std::size_t part = 0; part < parts.size(); ++part) {
+    const chunk& c = parts[part];
     histogram_params p{static_cast<std::uint32_t>(c.count), a.reach, a.use_estimate ? 1u : 0u, 0, a.lo, a.scale, a.margin, 0};
     const std::uint64_t groups = std::min<std::uint64_t>(pol.max_workgroups, (c.count + per_wg - 1) / per_wg);
-    const binding vec = pol.vec_loads ? bind_vec4(a.in, c.first, c.count, dummy_vec) : bind(dummy_vec);
-    rec.dispatch(k, {rec.params(p), bind(a.in, c.first, c.count), bind(a.edges), bind(a.counts), vec},
+    const binding vec = bv                ? bv->slot1(part, bind(dummy_vec))
+                        : pol.vec_loads ? bind_vec4(a.in, c.first, c.count, dummy_vec)
+                                        : bind(dummy_vec);
+    rec.dispatch(k, {rec.params(p), bv ? bv->src(part) : bind(a.in, c.first, c.count), bind(a.edges), bind(a.counts), vec},
                  static_cast<std::uint32_t>(std::max<std::uint64_t>(groups, 1)));
   }
 }

@@ -10,6 +10,7 @@
 
 #include "core/host_checks.hpp"
 #include "primitives/backend.hpp"
+#include "primitives/view.hpp"
 
 #include "wgprim/reference.hpp"
 #include "wgprim/error.hpp"
@@ -38,7 +39,7 @@ void histogram_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& in
   if (in.on_device != counts.on_device || (b.levels && b.levels->on_device != in.on_device))
     throw error(errc::invalid_argument, "histogram: input, counts and levels must all be on the device or all on the host");
   if (in.on_device) {
-    check_view(ctx, in.view, "histogram input");
+    if (!b.view) check_view(ctx, in.view, "histogram input");
     check_view(ctx, counts.view, "histogram counts");
     if (b.levels) check_view(ctx, b.levels->view, "histogram levels");
   }
@@ -103,12 +104,19 @@ void histogram_webgpu(context& ctx, WGPUCommandEncoder encoder, const range_ref&
   } else {
     a.edges = b.levels->on_device ? bindable_input(rec, b.levels->view, temps) : view_of(up_levels, b.levels->count);
   }
+  view_desc bound;
+  if (b.view) {
+    bound = bindable_view(rec, *b.view, temps);
+    a.view = &bound;
+    a.in = device_view{};
+    a.in.count = in.count;
+  }
   // The counts' workspace is kept by the context (no allocation or zero-fill by wgpu per call); cleared below.
   const buffer& cnt = scratch(ctx, "histogram.counts", bins * 4);
   a.counts = view_of(cnt, bins);
   record_zero(rec, cnt, 0, bins * 4);  // a dispatch: the compute pass stays open
   if (in.count) {
-    a.in = bindable_input(rec, a.in, temps);
+    if (!b.view) a.in = bindable_input(rec, a.in, temps);
     record_histogram(rec, a);
   }
   if (counts.on_device) record_copy_words(rec, cnt.native(), 0, counts.view.buf, counts.view.offset, bins * 4);
@@ -126,6 +134,19 @@ void histogram_webgpu(context& ctx, WGPUCommandEncoder encoder, const range_ref&
     ctx.read(cnt, 0, counts.host_out, bins * 4);
     if (opt.stats) opt.stats->download_ms = std::chrono::duration<double, std::milli>(clock::now() - t1).count();
   }
+}
+
+void histogram_view_run(context& ctx, const view_desc& v, const range_ref& counts, histogram_bins b,
+                        const run_options& opt) {
+  check_view_desc(ctx, v, "histogram");
+  if (!counts.on_device || (b.levels && !b.levels->on_device))
+    throw error(errc::invalid_argument, "histogram: a view's counts (and levels) are device ranges");
+  range_ref in;
+  in.on_device = true;
+  in.count = v.count;
+  in.type = v.value_type();
+  b.view = &v;
+  histogram_run(ctx, nullptr, in, in.type, counts, b, opt);
 }
 
 }  // namespace wgprim::detail

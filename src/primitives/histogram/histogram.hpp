@@ -3,6 +3,7 @@
 #pragma once
 #include "primitives/primitive.hpp"
 #include "wgprim/histogram.hpp"
+#include "wgprim/view.hpp"
 
 namespace wgprim::detail {
 
@@ -17,6 +18,7 @@ struct histogram_args {
   device_view counts;   // bindable, `bins` u32, zeroed by the caller (counts accumulate)
   std::uint64_t bins;
   const run_options* opt;
+  const view_desc* view = nullptr;  // bindable (bindable_view): the input is this view, computed in the load
 };
 
 /// Records the counting passes (one dispatch per storage-binding chunk of the input).

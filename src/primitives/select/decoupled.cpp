@@ -75,13 +75,6 @@ std::string element_prelude(dtype t, const bound_predicate* pred) {
          (pred ? pred->wgsl_expression() : std::string("true")) + ";\n}\n";
 }
 
-// view_lift (shaders/select/decoupled.wgsl, VIEW_FUSED): a view's transform on the elements' bits, else the bits.
-std::string view_lift_prelude(const view_desc* v) {
-  if (!v || !v->tr) return "fn view_lift(x: u32) -> u32 {\n  return x;\n}\n";
-  const bound_transform t(*v->tr, v->type);
-  return std::string("fn view_lift(x: u32) -> u32 {\n  let a = bitcast<") + dtype_name(v->type) +
-         ">(x);\n  return bitcast<u32>(" + t.wgsl() + ");\n}\n";
-}
 }  // namespace
 
 void record_select_decoupled(recorder& rec, const select_args& a) {
@@ -107,7 +100,7 @@ void record_select_decoupled(recorder& rec, const select_args& a) {
                              {"STAGE_SIZE", staged ? std::to_string(pol.wg_size * pol.items * 4) + "u" : "1u"},
                              {"SUBGROUP_LOOKBACK", pol.subgroups && pol.subgroup_lookback ? "true" : "false"}};
     for (auto& c : view_constants(view)) constants.push_back(c);
-    return prefixed_wgsl(element_prelude(a.type, a.pred) + view_lift_prelude(view),
+    return prefixed_wgsl(element_prelude(a.type, a.pred) + view_lift_wgsl(view),
                          compose_wgsl(select_decoupled_spec.file, counts, constants, {lanes}));
   };
   // Without a view, everything the text depends on is in a short key: a repeat call builds no strings.
