@@ -469,6 +469,42 @@ TEST(Views, HistogramMatchesTheTwin) {
   for (std::size_t i = 0; i < n; ++i) x[i] = static_cast<std::uint32_t>(3 * i);
   reference::histogram(x.data(), n, dtype::u32, reference::histogram_edges(16, 0.0, 3.0 * double(n - 1)), want.data());
   EXPECT_EQ(counts.to_host(), want);
+  // A gather (its indices bound chunk by chunk) and a transform of a buffer (its base chunk by chunk) past one
+  // binding; and a plain buffer in a view's form (kind buffer, no transform), which every view entry takes.
+  const auto words = random_words(n, 78), base = random_words(1000, 79);
+  std::vector<std::uint32_t> ix(n);
+  for (std::size_t i = 0; i < n; ++i) ix[i] = words[i] % 1003;  // a few past the base: its last element
+  device_vector<std::uint32_t> dw(small, host_span<const std::uint32_t>(words)), db(small, host_span<const std::uint32_t>(base)),
+      di(small, host_span<const std::uint32_t>(ix));
+  std::vector<std::uint32_t> g(n), t(n);
+  for (std::size_t i = 0; i < n; ++i) g[i] = base[std::min<std::size_t>(ix[i], 999)], t[i] = words[i] >> 20;
+  histogram_even(small, view::gather(db, di), counts, 16, 0.0, 4294967295.0);
+  reference::histogram(g.data(), n, dtype::u32, reference::histogram_edges(16, 0.0, 4294967295.0), want.data());
+  EXPECT_EQ(counts.to_host(), want) << "gather";
+  histogram_even(small, view::transform(dw, "a >> 20u"), counts, 16, 0.0, 4095.0);
+  reference::histogram(t.data(), n, dtype::u32, reference::histogram_edges(16, 0.0, 4095.0), want.data());
+  EXPECT_EQ(counts.to_host(), want) << "transform";
+  for (context* c : {&ctx(), &native_ctx()}) {
+    SCOPED_TRACE(c == &ctx() ? "webgpu" : "native");
+    const std::size_t m = 3001;
+    device_vector<std::uint32_t> xs(*c, host_span<const std::uint32_t>(words.data(), m)), out(*c, m), hc(*c, 8);
+    detail::view_desc plain;
+    plain.kind = detail::view_desc::source::buffer;
+    plain.type = dtype::u32;
+    plain.count = m;
+    plain.base = detail::in_ref(xs).view;
+    const input_view<std::uint32_t> pv(plain);
+    std::vector<std::uint32_t> host(words.begin(), words.begin() + m), hw(8);
+    histogram_even(*c, pv, hc, 8, 0.0, 4294967295.0);
+    reference::histogram(host.data(), m, dtype::u32, reference::histogram_edges(8, 0.0, 4294967295.0), hw.data());
+    EXPECT_EQ(hc.to_host(), hw);
+    EXPECT_EQ(select_if(*c, pv, out, predicate::expr("(a & 1u) == 0u")),
+              static_cast<std::size_t>(std::count_if(host.begin(), host.end(), [](std::uint32_t v) { return (v & 1u) == 0; })));
+    sort(*c, pv, out);
+    std::sort(host.begin(), host.end());
+    EXPECT_EQ(out.to_host(), host);
+    EXPECT_EQ(argmax(*c, pv).value, host.back());
+  }
 }
 
 TEST(Views, ArgReduceMatchesTheTwin) {

@@ -217,6 +217,8 @@ void recorder::dispatch(const kernel& k, std::initializer_list<binding> bindings
       ++i;
       continue;
     }
+    // wgpu-native panics (aborts the process) on a bind group entry without a buffer: an internal error instead.
+    if (!b.buf) throw error(errc::gpu, "internal: binding " + std::to_string(i) + " of a dispatch has no buffer");
     c.ring_mark(b.buf, b.offset, b.size);
     if (k.dynamic_mask >> i & 1) {
       if (b.offset > 0xffffffffull) throw error(errc::gpu, "internal: dynamic offset past 4 GiB");

@@ -145,7 +145,11 @@ void histogram_view_run(context& ctx, const view_desc& v, const range_ref& count
   in.on_device = true;
   in.count = v.count;
   in.type = v.value_type();
-  b.view = &v;
+  if (v.kind == view_desc::source::buffer && !v.tr) {
+    in.view = v.base;  // a plain buffer (a transform view's form with no expression): the ordinary range
+  } else {
+    b.view = &v;
+  }
   histogram_run(ctx, nullptr, in, in.type, counts, b, opt);
 }
 

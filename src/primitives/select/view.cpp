@@ -26,6 +26,15 @@ std::uint64_t select_view_run(context& ctx, const view_desc& v, const range_ref&
   for (const device_view* in : {&v.base, &v.index})
     if (in->count && in->buf == out.view.buf && in->host == out.view.host)
       throw error(errc::invalid_argument, std::string(what) + ": the view reads the output's buffer");
+  if (v.kind == view_desc::source::buffer && !v.tr) {
+    // A plain buffer (a transform view's form with no expression): the ordinary select of that range.
+    range_ref in;
+    in.on_device = true;
+    in.view = v.base;
+    in.count = v.count;
+    in.type = t;
+    return select_run(ctx, nullptr, in, nullptr, out, nullptr, mode, partition, t, pred, opt);
+  }
   return backend_of(ctx).select_view(ctx, v, out, mode, partition, t, pred, opt);
 }
 
