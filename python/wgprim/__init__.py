@@ -190,7 +190,8 @@ def histogram(a, bins=10, range=None, *, device=None):
     bins over ``range``, by default ``(a.min(), a.max())``) or the bin edges (non-decreasing, exactly
     representable in a's dtype). Bins are half-open except the last, which includes its upper edge; values
     outside and NaN are not counted. Returns ``(counts, edges)``: counts as np.intp, edges as NumPy computes
-    them. The counting runs on the GPU (a DeviceArray input stays there)."""
+    them. The counting runs on the GPU (a DeviceArray input stays there; a wgprim.view is computed in the
+    counting's load). Edges given for a DeviceArray or a view must be exact values of its dtype."""
     is_view = isinstance(a, view.View)  # computed in the histogram's load
     if not is_view:
         a = _host_view(a)
