@@ -60,8 +60,9 @@ std::uint32_t ordered(dtype t, std::uint32_t b) {
     case dtype::f32:
       if ((b & 0x7fffffffu) > 0x7f800000u) return 0xffffffffu;
       return (b & 0x80000000u) ? ~b : (b | 0x80000000u);
+    default:  // (the distributed sort's keys are 32-bit words: u32, i32 or f32)
+      return b;
   }
-  return b;
 }
 
 }  // namespace
