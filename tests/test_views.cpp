@@ -507,6 +507,69 @@ TEST(Views, HistogramMatchesTheTwin) {
   }
 }
 
+std::vector<std::uint32_t> prefix(const device_vector<std::uint32_t>& v, std::size_t m) {
+  std::vector<std::uint32_t> h = v.to_host();
+  h.resize(m);
+  return h;
+}
+
+// The primitives that read a view through a temporary of its values: segmented reduce and scans, run-length
+// encoding, reduce-by-key (keys from the view), sort_pairs (keys from the view), select_flagged; u32 views with
+// runs (a transform of a buffer: a >> 28), a gather and a counting view, against the twins, on both backends.
+TEST(Views, TemporaryBackedPrimitivesMatchTheTwin) {
+  for (context* c : {&ctx(), &native_ctx()}) {
+    for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(4097), std::size_t(70001)}) {
+      const auto words = random_words(n, 90), base = random_words(50, 91);
+      std::vector<std::uint32_t> ix(n);
+      for (std::size_t i = 0; i < n; ++i) ix[i] = (words[i] >> 5) % 50;
+      device_vector<std::uint32_t> dw(*c, host_span<const std::uint32_t>(words)), db(*c, host_span<const std::uint32_t>(base)),
+          di(*c, host_span<const std::uint32_t>(ix));
+      struct kind { const char* name; input_view<std::uint32_t> v; std::vector<std::uint32_t> x; };
+      std::vector<std::uint32_t> shifted(n), gathered(n), counted(n);
+      for (std::size_t i = 0; i < n; ++i)
+        shifted[i] = words[i] >> 28, gathered[i] = base[ix[i]], counted[i] = static_cast<std::uint32_t>(i / 7);
+      const std::vector<kind> kinds = {{"transform", view::transform(dw, "a >> 28u"), shifted},
+                                       {"gather", view::gather(db, di), gathered},
+                                       {"counting / 7", view::transform(view::counting<std::uint32_t>(0, n), "a / 7u"), counted}};
+      std::vector<std::uint32_t> offsets = {0};
+      for (std::size_t at = 0; at < n;) offsets.push_back(static_cast<std::uint32_t>(at = std::min(n, at + 1 + words[at] % 300)));
+      const std::size_t segs = offsets.size() - 1;
+      device_vector<std::uint32_t> doff(*c, host_span<const std::uint32_t>(offsets));
+      const monoid sum(op::sum(), dtype::u32);
+      for (const kind& k : kinds) {
+        SCOPED_TRACE(std::string(c == &ctx() ? "webgpu " : "native ") + k.name + " n=" + std::to_string(n));
+        device_vector<std::uint32_t> out(*c, std::max<std::size_t>(n, segs)), out2(*c, n);
+        std::vector<std::uint32_t> want(std::max<std::size_t>(n, segs)), want2(n);
+        segmented_reduce(*c, k.v, doff, out.span().first(segs));
+        reference::segmented_reduce(k.x.data(), offsets.data(), segs, want.data(), sum);
+        EXPECT_EQ(prefix(out, segs), std::vector<std::uint32_t>(want.begin(), want.begin() + segs));
+        segmented_exclusive_scan(*c, k.v, doff, out.span().first(n));
+        reference::segmented_scan(k.x.data(), n, offsets.data(), segs, want.data(), sum, true);
+        EXPECT_EQ(prefix(out, n), std::vector<std::uint32_t>(want.begin(), want.begin() + n));
+        const std::size_t runs = run_length_encode(*c, k.v, out.span().first(n), out2.span());
+        const std::size_t want_runs = reference::run_length_encode(k.x.data(), dtype::u32, n, want.data(), want2.data());
+        ASSERT_EQ(runs, want_runs);
+        EXPECT_EQ(prefix(out, runs), std::vector<std::uint32_t>(want.begin(), want.begin() + runs));
+        EXPECT_EQ(prefix(out2, runs), std::vector<std::uint32_t>(want2.begin(), want2.begin() + runs));
+        const std::size_t groups = reduce_by_key(*c, k.v, dw.span(), out.span().first(n), out2.span());
+        ASSERT_EQ(groups, reference::reduce_by_key(k.x.data(), dtype::u32, words.data(), n, want.data(), want2.data(), sum));
+        EXPECT_EQ(prefix(out2, groups), std::vector<std::uint32_t>(want2.begin(), want2.begin() + groups));
+        sort_pairs(*c, k.v, dw.span(), out.span().first(n), out2.span());
+        std::vector<std::uint32_t> keys = k.x, vals = words;
+        reference::stable_sort(keys.data(), n, dtype::u32, false, vals.data());
+        EXPECT_EQ(prefix(out, n), keys);
+        EXPECT_EQ(prefix(out2, n), vals);
+        const std::size_t kept = select_flagged(*c, k.v, di.span(), out.span().first(n));
+        std::size_t want_kept = 0;
+        for (std::size_t i = 0; i < n; ++i)
+          if (ix[i]) want[want_kept++] = k.x[i];
+        ASSERT_EQ(kept, want_kept);
+        EXPECT_EQ(prefix(out, kept), std::vector<std::uint32_t>(want.begin(), want.begin() + kept));
+      }
+    }
+  }
+}
+
 TEST(Views, ArgReduceMatchesTheTwin) {
   check_arg(ctx(), "webgpu");
   check_arg(native_ctx(), "native");

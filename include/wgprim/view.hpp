@@ -28,6 +28,8 @@
 #include "wgprim/device_vector.hpp"
 #include "wgprim/arg_reduce.hpp"
 #include "wgprim/histogram.hpp"
+#include "wgprim/reduce_by_key.hpp"
+#include "wgprim/segmented.hpp"
 #include "wgprim/reduce.hpp"
 #include "wgprim/scan.hpp"
 #include "wgprim/select.hpp"
@@ -318,6 +320,71 @@ void histogram_range(context& ctx, const input_view<T>& in, Out&& counts, const 
   detail::histogram_bins b{lv.count ? lv.count - 1 : 0, 0, 0, &lv, nullptr};
   detail::histogram_view_run(ctx, in.desc(), detail::out_ref(std::forward<Out>(counts)), b, options);
 }
+namespace detail {
+/// A device array of a view's values (materialize_view: one pass), for the primitives that do not compute views
+/// in their loads yet: they read this temporary (n words of device memory) instead.
+template <class T>
+device_vector<T> values_of(context& ctx, const input_view<T>& in) {
+  device_vector<T> values(ctx, in.size());
+  if (!in.empty()) materialize_view(ctx, in.desc(), out_ref(values.span()), "view", nullptr);
+  return values;
+}
+}  // namespace detail
+
+/// The primitives below take a view through a temporary array of its values (detail::values_of: one more pass and
+/// n words of device memory; not fused yet), with the range overloads' contracts (wgprim/segmented.hpp,
+/// wgprim/reduce_by_key.hpp, wgprim/sort.hpp, wgprim/select.hpp).
+/// segmented_reduce of a view's values.
+template <class T, class Off, class Out>
+void segmented_reduce(context& ctx, const input_view<T>& in, const Off& offsets, Out&& out, const op& o = op::sum(),
+                      const run_options& options = {}) {
+  const device_vector<T> v = detail::values_of(ctx, in);
+  segmented_reduce(ctx, v.span(), offsets, std::forward<Out>(out), o, options);
+}
+/// segmented_inclusive_scan of a view's values.
+template <class T, class Off, class Out>
+void segmented_inclusive_scan(context& ctx, const input_view<T>& in, const Off& offsets, Out&& out,
+                              const op& o = op::sum(), const run_options& options = {}) {
+  const device_vector<T> v = detail::values_of(ctx, in);
+  segmented_inclusive_scan(ctx, v.span(), offsets, std::forward<Out>(out), o, options);
+}
+/// segmented_exclusive_scan of a view's values.
+template <class T, class Off, class Out>
+void segmented_exclusive_scan(context& ctx, const input_view<T>& in, const Off& offsets, Out&& out,
+                              const op& o = op::sum(), const run_options& options = {}) {
+  const device_vector<T> v = detail::values_of(ctx, in);
+  segmented_exclusive_scan(ctx, v.span(), offsets, std::forward<Out>(out), o, options);
+}
+/// run_length_encode of a view's values; returns the number of runs.
+template <class T, class VO, class CO>
+std::size_t run_length_encode(context& ctx, const input_view<T>& in, VO&& values_out, CO&& counts_out,
+                              const run_options& options = {}) {
+  const device_vector<T> v = detail::values_of(ctx, in);
+  return run_length_encode(ctx, v.span(), std::forward<VO>(values_out), std::forward<CO>(counts_out), options);
+}
+/// reduce_by_key with the keys from a view (values: a range); returns the number of runs.
+template <class T, class V, class UK, class S>
+std::size_t reduce_by_key(context& ctx, const input_view<T>& keys, const V& values, UK&& unique_keys_out,
+                          S&& sums_out, const op& o = op::sum(), const run_options& options = {}) {
+  const device_vector<T> k = detail::values_of(ctx, keys);
+  return reduce_by_key(ctx, k.span(), values, std::forward<UK>(unique_keys_out), std::forward<S>(sums_out), o,
+                       options);
+}
+/// sort_pairs with the keys from a view: keys_out gets them sorted, values_out the values in the same order.
+template <class T, class VI, class KO, class VO>
+void sort_pairs(context& ctx, const input_view<T>& keys, const VI& values_in, KO&& keys_out, VO&& values_out,
+                sort_order o = {}, const run_options& options = {}) {
+  const device_vector<T> k = detail::values_of(ctx, keys);
+  sort_pairs(ctx, k.span(), values_in, std::forward<KO>(keys_out), std::forward<VO>(values_out), o, options);
+}
+/// select_flagged of a view's values by u32 flags (a device range), into a device range; returns how many.
+template <class T, class F, class Out, class = std::enable_if_t<detail::is_device_range_v<std::remove_reference_t<Out>>>>
+std::size_t select_flagged(context& ctx, const input_view<T>& in, const F& flags, Out&& out,
+                           const run_options& options = {}) {
+  const device_vector<T> v = detail::values_of(ctx, in);
+  return select_flagged(ctx, v.span(), flags, std::forward<Out>(out), options);
+}
+
 /// The first value of every run of equal values of a view (std::unique) into a device range; returns how many.
 /// A view of more elements than one storage binding holds is errc::limit here.
 template <class T, class Out, class = std::enable_if_t<detail::is_device_range_v<std::remove_reference_t<Out>>>>
