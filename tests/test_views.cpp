@@ -335,17 +335,24 @@ void check_arg(context& c, const char* backend) {
   }
 }
 
+// Calls f(case, n, the view on c, the values it must yield) for every view case at every size.
+template <class F>
+void for_each_view(context& c, std::initializer_list<std::size_t> sizes, F&& f) {
+  for (const view_case& vc : view_cases())
+    for (std::size_t n : sizes) {
+      std::vector<device_vector<std::uint32_t>> hold;
+      hold.reserve(4);  // the views refer to these
+      const detail::view_desc d = vc.make(c, n, hold);
+      f(vc, n, d, vc.expect(n));
+    }
+}
+
 // sort of a view into a device range longer than the view (the tail keeps what it held): ascending at every size,
 // then descending and a bit range at a few, against the twin (std::stable_sort of the view's values).
 void check_sort(context& c, const char* backend) {
-  const std::size_t sizes[] = {0, 1, 2, 31, 257, 4097, 65537};
   struct order_case { bool descending; unsigned lo, hi; };
-  for (const view_case& vc : view_cases()) {
-    for (std::size_t n : sizes) {
-      std::vector<device_vector<std::uint32_t>> hold;
-      hold.reserve(4);
-      const detail::view_desc d = vc.make(c, n, hold);
-      const std::vector<std::uint32_t> x = vc.expect(n);
+  for_each_view(c, {0, 1, 2, 31, 257, 4097, 65537}, [&](const view_case& vc, std::size_t n, const detail::view_desc& d,
+                                                        const std::vector<std::uint32_t>& x) {
       for (const order_case& oc : {order_case{false, 0, 0}, order_case{true, 0, 0}, order_case{false, 4, 20}}) {
         if ((oc.descending || oc.lo) && n != 4097) continue;
         SCOPED_TRACE(std::string(backend) + " " + vc.name + " n=" + std::to_string(n) + (oc.descending ? " descending" : "") +
@@ -364,8 +371,7 @@ void check_sort(context& c, const char* backend) {
           if (got[i] != want[i] && bad++ == 0) first_bad = i;
         EXPECT_EQ(bad, 0u) << "first mismatch at " << first_bad;
       }
-    }
-  }
+  });
 }
 
 TEST(Views, SortMatchesTheTwin) {
@@ -420,13 +426,8 @@ double value_of(std::uint32_t bits, dtype t) {
 }
 
 void check_histogram(context& c, const char* backend) {
-  const std::size_t sizes[] = {0, 1, 33, 4097, 65537, 131073};
-  for (const view_case& vc : view_cases()) {
-    for (std::size_t n : sizes) {
-      std::vector<device_vector<std::uint32_t>> hold;
-      hold.reserve(4);
-      const detail::view_desc d = vc.make(c, n, hold);
-      const std::vector<std::uint32_t> x = vc.expect(n);
+  for_each_view(c, {0, 1, 33, 4097, 65537, 131073}, [&](const view_case& vc, std::size_t n, const detail::view_desc& d,
+                                                        const std::vector<std::uint32_t>& x) {
       double lo = 0, hi = 1;
       if (n) {
         lo = hi = value_of(x[0], vc.type);
@@ -442,8 +443,7 @@ void check_histogram(context& c, const char* backend) {
         detail::histogram_view_run(c, d, detail::out_ref(counts), b, {});
         EXPECT_EQ(counts.to_host(), want);
       }
-    }
-  }
+  });
   // histogram_range over a transform view: levels 0, 10, 1000, 40000, 65535 of the low halves.
   const std::size_t n = 20011;
   const auto words = random_words(n, 77);

@@ -74,6 +74,22 @@ namespace cb = cpu_backend;
                                  "runs the native CPU backend (call " + how + " without an encoder)");
 }
 
+namespace {
+// A view's values computed on the host (not fused) with its transform applied, in a buffer of this context: what
+// the scan, select and histogram loops read for a view.
+buffer held_view_values(context& ctx, const view_desc& v) {
+  std::vector<std::uint32_t> values = view_values_on_host(ctx, v);
+  if (v.tr) {
+    std::vector<std::uint32_t> x(values.size());
+    bound_transform(*v.tr, v.type).apply_many(values.data(), values.size(), x.data());
+    values.swap(x);
+  }
+  buffer held = ctx.create_buffer(std::max<std::size_t>(values.size(), 1) * 4);
+  if (!values.empty()) ctx.write(held, 0, values.data(), values.size() * 4);
+  return held;
+}
+}  // namespace
+
 // 32-bit elements only on this backend (require_type): an init value fits one word.
 std::uint64_t reduce_native(context& ctx, const range_ref& in, const monoid& m, const std::uint64_t* init,
                             const run_options& opt, const bound_transform* tr, const view_desc* view) {
@@ -107,23 +123,16 @@ void reduce_into_native(context& ctx, WGPUCommandEncoder encoder, const range_re
 
 void scan_native(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref& out, const monoid& m,
                  scan_kind kind, const std::uint64_t* init, const run_options& opt, const superaccumulator* carry,
-                 const view_desc* view, const bound_transform* tr) {
+                 const view_desc* view, const bound_transform* /*tr: the view's, applied by held_view_values*/) {
   if (encoder) no_encoder_call("scan", "the scan");
   check_algorithm_name("scan", opt.algorithm);
   if (carry) return cb::scan_exact_carry(ctx, in, out, kind, *carry, opt);
   const std::uint32_t init32 = init ? static_cast<std::uint32_t>(*init) : 0;
   if (view) {
     // The view's values first (not fused), its transform applied on the host, then the scan loops.
-    std::vector<std::uint32_t> values = view_values_on_host(ctx, *view);
-    if (tr) {
-      std::vector<std::uint32_t> x(values.size());
-      tr->apply_many(values.data(), values.size(), x.data());
-      values.swap(x);
-    }
-    buffer held = ctx.create_buffer(std::max<std::size_t>(values.size(), 1) * 4);
-    if (!values.empty()) ctx.write(held, 0, values.data(), values.size() * 4);
+    const buffer held = held_view_values(ctx, *view);
     range_ref host = in;
-    host.view = view_of(held, values.size());
+    host.view = view_of(held, view->count);
     host.type = m.type();
     return cb::scan(ctx, host, out, m, kind, init ? &init32 : nullptr, opt);
   }
@@ -182,18 +191,11 @@ std::uint64_t select_native(context& ctx, WGPUCommandEncoder encoder, const rang
 std::uint64_t select_view_native(context& ctx, const view_desc& v, const range_ref& out, select_mode mode,
                                  bool partition, dtype t, const predicate* pred, const run_options& opt) {
   // The view's values first (not fused), its transform applied on the host, then the ordinary select over them.
-  std::vector<std::uint32_t> values = view_values_on_host(ctx, v);
-  if (v.tr) {
-    std::vector<std::uint32_t> x(values.size());
-    bound_transform(*v.tr, v.type).apply_many(values.data(), values.size(), x.data());
-    values.swap(x);
-  }
-  buffer held = ctx.create_buffer(std::max<std::size_t>(values.size(), 1) * 4);
-  if (!values.empty()) ctx.write(held, 0, values.data(), values.size() * 4);
+  const buffer held = held_view_values(ctx, v);
   range_ref in;
   in.on_device = true;
-  in.view = view_of(held, values.size());
-  in.count = values.size();
+  in.view = view_of(held, v.count);
+  in.count = v.count;
   in.type = t;
   return select_run(ctx, nullptr, in, nullptr, out, nullptr, mode, partition, t, pred, opt);
 }
@@ -258,17 +260,9 @@ void histogram_native(context& ctx, WGPUCommandEncoder encoder, const range_ref&
   if (encoder) cb::no_encoder("histogram");
   if (b.view) {
     // The view's values first (not fused), its transform applied on the host, then the ordinary histogram.
-    const view_desc& v = *b.view;
-    std::vector<std::uint32_t> values = view_values_on_host(ctx, v);
-    if (v.tr) {
-      std::vector<std::uint32_t> x(values.size());
-      bound_transform(*v.tr, v.type).apply_many(values.data(), values.size(), x.data());
-      values.swap(x);
-    }
-    buffer held = ctx.create_buffer(std::max<std::size_t>(values.size(), 1) * 4);
-    if (!values.empty()) ctx.write(held, 0, values.data(), values.size() * 4);
+    const buffer held = held_view_values(ctx, *b.view);
     range_ref from = in;
-    from.view = view_of(held, values.size());
+    from.view = view_of(held, b.view->count);
     histogram_bins plain = b;
     plain.view = nullptr;
     return histogram_native(ctx, nullptr, from, t, counts, plain, ke, opt);
