@@ -54,6 +54,12 @@ std::string view_lift_wgsl(const view_desc* v) {
          ">(x);\n  return bitcast<u32>(" + t.wgsl() + ");\n}\n";
 }
 
+bool view_reads(const view_desc& v, const device_view& out) {
+  for (const device_view* in : {&v.base, &v.index})
+    if (in->count && in->buf == out.buf && in->host == out.host) return true;
+  return false;
+}
+
 void check_view_desc(const context& ctx, const view_desc& v, const char* what) {
   check_view_type(v.type, what);
   check_view_type(v.value_type(), what);

@@ -24,6 +24,8 @@ wgsl_constants view_constants(const view_desc* v);
 /// view_lift (the kernels that read a view's values as u32 bits, VIEW_FUSED): a transform view's expression on the
 /// bits (of the view's source type, yielding the bits of its result type), else the bits as they are.
 std::string view_lift_wgsl(const view_desc* v);
+/// Whether the view reads the buffer under `out` (its base or its indices).
+bool view_reads(const view_desc& v, const device_view& out);
 
 /// Checks a view against ctx before any recording: its views belong to ctx and lie inside their buffers, the
 /// element types, and the sizes a kernel indexes with u32. `what` names the caller.

@@ -12,6 +12,7 @@
 
 #include "bench.hpp"
 #include "command.hpp"
+#include "reduce_scan.hpp"
 #include "util.hpp"
 #include "wgprim/io.hpp"
 #include "wgprim/wgprim.hpp"
@@ -77,10 +78,7 @@ int run(kind k, const select_cli& c) {
   if (c.reversed) ro.rejected = rejected_order::reversed;
   std::vector<double> times;
   std::size_t kept = 0;
-  // One untimed call first, as reduce and scan do: what it costs beyond a timed one (pipeline creation, a driver's
-  // first-dispatch compile) is reported as compile_ms, not as GPU time.
-  double first_ms = 0, first_compile_ms = 0;
-  for (int r = -1; r < c.repeat; ++r) {
+  auto once = [&] {
     kept = with_type(a.type, [&](auto tag) -> std::size_t {
       using T = decltype(tag);
       device_span<const T> din(in, 0, n);
@@ -93,11 +91,15 @@ int run(kind k, const select_cli& c) {
                          : select_if(ctx, din, dout, predicate::expr(c.predicate), ro);
       }
     });
-    if (r < 0) first_ms = st.gpu_ms, first_compile_ms = st.compile_ms;
-    else times.push_back(st.gpu_ms);
+  };
+  // One untimed call first, as reduce and scan make: its cost beyond a timed one is compile_ms, not GPU time.
+  const first_call warm = warm_up(once, st);
+  for (int r = 0; r < c.repeat; ++r) {
+    once();
+    times.push_back(st.gpu_ms);
   }
   std::sort(times.begin(), times.end());
-  const double compile_ms = first_compile_ms + std::max(0.0, first_ms - times[times.size() / 2]);
+  const double compile_ms = warm.compile_ms + std::max(0.0, warm.gpu_ms - times[times.size() / 2]);
   const std::size_t written = k == kind::partition ? n : kept;
   std::vector<std::uint32_t> got(written);
   if (written) ctx.read(out, 0, got.data(), written * 4);

@@ -23,9 +23,8 @@ std::uint64_t select_view_run(context& ctx, const view_desc& v, const range_ref&
     throw error(errc::invalid_argument, std::string(what) + ": the output holds " + std::to_string(out.count) +
                                             " elements, fewer than the view's " + std::to_string(v.count));
   check_view(ctx, out.view, what);
-  for (const device_view* in : {&v.base, &v.index})
-    if (in->count && in->buf == out.view.buf && in->host == out.view.host)
-      throw error(errc::invalid_argument, std::string(what) + ": the view reads the output's buffer");
+  if (view_reads(v, out.view))
+    throw error(errc::invalid_argument, std::string(what) + ": the view reads the output's buffer");
   if (v.kind == view_desc::source::buffer && !v.tr) {
     // A plain buffer (a transform view's form with no expression): the ordinary select of that range.
     range_ref in;

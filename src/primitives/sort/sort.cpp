@@ -221,12 +221,8 @@ void sort_webgpu_impl(context& ctx, WGPUCommandEncoder encoder, const range_ref&
       throw error(errc::invalid_argument, "sort: keys and values must be in different buffers");
   }
   const std::uint64_t key_bytes = 4ull * key_words;
-  // Past one storage binding (or 2^30 keys) the chunks are sorted and merged (record_sort_merged); the keys, the
-  // values and the temporaries must each fit the device's largest buffer.
-  const std::uint64_t max_keys = std::min<std::uint64_t>(ctx.limits().max_buffer_size / key_bytes, (1ull << 31) - 1);
-  if (n > max_keys)
-    throw error(errc::limit, "sort: " + std::to_string(n) + " keys exceed the device's largest buffer (" +
-                                 std::to_string(max_keys) + " keys)");
+  // Past one storage binding (or 2^30 keys) the chunks are sorted and merged (record_sort_merged).
+  check_sort_size(ctx, n, key_words);
   const bool merged = n * key_bytes > ctx.binding_limit() || n >= (1ull << 30);
   if (n == 0) {
     if (opt.stats) *opt.stats = run_stats{0, false, 0, 0, name, 0};
@@ -362,6 +358,14 @@ void sort_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& keys_in
     throw error(errc::unsupported, std::string("sort: values of type ") + dtype_name(vals_in->type) +
                                        " are not supported (values are 32-bit)");
   sort_words(ctx, encoder, keys_in, keys_out, vals_in, vals_out, words, kind, ord, opt);
+}
+
+void check_sort_size(const context& ctx, std::uint64_t n, std::uint32_t key_words) {
+  const std::uint64_t max_keys =
+      std::min<std::uint64_t>(ctx.limits().max_buffer_size / (4ull * key_words), (1ull << 31) - 1);
+  if (n > max_keys)
+    throw error(errc::limit, "sort: " + std::to_string(n) + " keys exceed the device's largest buffer (" +
+                                 std::to_string(max_keys) + " keys)");
 }
 
 void sort_words_run(context& ctx, const buffer& keys_in, buffer& keys_out, std::uint64_t n, std::uint32_t key_words,

@@ -108,6 +108,9 @@ extern const kernel_spec sort_histogram_spec, sort_plan_spec, sort_finish_spec, 
 void record_sort_merged(recorder& rec, const sort_args& a);
 /// Keys per chunk of record_sort_merged: one binding, at a multiple of twice the offset alignment.
 std::uint64_t sort_chunk_keys(const context& ctx, std::uint32_t key_words);
+/// Throws errc::limit unless n keys of key_words words fit the sort (the keys, the values and the temporaries each
+/// within the device's largest buffer; fewer than 2^31).
+void check_sort_size(const context& ctx, std::uint64_t n, std::uint32_t key_words);
 
 /// An algorithm's per-sort state: the tile-state words it needs, and one dispatch (or a few) per slot.
 struct sort_algorithm {

@@ -5,6 +5,7 @@
 // sorted from there into the output.
 #include <string>
 
+#include "primitives/sort/sort.hpp"
 #include "primitives/view.hpp"
 #include "wgprim/error.hpp"
 #include "wgprim/sort.hpp"
@@ -19,21 +20,14 @@ void sort_view_run(context& ctx, const view_desc& v, const range_ref& out, const
   if (out.count < v.count)
     throw error(errc::invalid_argument, "sort: the output holds " + std::to_string(out.count) +
                                             " elements, fewer than the view's " + std::to_string(v.count));
-  // The sort's own size limit, before anything is written.
-  const std::uint64_t max_keys = std::min<std::uint64_t>(ctx.limits().max_buffer_size / 4, (1ull << 31) - 1);
-  if (v.count > max_keys)
-    throw error(errc::limit, "sort: " + std::to_string(v.count) + " keys exceed the device's largest buffer (" +
-                                 std::to_string(max_keys) + " keys)");
+  check_sort_size(ctx, v.count, 1);  // the sort's own size limit, before anything is written
   range_ref keys = out;
   keys.count = v.count;
   keys.view.count = v.count;
   if (v.count == 0) return sort_run(ctx, nullptr, keys, keys, nullptr, nullptr, v.value_type(), o, opt);
-  bool aliased = false;
-  for (const device_view* in : {&v.base, &v.index})
-    aliased = aliased || (in->count && in->buf == out.view.buf && in->host == out.view.host);
   run_stats spent;
   const bool measured = opt.stats || opt.timestamps;
-  if (aliased) {
+  if (view_reads(v, out.view)) {
     buffer values = ctx.create_buffer(v.count * 4);
     range_ref tmp = keys;
     tmp.view = device_span<std::uint32_t>(values, 0, v.count).view();
