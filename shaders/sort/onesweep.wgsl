@@ -34,6 +34,8 @@
 //! import tile/lookback_core.wgsl
 
 const TILE: u32 = WG_SIZE * ITEMS;
+const CHUNK_ITEMS: u32 = ITEMS / ROUNDS;  // the host keeps ITEMS a multiple of ROUNDS
+const CHUNK: u32 = WG_SIZE * CHUNK_ITEMS;
 const INACTIVE: u32 = 0xffffffffu;
 
 // The subgroup histograms while ranking (atomics for RANK_ATOMIC), then the tile in sorted order.
@@ -61,7 +63,6 @@ fn pool_set(i: u32, v: u32) {
 var<workgroup> wg_bins: array<atomic<u32>, RADIX>;   // a predecessor's digit counts (fallback)
 var<workgroup> wg_count: array<u32, RADIX>;          // counts of the ranked keys, then the tile's digit starts
 var<workgroup> wg_global: array<u32, RADIX>;         // output index of sorted position 0 of the tile, per digit
-var<workgroup> wg_start: array<u32, RADIX>;          // the tile's digit starts (one phase, FOLDED)
 var<workgroup> wg_tile: u32;
 var<workgroup> wg_n: u32;
 var<workgroup> wg_uniform: u32;
@@ -222,6 +223,7 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
   // The slots in use: fewer subgroups than SLOTS (NVIDIA: 8 of 32 lanes) leave the rest unzeroed and unscanned.
   let used = min(SLOTS, li.count);
   let folded = FOLDED && phases == 1u && !ABLATE_RANK;
+  var folded_start = 0u;  // invocation d < RADIX: the tile's start of digit d (one phase, FOLDED)
 //! if ABLATE_RANK
   // Measurement only (WGPRIM_ONESWEEP_ABLATE=rank): the digit counts from shared atomics, each key's rank its index
   // in the tile; the output is not sorted.
@@ -321,7 +323,7 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
           running += c;
         }
         wg_count[l] = total;
-        wg_start[l] = start;
+        folded_start = start;
       }
     } else if (l < RADIX) {
       // Per digit: the keys of earlier subgroups (earlier phases: wg_count) before each slot's keys.
@@ -349,9 +351,7 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
   // The tile's start of each digit: scanned above with one phase (the ranks include it), here otherwise.
   var tile_start = 0u;
   if (folded) {
-    if (l < RADIX) {
-      tile_start = wg_start[l];
-    }
+    tile_start = folded_start;
   } else {
     tile_start = workgroup_scan(l, count, li).exclusive;
   }
@@ -461,121 +461,156 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
     }
   }
 //! endif
-  var sorted_digits: array<u32, ITEMS>;
-  if (KEY_WORDS == 1u) {
-    if (RELOAD) {
-      // The keys again, one loop of plain loads per buffer (src is workgroup-uniform), each into its sorted place.
-      if (src == ROLE_IN) {
-        for (var k = 0u; k < ITEMS; k += 1u) {
-          pool_set(ranks[k], keys_in[base + min(segment + k * li.size + li.lane, valid - 1u)]);
-        }
-      } else if (src == ROLE_X) {
-        for (var k = 0u; k < ITEMS; k += 1u) {
-          pool_set(ranks[k], keys_x[base + min(segment + k * li.size + li.lane, valid - 1u)]);
-        }
-      } else {
-        for (var k = 0u; k < ITEMS; k += 1u) {
-          pool_set(ranks[k], keys_y[base + min(segment + k * li.size + li.lane, valid - 1u)]);
-        }
-      }
-    } else {
-      for (var k = 0u; k < ITEMS; k += 1u) {
-        pool_set(ranks[k], key_lo[k]);
-      }
+  // ROUNDS > 1 (WGPRIM_ONESWEEP_ROUNDS, measurement): the pool holds a CHUNK of the tile at a time, so the kernel
+  // needs less workgroup memory; round r stages and writes sorted positions [r * CHUNK, (r + 1) * CHUNK).
+  var sorted_digits: array<u32, CHUNK_ITEMS>;
+  for (var r = 0u; r < ROUNDS; r += 1u) {
+    let lo = r * CHUNK;
+    if (r > 0u) {
+      workgroupBarrier();  // every read of the previous round's chunk done
     }
-    workgroupBarrier();
-    // One loop of plain stores per buffer (dst is workgroup-uniform); each sorted key read from the pool once (its
-    // reads are atomic loads with RANK_ATOMIC, which the compiler does not merge).
-    if (dst == ROLE_X) {
-      for (var k = 0u; k < ITEMS; k += 1u) {
-        let s = k * WG_SIZE + l;
-        let v = pool_get(s);
-        sorted_digits[k] = digit_of(vec2<u32>(v, 0u), dpass);
-        if (s < valid) {
-          keys_x[wg_global[sorted_digits[k]] + s] = v;
-        }
-      }
-    } else {
-      for (var k = 0u; k < ITEMS; k += 1u) {
-        let s = k * WG_SIZE + l;
-        let v = pool_get(s);
-        sorted_digits[k] = digit_of(vec2<u32>(v, 0u), dpass);
-        if (s < valid) {
-          keys_y[wg_global[sorted_digits[k]] + s] = v;
-        }
-      }
-    }
-  } else {
-    for (var k = 0u; k < ITEMS; k += 1u) {
-      pool_set(ranks[k], digit_at(k, key_lo[k], key_hi[k]));
-    }
-    workgroupBarrier();
-    for (var k = 0u; k < ITEMS; k += 1u) {
-      sorted_digits[k] = pool_get(k * WG_SIZE + l);
-    }
-    for (var word = 0u; word < 2u; word += 1u) {
-      workgroupBarrier();  // every read of the pool done
+    if (KEY_WORDS == 1u) {
       if (RELOAD) {
-        // This word of the keys again, one loop of plain loads per buffer (src is workgroup-uniform).
+        // The keys again, one loop of plain loads per buffer (src is workgroup-uniform), each into its sorted place.
         if (src == ROLE_IN) {
           for (var k = 0u; k < ITEMS; k += 1u) {
-            pool_set(ranks[k], keys_in[2u * (base + min(segment + k * li.size + li.lane, valid - 1u)) + word]);
+            if (ranks[k] - lo < CHUNK) {
+              pool_set(ranks[k] - lo, keys_in[base + min(segment + k * li.size + li.lane, valid - 1u)]);
+            }
           }
         } else if (src == ROLE_X) {
           for (var k = 0u; k < ITEMS; k += 1u) {
-            pool_set(ranks[k], keys_x[2u * (base + min(segment + k * li.size + li.lane, valid - 1u)) + word]);
+            if (ranks[k] - lo < CHUNK) {
+              pool_set(ranks[k] - lo, keys_x[base + min(segment + k * li.size + li.lane, valid - 1u)]);
+            }
           }
         } else {
           for (var k = 0u; k < ITEMS; k += 1u) {
-            pool_set(ranks[k], keys_y[2u * (base + min(segment + k * li.size + li.lane, valid - 1u)) + word]);
+            if (ranks[k] - lo < CHUNK) {
+              pool_set(ranks[k] - lo, keys_y[base + min(segment + k * li.size + li.lane, valid - 1u)]);
+            }
           }
         }
       } else {
         for (var k = 0u; k < ITEMS; k += 1u) {
-          pool_set(ranks[k], select(key_lo[k], key_hi[k], word == 1u));
+          if (ranks[k] - lo < CHUNK) {
+            pool_set(ranks[k] - lo, key_lo[k]);
+          }
         }
       }
       workgroupBarrier();
-      for (var k = 0u; k < ITEMS; k += 1u) {
-        let s = k * WG_SIZE + l;
-        if (s < valid) {
-          store_key_word(dst, 2u * (wg_global[sorted_digits[k]] + s) + word, pool_get(s));
+      // One loop of plain stores per buffer (dst is workgroup-uniform); each sorted key read from the pool once (its
+      // reads are atomic loads with RANK_ATOMIC, which the compiler does not merge).
+      if (dst == ROLE_X) {
+        for (var k = 0u; k < CHUNK_ITEMS; k += 1u) {
+          let s = lo + k * WG_SIZE + l;
+          let v = pool_get(s - lo);
+          sorted_digits[k] = digit_of(vec2<u32>(v, 0u), dpass);
+          if (s < valid) {
+            keys_x[wg_global[sorted_digits[k]] + s] = v;
+          }
         }
-      }
-    }
-  }
-  if (params.pairs != 0u) {
-    var vals: array<u32, ITEMS>;
-    if (src == ROLE_IN) {
-      for (var k = 0u; k < ITEMS; k += 1u) {
-        vals[k] = vals_in[base + min(segment + k * li.size + li.lane, valid - 1u)];
-      }
-    } else if (src == ROLE_X) {
-      for (var k = 0u; k < ITEMS; k += 1u) {
-        vals[k] = vals_x[base + min(segment + k * li.size + li.lane, valid - 1u)];
-      }
-    } else {
-      for (var k = 0u; k < ITEMS; k += 1u) {
-        vals[k] = vals_y[base + min(segment + k * li.size + li.lane, valid - 1u)];
-      }
-    }
-    workgroupBarrier();  // every key read from the pool
-    for (var k = 0u; k < ITEMS; k += 1u) {
-      pool_set(ranks[k], vals[k]);
-    }
-    workgroupBarrier();
-    if (dst == ROLE_X) {
-      for (var k = 0u; k < ITEMS; k += 1u) {
-        let s = k * WG_SIZE + l;
-        if (s < valid) {
-          vals_x[wg_global[sorted_digits[k]] + s] = pool_get(s);
+      } else {
+        for (var k = 0u; k < CHUNK_ITEMS; k += 1u) {
+          let s = lo + k * WG_SIZE + l;
+          let v = pool_get(s - lo);
+          sorted_digits[k] = digit_of(vec2<u32>(v, 0u), dpass);
+          if (s < valid) {
+            keys_y[wg_global[sorted_digits[k]] + s] = v;
+          }
         }
       }
     } else {
       for (var k = 0u; k < ITEMS; k += 1u) {
-        let s = k * WG_SIZE + l;
-        if (s < valid) {
-          vals_y[wg_global[sorted_digits[k]] + s] = pool_get(s);
+        if (ranks[k] - lo < CHUNK) {
+          pool_set(ranks[k] - lo, digit_at(k, key_lo[k], key_hi[k]));
+        }
+      }
+      workgroupBarrier();
+      for (var k = 0u; k < CHUNK_ITEMS; k += 1u) {
+        sorted_digits[k] = pool_get(k * WG_SIZE + l);
+      }
+      for (var word = 0u; word < 2u; word += 1u) {
+        workgroupBarrier();  // every read of the pool done
+        if (RELOAD) {
+          // This word of the keys again, one loop of plain loads per buffer (src is workgroup-uniform).
+          if (src == ROLE_IN) {
+            for (var k = 0u; k < ITEMS; k += 1u) {
+              if (ranks[k] - lo < CHUNK) {
+                pool_set(ranks[k] - lo, keys_in[2u * (base + min(segment + k * li.size + li.lane, valid - 1u)) + word]);
+              }
+            }
+          } else if (src == ROLE_X) {
+            for (var k = 0u; k < ITEMS; k += 1u) {
+              if (ranks[k] - lo < CHUNK) {
+                pool_set(ranks[k] - lo, keys_x[2u * (base + min(segment + k * li.size + li.lane, valid - 1u)) + word]);
+              }
+            }
+          } else {
+            for (var k = 0u; k < ITEMS; k += 1u) {
+              if (ranks[k] - lo < CHUNK) {
+                pool_set(ranks[k] - lo, keys_y[2u * (base + min(segment + k * li.size + li.lane, valid - 1u)) + word]);
+              }
+            }
+          }
+        } else {
+          for (var k = 0u; k < ITEMS; k += 1u) {
+            if (ranks[k] - lo < CHUNK) {
+              pool_set(ranks[k] - lo, select(key_lo[k], key_hi[k], word == 1u));
+            }
+          }
+        }
+        workgroupBarrier();
+        for (var k = 0u; k < CHUNK_ITEMS; k += 1u) {
+          let s = lo + k * WG_SIZE + l;
+          if (s < valid) {
+            store_key_word(dst, 2u * (wg_global[sorted_digits[k]] + s) + word, pool_get(s - lo));
+          }
+        }
+      }
+    }
+    if (params.pairs != 0u) {
+      // The values of this round's keys, one loop of plain loads per buffer, each loaded only in its key's round.
+      var vals: array<u32, ITEMS>;
+      if (src == ROLE_IN) {
+        for (var k = 0u; k < ITEMS; k += 1u) {
+          if (ranks[k] - lo < CHUNK) {
+            vals[k] = vals_in[base + min(segment + k * li.size + li.lane, valid - 1u)];
+          }
+        }
+      } else if (src == ROLE_X) {
+        for (var k = 0u; k < ITEMS; k += 1u) {
+          if (ranks[k] - lo < CHUNK) {
+            vals[k] = vals_x[base + min(segment + k * li.size + li.lane, valid - 1u)];
+          }
+        }
+      } else {
+        for (var k = 0u; k < ITEMS; k += 1u) {
+          if (ranks[k] - lo < CHUNK) {
+            vals[k] = vals_y[base + min(segment + k * li.size + li.lane, valid - 1u)];
+          }
+        }
+      }
+      workgroupBarrier();  // every key read from the pool
+      for (var k = 0u; k < ITEMS; k += 1u) {
+        if (ranks[k] - lo < CHUNK) {
+          pool_set(ranks[k] - lo, vals[k]);
+        }
+      }
+      workgroupBarrier();
+      if (dst == ROLE_X) {
+        for (var k = 0u; k < CHUNK_ITEMS; k += 1u) {
+          let s = lo + k * WG_SIZE + l;
+          if (s < valid) {
+            vals_x[wg_global[sorted_digits[k]] + s] = pool_get(s - lo);
+          }
+        }
+      } else {
+        for (var k = 0u; k < CHUNK_ITEMS; k += 1u) {
+          let s = lo + k * WG_SIZE + l;
+          if (s < valid) {
+            vals_y[wg_global[sorted_digits[k]] + s] = pool_get(s - lo);
+          }
         }
       }
     }

@@ -103,6 +103,22 @@ unsigned onesweep_pool() {
   return static_cast<unsigned>(n);
 }
 
+namespace {
+unsigned whole_in(const char* name, unsigned lo, unsigned hi) {
+  const char* v = get(name);
+  if (!v || !*v) return 0;
+  char* end = nullptr;
+  const long n = std::strtol(v, &end, 10);
+  if (end == v || *end || n < long(lo) || n > long(hi))
+    throw error(errc::invalid_argument,
+                std::string(name) + " must be a whole number from " + std::to_string(lo) + " to " + std::to_string(hi));
+  return static_cast<unsigned>(n);
+}
+}  // namespace
+
+unsigned onesweep_rounds() { return whole_in("WGPRIM_ONESWEEP_ROUNDS", 1, 6); }
+unsigned onesweep_slots() { return whole_in("WGPRIM_ONESWEEP_SLOTS", 1, 16); }
+
 int onesweep_reload() { return choice("WGPRIM_ONESWEEP_RELOAD", {"0", "1"}); }
 int onesweep_fold() { return choice("WGPRIM_ONESWEEP_FOLD", {"0", "1"}); }
 

@@ -46,6 +46,11 @@ int onesweep_reload();
 /// WGPRIM_ONESWEEP_FOLD=0|1: the onesweep adds the tile's digit starts into the slots' prefixes when every subgroup
 /// ranks in one phase (1, the default), or after the look-back (0; A/B runs); -1 when unset
 int onesweep_fold();
+/// WGPRIM_ONESWEEP_ROUNDS=1..6 / WGPRIM_ONESWEEP_SLOTS=1..16 (A/B runs): the onesweep's scatter rounds and subgroup
+/// histograms instead of the policy's (sort.scatter_rounds, sort.slots); 0 when unset; throws
+/// errc::invalid_argument for any other value.
+unsigned onesweep_rounds();
+unsigned onesweep_slots();
 /// WGPRIM_ONESWEEP_ABLATE=rank,lookback,scatter (any subset): measurement only, the onesweep digit pass skips those
 /// phases (the output is then NOT sorted) so that per-phase costs show in `sort --phases` (issue 25 item 1). Bit 0
 /// rank, bit 1 look-back, bit 2 scatter; 0 when unset.

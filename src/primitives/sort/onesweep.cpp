@@ -57,14 +57,20 @@ const kernel_spec sort_onesweep_spec{"sort/onesweep.wgsl",
                                      sizeof(sort_params)};
 
 namespace {
-// Workgroup memory of the kernel besides the pool: wg_bins, wg_count, wg_global, wg_start (1 KiB each), the lanes'
+// Workgroup memory of the kernel besides the pool: wg_bins, wg_count, wg_global (1 KiB each), the lanes'
 // subgroup totals (one word per invocation) and a few words.
-std::uint32_t fixed_wg_bytes(std::uint32_t wg_size) { return 4 * 1024 + 4 * wg_size + 64; }
+std::uint32_t fixed_wg_bytes(std::uint32_t wg_size) { return 3 * 1024 + 4 * wg_size + 64; }
 constexpr std::uint64_t tile_states_word = 4160;
-// The pool holds the tile, and while ranking the subgroup counts (SLOTS x RADIX words).
+// The pool holds the tile (a round's share of it), and while ranking the subgroup counts (SLOTS x RADIX words).
 // WGPRIM_ONESWEEP_POOL pads it (an occupancy sweep).
+// The rounds divide the tile evenly: the largest divisor of items that is at most the policy's rounds.
+std::uint32_t rounds_of(const sort_onesweep_policy& p) {
+  std::uint32_t r = std::max(1u, std::min(p.scatter_rounds, p.items));
+  while (p.items % r) --r;
+  return r;
+}
 std::uint32_t pool_words(const sort_onesweep_policy& p) {
-  return std::max({p.wg_size * p.items, p.slots * 256, env::onesweep_pool()});
+  return std::max({p.wg_size * (p.items / rounds_of(p)), p.slots * 256, env::onesweep_pool()});
 }
 std::uint32_t wg_bytes(const sort_onesweep_policy& p) { return pool_words(p) * 4 + fixed_wg_bytes(p.wg_size); }
 // WGPRIM_ONESWEEP_WG=256|512 overrides the policy's workgroup size (A/B runs, and the tests of the 512 shape on a
@@ -92,7 +98,10 @@ sort_onesweep_policy sort_onesweep_policy_for(const context& ctx, const tuning& 
     p.wg_size = w;
   }
   // 16 subgroup histograms (16 KiB) where they fit: subgroups of 16 lanes or more rank in one phase.
-  p.slots = 16 * 256 * 4 + fixed_wg_bytes(p.wg_size) <= limit ? 16 : 8;
+  if (const unsigned s = env::onesweep_slots()) p.slots = s;
+  if (const unsigned r = env::onesweep_rounds()) p.scatter_rounds = r;
+  if (16 * 256 * 4 + fixed_wg_bytes(p.wg_size) > limit) p.slots = std::min(p.slots, 8u);
+  p.slots = std::max(p.slots, 1u);
   if (const int rank = env::onesweep_rank(); rank >= 0) p.atomic_counts = rank == 1;  // -1: the policy's ranking
   // The largest tile (up to the default keys per invocation) whose pool fits the adapter's workgroup memory.
   while (p.items > 1 && wg_bytes(p) > limit) --p.items;
@@ -110,6 +119,7 @@ sort_onesweep_policy sort_onesweep_policy_for(const context& ctx, const tuning& 
                                             " keys per invocation exceed the adapter's workgroup memory");
   if (t.spin_limit) p.spin = t.spin_limit;
   if (stress) p.spin = 1;
+  p.scatter_rounds = rounds_of(p);
   return p;
 }
 
@@ -131,6 +141,7 @@ class onesweep final : public sort_algorithm {
       wgsl_constants c = sort_constants(pol_.wg_size, pol_.items, a.key_words);
       c.push_back({"SLOTS", std::to_string(pol_.slots) + "u"});
       c.push_back({"POOL", std::to_string(pool_words(pol_)) + "u"});
+      c.push_back({"ROUNDS", std::to_string(pol_.scatter_rounds) + "u"});
       c.push_back({"WINDOW", std::to_string(pol_.window) + "u"});
       c.push_back({"RANK_ATOMIC", pol_.atomic_counts ? "true" : "false"});
       c.push_back({"RELOAD", reload ? "true" : "false"});
@@ -142,7 +153,8 @@ class onesweep final : public sort_algorithm {
       return compose_wgsl(sort_onesweep_spec.file, m, c, {"shared/lanes_subgroup.wgsl"});
     };
     const text_key key{&sort_onesweep_spec,
-                       {pol_.wg_size, pol_.items, a.key_words, pol_.slots, pol_.window, pol_.atomic_counts, ablate, reload, fold},
+                       {pol_.wg_size, pol_.items, a.key_words, pol_.slots, pol_.window, pol_.atomic_counts, ablate, reload, fold,
+                        pol_.scatter_rounds, env::onesweep_pool()},
                        {}};
     kernel_ = &get_kernel(ctx, sort_onesweep_spec, memo_text(key, compose), true);
     const std::uint64_t tile = std::uint64_t(pol_.wg_size) * pol_.items;

@@ -26,7 +26,12 @@ struct sort_onesweep_policy {
   // tile ranks: H200 2026-12-03 (session 15, call 4), i64 GPU ms at 2^28 for 12 / 14 / 16 / 18: 48.8 / 46.7 / 45.8 /
   // 45.5 (2^24: 2.87 / 2.80 / 2.84 / 2.83).
   std::uint32_t items_wide = 18;
-  std::uint32_t slots = 16;     // subgroup histograms ranked at once (more subgroups: several phases)
+  std::uint32_t slots = 16;     // subgroup histograms ranked at once (more subgroups: several phases); at most 8 where
+                                // 16 do not fit the adapter's workgroup memory
+  // Rounds of the scatter: the pool holds 1 / scatter_rounds of the tile at a time (the largest divisor of items
+  // that is at most this), so that the kernel needs less workgroup memory (with slots = 8, 2 rounds: ~13 KiB
+  // instead of ~22). WGPRIM_ONESWEEP_ROUNDS / WGPRIM_ONESWEEP_SLOTS override both for A/B runs.
+  std::uint32_t scatter_rounds = 1;
   std::uint32_t spin = 256;     // polls of a NOT_READY predecessor before counting its tile here (tune.spin_limit)
   // Rank with ballots, each digit's count bumped by a workgroup atomic, no barrier per key (WGPRIM_ONESWEEP_RANK=atomic;
   // false: a barrier per key, WGPRIM_ONESWEEP_RANK=ballot). H200 2026-12-02, u32 keys, ms per pass at 2^24 / 2^28:
