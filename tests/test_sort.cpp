@@ -808,5 +808,37 @@ TEST(Sort, OnesweepFoldedDigitStarts) {
   expect_onesweep_refused("2");
 }
 
+TEST(Sort, OnesweepScatterRounds) {
+  // The scatter in rounds through a pool of 1/rounds of the tile (WGPRIM_ONESWEEP_ROUNDS, policy
+  // sort.scatter_rounds), with fewer subgroup histograms (WGPRIM_ONESWEEP_SLOTS: more ranking phases where the
+  // subgroups outnumber them). Rounds that do not divide the keys per invocation take its largest divisor below them
+  // (5 with 18 keys: 3). Against the CPU twin: every key type (64-bit keys word by word), both orders, pairs, a bit
+  // range, sizes around the 4,608-key tile and its rounds' chunks, the fallback under stress.
+  env_override rounds("WGPRIM_ONESWEEP_ROUNDS", "1");
+  env_override slots("WGPRIM_ONESWEEP_SLOTS", "8");
+  for (const auto& [r, sl] : {std::pair<const char*, const char*>{"2", "8"}, {"3", "4"}, {"5", "16"}}) {
+    SCOPED_TRACE(std::string("rounds ") + r + ", slots " + sl);
+    rounds.set(r);
+    slots.set(sl);
+    const std::size_t sizes[] = {0, 1, 1535, 1536, 2305, 4607, 4608, 4609, 24577};
+    for (std::size_t i = 0; i < std::size(sizes); ++i) {
+      const std::size_t n = sizes[i];
+      for (dtype t : key_types) {
+        const order o = orders[(i + static_cast<std::size_t>(t)) % 2];
+        check_sort(ctx(), "onesweep", t, o, random_keys(t, n, static_cast<std::uint32_t>(n) + 81, i % 3 == 1), i % 2 == 0);
+      }
+      check_sort(ctx(), "onesweep", dtype::u32, order::descending, random_keys(dtype::u32, n, 82, false), true, nullptr,
+                 4, 20);
+      const int kind = static_cast<int>(i % 3);
+      check_sort64(ctx(), "onesweep", kind, orders[i % 2], random_keys64(kind, n, static_cast<std::uint32_t>(n) + 84, false),
+                   i % 2 == 1, false);
+    }
+    check_onesweep_stressed(dtype::u32, order::ascending, 40000, 83);
+  }
+  rounds.set("7");
+  EXPECT_THROW(check_sort(ctx(), "onesweep", dtype::u32, order::ascending, random_keys(dtype::u32, 10, 1, false), false),
+               error);
+}
+
 }  // namespace
 }  // namespace wgprim::test
