@@ -9,30 +9,24 @@ set -u
 mkdir -p $OUT
 export XDG_CACHE_HOME=/tmp/wgprim-cache
 . bench/h200/suite.sh > $OUT/suite.txt 2>&1
-timeout 90 $B/cub_bench --json --sizes 24,25,26,28 --k 10 --reps 5 --primitives partition_if,run_length_encode,histogram_even,sort_keys > $OUT/cub.jsonl 2>&1; echo "cub rc=$?"
-for n in 24 25 26 28; do
-  timeout 150 $B/wgprim bench --json --quiet --reps 5 --batch 10 --min-log2 $n --max-log2 $n \
-    --primitives partition_if,run_length_encode,histogram_even,sort_keys > $OUT/bench_$n.json 2>/dev/null || echo "bench 2^$n rc=$?"
-done
-grep -E "suite wall|PASSED|FAILED|Failure|passed" $OUT/suite.txt | head -30
-python3 bench/h200/vs_cub.py $OUT/cub.jsonl $OUT/bench_24.json $OUT/bench_25.json $OUT/bench_26.json $OUT/bench_28.json 2>&1 | grep -v tiles | cut -c1-230
 summary='import json,sys
 try:
   d=json.load(sys.stdin); print(sys.argv[1], "%.4f ms" % d["gpu_ms"])
 except Exception as e: print(sys.argv[1], "ERR", e)'
 sweep() {  # label, then env assignments and extra sort options
   local label=$1; shift
-  for n in 16777216 67108864; do
+  for n in ${SIZES:-67108864}; do
     env "$@" timeout 60 $B/wgprim sort --generate uniform:$n --type u32 --algorithm onesweep --repeat 9 --no-check \
       --json ${ITEMS:+--items $ITEMS} 2>/dev/null | python3 -c "$summary" "n=$n $label"
   done
 }
 {
 for rep in 1 2; do
-  sweep "default" X=1
+  SIZES="16777216 67108864" sweep "default" X=1
+  [ $rep = 2 ] && { SIZES="16777216 67108864" sweep "rounds2 slots8" WGPRIM_ONESWEEP_ROUNDS=2 WGPRIM_ONESWEEP_SLOTS=8; break; }
   sweep "pool4864" WGPRIM_ONESWEEP_POOL=4864
   sweep "rounds1 slots8" WGPRIM_ONESWEEP_SLOTS=8
-  sweep "rounds2 slots8" WGPRIM_ONESWEEP_ROUNDS=2 WGPRIM_ONESWEEP_SLOTS=8
+  SIZES="16777216 67108864" sweep "rounds2 slots8" WGPRIM_ONESWEEP_ROUNDS=2 WGPRIM_ONESWEEP_SLOTS=8
   sweep "rounds3 slots8" WGPRIM_ONESWEEP_ROUNDS=3 WGPRIM_ONESWEEP_SLOTS=8
   sweep "rounds2 slots16" WGPRIM_ONESWEEP_ROUNDS=2
   for pool in 3072 3584 4096 4608 5120; do
@@ -46,3 +40,12 @@ for rep in 1 2; do
 done
 } > $OUT/sweep.txt 2>&1
 cat $OUT/sweep.txt
+timeout 90 $B/cub_bench --json --sizes 24,25,26,28 --k 10 --reps 5 --primitives partition_if,run_length_encode,histogram_even,sort_keys > $OUT/cub.jsonl 2>&1; echo "cub rc=$?"
+for n in 24 25 26 28; do
+  prims=partition_if,run_length_encode,histogram_even,sort_keys
+  [ $n = 25 ] || [ $n = 26 ] && prims=run_length_encode
+  timeout 100 $B/wgprim bench --json --quiet --reps 5 --batch 10 --min-log2 $n --max-log2 $n \
+    --primitives $prims > $OUT/bench_$n.json 2>/dev/null || echo "bench 2^$n rc=$?"
+done
+grep -E "suite wall|PASSED|FAILED|Failure|passed" $OUT/suite.txt | head -30
+python3 bench/h200/vs_cub.py $OUT/cub.jsonl $OUT/bench_24.json $OUT/bench_25.json $OUT/bench_26.json $OUT/bench_28.json 2>&1 | grep -v tiles | cut -c1-230
