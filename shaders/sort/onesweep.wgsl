@@ -26,7 +26,8 @@
 //    keys and publishes them (the same values that tile publishes), and the stopped digits walk on.
 // 3. writes its keys (each word of 64-bit keys in turn, then its values) into workgroup memory in sorted order,
 //    and from there to the output in order of sorted position: consecutive invocations write consecutive addresses
-//    within a digit's run.
+//    within a digit's run. With ROUNDS > 1 the pool holds CHUNK sorted positions at a time and round r stages and
+//    writes positions [r * CHUNK, (r + 1) * CHUNK): less workgroup memory for two barriers more per round.
 // Tile state: one u32 per (tile, digit) at TILE_STATES + tile * RADIX + digit, lookback_core's one-word state
 // (flag << 30) | count, written with atomicMax so it only moves forward; counts fit in 30 bits as n < 2^30.
 // The missing keys of the last tile rank as digit 255 after every real key and are never written or counted.
