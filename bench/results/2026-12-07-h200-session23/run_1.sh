@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # H200 call 1 of session 23: the whole suite on the tree with session 22's GPU changes (select REVERSED, rle_heads as
 # a grid-stride loop, the histogram's view path) and this session's onesweep scatter rounds (default 1: the kernel
-# as before, less wg_start: 22.1 KiB of workgroup memory instead of 23.1); partition_if, run_length_encode,
-# and sort_keys against CUB at 2^24, 2^25, 2^26 and 2^28; then the onesweep's workgroup-memory
+# as before, less wg_start: 22.1 KiB of workgroup memory instead of 23.1); then the onesweep's workgroup-memory
 # sweep: GPU ms of a u32 sort by scatter rounds x subgroup histograms (slots) x pool padding x keys per invocation.
 set -u
 . devbuild/setup.sh
@@ -39,13 +38,4 @@ for rep in 1 2; do
 done
 } > $OUT/sweep.txt 2>&1
 cat $OUT/sweep.txt
-timeout 60 $B/cub_bench --json --sizes 24,25,26,28 --k 10 --reps 5 --primitives partition_if,run_length_encode,sort_keys > $OUT/cub.jsonl 2>&1; echo "cub rc=$?"
-for n in 24 25 26 28; do
-  prims=partition_if,run_length_encode,sort_keys
-  [ $n = 25 ] || [ $n = 26 ] && prims=run_length_encode
-  lim=90; [ $n = 25 ] || [ $n = 26 ] && lim=30
-  timeout $lim $B/wgprim bench --json --quiet --reps 5 --batch 10 --min-log2 $n --max-log2 $n \
-    --primitives $prims > $OUT/bench_$n.json 2>/dev/null || echo "bench 2^$n rc=$?"
-done
 grep -E "suite wall|PASSED|FAILED|Failure|passed" $OUT/suite.txt | head -30
-python3 bench/h200/vs_cub.py $OUT/cub.jsonl $OUT/bench_24.json $OUT/bench_25.json $OUT/bench_26.json $OUT/bench_28.json 2>&1 | grep -v tiles | cut -c1-230
