@@ -84,35 +84,13 @@ void record_reduce_fast(recorder& rec, const reduce_args& a) {
   };
 
   if (n <= pol.small_n) {
-    if (view) {
-      const bound_view bv(ctx, *view, {chunk{0, n}});
-      rec.dispatch(k, {rec.params(params(n, a.result_index)), bv.slot1(0, bind(view_of(dummy))), bv.src(0),
-                       bind_result(a)},
-                   1);
-      return;
-    }
-    rec.dispatch(k, {rec.params(params(n, a.result_index)), vec_binding(a.in, 0, n), bind(a.in), bind_result(a)}, 1);
+    record_reduce_tiles(rec, k, a, view, {chunk{0, n}}, {1}, a.result_index, bind_result(a), dummy, params, vec_binding);
     return;
   }
   const reduction_grid grid = reduction_grid_for(n, elements_per_binding(ctx, eb), tile, pol.max_groups);
-  const auto& parts = grid.parts;
   const std::uint64_t total_groups = grid.total;
   const buffer& partials = scratch(ctx, "reduce.partials", std::max<std::uint64_t>(16, total_groups * acc_bytes));
-  std::uint64_t offset = 0;
-  const std::unique_ptr<bound_view> bv = view ? std::make_unique<bound_view>(ctx, *view, parts) : nullptr;
-  for (std::size_t p = 0; p < parts.size(); ++p) {
-    const chunk& c = parts[p];
-    const std::uint32_t g = grid.groups[p];
-    if (bv)
-      rec.dispatch(k, {rec.params(params(c.count, offset)), bv->slot1(p, bind(view_of(dummy))), bv->src(p),
-                       bind(view_of(partials))},
-                   g);
-    else
-      rec.dispatch(k, {rec.params(params(c.count, offset)), vec_binding(a.in, c.first, c.count),
-                       bind(a.in, c.first, c.count), bind(view_of(partials))},
-                   g);
-    offset += g;
-  }
+  record_reduce_tiles(rec, k, a, view, grid.parts, grid.groups, 0, bind(view_of(partials)), dummy, params, vec_binding);
   const device_view pv = view_of(partials, total_groups, static_cast<std::uint32_t>(acc_bytes));
   if (dw)
     rec.dispatch(k_partials, {rec.params(params(total_groups, a.result_index)), bind(view_of(dummy)), bind(pv),

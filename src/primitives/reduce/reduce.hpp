@@ -1,6 +1,10 @@
 // The reduce primitive's record function and the algorithms behind it (one .cpp each).
 #pragma once
+#include <memory>
+#include <vector>
+
 #include "primitives/primitive.hpp"
+#include "primitives/view.hpp"
 #include "wgprim/op.hpp"
 #include "wgprim/transform_reduce.hpp"
 #include "wgprim/view.hpp"
@@ -47,5 +51,28 @@ void reduce_record_run(context& ctx, WGPUCommandEncoder encoder, const range_ref
 
 /// The whole result buffer as a binding.
 inline binding bind_result(const reduce_args& a) { return {a.result, 0, a.result_bytes}; }
+
+/// The tile pass of the fast and exact sums (their kernels share the bindings: parameters, the vec4 view or binding
+/// 1 of a view, the input or the view's src, the output): one dispatch per chunk of `parts` with `groups[p]`
+/// workgroups, over a.in or the fused view (may be null), writing `out` from element `first` on (each workgroup one
+/// partial; one workgroup with the result's index writes the result). params(count, first) makes a dispatch's
+/// parameters, vec(in, first, count) its vec4 binding; `dummy` fills binding 1 where a view has no indices.
+template <class Params, class Vec>
+void record_reduce_tiles(recorder& rec, const kernel& k, const reduce_args& a, const view_desc* view,
+                         const std::vector<chunk>& parts, const std::vector<std::uint32_t>& groups,
+                         std::uint64_t first, const binding& out, const buffer& dummy, Params params, Vec vec) {
+  const std::unique_ptr<bound_view> bv = view ? std::make_unique<bound_view>(rec.ctx(), *view, parts) : nullptr;
+  for (std::size_t p = 0; p < parts.size(); ++p) {
+    const chunk& c = parts[p];
+    if (bv)
+      rec.dispatch(k, {rec.params(params(c.count, first)), bv->slot1(p, bind(view_of(dummy))), bv->src(p), out},
+                   groups[p]);
+    else
+      rec.dispatch(k, {rec.params(params(c.count, first)), vec(a.in, c.first, c.count), bind(a.in, c.first, c.count),
+                       out},
+                   groups[p]);
+    first += groups[p];
+  }
+}
 
 }  // namespace wgprim::detail
