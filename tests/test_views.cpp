@@ -233,13 +233,21 @@ std::vector<op> view_ops(dtype t) {
   return {op::sum(), op::min(), op::max(), op::bit_xor()};
 }
 
-void check_reduce(context& c, const char* backend) {
-  for (const view_case& vc : view_cases()) {
-    for (std::size_t n : view_sizes()) {
+// Calls f(case, n, the view on c, the values it must yield) for every view case at every size.
+template <class F>
+void for_each_view(context& c, const std::vector<std::size_t>& sizes, F&& f) {
+  for (const view_case& vc : view_cases())
+    for (std::size_t n : sizes) {
       std::vector<device_vector<std::uint32_t>> hold;
       hold.reserve(4);  // the views refer to these
       const detail::view_desc d = vc.make(c, n, hold);
-      const std::vector<std::uint32_t> want_values = vc.expect(n);
+      f(vc, n, d, vc.expect(n));
+    }
+}
+
+void check_reduce(context& c, const char* backend) {
+  for_each_view(c, view_sizes(), [&](const view_case& vc, std::size_t n, const detail::view_desc& d,
+                           const std::vector<std::uint32_t>& want_values) {
       ASSERT_EQ(want_values.size(), n);
       for (const op& o : view_ops(vc.type)) {
         const monoid m(o, vc.type);
@@ -280,17 +288,12 @@ void check_reduce(context& c, const char* backend) {
           EXPECT_EQ(static_cast<std::uint32_t>(detail::reduce_view_raw(c, d, m, nullptr, {})), want);
         }
       }
-    }
-  }
+  });
 }
 
 void check_scan(context& c, const char* backend) {
-  for (const view_case& vc : view_cases()) {
-    for (std::size_t n : view_sizes()) {
-      std::vector<device_vector<std::uint32_t>> hold;
-      hold.reserve(4);  // the views refer to these
-      const detail::view_desc d = vc.make(c, n, hold);
-      const std::vector<std::uint32_t> want_values = vc.expect(n);
+  for_each_view(c, view_sizes(), [&](const view_case& vc, std::size_t n, const detail::view_desc& d,
+                           const std::vector<std::uint32_t>& want_values) {
       std::vector<op> ops = {op::max()};
       if (vc.type != dtype::f32 || vc.name.rfind("constant", 0) == 0) ops.push_back(op::sum());
       for (const op& o : ops) {
@@ -310,19 +313,14 @@ void check_scan(context& c, const char* backend) {
           EXPECT_EQ(bad, 0u) << "first mismatch at " << first_bad;
         }
       }
-    }
-  }
+  });
 }
 
 void check_arg(context& c, const char* backend) {
-  for (const view_case& vc : view_cases()) {
-    // (A transform view goes through a temporary array of its values; the others are computed in the load.)
-    for (std::size_t n : view_sizes()) {
-      if (n == 0) continue;  // an error, checked below
-      std::vector<device_vector<std::uint32_t>> hold;
-      hold.reserve(4);
-      const detail::view_desc d = vc.make(c, n, hold);
-      const std::vector<std::uint32_t> want_values = vc.expect(n);
+  // (A transform view goes through a temporary array of its values; the others are computed in the load.)
+  for_each_view(c, view_sizes(), [&](const view_case& vc, std::size_t n, const detail::view_desc& d,
+                           const std::vector<std::uint32_t>& want_values) {
+      if (n == 0) return;  // an error, checked below
       for (arg_op o : {arg_op::min, arg_op::max}) {
         SCOPED_TRACE(std::string(backend) + " " + vc.name + " n=" + std::to_string(n) +
                      (o == arg_op::min ? " argmin" : " argmax"));
@@ -331,20 +329,7 @@ void check_arg(context& c, const char* backend) {
         EXPECT_EQ(got.value, want.value);
         EXPECT_EQ(got.index, want.index);
       }
-    }
-  }
-}
-
-// Calls f(case, n, the view on c, the values it must yield) for every view case at every size.
-template <class F>
-void for_each_view(context& c, std::initializer_list<std::size_t> sizes, F&& f) {
-  for (const view_case& vc : view_cases())
-    for (std::size_t n : sizes) {
-      std::vector<device_vector<std::uint32_t>> hold;
-      hold.reserve(4);  // the views refer to these
-      const detail::view_desc d = vc.make(c, n, hold);
-      f(vc, n, d, vc.expect(n));
-    }
+  });
 }
 
 // sort of a view into a device range longer than the view (the tail keeps what it held): ascending at every size,
@@ -584,13 +569,11 @@ predicate keep_for(dtype t) {
 // select_if, partition and unique over views against the twin (kept count and the output's first elements; a
 // partition's whole output).
 void check_select(context& c, const char* backend) {
-  for (const view_case& vc : view_cases()) {
-    for (std::size_t n : view_sizes()) {
-      if (n > 70000) continue;  // the chunked select is checked by ChunkedArrays; keep the sweep short
-      std::vector<device_vector<std::uint32_t>> hold;
-      hold.reserve(4);
-      const detail::view_desc d = vc.make(c, n, hold);
-      const std::vector<std::uint32_t> x = vc.expect(n);
+  std::vector<std::size_t> sizes;  // to 70,000: the chunked select is checked by ChunkedArrays; keep the sweep short
+  for (std::size_t n : view_sizes())
+    if (n <= 70000) sizes.push_back(n);
+  for_each_view(c, sizes, [&](const view_case& vc, std::size_t n, const detail::view_desc& d,
+                           const std::vector<std::uint32_t>& x) {
       const predicate p = keep_for(vc.type);
       const bound_predicate bp(p, vc.type);
       // which: 0 select_if, 1 partition, 2 unique, 3 partition with the rejected part reversed.
@@ -616,8 +599,7 @@ void check_select(context& c, const char* backend) {
           if (got[i] != want[i] && bad++ == 0) first_bad = i;
         EXPECT_EQ(bad, 0u) << "first mismatch at " << first_bad;
       }
-    }
-  }
+  });
 }
 
 TEST(Views, SelectMatchesTheTwinWebGpu) { check_select(ctx(), "webgpu"); }
