@@ -5,8 +5,10 @@
 #include <cstring>
 #include <iterator>
 #include <limits>
+#include <tuple>
 
 #include "common.hpp"
+#include "primitives/sort/policy.hpp"
 #include "wgprim/testing.hpp"
 
 namespace wgprim::test {
@@ -811,16 +813,24 @@ TEST(Sort, OnesweepFoldedDigitStarts) {
 TEST(Sort, OnesweepScatterRounds) {
   // The scatter in rounds through a pool of 1/rounds of the tile (WGPRIM_ONESWEEP_ROUNDS, policy
   // sort.scatter_rounds), with fewer subgroup histograms (WGPRIM_ONESWEEP_SLOTS: more ranking phases where the
-  // subgroups outnumber them). Rounds that do not divide the keys per invocation take its largest divisor below them
-  // (5 with 18 keys: 3). Against the CPU twin: every key type (64-bit keys word by word), both orders, pairs, a bit
-  // range, sizes around the 4,608-key tile and its rounds' chunks, the fallback under stress.
+  // subgroups outnumber them), the keys held or read again for the scatter (WGPRIM_ONESWEEP_RELOAD). Rounds that do
+  // not divide the keys per invocation take its largest divisor below them. Against the CPU twin: every key type
+  // (64-bit keys word by word), both orders, pairs, a bit range, sizes around this adapter's tile and the rounds'
+  // chunks, the fallback under stress.
   env_override rounds("WGPRIM_ONESWEEP_ROUNDS", "1");
   env_override slots("WGPRIM_ONESWEEP_SLOTS", "8");
-  for (const auto& [r, sl] : {std::pair<const char*, const char*>{"2", "8"}, {"3", "4"}, {"5", "16"}}) {
-    SCOPED_TRACE(std::string("rounds ") + r + ", slots " + sl);
+  env_override reload("WGPRIM_ONESWEEP_RELOAD", "1");
+  for (const auto& [r, sl, rl] : {std::tuple<const char*, const char*, const char*>{"2", "8", "1"}, {"3", "4", "0"},
+                                  {"5", "16", "1"}, {"4", "8", "0"}}) {
+    SCOPED_TRACE(std::string("rounds ") + r + ", slots " + sl + ", reload " + rl);
     rounds.set(r);
     slots.set(sl);
-    const std::size_t sizes[] = {0, 1, 1535, 1536, 2305, 4607, 4608, 4609, 24577};
+    reload.set(rl);
+    const detail::sort_onesweep_policy pol = detail::sort_onesweep_policy_for(ctx(), {}, false, 1);
+    ASSERT_EQ(pol.items % pol.scatter_rounds, 0u);
+    if (pol.items % 2 == 0) EXPECT_GT(pol.scatter_rounds, 1u) << "the rounds asked for were not taken";
+    const std::size_t tile = std::size_t(pol.wg_size) * pol.items, chunk = tile / pol.scatter_rounds;
+    const std::size_t sizes[] = {0, 1, chunk - 1, chunk, chunk + 1, tile - 1, tile, tile + 1, 4 * tile + chunk + 3};
     for (std::size_t i = 0; i < std::size(sizes); ++i) {
       const std::size_t n = sizes[i];
       for (dtype t : key_types) {

@@ -100,7 +100,8 @@ sort_onesweep_policy sort_onesweep_policy_for(const context& ctx, const tuning& 
   // 16 subgroup histograms (16 KiB) where they fit: subgroups of 16 lanes or more rank in one phase.
   if (const unsigned s = env::onesweep_slots()) p.slots = s;
   if (const unsigned r = env::onesweep_rounds()) p.scatter_rounds = r;
-  if (16 * 256 * 4 + fixed_wg_bytes(p.wg_size) > limit) p.slots = std::min(p.slots, 8u);
+  // Where the histograms asked for do not fit the adapter's workgroup memory, 8 (one phase for 32-lane subgroups).
+  if (p.slots * 256 * 4 + fixed_wg_bytes(p.wg_size) > limit) p.slots = std::min(p.slots, 8u);
   p.slots = std::max(p.slots, 1u);
   if (const int rank = env::onesweep_rank(); rank >= 0) p.atomic_counts = rank == 1;  // -1: the policy's ranking
   // The largest tile (up to the default keys per invocation) whose pool fits the adapter's workgroup memory.
