@@ -357,6 +357,23 @@ printf '3\n1\n4\n' | "$W" scan --input - --output - 2>/dev/null >"$T/out" && [ "
   && ok || bad "stdin/stdout text: $(cat "$T/out")"
 printf '3\n1\n4\n' | "$W" scan --input - --output - --output-format npy 2>/dev/null | "$W" reduce --input - --op max \
   --json | grep -q '"result":8' && ok || bad "npy through a pipe"
+# Every command that writes its data to standard output sends its report (text or --json) to standard error.
+printf '5\n2\n9\n2\n7\n' >"$T/pipe.csv"
+for cmd in "select --predicate a>4" "partition --predicate a>4" "partition --predicate a>4 --reversed" "unique" \
+           "sort" "sort --values $T/pipe.csv --values-output -" "histogram --bins 2 --range 0:10" "rle" \
+           "rle --counts-output -" "run sort|unique" "reduce --segments $T/seg2.csv --output -" \
+           "reduce --keys $T/pipe.csv --keys-output -" "scan --segments $T/seg2.csv"; do
+  printf '0\n3\n5\n' >"$T/seg2.csv"
+  set -f; read -r -a args <<<"$cmd"; set +f
+  [ "${args[0]}" = run ] && args=(run "$(echo "${args[1]}" | sed 's/|/ | /')")
+  case " $cmd " in *" --output -"*|*"-output -"*) ;; *) args+=(--output -) ;; esac
+  for j in "" --json; do
+    "$W" "${args[@]}" --input "$T/pipe.csv" $j 2>"$T/err" >"$T/out"
+    if grep -qvE '^-?[0-9.]+$' "$T/out" || ! [ -s "$T/out" ] || ! [ -s "$T/err" ]; then
+      bad "report on stdout with --output - ($cmd $j): $(head -c 200 "$T/out")"
+    else ok; fi
+  done
+done
 
 # --- inputs and outputs that are not regular files, the CSV dialect, bounded messages
 mkdir "$T/dir.csv"

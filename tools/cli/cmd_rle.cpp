@@ -60,7 +60,7 @@ int run_rle(const rle_cli& c) {
   json j = {{"type", dtype_name(a.type)}, {"n", n}, {"runs", runs}, {"algorithm", st.algorithm},
             {"adapter", ctx.adapter().name}, {"mismatches", mismatches}, {"gpu_ms", gpu_ms},
             {"upload_ms", upload_ms}, {"cpu_ms", cpu_ms}};
-  return finish_report(j, c.json, "run-length encoding");
+  return finish_report(j, c.json, "run-length encoding", c.counts_output == "-" ? c.counts_output : c.output);
 }
 
 }  // namespace

@@ -202,15 +202,15 @@ int run(const run_cli& c) {
     j["output"] = c.output;
   }
   if (c.json) {
-    std::cout << j.dump() << "\n";
+    fmt::print(report_file(c.output), "{}\n", j.dump());
   } else {
-    fmt::print("run '{}' over {} {} values on {}\n", c.chain, n, dtype_name(a.type), ctx.adapter().name);
-    fmt::print("  result {} ({} steps, {})\n", result, p.steps(),
+    fmt::print(report_file(c.output), "run '{}' over {} {} values on {}\n", c.chain, n, dtype_name(a.type), ctx.adapter().name);
+    fmt::print(report_file(c.output), "  result {} ({} steps, {})\n", result, p.steps(),
                ctx.backend() == backend_choice::native ? "run eagerly" : "one submission per run");
     if (!c.no_check)
-      fmt::print("  {}\n", mismatches ? fmt::format("{} values differ from the CPU twin", mismatches)
+      fmt::print(report_file(c.output), "  {}\n", mismatches ? fmt::format("{} values differ from the CPU twin", mismatches)
                                       : std::string("every value matches the CPU twin"));
-    fmt::print("  first run {:.3f} ms, replay median {:.3f} ms (wall, count read back)\n", first_ms,
+    fmt::print(report_file(c.output), "  first run {:.3f} ms, replay median {:.3f} ms (wall, count read back)\n", first_ms,
                j["ms"].get<double>());
   }
   if (mismatches) {

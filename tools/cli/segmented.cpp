@@ -157,7 +157,7 @@ int run_segments(const segmented_cli& c, bool is_scan) {
             {"segments", segs}, {"algorithm", st.algorithm}, {"adapter", ctx.adapter().name},
             {"mismatches", mismatches}, {"gpu_ms", gpu_ms}, {"upload_ms", upload_ms}, {"cpu_ms", cpu_ms}};
   if (is_scan) j["kind"] = exclusive ? "exclusive" : "inclusive";
-  return finish_report(j, c.shared->json, is_scan ? "segmented scan" : "segmented reduce");
+  return finish_report(j, c.shared->json, is_scan ? "segmented scan" : "segmented reduce", out_path);
 }
 
 int run_by_key(const segmented_cli& c) {
@@ -212,7 +212,7 @@ int run_by_key(const segmented_cli& c) {
             {"key_type", dtype_name(k.type)}, {"n", n}, {"runs", runs}, {"algorithm", st.algorithm},
             {"adapter", ctx.adapter().name}, {"mismatches", mismatches}, {"gpu_ms", gpu_ms},
             {"upload_ms", upload_ms}, {"cpu_ms", cpu_ms}};
-  return finish_report(j, c.shared->json, "reduce by key");
+  return finish_report(j, c.shared->json, "reduce by key", c.keys_output == "-" ? c.keys_output : c.reduce_output);
 }
 
 }  // namespace

@@ -179,20 +179,23 @@ std::vector<std::uint32_t> download_words(context& ctx, const buffer& b, std::si
   return v;
 }
 
-int finish_report(const nlohmann::json& j, bool as_json, const char* what) {
+std::FILE* report_file(const std::string& output) { return output == "-" ? stderr : stdout; }
+
+int finish_report(const nlohmann::json& j, bool as_json, const char* what, const std::string& output) {
+  std::FILE* rf = report_file(output);
   const std::size_t mism = j["mismatches"].get<std::size_t>();
   if (as_json) {
-    std::cout << j.dump() << "\n";
+    fmt::print(rf, "{}\n", j.dump());
   } else {
     // No segments ran no algorithm: that printed "(algorithm )" (issue 29 row 11).
     const std::string alg = j["algorithm"].get<std::string>();
-    fmt::print("{} over {} {} values on {} ({})\n", what, j["n"].get<std::size_t>(), j["type"].get<std::string>(),
+    fmt::print(rf, "{} over {} {} values on {} ({})\n", what, j["n"].get<std::size_t>(), j["type"].get<std::string>(),
                j["adapter"].get<std::string>(), alg.empty() ? "no segments: nothing ran" : "algorithm " + alg);
-    if (j.contains("segments")) fmt::print("  {} segments\n", j["segments"].get<std::size_t>());
-    if (j.contains("runs")) fmt::print("  {} runs\n", j["runs"].get<std::size_t>());
-    fmt::print("  {}\n", mism ? fmt::format("{} results differ from the CPU twin", mism)
+    if (j.contains("segments")) fmt::print(rf, "  {} segments\n", j["segments"].get<std::size_t>());
+    if (j.contains("runs")) fmt::print(rf, "  {} runs\n", j["runs"].get<std::size_t>());
+    fmt::print(rf, "  {}\n", mism ? fmt::format("{} results differ from the CPU twin", mism)
                               : std::string("every result matches the CPU twin"));
-    fmt::print("  {} time {:.3f} ms, upload {:.3f} ms, CPU loop {:.3f} ms\n",
+    fmt::print(rf, "  {} time {:.3f} ms, upload {:.3f} ms, CPU loop {:.3f} ms\n",
                j["adapter"].get<std::string>().rfind("native CPU", 0) == 0 ? "native" : "GPU",
                j["gpu_ms"].get<double>(), j["upload_ms"].get<double>(), j["cpu_ms"].get<double>());
   }

@@ -84,4 +84,7 @@ double timed_median(int repeat, wgprim::run_stats& st, F f) {
 
 /// The report of a run that counts mismatches (n, type, adapter, algorithm, segments or runs, mismatches, gpu_ms,
 /// upload_ms, cpu_ms): printed as JSON or as text about `what`; exit code 1 when a result differs from the CPU twin.
-int finish_report(const nlohmann::json& j, bool as_json, const char* what);
+/// Where a command's report (text or --json) goes: standard error when its data goes to standard output
+/// (`--output -`), so that the data can be piped into another command; standard output otherwise.
+std::FILE* report_file(const std::string& output);
+int finish_report(const nlohmann::json& j, bool as_json, const char* what, const std::string& output = "");
