@@ -357,6 +357,9 @@ printf '3\n1\n4\n' | "$W" scan --input - --output - 2>/dev/null >"$T/out" && [ "
   && ok || bad "stdin/stdout text: $(cat "$T/out")"
 printf '3\n1\n4\n' | "$W" scan --input - --output - --output-format npy 2>/dev/null | "$W" reduce --input - --op max \
   --json | grep -q '"result":8' && ok || bad "npy through a pipe"
+# A comparator that is not a strict weak order on the keys (NaN with a < b) is refused before the sort, exit 2.
+printf '1\nnan\n2\n0.5\n' >"$T/nan.csv"
+expect_code "comparator not a strict weak order on the data" 2 sort --input "$T/nan.csv" --type f32 --less "a < b"
 # Every command that writes its data to standard output sends its report (text or --json) to standard error.
 printf '5\n2\n9\n2\n7\n' >"$T/pipe.csv"
 for cmd in "select --predicate a>4" "partition --predicate a>4" "partition --predicate a>4 --reversed" "unique" \

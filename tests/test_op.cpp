@@ -375,6 +375,9 @@ TEST(Expr, GpuAgreesWithTheCpuTwinElementByElement) {
       {dtype::f32, "a - a * b"}, {dtype::f32, "-(a * b) + b * b"}, {dtype::f32, "min(a, b * 0.0) + max(b, -0.0)"},
       // division by +-0 (lavapipe gave NaN for 1.5 / 0.0, hostile pass 2026-11-29): +-inf, and NaN for 0 / 0
       {dtype::f32, "a / (b - b)"}, {dtype::f32, "(a - a) / (b - b)"},
+      // remainder by +-0 and by +-inf: NaN (a - b * trunc(a / b)); lavapipe's OpFRem gave a for a % 0.0 (hostile
+      // pass, 2026-12-07)
+      {dtype::f32, "a % (b - b)"}, {dtype::f32, "a % (b / (b - b))"},
       // shift counts typed u32 whatever the shifted type (issue 29 row 11); run-time counts modulo 32
       {dtype::i32, "a << 3u"}, {dtype::i32, "a >> 31"}, {dtype::i32, "(a >> (b & 7)) << 1"}, {dtype::u32, "a >> (b - 3)"}};
   std::mt19937 rng(5);

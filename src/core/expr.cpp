@@ -204,6 +204,7 @@ class parser {
         if ((c == code::div || c == code::rem) && t != dtype::f32)
           return {kind::value, lower_int_division(c, l.wgsl, r.wgsl, t), t};
         if (c == code::div) return {kind::value, lower_f32_division(l.wgsl, r.wgsl), t};
+        if (c == code::rem) return {kind::value, lower_f32_remainder(l.wgsl, r.wgsl), t};
         return {kind::value, "(" + l.wgsl + " " + sym + " " + r.wgsl + ")", t};
       }
     }
@@ -237,6 +238,14 @@ class parser {
     const std::string special = "bitcast<f32>(select(((" + lb + " ^ " + rb + ") & 0x80000000u) | 0x7f800000u, 0x7fc00000u, ((" +
                                 lb + " & 0x7fffffffu) == 0u) || ((" + lb + " & 0x7fffffffu) > 0x7f800000u)))";
     return bounded("select((" + l + " / " + r + "), " + special + ", (" + rb + " & 0x7fffffffu) == 0u)");
+  }
+  // f32 remainder: WGSL defines a % b as a - b * trunc(a / b), which is NaN for a divisor of 0 or +-inf (0 * inf),
+  // as in the CPU twin; lavapipe's OpFRem returned a for a % 0.0 (hostile pass, 2026-12-07), as C's fmod does
+  // for an infinite divisor. So those two divisors are answered here, on the bits.
+  std::string lower_f32_remainder(const std::string& l, const std::string& r) const {
+    const std::string rb = "(bitcast<u32>(" + r + ") & 0x7fffffffu)";
+    return bounded("select((" + l + " % " + r + "), bitcast<f32>(0x7fc00000u), (" + rb + " == 0u) || (" + rb +
+                   " == 0x7f800000u))");
   }
   std::string bounded(std::string w) const {
     if (w.size() > max_wgsl_length)

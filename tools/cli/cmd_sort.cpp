@@ -153,7 +153,10 @@ int run_sort_command() {
   if (by_less && (segmented || o.descending || !o.bits.empty()))
     throw error(errc::invalid_argument, "--less gives the order: it takes no --segments, --descending or --bits");
   std::optional<comparator> less;
-  if (by_less) less = comparator::expr(o.less);
+  if (by_less) {
+    less = comparator::expr(o.less);
+    check_comparator(*less, keys.type, keys.bits.data(), n);  // on these keys too (the device copy adds none)
+  }
   context ctx(context_options{o.adapter});
   buffer off_buf;
   if (segmented) {

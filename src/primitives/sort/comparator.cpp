@@ -331,6 +331,19 @@ void comparator_sort_webgpu(context& ctx, const range_ref& keys, const range_ref
 }  // namespace wgprim::detail
 
 namespace wgprim {
+void check_comparator(const comparator& less, dtype key_type, const std::uint32_t* keys, std::size_t n) {
+  using namespace detail;
+  if (key_type != dtype::u32 && key_type != dtype::i32 && key_type != dtype::f32)
+    throw error(errc::unsupported, std::string("comparator sort: keys of type ") + dtype_name(key_type) +
+                                       " are not supported (u32, i32, f32)");
+  range_ref k;
+  k.host = keys;
+  k.count = keys ? n : 0;
+  k.type = key_type;
+  const expr_program prog(less.expression(), key_type, expr_program::mode::less);
+  check_strict_weak_order(prog, key_type, less.expression(), data_keys(k, key_type));
+}
+
 std::vector<sort_phase> comparator_sort_phases(context& ctx, buffer& keys, std::size_t n, dtype key_type,
                                                const comparator& less, buffer* values, const run_options& opt) {
   using namespace detail;
