@@ -43,6 +43,24 @@ def cases(n, d=None):
     ]
 
 
+def test_bad_arguments_give_one_line_errors():
+    # An expression that is not a string, empty or malformed is refused when the view is made; wrong argument types
+    # of sort / histogram over a view give wgprim's one-line TypeError, not nanobind's signature dump.
+    x = np.arange(10, dtype=np.uint32)
+    for bad in (5, "", "   ", None):
+        with pytest.raises(wgprim.TypeError):
+            wgprim.view.transform(x, bad)
+    for bad in ("a +", "b + a", "a\x00"):
+        with pytest.raises(wgprim.Error) as e:
+            wgprim.view.transform(x, bad)
+        assert "\n" not in str(e.value)
+    v = wgprim.view.transform(x, "a * 3u")
+    for kwargs in ({"begin_bit": -1}, {"end_bit": 2 ** 70}, {"descending": "yes"}):
+        with pytest.raises(wgprim.TypeError) as e:
+            wgprim.sort(v, **kwargs)
+        assert "\n" not in str(e.value), kwargs
+
+
 @pytest.mark.parametrize("kind", DEVICES)
 @pytest.mark.parametrize("n", SIZES)
 def test_reductions_match_numpy(kind, n):

@@ -206,7 +206,7 @@ def histogram(a, bins=10, range=None, *, device=None):
         if by_sorting:
             return _counts_by_sorting(a, edges, device)
         if is_view:
-            return _wgprim._view_histogram(*a._args(), *args, device=device)
+            return _short_errors(_wgprim._view_histogram, "histogram")(*a._args(), *args, device=device)
         return _wgprim._histogram_counts(a, *args, device=device)
 
     if isinstance(bins, str):

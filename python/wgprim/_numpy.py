@@ -366,7 +366,7 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None, **kwargs):
         extra = set(kwargs) - {"descending", "begin_bit", "end_bit", "device"}
         if extra:
             raise ValueError(f"sort: {', '.join(sorted(extra))}= take arrays, not views")
-        return _wgprim._view_sort(*a._args(), **kwargs)
+        return _short_errors(_wgprim._view_sort, "sort")(*a._args(), **kwargs)
     return _sorted("sort", a, axis, kind, order, stable, kwargs)
 
 

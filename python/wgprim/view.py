@@ -130,14 +130,21 @@ def gather(x, index, device=None):
 
 def transform(x, expression, device=None):
     """expression(x[0]), expression(x[1]), ...: a checked expression in ``a`` (e.g. "a & 0xffffu",
-    "f32(a) * 0.5", "select(0u, 1u, a > 10)"), over an array or another view (one transform per view)."""
+    "f32(a) * 0.5", "select(0u, 1u, a > 10)"), over an array or another view (one transform per view). The
+    expression is checked here (one-line ValueError naming it), not at its first use."""
+    if not isinstance(expression, str) or not expression.strip():
+        from . import TypeError
+        raise TypeError("wgprim.view.transform: takes an expression in a (e.g. \"a & 0xffffu\")")
     if isinstance(x, View):
         if x.expr:
             from . import ValueError
             raise ValueError("wgprim.view.transform: the view already has a transform")
-        return View(x.kind, x.dtype, x.n, x.start, x.step, x.base, x.index, expression, x.zip_expr)
-    base = _device_array(x, device=device)
-    return View("buffer", _dtype_name(base.dtype), base.size, base=base, expr=expression)
+        v = View(x.kind, x.dtype, x.n, x.start, x.step, x.base, x.index, expression, x.zip_expr)
+    else:
+        base = _device_array(x, device=device)
+        v = View("buffer", _dtype_name(base.dtype), base.size, base=base, expr=expression)
+    v.value_dtype  # parses and types the expression now
+    return v
 
 
 def zip(a, b, expression, device=None):  # noqa: A001 - Thrust's name, inside wgprim.view
