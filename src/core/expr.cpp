@@ -515,7 +515,7 @@ expr_program::expr_program(const std::string& text, dtype t) : type_(t), result_
   if (text.size() > max_length) throw error(errc::invalid_argument, "custom operator: expression too long");
   for (char c : text)
     if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) > 0x7e)
-      if (c != '\t') throw error(errc::invalid_argument, "custom operator: non-printable character in expression");
+      if (c != '\t') throw error(errc::invalid_argument, "custom operator: a character that is not printable ASCII in the expression");
   wgsl_ = parser(text, t, prog_).run();
   if (t != dtype::f32) return;
   // Which add/sub instructions have a product operand: a mul result, possibly negated, not yet combined with
@@ -547,7 +547,7 @@ expr_program::expr_program(const std::string& text, dtype t, bool) : type_(t), r
     if (text.size() > max_length) throw error(errc::invalid_argument, "custom operator: expression too long");
     for (char c : text)
       if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) > 0x7e)
-        if (c != '\t') throw error(errc::invalid_argument, "custom operator: non-printable character in expression");
+        if (c != '\t') throw error(errc::invalid_argument, "custom operator: a character that is not printable ASCII in the expression");
     parser p(text, t, prog_);
     p.unary_mode();
     wgsl_ = p.run();
@@ -573,7 +573,7 @@ expr_program::expr_program(const std::string& text, dtype t, mode md) : type_(t)
     if (text.size() > max_length) throw error(errc::invalid_argument, "custom operator: expression too long");
     for (char c : text)
       if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) > 0x7e)
-        if (c != '\t') throw error(errc::invalid_argument, "custom operator: non-printable character in expression");
+        if (c != '\t') throw error(errc::invalid_argument, "custom operator: a character that is not printable ASCII in the expression");
     parser p(text, t, prog_);
     if (md == mode::less) p.less_mode();
     else p.predicate_mode();

@@ -170,7 +170,8 @@ CLI::App* add_select_options(CLI::App& app, const char* name, const char* about,
   s->add_option("--output", c.output, "write the result (.npy, .bin, .csv, .txt)");
   s->add_option("--algorithm", c.algorithm, "algorithm name (see wgprim info)");
   s->add_option("--items", c.tune.items, "policy override: vec4 loads per invocation per tile (1..8)");
-  s->add_option("--subgroups", c.tune.subgroups, "policy override: 1 use subgroups, 0 workgroup memory only");
+  s->add_option("--subgroups", c.tune.subgroups, "policy override: 1 use subgroups, 0 workgroup memory only (-1: the policy)")
+      ->check(CLI::Range(-1, 1));
   s->add_option("--spin-limit", c.tune.spin_limit, "policy override: polls of a predecessor before fallback");
   s->add_option("--staged", c.tune.staged,
                 "policy override: 0 direct, 1 compact tiles in workgroup memory first, 2 raked (subgroups)");
