@@ -129,16 +129,17 @@ int run_histogram(const histogram_cli& c) {
             {"upload_ms", upload_ms}, {"cpu_ms", cpu_ms}};
   if (lv.bits.empty()) j["range"] = {lo, hi};
   else j["levels"] = c.levels;
+  std::FILE* rf = report_file(c.output);  // stderr when the data goes to stdout
   if (c.json) {
-    fmt::print(report_file(c.output), "{}\n", j.dump());
+    fmt::print(rf, "{}\n", j.dump());
   } else {
-    fmt::print(report_file(c.output), "histogram of {} {} values into {} bins on {} (algorithm {})\n", n, dtype_name(a.type), bins,
+    fmt::print(rf, "histogram of {} {} values into {} bins on {} (algorithm {})\n", n, dtype_name(a.type), bins,
                ctx.adapter().name, st.algorithm);
-    if (lv.bits.empty()) fmt::print(report_file(c.output), "  range [{}, {}]\n", lo, hi);
-    fmt::print(report_file(c.output), "  {} values counted; {}\n", counted,
+    if (lv.bits.empty()) fmt::print(rf, "  range [{}, {}]\n", lo, hi);
+    fmt::print(rf, "  {} values counted; {}\n", counted,
                mismatches ? fmt::format("{} bins differ from the CPU twin", mismatches)
                           : std::string("every bin matches the CPU twin"));
-    fmt::print(report_file(c.output), "  {} time {:.3f} ms, upload {:.3f} ms, CPU loop {:.3f} ms\n", j["adapter"].get<std::string>().rfind("native CPU", 0) == 0 ? "native" : "GPU", j["gpu_ms"].get<double>(), upload_ms,
+    fmt::print(rf, "  {} time {:.3f} ms, upload {:.3f} ms, CPU loop {:.3f} ms\n", j["adapter"].get<std::string>().rfind("native CPU", 0) == 0 ? "native" : "GPU", j["gpu_ms"].get<double>(), upload_ms,
                cpu_ms);
   }
   if (mismatches) {

@@ -201,16 +201,17 @@ int run(const run_cli& c) {
     io::write_array(c.output, io::array{a.type, got});
     j["output"] = c.output;
   }
+  std::FILE* rf = report_file(c.output);  // stderr when the data goes to stdout
   if (c.json) {
-    fmt::print(report_file(c.output), "{}\n", j.dump());
+    fmt::print(rf, "{}\n", j.dump());
   } else {
-    fmt::print(report_file(c.output), "run '{}' over {} {} values on {}\n", c.chain, n, dtype_name(a.type), ctx.adapter().name);
-    fmt::print(report_file(c.output), "  result {} ({} steps, {})\n", result, p.steps(),
+    fmt::print(rf, "run '{}' over {} {} values on {}\n", c.chain, n, dtype_name(a.type), ctx.adapter().name);
+    fmt::print(rf, "  result {} ({} steps, {})\n", result, p.steps(),
                ctx.backend() == backend_choice::native ? "run eagerly" : "one submission per run");
     if (!c.no_check)
-      fmt::print(report_file(c.output), "  {}\n", mismatches ? fmt::format("{} values differ from the CPU twin", mismatches)
+      fmt::print(rf, "  {}\n", mismatches ? fmt::format("{} values differ from the CPU twin", mismatches)
                                       : std::string("every value matches the CPU twin"));
-    fmt::print(report_file(c.output), "  first run {:.3f} ms, replay median {:.3f} ms (wall, count read back)\n", first_ms,
+    fmt::print(rf, "  first run {:.3f} ms, replay median {:.3f} ms (wall, count read back)\n", first_ms,
                j["ms"].get<double>());
   }
   if (mismatches) {

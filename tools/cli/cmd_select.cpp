@@ -137,19 +137,20 @@ int run(kind k, const select_cli& c) {
     io::write_array(c.output, io::array{a.type, std::move(got)});
     j["output"] = c.output;
   }
+  std::FILE* rf = report_file(c.output);  // stderr when the data goes to stdout
   if (c.json) {
-    fmt::print(report_file(c.output), "{}\n", j.dump());
+    fmt::print(rf, "{}\n", j.dump());
   } else {
-    fmt::print(report_file(c.output), "{} {}over {} {} values on {} (algorithm {})\n", op,
+    fmt::print(rf, "{} {}over {} {} values on {} (algorithm {})\n", op,
                c.predicate.empty() ? "" : "'" + c.predicate + "' ", n, dtype_name(a.type), ctx.adapter().name,
                st.algorithm);
-    fmt::print(report_file(c.output), "  kept {} of {}{}\n", kept, n,
+    fmt::print(rf, "  kept {} of {}{}\n", kept, n,
                k != kind::partition ? ""
                : c.reversed         ? " (then the rejected, in reverse input order)"
                                     : " (then the rejected, in input order)");
-    fmt::print(report_file(c.output), "  {}\n", mismatches ? fmt::format("{} values differ from the CPU twin", mismatches)
+    fmt::print(rf, "  {}\n", mismatches ? fmt::format("{} values differ from the CPU twin", mismatches)
                                     : std::string("every value matches the CPU twin"));
-    fmt::print(report_file(c.output), "  {} time {:.3f} ms ({}), upload {:.3f} ms, CPU loop {:.3f} ms\n", j["adapter"].get<std::string>().rfind("native CPU", 0) == 0 ? "native" : "GPU", j["gpu_ms"].get<double>(),
+    fmt::print(rf, "  {} time {:.3f} ms ({}), upload {:.3f} ms, CPU loop {:.3f} ms\n", j["adapter"].get<std::string>().rfind("native CPU", 0) == 0 ? "native" : "GPU", j["gpu_ms"].get<double>(),
                j["gpu_timer"].get<std::string>(), upload_ms, cpu_ms);
   }
   if (mismatches) {

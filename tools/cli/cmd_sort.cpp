@@ -268,25 +268,26 @@ int run_sort_command() {
                     {"skipped", p.skipped}});
     j["phases"] = ph;
   }
+  std::FILE* rf = report_file(o.values_output == "-" ? o.values_output : o.output);  // stderr when the data goes to stdout
   if (o.json) {
-    fmt::print(report_file(o.values_output == "-" ? o.values_output : o.output), "{}\n", j.dump());
+    fmt::print(rf, "{}\n", j.dump());
   } else {
-    fmt::print(report_file(o.values_output == "-" ? o.values_output : o.output), "{} {} of {} {} keys on {} ({})\n", st.algorithm,
+    fmt::print(rf, "{} {} of {} {} keys on {} ({})\n", st.algorithm,
                std::string(segmented && st.algorithm != "segmented" ? "segmented " : "") + (pairs ? "sort_pairs" : "sort"),
                n, dtype_name(keys.type), ctx.adapter().name, o.descending ? "descending" : "ascending");
-    if (!o.bits.empty()) fmt::print(report_file(o.values_output == "-" ? o.values_output : o.output), "  bits {} of the ordered key\n", j["bits"].get<std::string>());
-    if (o.no_check) fmt::print(report_file(o.values_output == "-" ? o.values_output : o.output), "  not checked against std::stable_sort (--no-check)\n");
-    else fmt::print(report_file(o.values_output == "-" ? o.values_output : o.output), "  {} elements differ from std::stable_sort\n", mismatches);
-    fmt::print(report_file(o.values_output == "-" ? o.values_output : o.output), "  {} time {:.3f} ms ({}), upload {:.3f} ms, std::stable_sort {:.3f} ms\n",
+    if (!o.bits.empty()) fmt::print(rf, "  bits {} of the ordered key\n", j["bits"].get<std::string>());
+    if (o.no_check) fmt::print(rf, "  not checked against std::stable_sort (--no-check)\n");
+    else fmt::print(rf, "  {} elements differ from std::stable_sort\n", mismatches);
+    fmt::print(rf, "  {} time {:.3f} ms ({}), upload {:.3f} ms, std::stable_sort {:.3f} ms\n",
                j["adapter"].get<std::string>().rfind("native CPU", 0) == 0 ? "native" : "GPU", st.gpu_ms,
                j["gpu_timer"].get<std::string>(), upload_ms, cpu_ms);
     if (o.phases) {
       double sum = 0;
       for (const auto& p : phases) sum += p.gpu_ms;
-      fmt::print(report_file(o.values_output == "-" ? o.values_output : o.output), "  phases, each submitted alone (median of {}):\n", o.repeat);
+      fmt::print(rf, "  phases, each submitted alone (median of {}):\n", o.repeat);
       for (const auto& p : phases)
-        fmt::print(report_file(o.values_output == "-" ? o.values_output : o.output), "    {:<34} {:9.3f} ms  {}\n", p.name, p.gpu_ms, p.gpu_timestamps ? "timestamps" : "wall");
-      fmt::print(report_file(o.values_output == "-" ? o.values_output : o.output), "    {:<34} {:9.3f} ms  (one submission: {:.3f} ms)\n", "sum", sum, st.gpu_ms);
+        fmt::print(rf, "    {:<34} {:9.3f} ms  {}\n", p.name, p.gpu_ms, p.gpu_timestamps ? "timestamps" : "wall");
+      fmt::print(rf, "    {:<34} {:9.3f} ms  (one submission: {:.3f} ms)\n", "sum", sum, st.gpu_ms);
     }
   }
   if (mismatches) {
