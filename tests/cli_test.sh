@@ -360,6 +360,9 @@ printf '3\n1\n4\n' | "$W" scan --input - --output - --output-format npy 2>/dev/n
 # A comparator that is not a strict weak order on the keys (NaN with a < b) is refused before the sort, exit 2.
 printf '1\nnan\n2\n0.5\n' >"$T/nan.csv"
 expect_code "comparator not a strict weak order on the data" 2 sort --input "$T/nan.csv" --type f32 --less "a < b"
+printf '100\n101\n102\n99\n100\n103\n101\n' >"$T/few.csv"  # broken only between 100, 101 and 102
+expect_code "comparator broken among the data's few values" 2 sort --input "$T/few.csv" --type i32 \
+  --less "a < b && !(a == 100 && b == 101) && !(a == 101 && b == 102)"
 # Every command that writes its data to standard output sends its report (text or --json) to standard error.
 printf '5\n2\n9\n2\n7\n' >"$T/pipe.csv"
 for cmd in "select --predicate a>4" "partition --predicate a>4" "partition --predicate a>4 --reversed" "unique" \

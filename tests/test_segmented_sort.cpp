@@ -397,6 +397,21 @@ TEST(ComparatorSort, HostRangesAndRefusals) {
     for (int i = 0; i < 41; ++i) k41[i] = (i * 17) % 41;  // 0..40 shuffled
     std::iter_swap(k41.begin() + 5, std::find(k41.begin(), k41.end(), 5));  // 5 at a sampled position (41 * 1 / 8)
     EXPECT_EQ(code([&] { sort(*c, k41, comparator::expr("a < b && a != 5")); }), errc::invalid_argument);
+    // Few distinct values (at most 16: all are checked), the rule broken only among 100, 101 and 102, none of them
+    // at a sampled position; check_comparator refuses the same keys wherever a caller holds them.
+    std::vector<std::int32_t> few(3000, 7);
+    few[1111] = 100;
+    few[1112] = 101;
+    few[2222] = 102;
+    const char* broken = "a < b && !(a == 100 && b == 101) && !(a == 101 && b == 102)";
+    EXPECT_EQ(code([&] { sort(*c, few, comparator::expr(broken)); }), errc::invalid_argument);
+    EXPECT_EQ(code([&] {
+                check_comparator(comparator::expr(broken), dtype::i32, reinterpret_cast<const std::uint32_t*>(few.data()),
+                                 few.size());
+              }),
+              errc::invalid_argument);
+    few[2222] = 7;  // 100 and 101 alone: their tie is consistent, the order sorts
+    EXPECT_EQ(code([&] { sort(*c, few, comparator::expr(broken)); }), errc::gpu);
   }
 }
 

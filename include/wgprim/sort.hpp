@@ -297,7 +297,8 @@ inline void sort_less_bits(context& ctx, buffer& keys, std::size_t n, dtype key_
 }
 
 /// The check a comparator sort of keys held on the host makes before it runs, for keys held anywhere: `less` on the
-/// type's sample and on the keys (a few of them and the first NaN of f32 keys), so that a caller that sorts a copy
+/// type's sample and on the keys (a few of them, all of their values when there are at most 16 distinct ones, and
+/// the first NaN of f32 keys), so that a caller that sorts a copy
 /// of these keys on the device gets the same refusal; throws errc::invalid_argument naming the keys that break it.
 void check_comparator(const comparator& less, dtype key_type, const std::uint32_t* keys, std::size_t n);
 

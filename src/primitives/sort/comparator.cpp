@@ -71,7 +71,8 @@ std::vector<std::uint32_t> sample_keys(dtype t) {
   return v;
 }
 
-/// Up to 8 keys of a host range at evenly spaced positions, and for f32 its first NaN if it has one: an order
+/// Up to 8 keys of a host range at evenly spaced positions, all its values when it holds at most 16 distinct ones,
+/// and for f32 its first NaN if it has one: an order
 /// that holds on the type's sample may still fail on the data (`a < b` with a NaN among the keys: a NaN is
 /// incomparable with 1 and with 2, which are not incomparable with each other). Device ranges add nothing (reading
 /// them back would cost every call a wait).
@@ -81,6 +82,12 @@ std::vector<std::uint32_t> data_keys(const range_ref& keys, dtype t) {
   const auto* x = static_cast<const std::uint32_t*>(keys.host);
   const std::uint64_t n = keys.count, picks = std::min<std::uint64_t>(n, 8);
   for (std::uint64_t i = 0; i < picks; ++i) v.push_back(x[i * n / picks]);
+  // Keys of few distinct values (at most 16): all of them, so that an order broken only among those values is
+  // refused (the scan stops at the 17th distinct value).
+  std::vector<std::uint32_t> distinct;
+  for (std::uint64_t i = 0; i < n && distinct.size() <= 16; ++i)
+    if (std::find(distinct.begin(), distinct.end(), x[i]) == distinct.end()) distinct.push_back(x[i]);
+  if (distinct.size() <= 16) v.insert(v.end(), distinct.begin(), distinct.end());
   if (t == dtype::f32)
     for (std::uint64_t i = 0; i < n; ++i)
       if ((x[i] & 0x7fffffffu) > 0x7f800000u) {
