@@ -61,14 +61,14 @@ namespace {
 // subgroup totals (one word per invocation) and a few words.
 std::uint32_t fixed_wg_bytes(std::uint32_t wg_size) { return 3 * 1024 + 4 * wg_size + 64; }
 constexpr std::uint64_t tile_states_word = 4160;
-// The pool holds the tile (a round's share of it), and while ranking the subgroup counts (SLOTS x RADIX words).
-// WGPRIM_ONESWEEP_POOL pads it (an occupancy sweep).
 // The rounds divide the tile evenly: the largest divisor of items that is at most the policy's rounds.
 std::uint32_t rounds_of(const sort_onesweep_policy& p) {
   std::uint32_t r = std::max(1u, std::min(p.scatter_rounds, p.items));
   while (p.items % r) --r;
   return r;
 }
+// The pool holds the tile (a round's share of it), and while ranking the subgroup counts (SLOTS x RADIX words).
+// WGPRIM_ONESWEEP_POOL pads it (an occupancy sweep).
 std::uint32_t pool_words(const sort_onesweep_policy& p) {
   return std::max({p.wg_size * (p.items / rounds_of(p)), p.slots * 256, env::onesweep_pool()});
 }
@@ -97,7 +97,7 @@ sort_onesweep_policy sort_onesweep_policy_for(const context& ctx, const tuning& 
     if (!wg_fits(w)) throw error(errc::unsupported, "WGPRIM_ONESWEEP_WG: the adapter's workgroups are smaller");
     p.wg_size = w;
   }
-  // 16 subgroup histograms (16 KiB) where they fit: subgroups of 16 lanes or more rank in one phase.
+  // The policy's subgroup histograms (16, 16 KiB: subgroups of 16 lanes or more rank in one phase) where they fit.
   if (const unsigned s = env::onesweep_slots()) p.slots = s;
   if (const unsigned r = env::onesweep_rounds()) p.scatter_rounds = r;
   // Where the histograms asked for do not fit the adapter's workgroup memory, 8 (one phase for 32-lane subgroups).
