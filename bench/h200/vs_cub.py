@@ -8,6 +8,20 @@ import os
 import sys
 
 
+def shape(primitive, op):
+    """What must agree besides primitive, type and n: the bins of a histogram, the segment shape of a segmented op
+    (wgprim's plain "sum" row has segments of ~1000), the operator of a reduce; other ops are named differently by
+    the two benches and describe the same data."""
+    op = op or ""
+    if primitive.startswith("histogram"):
+        return op.split(" ")[0]
+    if primitive.startswith("segmented"):
+        return "one" if "one segment" in op else "4" if "segments of 4" in op else "1000"
+    if primitive == "reduce":
+        return "max" if "max" in op else "sum"
+    return ""
+
+
 def main(args):
     show_cub = "--cub" in args
     paths = [a for a in args if a != "--cub"]
@@ -20,10 +34,10 @@ def main(args):
         except ValueError:
             continue
         if "primitive" in d:
-            cub[(d["primitive"], d.get("type"), d["n"])] = d
+            cub[(d["primitive"], d.get("type"), d["n"], shape(d["primitive"], d.get("op")))] = d
     if show_cub:
         for k, d in sorted(cub.items()):
-            print("cub", k[0], k[1], k[2], "gpu %.4f call %.4f b %.4f" % (d.get("gpu_ms", 0), d["call_ms"], d.get("batched_ms", 0)))
+            print("cub", k[0], k[1], k[2], k[3], "gpu %.4f call %.4f b %.4f" % (d.get("gpu_ms", 0), d["call_ms"], d.get("batched_ms", 0)))
     for path in paths[1:]:
         label = os.path.basename(path).removesuffix(".json")
         try:
@@ -34,7 +48,7 @@ def main(args):
         for r in rows:
             line = "%s %s %s %s %d gpu %.4f call %.4f b %.4f" % (label, r["primitive"], r.get("type"), r.get("algorithm", ""), r["n"],
                                                                r.get("gpu_ms", 0), r.get("call_ms", 0), r.get("batched_ms", 0))
-            c = cub.get((r["primitive"], r.get("type"), r["n"]))
+            c = cub.get((r["primitive"], r.get("type"), r["n"], shape(r["primitive"], r.get("op"))))
             if c and r.get("call_ms"):
                 b = c.get("batched_ms", 0) / r["batched_ms"] if r.get("batched_ms") else 0
                 line += " | cub gpu %.4f call %.4f b %.4f -> call %.2f batched %.2f" % (

@@ -83,7 +83,10 @@ sort_onesweep_policy sort_onesweep_policy_for(const context& ctx, const tuning& 
   // On a CPU adapter the predecessor is rarely running: waiting is waste; and every workgroup barrier is a switch
   // between all invocations, so bigger tiles (fewer tiles, fewer look-backs) pay: the table's spin and items.
   sort_onesweep_policy p = policy_for(ctx).sort;
-  if (key_words == 2) p.items = p.items_wide;  // two key words in registers
+  if (key_words == 2) {  // two key words in registers, staged in turn
+    p.items = p.items_wide;
+    p.scatter_rounds = p.scatter_rounds_wide;
+  }
   const std::uint32_t limit = ctx.limits().max_compute_workgroup_storage_size;
   const auto& L = ctx.limits();
   const auto wg_fits = [&](std::uint32_t w) {
