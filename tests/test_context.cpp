@@ -85,6 +85,51 @@ TEST(Context, ComposeKeepsOnlyTheChosenBranch) {
                error);
 }
 
+TEST(Context, ComposeUnrollsMarkedLoops) {
+  // `//! unroll` writes a loop over a constant count out, one block per step with the index a constant; the result
+  // is the loop's (checked on the device against the host). A composition with UNROLL = false keeps the loops. A
+  // count that is not a whole-number constant, or a line that is not such a loop, is an internal error.
+  const monoid m(op::sum(), dtype::u32);
+  for (unsigned count : {1u, 5u, 18u}) {
+    const std::string& text =
+        detail::compose_wgsl("tests/unroll.wgsl", m, {{"COUNT", std::to_string(count) + "u"}});
+    EXPECT_EQ(text.find("//! unroll"), std::string::npos);
+    EXPECT_EQ(text.find("for (var k"), std::string::npos);
+    std::size_t copies = 0;
+    for (std::size_t at = text.find("const k = "); at != std::string::npos; at = text.find("const k = ", at + 1)) ++copies;
+    EXPECT_EQ(copies, 2 * count);
+    EXPECT_NE(text.find("const k = " + std::to_string(count - 1) + "u;"), std::string::npos);
+    EXPECT_EQ(text.find("const k = " + std::to_string(count) + "u;"), std::string::npos);
+    context& c = ctx();
+    const std::size_t n = 1000;
+    std::vector<std::uint32_t> in(n), got(n);
+    for (std::size_t i = 0; i < n; ++i) in[i] = static_cast<std::uint32_t>(i * 2654435761u);
+    buffer din = c.create_buffer(n * 4), dout = c.create_buffer(n * 4);
+    c.write(din, 0, in.data(), n * 4);
+    using detail::slot;
+    const auto& k = detail::get_kernel(c, text, "unrolled", {slot::uniform, slot::storage_read, slot::storage_rw}, false);
+    {
+      detail::recorder rec(c);
+      std::uint32_t p[4] = {static_cast<std::uint32_t>(n), 0, 0, 0};
+      rec.dispatch(k, {rec.params(p, sizeof p), detail::bind(din), detail::bind(dout)}, (n + 63) / 64);
+      rec.submit();
+    }
+    c.read(dout, 0, got.data(), n * 4);
+    for (std::size_t i = 0; i < n; ++i) {
+      std::uint32_t want = 0;
+      for (std::uint32_t j = 0; j < count; ++j) want += (in[i] * (j + 1)) ^ j;
+      ASSERT_EQ(got[i], want) << "count " << count << " at " << i;
+    }
+  }
+  // UNROLL = false (a CPU adapter's onesweep): the loops stay loops.
+  const std::string& kept = detail::compose_wgsl("tests/unroll.wgsl", m, {{"COUNT", "7u"}, {"UNROLL", "false"}});
+  EXPECT_NE(kept.find("for (var k = 0u; k < COUNT; k += 1u) {"), std::string::npos);
+  EXPECT_EQ(kept.find("const k = "), std::string::npos);
+  EXPECT_THROW(detail::compose_wgsl("tests/unroll.wgsl", m, {{"COUNT", "7u"}, {"UNROLL", "1"}}), error);
+  EXPECT_THROW(detail::compose_wgsl("tests/unroll_bad.wgsl", m, {{"LIMIT", "n"}}), error);
+  EXPECT_THROW(detail::compose_wgsl("tests/unroll_bad.wgsl", m, {}), error);
+}
+
 TEST(Context, EveryComposedVariantCompiles) {
   // Each shader file x monoid x lanes variant through the real compiler (checked modules, so that a custom
   // operator's path is exercised too).

@@ -69,9 +69,7 @@ TEST(Policy, BuiltinRowsAreTheFormerConstants) {
     EXPECT_EQ(p.arg_reduce.max_groups, 1024u);
     EXPECT_EQ(p.sort.items, 18u);
     EXPECT_EQ(p.sort.items_wide, 18u);
-    EXPECT_EQ(p.sort.scatter_rounds, c == adapter_class::nvidia ? 2u : 1u);
-    EXPECT_EQ(p.sort.slots, c == adapter_class::nvidia ? 8u : 16u);
-    EXPECT_EQ(p.sort.scatter_rounds_wide, 1u);
+    EXPECT_TRUE(p.sort.unroll);
     EXPECT_EQ(p.merge.items, 8u);
     EXPECT_FALSE(p.merge.block_network);
     EXPECT_EQ(p.sort.spin, 256u);
@@ -102,6 +100,7 @@ TEST(Policy, BuiltinRowsAreTheFormerConstants) {
     EXPECT_FALSE(p.arg_reduce.vec_loads);
     EXPECT_EQ(p.sort.items, 24u);
     EXPECT_EQ(p.sort.items_wide, 24u);
+    EXPECT_FALSE(p.sort.unroll);
     EXPECT_TRUE(p.merge.block_network);
     EXPECT_EQ(p.sort.spin, 4u);
     EXPECT_FALSE(p.sort.atomic_counts);

@@ -850,5 +850,36 @@ TEST(Sort, OnesweepScatterRounds) {
                error);
 }
 
+TEST(Sort, OnesweepUnrolled) {
+  // The onesweep with its loops over a tile's keys written out by wgsl_compose (`//! unroll`: the GPU policy's
+  // sort.unroll; CPU adapters keep the loops, so this test forces it with WGPRIM_UNROLL=1), keys held or read again,
+  // in one scatter round or two, against the CPU twin: 32- and 64-bit keys, both orders, pairs, a bit range, sizes
+  // around the tile, the fallback under stress.
+  env_override unroll("WGPRIM_UNROLL", "1");
+  env_override rounds("WGPRIM_ONESWEEP_ROUNDS", "1");
+  env_override reload("WGPRIM_ONESWEEP_RELOAD", "1");
+  for (const auto& [r, rl] : {std::pair<const char*, const char*>{"2", "1"}, {"1", "0"}}) {
+    SCOPED_TRACE(std::string("rounds ") + r + ", reload " + rl);
+    rounds.set(r);
+    reload.set(rl);
+    const detail::sort_onesweep_policy pol = detail::sort_onesweep_policy_for(ctx(), {}, false, 1);
+    const std::size_t tile = std::size_t(pol.wg_size) * pol.items;
+    const std::size_t sizes[] = {0, 1, tile - 1, tile, tile + 1, 3 * tile + 5};
+    for (std::size_t i = 0; i < std::size(sizes); ++i) {
+      const std::size_t n = sizes[i];
+      for (dtype t : key_types) {
+        const order o = orders[(i + static_cast<std::size_t>(t)) % 2];
+        check_sort(ctx(), "onesweep", t, o, random_keys(t, n, static_cast<std::uint32_t>(n) + 91, i % 3 == 1), i % 2 == 0);
+      }
+      check_sort(ctx(), "onesweep", dtype::u32, order::ascending, random_keys(dtype::u32, n, 92, false), true, nullptr,
+                 4, 20);
+      const int kind = static_cast<int>(i % 3);
+      check_sort64(ctx(), "onesweep", kind, orders[i % 2], random_keys64(kind, n, static_cast<std::uint32_t>(n) + 94, false),
+                   i % 2 == 1, false);
+    }
+    check_onesweep_stressed(dtype::u32, order::descending, 40000, 93);
+  }
+}
+
 }  // namespace
 }  // namespace wgprim::test

@@ -35,7 +35,8 @@
 //! import tile/lookback_core.wgsl
 
 const TILE: u32 = WG_SIZE * ITEMS;
-const CHUNK_ITEMS: u32 = ITEMS / ROUNDS;  // the host keeps ITEMS a multiple of ROUNDS
+// CHUNK_ITEMS = ITEMS / ROUNDS comes from the host (a whole number there: ITEMS is a multiple of ROUNDS) so that
+// the loops over it can be unrolled.
 const CHUNK: u32 = WG_SIZE * CHUNK_ITEMS;
 const INACTIVE: u32 = 0xffffffffu;
 
@@ -190,18 +191,21 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
   var ranks: array<u32, ITEMS>;
   // One loop of plain loads per buffer (src is workgroup-uniform): no branch on the buffer between the loads.
   if (src == ROLE_IN) {
+    //! unroll
     for (var k = 0u; k < ITEMS; k += 1u) {
       let i = min(segment + k * li.size + li.lane, valid - 1u);
       key_lo[k] = keys_in[KEY_WORDS * (base + i)];
       key_hi[k] = select(0u, keys_in[KEY_WORDS * (base + i) + KEY_WORDS - 1u], KEY_WORDS == 2u);
     }
   } else if (src == ROLE_X) {
+    //! unroll
     for (var k = 0u; k < ITEMS; k += 1u) {
       let i = min(segment + k * li.size + li.lane, valid - 1u);
       key_lo[k] = keys_x[KEY_WORDS * (base + i)];
       key_hi[k] = select(0u, keys_x[KEY_WORDS * (base + i) + KEY_WORDS - 1u], KEY_WORDS == 2u);
     }
   } else {
+    //! unroll
     for (var k = 0u; k < ITEMS; k += 1u) {
       let i = min(segment + k * li.size + li.lane, valid - 1u);
       key_lo[k] = keys_y[KEY_WORDS * (base + i)];
@@ -212,6 +216,7 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
     for (var w = 0u; w < DIG_WORDS; w += 1u) {
       p_dig[w] = 0u;
     }
+    //! unroll
     for (var k = 0u; k < ITEMS; k += 1u) {
       p_dig[k / 4u] |= key_digit(k, key_lo[k], key_hi[k]) << ((k % 4u) * 8u);
     }
@@ -232,6 +237,7 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
     atomicStore(&wg_bins[l], 0u);
   }
   workgroupBarrier();
+  //! unroll
   for (var k = 0u; k < ITEMS; k += 1u) {
     atomicAdd(&wg_bins[digit_at(k, key_lo[k], key_hi[k])], 1u);
     ranks[k] = segment + k * li.size + li.lane;
@@ -260,6 +266,7 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
       if (narrow) {
         // At most 32 lanes (NVIDIA, lavapipe): one ballot word, scalar masks; the branch is taken once per tile,
         // not per key, so the loop holds no vec4 mask (H200: see bench/results/2026-12-03-h200-session19).
+        //! unroll
         for (var k = 0u; k < ITEMS; k += 1u) {
           let d = digit_at(k, key_lo[k], key_hi[k]);
           var m = everyone.x;
@@ -271,23 +278,27 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
           ranks[k] = countOneBits(m & below.x) | (firstTrailingBit(m) << 8u) | (countOneBits(m) << 15u);
         }
       } else {
+        //! unroll
         for (var k = 0u; k < ITEMS; k += 1u) {
           let peers = peers_of(digit_at(k, key_lo[k], key_hi[k]), everyone, false);
           ranks[k] = popcount4(peers & below) | (lowest_lane(peers) << 8u) | (popcount4(peers) << 15u);
         }
       }
+      //! unroll
       for (var k = 0u; k < ITEMS; k += 1u) {
         if ((ranks[k] & 0xffu) == 0u) {
           let d = digit_at(k, key_lo[k], key_hi[k]);
           ranks[k] = (ranks[k] & 0x7fffu) | (atomicAdd(&wg_pool[slot * RADIX + d], ranks[k] >> 15u) << 15u);
         }
       }
+      //! unroll
       for (var k = 0u; k < ITEMS; k += 1u) {
         ranks[k] = subgroupShuffle(ranks[k] >> 15u, (ranks[k] >> 8u) & 0x7fu) + (ranks[k] & 0xffu);
       }
     }
     workgroupBarrier();
 //! else
+    //! unroll
     for (var k = 0u; k < ITEMS; k += 1u) {
       if (ranking) {  // subgroup-uniform: the other subgroups only meet the barrier
         let d = digit_at(k, key_lo[k], key_hi[k]);
@@ -338,6 +349,7 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
     }
     workgroupBarrier();
     if (ranking) {
+      //! unroll
       for (var k = 0u; k < ITEMS; k += 1u) {
         ranks[k] += pool_get(slot * RADIX + digit_at(k, key_lo[k], key_hi[k]));
       }
@@ -447,6 +459,7 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
   // Measurement only (WGPRIM_ONESWEEP_ABLATE=scatter): nothing written but a word no key produces (keeps the ranks
   // and keys live).
   var sink = wg_global[l % RADIX];
+  //! unroll
   for (var k = 0u; k < ITEMS; k += 1u) {
     sink ^= ranks[k] + key_lo[k] + key_hi[k];
   }
@@ -457,6 +470,7 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
 //! if ABLATE_RANK
 //! else
   if (!folded) {
+    //! unroll
     for (var k = 0u; k < ITEMS; k += 1u) {
       ranks[k] += wg_count[digit_at(k, key_lo[k], key_hi[k])];
     }
@@ -474,18 +488,21 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
       if (RELOAD) {
         // The keys again, one loop of plain loads per buffer (src is workgroup-uniform), each into its sorted place.
         if (src == ROLE_IN) {
+          //! unroll
           for (var k = 0u; k < ITEMS; k += 1u) {
             if (ranks[k] - lo < CHUNK) {
               pool_set(ranks[k] - lo, keys_in[base + min(segment + k * li.size + li.lane, valid - 1u)]);
             }
           }
         } else if (src == ROLE_X) {
+          //! unroll
           for (var k = 0u; k < ITEMS; k += 1u) {
             if (ranks[k] - lo < CHUNK) {
               pool_set(ranks[k] - lo, keys_x[base + min(segment + k * li.size + li.lane, valid - 1u)]);
             }
           }
         } else {
+          //! unroll
           for (var k = 0u; k < ITEMS; k += 1u) {
             if (ranks[k] - lo < CHUNK) {
               pool_set(ranks[k] - lo, keys_y[base + min(segment + k * li.size + li.lane, valid - 1u)]);
@@ -493,6 +510,7 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
           }
         }
       } else {
+        //! unroll
         for (var k = 0u; k < ITEMS; k += 1u) {
           if (ranks[k] - lo < CHUNK) {
             pool_set(ranks[k] - lo, key_lo[k]);
@@ -503,6 +521,7 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
       // One loop of plain stores per buffer (dst is workgroup-uniform); each sorted key read from the pool once (its
       // reads are atomic loads with RANK_ATOMIC, which the compiler does not merge).
       if (dst == ROLE_X) {
+        //! unroll
         for (var k = 0u; k < CHUNK_ITEMS; k += 1u) {
           let s = lo + k * WG_SIZE + l;
           let v = pool_get(s - lo);
@@ -512,6 +531,7 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
           }
         }
       } else {
+        //! unroll
         for (var k = 0u; k < CHUNK_ITEMS; k += 1u) {
           let s = lo + k * WG_SIZE + l;
           let v = pool_get(s - lo);
@@ -522,12 +542,14 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
         }
       }
     } else {
+      //! unroll
       for (var k = 0u; k < ITEMS; k += 1u) {
         if (ranks[k] - lo < CHUNK) {
           pool_set(ranks[k] - lo, digit_at(k, key_lo[k], key_hi[k]));
         }
       }
       workgroupBarrier();
+      //! unroll
       for (var k = 0u; k < CHUNK_ITEMS; k += 1u) {
         sorted_digits[k] = pool_get(k * WG_SIZE + l);
       }
@@ -536,18 +558,21 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
         if (RELOAD) {
           // This word of the keys again, one loop of plain loads per buffer (src is workgroup-uniform).
           if (src == ROLE_IN) {
+            //! unroll
             for (var k = 0u; k < ITEMS; k += 1u) {
               if (ranks[k] - lo < CHUNK) {
                 pool_set(ranks[k] - lo, keys_in[2u * (base + min(segment + k * li.size + li.lane, valid - 1u)) + word]);
               }
             }
           } else if (src == ROLE_X) {
+            //! unroll
             for (var k = 0u; k < ITEMS; k += 1u) {
               if (ranks[k] - lo < CHUNK) {
                 pool_set(ranks[k] - lo, keys_x[2u * (base + min(segment + k * li.size + li.lane, valid - 1u)) + word]);
               }
             }
           } else {
+            //! unroll
             for (var k = 0u; k < ITEMS; k += 1u) {
               if (ranks[k] - lo < CHUNK) {
                 pool_set(ranks[k] - lo, keys_y[2u * (base + min(segment + k * li.size + li.lane, valid - 1u)) + word]);
@@ -555,6 +580,7 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
             }
           }
         } else {
+          //! unroll
           for (var k = 0u; k < ITEMS; k += 1u) {
             if (ranks[k] - lo < CHUNK) {
               pool_set(ranks[k] - lo, select(key_lo[k], key_hi[k], word == 1u));
@@ -562,6 +588,7 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
           }
         }
         workgroupBarrier();
+        //! unroll
         for (var k = 0u; k < CHUNK_ITEMS; k += 1u) {
           let s = lo + k * WG_SIZE + l;
           if (s < valid) {
@@ -574,18 +601,21 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
       // The values of this round's keys, one loop of plain loads per buffer, each loaded only in its key's round.
       var vals: array<u32, ITEMS>;
       if (src == ROLE_IN) {
+        //! unroll
         for (var k = 0u; k < ITEMS; k += 1u) {
           if (ranks[k] - lo < CHUNK) {
             vals[k] = vals_in[base + min(segment + k * li.size + li.lane, valid - 1u)];
           }
         }
       } else if (src == ROLE_X) {
+        //! unroll
         for (var k = 0u; k < ITEMS; k += 1u) {
           if (ranks[k] - lo < CHUNK) {
             vals[k] = vals_x[base + min(segment + k * li.size + li.lane, valid - 1u)];
           }
         }
       } else {
+        //! unroll
         for (var k = 0u; k < ITEMS; k += 1u) {
           if (ranks[k] - lo < CHUNK) {
             vals[k] = vals_y[base + min(segment + k * li.size + li.lane, valid - 1u)];
@@ -593,6 +623,7 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
         }
       }
       workgroupBarrier();  // every key read from the pool
+      //! unroll
       for (var k = 0u; k < ITEMS; k += 1u) {
         if (ranks[k] - lo < CHUNK) {
           pool_set(ranks[k] - lo, vals[k]);
@@ -600,6 +631,7 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
       }
       workgroupBarrier();
       if (dst == ROLE_X) {
+        //! unroll
         for (var k = 0u; k < CHUNK_ITEMS; k += 1u) {
           let s = lo + k * WG_SIZE + l;
           if (s < valid) {
@@ -607,6 +639,7 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
           }
         }
       } else {
+        //! unroll
         for (var k = 0u; k < CHUNK_ITEMS; k += 1u) {
           let s = lo + k * WG_SIZE + l;
           if (s < valid) {

@@ -119,6 +119,8 @@ unsigned whole_in(const char* name, unsigned lo, unsigned hi) {
 unsigned onesweep_rounds() { return whole_in("WGPRIM_ONESWEEP_ROUNDS", 1, 6); }
 unsigned onesweep_slots() { return whole_in("WGPRIM_ONESWEEP_SLOTS", 1, 16); }
 
+int unroll() { return choice("WGPRIM_UNROLL", {"0", "1"}); }
+
 int onesweep_reload() { return choice("WGPRIM_ONESWEEP_RELOAD", {"0", "1"}); }
 int onesweep_fold() { return choice("WGPRIM_ONESWEEP_FOLD", {"0", "1"}); }
 

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <unordered_map>
@@ -71,12 +72,68 @@ wgsl_constants with_t_wide(const wgsl_constants& constants, bool wide) {
   return c;
 }
 
+// `//! unroll` on the line before `for (var K = 0u; K < NAME; K += 1u) {` (NAME a constant of the composition, a
+// whole number such as `18u`): the loop is written out NAME times, each copy `{ const K = i; body }`. An array
+// indexed by K then sees constant indices and can live in registers: a driver that does not unroll a loop on its own
+// keeps such an array in local memory (on NVIDIA, through L1). The body may hold nested loops and plain code, not
+// `break`, `continue` or directives. A composition whose constant UNROLL is false keeps the loops as they are (the
+// onesweep's policy sort.unroll: lavapipe compiles the written-out kernels several times slower).
+void unroll_loop(const std::string& for_line, std::istringstream& in, const wgsl_constants& constants,
+                 const std::string& path, std::string& out) {
+  const auto fail = [&](const std::string& why) {
+    throw error(errc::gpu, "internal: " + path + ": '//! unroll' " + why);
+  };
+  std::size_t at = for_line.find_first_not_of(' ');
+  const std::string t = at == std::string::npos ? "" : for_line.substr(at);
+  const std::string head = "for (var ";
+  if (t.rfind(head, 0) != 0) fail("must precede a `for (var K = 0u; K < NAME; K += 1u) {` line");
+  const std::size_t name_end = t.find(' ', head.size());
+  const std::string k = t.substr(head.size(), name_end - head.size());
+  const std::string mid = " = 0u; " + k + " < ";
+  if (name_end == std::string::npos || t.compare(name_end, mid.size(), mid) != 0) fail("needs a loop from 0u");
+  const std::size_t limit_at = name_end + mid.size();
+  const std::size_t limit_end = t.find(';', limit_at);
+  const std::string tail = "; " + k + " += 1u) {";
+  if (limit_end == std::string::npos || t.substr(limit_end) != tail) fail("needs a loop stepping by 1u");
+  const std::string limit = t.substr(limit_at, limit_end - limit_at);
+  long count = -1;
+  for (const auto& c : constants)
+    if (c.first == limit) {
+      char* end = nullptr;
+      count = std::strtol(c.second.c_str(), &end, 10);
+      if (end == c.second.c_str() || (*end && std::string(end) != "u")) count = -1;
+    }
+  if (count < 0 || count > 64) fail("needs a constant " + limit + " that is a whole number up to 64");
+  std::vector<std::string> body;
+  int depth = 1;
+  std::string line;
+  while (std::getline(in, line)) {
+    std::string code = line.substr(0, line.find("//"));
+    for (char ch : code) depth += ch == '{' ? 1 : ch == '}' ? -1 : 0;
+    if (depth == 0) break;
+    if (line.find("//!") != std::string::npos) fail("body holds a directive");
+    if (code.find("break") != std::string::npos || code.find("continue") != std::string::npos)
+      fail("body holds break or continue");
+    body.push_back(line);
+  }
+  if (depth != 0) fail("loop has no end");
+  const std::string indent = for_line.substr(0, at);
+  for (long i = 0; i < count; ++i) {
+    out += indent + "{\n" + indent + "  const " + k + " = " + std::to_string(i) + "u;\n";
+    for (const auto& b : body) out += b + '\n';
+    out += indent + "}\n";
+  }
+}
+
 void expand(const std::string& path, const wgsl_constants& constants, std::set<std::string>& seen, std::string& out) {
   if (!seen.insert(path).second) return;
   std::istringstream in(shader_text(path));
   std::string line;
   const std::string import_directive = "//! import ", if_directive = "//! if ";
   std::vector<std::pair<bool, bool>> conds;  // per open `if`: (this branch kept, the enclosing text kept)
+  bool unrolling = true;  // `//! unroll` obeyed unless the composition's constant UNROLL is false
+  for (const auto& c : constants)
+    if (c.first == "UNROLL") unrolling = condition_value("UNROLL", constants, path);
   auto kept = [&] { return conds.empty() || (conds.back().first && conds.back().second); };
   auto trimmed = [](std::string x) {
     while (!x.empty() && (x.back() == ' ' || x.back() == '\r')) x.pop_back();
@@ -95,6 +152,15 @@ void expand(const std::string& path, const wgsl_constants& constants, std::set<s
       continue;
     } else if (t.rfind(import_directive, 0) == 0) {
       expand(t.substr(import_directive.size()), constants, seen, out);
+    } else if (t.find_first_not_of(' ') != std::string::npos && t.substr(t.find_first_not_of(' ')) == "//! unroll") {
+      // (indented as the loop it marks)
+      if (!std::getline(in, line)) throw error(errc::gpu, "internal: " + path + ": '//! unroll' at the end");
+      if (unrolling) {
+        unroll_loop(trimmed(line), in, constants, path, out);
+      } else {
+        out += line;
+        out += '\n';
+      }
     } else {
       out += line;
       out += '\n';

@@ -1,7 +1,8 @@
 // Builds a complete WGSL module from an algorithm file, a monoid and constants: a generated prelude
 // (alias T, identity(), combine(a, b), the constants), then the file with its `//! import path` lines
 // replaced by the imported files (each at most once). The one variant mechanism besides constants:
-// `//! if NAME` / `//! else` / `//! endif` keeps text only where the boolean constant NAME says so.
+// `//! if NAME` / `//! else` / `//! endif` keeps text only where the boolean constant NAME says so; and
+// `//! unroll` before a `for` loop over a constant count writes the loop out (register arrays indexed by constants).
 #pragma once
 #include <array>
 #include <cstdint>

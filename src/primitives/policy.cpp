@@ -48,12 +48,6 @@ adapter_class classify(const context& ctx) {
 
 policies builtin_policies(adapter_class c) {
   policies p;  // the structs' defaults: the GPU row, every vendor alike (measured on the H200; see the structs)
-  if (c == adapter_class::nvidia) {
-    // The onesweep's tile scattered in 2 rounds with 8 subgroup histograms (32-lane subgroups rank in one phase):
-    // ~13 KiB of workgroup memory instead of ~22; 32-bit keys sorted 8-12 % faster on the H100 (sort/policy.hpp).
-    p.sort.scatter_rounds = 2;
-    p.sort.slots = 8;
-  }
   if (c != adapter_class::cpu_adapter && c != adapter_class::native) return p;
   // CPU adapters (lavapipe): a few threads run the workgroups in turn, so a predecessor is rarely running and
   // waiting on it is waste (spin), every workgroup barrier switches all invocations (bigger sort tiles pay), and
@@ -78,6 +72,7 @@ policies builtin_policies(adapter_class c) {
   p.sort.atomic_counts = false;
   p.merge.block_network = true;  // 10^6 u32 keys, blocks: network 96 ms, merge sort 146 ms (2 cores, 2026-12-03)
   p.sort.reload_keys = false;  // 1,048,576 u32 keys: 207 ms holding the keys, 237 reading them again
+  p.sort.unroll = false;       // the Sort tests' kernels compiled in 120 s written out against 22 s as loops (2 cores)
   // More workgroups only add private-bin flushes; lavapipe (2 busy cores, 2^22 f32, 256 bins): the cached edges
   // and four values per step measured 298-326 ms against 163-264 ms without.
   p.histogram.max_workgroups = 64;
@@ -138,7 +133,7 @@ const std::vector<knob_def>& knob_defs() {
       WGPRIM_KNOB("sort.atomic_ranks", 0, 1, "onesweep sort: digit counts bumped by workgroup atomics (1) or a barrier per key (0)", sort.atomic_counts, bool),
       WGPRIM_KNOB("sort.reload_keys", 0, 1, "onesweep sort: keys read again for the scatter, digits packed meanwhile (1), or held in registers (0)", sort.reload_keys, bool),
       WGPRIM_KNOB("sort.scatter_rounds", 1, 6, "onesweep sort: the tile scattered in this many rounds through a pool of 1/rounds of it (less workgroup memory)", sort.scatter_rounds, u32),
-      WGPRIM_KNOB("sort.scatter_rounds_wide", 1, 6, "onesweep sort: scatter rounds of 64-bit keys", sort.scatter_rounds_wide, u32),
+      WGPRIM_KNOB("sort.unroll", 0, 1, "onesweep sort: loops over a tile's keys written out (1) or kept loops (0)", sort.unroll, bool),
       WGPRIM_KNOB("sort.slots", 1, 16, "onesweep sort: subgroup histograms ranked at once (at most 8 where 16 do not fit)", sort.slots, u32),
       WGPRIM_KNOB("merge.items", 8, 32, "comparator sort: keys each invocation merges in a row, 8, 16 or 32 (workgroups of 2,048 / items)", merge.items, u32),
       WGPRIM_KNOB("merge.block_network", 0, 1, "comparator sort's blocks and segmented sort's 257..2048-key segments: a bitonic network (1) or a merge sort in workgroup memory (0)", merge.block_network, bool),

@@ -220,7 +220,7 @@ std::vector<tunable> make_tunables(context& ctx, bool quick) {
     out.push_back(t);
   }
   if (sg) {  // sort: u32 keys, onesweep (it needs subgroups)
-    tunable t{"sort", quick ? product({{"sort.items", {8, 15, 24}}}) : product({{"sort.items", {8, 12, 15, 18, 20, 24}}, {"sort.scatter_rounds", {1, 2}}}), {}, {}, {}, 4};
+    tunable t{"sort", quick ? product({{"sort.items", {8, 15, 24}}}) : product({{"sort.items", {8, 12, 15, 20, 24}}}), {}, {}, {}, 4};
     t.prepare = [upload](std::size_t n) { upload(n, true); };
     t.call = [&ctx, in, out_v] {
       run_options o;

@@ -83,10 +83,7 @@ sort_onesweep_policy sort_onesweep_policy_for(const context& ctx, const tuning& 
   // On a CPU adapter the predecessor is rarely running: waiting is waste; and every workgroup barrier is a switch
   // between all invocations, so bigger tiles (fewer tiles, fewer look-backs) pay: the table's spin and items.
   sort_onesweep_policy p = policy_for(ctx).sort;
-  if (key_words == 2) {  // two key words in registers, staged in turn
-    p.items = p.items_wide;
-    p.scatter_rounds = p.scatter_rounds_wide;
-  }
+  if (key_words == 2) p.items = p.items_wide;  // two key words in registers
   const std::uint32_t limit = ctx.limits().max_compute_workgroup_storage_size;
   const auto& L = ctx.limits();
   const auto wg_fits = [&](std::uint32_t w) {
@@ -141,15 +138,19 @@ class onesweep final : public sort_algorithm {
     const int reload_env = env::onesweep_reload();
     const bool reload = reload_env >= 0 ? reload_env == 1 : pol_.reload_keys;
     const bool fold = env::onesweep_fold() != 0;
+    const int unroll_env = env::unroll();
+    const bool unroll = unroll_env >= 0 ? unroll_env == 1 : pol_.unroll;
     auto compose = [&]() -> const std::string& {
       wgsl_constants c = sort_constants(pol_.wg_size, pol_.items, a.key_words);
       c.push_back({"SLOTS", std::to_string(pol_.slots) + "u"});
       c.push_back({"POOL", std::to_string(pool_words(pol_)) + "u"});
       c.push_back({"ROUNDS", std::to_string(pol_.scatter_rounds) + "u"});
+      c.push_back({"CHUNK_ITEMS", std::to_string(pol_.items / pol_.scatter_rounds) + "u"});
       c.push_back({"WINDOW", std::to_string(pol_.window) + "u"});
       c.push_back({"RANK_ATOMIC", pol_.atomic_counts ? "true" : "false"});
       c.push_back({"RELOAD", reload ? "true" : "false"});
       c.push_back({"FOLDED", fold ? "true" : "false"});
+      c.push_back({"UNROLL", unroll ? "true" : "false"});
       c.push_back({"ABLATE_RANK", ablate & 1 ? "true" : "false"});
       c.push_back({"ABLATE_LOOKBACK", ablate & 2 ? "true" : "false"});
       c.push_back({"ABLATE_SCATTER", ablate & 4 ? "true" : "false"});
@@ -158,7 +159,7 @@ class onesweep final : public sort_algorithm {
     };
     const text_key key{&sort_onesweep_spec,
                        {pol_.wg_size, pol_.items, a.key_words, pol_.slots, pol_.window, pol_.atomic_counts, ablate, reload, fold,
-                        pol_.scatter_rounds, env::onesweep_pool()},
+                        pol_.scatter_rounds, env::onesweep_pool(), unroll},
                        {}};
     kernel_ = &get_kernel(ctx, sort_onesweep_spec, memo_text(key, compose), true);
     const std::uint64_t tile = std::uint64_t(pol_.wg_size) * pol_.items;

@@ -31,12 +31,14 @@ struct sort_onesweep_policy {
   // Rounds of the scatter: the pool holds 1 / scatter_rounds of the tile at a time (the largest divisor of items
   // that is at most this), so that the kernel needs less workgroup memory (with slots = 8, 2 rounds: ~13 KiB
   // instead of ~22). WGPRIM_ONESWEEP_ROUNDS / WGPRIM_ONESWEEP_SLOTS override both for A/B runs.
-  // The NVIDIA row takes 2 rounds and 8 histograms for 32-bit keys (builtin_policies): H100 2026-12-07 (session 24,
-  // bench/results/2026-12-07-h100-session24), u32 GPU ms at 2^26 / 2^24: 1 round and 16 histograms (~22 KiB)
-  // 4.23 / 1.118; 2 rounds and 8 (~13 KiB) 3.74 / 1.027; 2 and 16 4.57; 3 and 8 3.98; 1 and 8 the same as 1 and 16.
   std::uint32_t scatter_rounds = 1;
-  // The same for 64-bit keys, which stage each word in turn: 2 rounds lost there (i64 at 2^24 3.42 against 2.95 ms).
-  std::uint32_t scatter_rounds_wide = 1;
+  // The loops over the tile's keys written out by wgsl_compose (`//! unroll`), so that the key, rank and digit
+  // arrays are indexed by constants. H100 2026-12-07 (session 24, bench/results/2026-12-07-h100-session24, call 7
+  // against call 6's loops), GPU ms: u32 keys 2^24 0.963 / 1.027, 2^28 14.34 / 14.6; u32 pairs 2^24 1.199 / 1.355,
+  // 2^28 17.54 / 19.85; i64 keys 2^24 2.51 / 2.94. Written out, 2 scatter rounds with 8 histograms lost (u32 2^26
+  // 3.96 against 3.66 ms in 1 round with 16), though they won with the loops (3.72 against 4.23). CPU adapters: off
+  // (lavapipe compiles the written-out kernel several times slower). WGPRIM_UNROLL=0|1 for A/B.
+  bool unroll = true;
   std::uint32_t spin = 256;     // polls of a NOT_READY predecessor before counting its tile here (tune.spin_limit)
   // Rank with ballots, each digit's count bumped by a workgroup atomic, no barrier per key (WGPRIM_ONESWEEP_RANK=atomic;
   // false: a barrier per key, WGPRIM_ONESWEEP_RANK=ballot). H200 2026-12-02, u32 keys, ms per pass at 2^24 / 2^28:
