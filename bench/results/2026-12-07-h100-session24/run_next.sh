@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Prepared for the next session with device time (not run yet): the onesweep with its loops written out (the
+# default since session 24) re-tuned, since writing the loops out changed its registers: keys per invocation 14-24,
+# 2 vs 1 rounds at the larger tiles, 8 vs 16 slots, tiles of 512 invocations; then the per-phase split (ablations:
+# rank, look-back, scatter skipped in turn; the output is then not sorted) at 2^26. GPU ms per u32 sort, A B A B.
+# Carry [".gl","devbuild"] after `bash bench/h200/pack.sh`; ~120 s.
+set -u
+. devbuild/setup.sh
+mkdir -p $OUT
+export XDG_CACHE_HOME=/tmp/wgprim-cache
+{ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; date -u; } 2>&1
+summary='import json,sys
+try:
+  d=json.load(sys.stdin); print(sys.argv[1], "%.4f ms" % d["gpu_ms"])
+except Exception as e: print(sys.argv[1], "ERR", e)'
+row() {  # label, items (0: the policy's), then env assignments
+  local label=$1 items=$2; shift 2
+  for n in 16777216 67108864; do
+    env "$@" timeout 60 $B/wgprim sort --generate uniform:$n --type u32 --algorithm onesweep --repeat 9 --no-check \
+      --json --items $items 2>/dev/null | python3 -c "$summary" "n=$n $label"
+  done
+}
+for rep in 1 2; do
+  row "default" 0 X=1
+  for it in 14 16 20 22 24; do row "items$it" $it X=1; done
+  row "items24 rounds2" 24 WGPRIM_ONESWEEP_ROUNDS=2
+  row "items22 rounds2 slots8" 22 WGPRIM_ONESWEEP_ROUNDS=2 WGPRIM_ONESWEEP_SLOTS=8
+  row "slots8" 0 WGPRIM_ONESWEEP_SLOTS=8
+  row "wg512" 0 WGPRIM_ONESWEEP_WG=512
+  row "loops" 0 WGPRIM_UNROLL=0
+done
+for ab in rank lookback scatter; do row "ablate-$ab" 0 WGPRIM_ONESWEEP_ABLATE=$ab; done
