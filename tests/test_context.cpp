@@ -126,7 +126,19 @@ TEST(Context, ComposeUnrollsMarkedLoops) {
   EXPECT_NE(kept.find("for (var k = 0u; k < COUNT; k += 1u) {"), std::string::npos);
   EXPECT_EQ(kept.find("const k = "), std::string::npos);
   EXPECT_THROW(detail::compose_wgsl("tests/unroll.wgsl", m, {{"COUNT", "7u"}, {"UNROLL", "1"}}), error);
-  EXPECT_THROW(detail::compose_wgsl("tests/unroll_bad.wgsl", m, {{"LIMIT", "n"}}), error);
+  // tests/unroll_bad.wgsl: PLAIN is well formed with a whole-number LIMIT; each other case is refused.
+  auto bad = [&](const char* which, const char* limit) {
+    detail::wgsl_constants c{{"LIMIT", limit}};
+    for (const char* name : {"PLAIN", "CLOSE", "BREAKS", "UNKNOWN"})
+      c.emplace_back(name, std::string(name) == which ? "true" : "false");
+    return detail::compose_wgsl("tests/unroll_bad.wgsl", m, c);
+  };
+  EXPECT_NE(bad("PLAIN", "3u").find("const k = 2u;"), std::string::npos);
+  EXPECT_THROW(bad("PLAIN", "n"), error);         // not a whole number
+  EXPECT_THROW(bad("PLAIN", "65u"), error);       // more than 64 copies
+  EXPECT_THROW(bad("CLOSE", "3u"), error);        // code before the closing brace
+  EXPECT_THROW(bad("BREAKS", "3u"), error);       // break in the body
+  EXPECT_THROW(bad("UNKNOWN", "3u"), error);      // a directive misspelt
   EXPECT_THROW(detail::compose_wgsl("tests/unroll_bad.wgsl", m, {}), error);
 }
 

@@ -852,19 +852,25 @@ TEST(Sort, OnesweepScatterRounds) {
 
 TEST(Sort, OnesweepUnrolled) {
   // The onesweep with its loops over a tile's keys written out by wgsl_compose (`//! unroll`: the GPU policy's
-  // sort.unroll; CPU adapters keep the loops, so this test forces it with WGPRIM_UNROLL=1), keys held or read again,
-  // in one scatter round or two, against the CPU twin: 32- and 64-bit keys, both orders, pairs, a bit range, sizes
-  // around the tile, the fallback under stress.
+  // sort.unroll; CPU adapters keep the loops, so this test forces it with WGPRIM_UNROLL=1, and on GPUs the loops
+  // with 0), keys held or read again, one scatter round or two, each ranking (ballots with a barrier per key, or
+  // workgroup atomics: the GPU default), against the CPU twin: 32- and 64-bit keys, both orders, pairs, a bit range,
+  // sizes around the tile and the rounds' chunks, the fallback under stress.
   env_override unroll("WGPRIM_UNROLL", "1");
   env_override rounds("WGPRIM_ONESWEEP_ROUNDS", "1");
   env_override reload("WGPRIM_ONESWEEP_RELOAD", "1");
-  for (const auto& [r, rl] : {std::pair<const char*, const char*>{"2", "1"}, {"1", "0"}}) {
-    SCOPED_TRACE(std::string("rounds ") + r + ", reload " + rl);
+  env_override rank("WGPRIM_ONESWEEP_RANK", "ballot");
+  for (const auto& [u, r, rl, rk] : {std::tuple<const char*, const char*, const char*, const char*>{"1", "2", "1", "ballot"},
+                                     {"1", "1", "0", "atomic"}, {"0", "2", "0", "atomic"}}) {
+    SCOPED_TRACE(std::string("unroll ") + u + ", rounds " + r + ", reload " + rl + ", rank " + rk);
+    unroll.set(u);
     rounds.set(r);
     reload.set(rl);
+    rank.set(rk);
     const detail::sort_onesweep_policy pol = detail::sort_onesweep_policy_for(ctx(), {}, false, 1);
-    const std::size_t tile = std::size_t(pol.wg_size) * pol.items;
-    const std::size_t sizes[] = {0, 1, tile - 1, tile, tile + 1, 3 * tile + 5};
+    if (std::string(r) == "2" && pol.items % 2 == 0) EXPECT_EQ(pol.scatter_rounds, 2u);
+    const std::size_t tile = std::size_t(pol.wg_size) * pol.items, chunk = tile / pol.scatter_rounds;
+    const std::size_t sizes[] = {0, 1, chunk - 1, chunk + 1, tile - 1, tile, tile + 1, 3 * tile + 5};
     for (std::size_t i = 0; i < std::size(sizes); ++i) {
       const std::size_t n = sizes[i];
       for (dtype t : key_types) {

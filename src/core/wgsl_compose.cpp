@@ -1,5 +1,7 @@
 #include "core/wgsl_compose.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -83,7 +85,7 @@ void unroll_loop(const std::string& for_line, std::istringstream& in, const wgsl
   const auto fail = [&](const std::string& why) {
     throw error(errc::gpu, "internal: " + path + ": '//! unroll' " + why);
   };
-  std::size_t at = for_line.find_first_not_of(' ');
+  std::size_t at = for_line.find_first_not_of(" \t");
   const std::string t = at == std::string::npos ? "" : for_line.substr(at);
   const std::string head = "for (var ";
   if (t.rfind(head, 0) != 0) fail("must precede a `for (var K = 0u; K < NAME; K += 1u) {` line");
@@ -107,13 +109,28 @@ void unroll_loop(const std::string& for_line, std::istringstream& in, const wgsl
   std::vector<std::string> body;
   int depth = 1;
   std::string line;
+  const auto words = [](const std::string& code, const std::string& w) {  // w as a whole word
+    const auto part = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+    for (std::size_t at = code.find(w); at != std::string::npos; at = code.find(w, at + 1))
+      if ((at == 0 || !part(code[at - 1])) && (at + w.size() == code.size() || !part(code[at + w.size()]))) return true;
+    return false;
+  };
   while (std::getline(in, line)) {
     std::string code = line.substr(0, line.find("//"));
-    for (char ch : code) depth += ch == '{' ? 1 : ch == '}' ? -1 : 0;
-    if (depth == 0) break;
-    if (line.find("//!") != std::string::npos) fail("body holds a directive");
-    if (code.find("break") != std::string::npos || code.find("continue") != std::string::npos)
-      fail("body holds break or continue");
+    if (code.find("/*") != std::string::npos) fail("body holds a block comment");
+    for (char ch : code) {
+      depth += ch == '{' ? 1 : ch == '}' ? -1 : 0;
+      if (depth < 0) fail("loop closes inside a line");
+    }
+    if (depth == 0) {
+      code.erase(0, code.find_first_not_of(" \t"));
+      code.erase(code.find_last_not_of(" \t\r") + 1);
+      if (code != "}") fail("loop's closing line must hold only its brace");
+      break;
+    }
+    const std::size_t text = line.find_first_not_of(" \t");
+    if (text != std::string::npos && line.compare(text, 3, "//!") == 0) fail("body holds a directive");
+    if (words(code, "break") || words(code, "continue")) fail("body holds break or continue");
     body.push_back(line);
   }
   if (depth != 0) fail("loop has no end");
@@ -141,6 +158,7 @@ void expand(const std::string& path, const wgsl_constants& constants, std::set<s
   };
   while (std::getline(in, line)) {
     const std::string t = trimmed(line);
+    const std::string lead = t.substr(std::min(t.size(), t.find_first_not_of(" \t")));  // t without its indent
     if (t.rfind(if_directive, 0) == 0) {
       const bool outer = kept();
       conds.emplace_back(condition_value(t.substr(if_directive.size()), constants, path), outer);
@@ -152,8 +170,7 @@ void expand(const std::string& path, const wgsl_constants& constants, std::set<s
       continue;
     } else if (t.rfind(import_directive, 0) == 0) {
       expand(t.substr(import_directive.size()), constants, seen, out);
-    } else if (t.find_first_not_of(' ') != std::string::npos && t.substr(t.find_first_not_of(' ')) == "//! unroll") {
-      // (indented as the loop it marks)
+    } else if (lead == "//! unroll") {  // indented as the loop it marks
       if (!std::getline(in, line)) throw error(errc::gpu, "internal: " + path + ": '//! unroll' at the end");
       if (unrolling) {
         unroll_loop(trimmed(line), in, constants, path, out);
@@ -161,6 +178,8 @@ void expand(const std::string& path, const wgsl_constants& constants, std::set<s
         out += line;
         out += '\n';
       }
+    } else if (lead.rfind("//!", 0) == 0) {
+      throw error(errc::gpu, "internal: " + path + ": unknown directive '" + lead + "'");
     } else {
       out += line;
       out += '\n';

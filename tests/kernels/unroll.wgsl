@@ -24,10 +24,11 @@ fn unrolled(@builtin(global_invocation_id) gid: vec3u) {
     vals[k] = (x * (k + 1u)) ^ k;  // a comment with a brace }
   }
   var sum = 0u;
-  //! unroll
+	//! unroll
   for (var k = 0u; k < COUNT; k += 1u) {
-    if (vals[k] != 0u) {
-      sum += vals[k];
+    let no_break = vals[k];  // a name holding "break" is not a break
+    if (no_break != 0u) {
+      sum += no_break;
     }
   }
   out[gid.x] = sum;
