@@ -2,7 +2,9 @@
 """Prints `wgprim bench --json` rows next to bench/cub's rows of the same primitive, type and n, with the ratios
 CUB / wgprim (above 1: wgprim faster) per call and batched, for an H200 call's stdout (which keeps few files).
 
-usage: vs_cub.py CUB.jsonl WGPRIM.json... [--cub]   (--cub: print CUB's own rows first)"""
+usage: vs_cub.py CUB.jsonl WGPRIM.json... [--cub] [--short]
+  --cub    print CUB's own rows first
+  --short  only the rows with a CUB match, as: label primitive type algorithm n [op] call RATIO batched RATIO"""
 import json
 import os
 import sys
@@ -24,7 +26,8 @@ def shape(primitive, op):
 
 def main(args):
     show_cub = "--cub" in args
-    paths = [a for a in args if a != "--cub"]
+    short = "--short" in args
+    paths = [a for a in args if a not in ("--cub", "--short")]
     if len(paths) < 2:
         sys.exit(__doc__)
     cub = {}
@@ -49,6 +52,12 @@ def main(args):
             line = "%s %s %s %s %d gpu %.4f call %.4f b %.4f" % (label, r["primitive"], r.get("type"), r.get("algorithm", ""), r["n"],
                                                                r.get("gpu_ms", 0), r.get("call_ms", 0), r.get("batched_ms", 0))
             c = cub.get((r["primitive"], r.get("type"), r["n"], shape(r["primitive"], r.get("op"))))
+            if short:
+                if c and r.get("call_ms"):
+                    b = c.get("batched_ms", 0) / r["batched_ms"] if r.get("batched_ms") else 0
+                    print("%s %s %s %s %d [%s] call %.2f batched %.2f" % (label, r["primitive"], r.get("type"), r.get("algorithm", ""),
+                                                                       r["n"], r.get("op", "-"), c["call_ms"] / r["call_ms"], b))
+                continue
             if c and r.get("call_ms"):
                 b = c.get("batched_ms", 0) / r["batched_ms"] if r.get("batched_ms") else 0
                 line += " | cub gpu %.4f call %.4f b %.4f -> call %.2f batched %.2f" % (
