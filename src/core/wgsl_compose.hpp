@@ -52,7 +52,7 @@ const std::string& prefixed_wgsl(const std::string& prefix, const std::string& b
 /// WGSL, or empty).
 struct text_key {
   const void* site = nullptr;
-  std::array<std::uint32_t, 12> numbers{};
+  std::array<std::uint32_t, 16> numbers{};
   std::string text;
   bool operator==(const text_key& o) const { return site == o.site && numbers == o.numbers && text == o.text; }
 };
