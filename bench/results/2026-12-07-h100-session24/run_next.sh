@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Prepared for the next session with device time (not run yet): the onesweep with its loops written out (the
 # default since session 24) re-tuned, since writing the loops out changed its registers: keys per invocation 14-24,
-# 2 vs 1 rounds at the larger tiles, 8 vs 16 slots, tiles of 512 invocations; then the per-phase split (ablations:
+# 2 vs 1 rounds at the larger tiles, 8 vs 16 slots, tiles of 512 invocations, keys held instead of read again; then the per-phase split (ablations:
 # rank, look-back, scatter skipped in turn; the output is then not sorted) at 2^26. GPU ms per u32 sort, A B A B.
 # Carry [".gl","devbuild"] after `bash bench/h200/pack.sh`; ~120 s.
 set -u
@@ -28,5 +28,10 @@ for rep in 1 2; do
   row "slots8" 0 WGPRIM_ONESWEEP_SLOTS=8
   row "wg512" 0 WGPRIM_ONESWEEP_WG=512
   row "loops" 0 WGPRIM_UNROLL=0
+  # Keys held in registers for the scatter instead of read again: reloading won on the H200 (session 14) while the
+  # loops likely kept the arrays in local memory; written out, holding them may pay.
+  row "held" 0 WGPRIM_ONESWEEP_RELOAD=0
+  row "held items16" 16 WGPRIM_ONESWEEP_RELOAD=0
+  row "held items14" 14 WGPRIM_ONESWEEP_RELOAD=0
 done
 for ab in rank lookback scatter; do row "ablate-$ab" 0 WGPRIM_ONESWEEP_ABLATE=$ab; done
