@@ -26,6 +26,10 @@ if [ -d /usr/share/fonts/truetype/dejavu ]; then
   printf '<?xml version="1.0"?>\n<fontconfig><dir prefix="relative">.</dir><cachedir>/tmp/wgprim-fc</cachedir></fontconfig>\n' \
     > devbuild/fonts/fonts.conf
 fi
+# The vkstats layer (bench/vkstats: the driver's register and memory figures per pipeline), when built.
+if [ -f bench/vkstats/build/libvkstats_layer.so ]; then
+  mkdir -p devbuild/vkstats && cp bench/vkstats/build/libvkstats_layer.so bench/vkstats/build/VkLayer_wgprim_stats.json devbuild/vkstats/
+fi
 cp bench/h200/setup.sh devbuild/
 du -sh devbuild
 # The device tool carries at most 64 MiB: devbuild, .gl, and the tracked and untracked (not ignored) files of the

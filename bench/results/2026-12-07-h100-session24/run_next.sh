@@ -20,6 +20,15 @@ row() {  # label, items (0: the policy's), then env assignments
       --json --items $items 2>/dev/null | python3 -c "$summary" "n=$n $label"
   done
 }
+# The driver's own figures per variant (registers, shared and local memory, spills: bench/vkstats), when packed.
+if [ -f devbuild/vkstats/libvkstats_layer.so ]; then
+  for cfg in "X=1" "WGPRIM_UNROLL=0" "WGPRIM_ONESWEEP_ROUNDS=2 WGPRIM_ONESWEEP_SLOTS=8" \
+             "WGPRIM_UNROLL=0 WGPRIM_ONESWEEP_ROUNDS=2 WGPRIM_ONESWEEP_SLOTS=8" "WGPRIM_ONESWEEP_RELOAD=0"; do
+    env $cfg VK_LAYER_PATH=$PWD/devbuild/vkstats VK_INSTANCE_LAYERS=VK_LAYER_WGPRIM_stats XDG_CACHE_HOME=$(mktemp -d) \
+      timeout 60 $B/wgprim sort --generate uniform:100000 --type u32 --algorithm onesweep 2>&1 |
+      grep -E "^vkstats (device|onesweep)" | sed "s/^/[$cfg] /"
+  done
+fi
 for rep in 1 2; do
   row "default" 0 X=1
   for it in 14 16 20 22 24; do row "items$it" $it X=1; done
