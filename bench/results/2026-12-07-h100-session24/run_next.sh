@@ -26,7 +26,7 @@ if [ -f devbuild/vkstats/libvkstats_layer.so ]; then
              "WGPRIM_UNROLL=0 WGPRIM_ONESWEEP_ROUNDS=2 WGPRIM_ONESWEEP_SLOTS=8" "WGPRIM_ONESWEEP_RELOAD=0"; do
     env $cfg VK_LAYER_PATH=$PWD/devbuild/vkstats VK_INSTANCE_LAYERS=VK_LAYER_WGPRIM_stats XDG_CACHE_HOME=$(mktemp -d) \
       timeout 60 $B/wgprim sort --generate uniform:100000 --type u32 --algorithm onesweep 2>&1 |
-      grep -E "^vkstats (device|onesweep)" | sed "s/^/[$cfg] /"
+      grep -E "^vkstats(:| onesweep)" | sed "s/^/[$cfg] /"
   done
 fi
 for rep in 1 2; do
