@@ -299,6 +299,33 @@ TEST(Select, PolicyVariants) {
   policy_override = tuning{};
 }
 
+TEST(Select, UnrolledVariants) {
+  // The kernel's loops over an invocation's elements written out (`//! unroll`, policy select.unroll, forced with
+  // WGPRIM_UNROLL=1): direct, staged and raked tiles (raked 8: 32 elements per invocation), with and without
+  // subgroups, every mode, against the CPU twins at sizes around each variant's tile.
+  env_override unroll("WGPRIM_UNROLL", "1");
+  struct v { int subgroups, staged; std::uint32_t items; };
+  for (const v& p : {v{1, 0, 4}, v{1, 1, 2}, v{1, 2, 4}, v{1, 2, 8}, v{0, 0, 2}}) {
+    policy_override = tuning{};
+    policy_override.subgroups = p.subgroups;
+    policy_override.staged = p.staged;
+    policy_override.items = p.items;
+    auto xf = make_data(dtype::f32, 40001, 91), xu = make_data(dtype::u32, 40001, 92);
+    auto runs = runs_data(dtype::u32, 40001, 93);
+    std::vector<std::uint32_t> flags(40001);
+    for (std::size_t i = 0; i < flags.size(); ++i) flags[i] = (xu[i] >> 5) & 1u;
+    const std::size_t tile = 1024u * p.items;
+    for (std::size_t n : {std::size_t(1), tile - 1, tile, tile + 1, 3 * tile + 7, std::size_t(40001)}) {
+      check(ctx(), what::select_if, dtype::f32, xf, n, nullptr, "a > 0.0");
+      check(ctx(), what::partition, dtype::f32, xf, n, nullptr, "abs(a) < 0.25 && a != 0.0");
+      check(ctx(), what::partition_reversed, dtype::f32, xf, n, nullptr, "abs(a) < 0.25 && a != 0.0");
+      check(ctx(), what::select_flagged, dtype::u32, xu, n, &flags, "");
+      check(ctx(), what::unique, dtype::u32, runs, n, nullptr, "");
+    }
+  }
+  policy_override = tuning{};
+}
+
 // ---- reduce-by-key and run-length encoding, "decoupled" (shaders/select/by_key.wgsl) against the CPU twins
 // and against "tiles" ----
 

@@ -33,7 +33,7 @@
 // carry (u32): [0, chunks] kept before each chunk, [total_index] the partition's total, [prev_index] the element
 // before this chunk (unique).
 
-const ITEMS4: u32 = ITEMS * 4u;
+// ITEMS4 = 4 ITEMS comes from the host, so that the loops over it can be written out (UNROLL).
 const TILE: u32 = WG_SIZE * ITEMS * 4u;
 const MODE_PREDICATE: u32 = 0u;
 const MODE_FLAGS: u32 = 1u;
@@ -147,6 +147,7 @@ fn load_tile(tile: u32, l: u32) -> u32 {
   var before = element_before(first);
   var mask = 0u;
   if ((tile + 1u) * TILE <= params.n) {
+    //! unroll
     for (var j = 0u; j < ITEMS; j += 1u) {
       let v = load_vec4(first / 4u + j);
       vals[4u * j] = v.x;
@@ -157,6 +158,7 @@ fn load_tile(tile: u32, l: u32) -> u32 {
       before = vec2<u32>(v.w, 1u);
     }
   } else {
+    //! unroll
     for (var k = 0u; k < ITEMS4; k += 1u) {
       vals[k] = 0u;
       let i = first + k;
@@ -182,6 +184,7 @@ fn lookback_fallback(tile: u32, l: u32, li: lane_info) -> T {
   let first = tile * TILE + l * ITEMS4;
   var before = element_before(first);
   var count = 0u;
+  //! unroll
   for (var j = 0u; j < ITEMS; j += 1u) {
     let v = load_vec4(first / 4u + j);
     count += countOneBits(keep4(v, first + 4u * j, before));
@@ -254,10 +257,12 @@ var<private> rvals: array<vec4<u32>, ITEMS>;
 var<private> lane_kept: array<u32, ITEMS>;  // kept elements of the subgroup's chunk before this lane's vec4 k
 
 fn select_raked(tile: u32, l: u32, li: lane_info) {
+  //! unroll
   for (var k = 0u; k < ITEMS; k += 1u) {  // every load first: ITEMS in flight
     rvals[k] = load_vec4(raked_index(tile, k, li));
   }
   var masks = 0u;  // bits 4 k .. 4 k + 3: vec4 k's elements kept
+  //! unroll
   for (var k = 0u; k < ITEMS; k += 1u) {
     let i = 4u * raked_index(tile, k, li);
     var before = vec2<u32>(0u, 0u);
@@ -267,7 +272,7 @@ fn select_raked(tile: u32, l: u32, li: lane_info) {
       let lower = subgroupShuffleUp(rvals[k].w, 1u);
       var last = 0u;
       if (k > 0u) {
-        last = subgroupShuffle(rvals[k - 1u].w, li.size - 1u);
+        last = subgroupShuffle(rvals[max(k, 1u) - 1u].w, li.size - 1u);  // k - 1 (no u32 wrap where k is a const 0)
       }
       if (li.lane > 0u) {
         before = vec2<u32>(lower, 1u);
@@ -280,6 +285,7 @@ fn select_raked(tile: u32, l: u32, li: lane_info) {
     masks |= keep4(rvals[k], i, before) << (4u * k);
   }
   var run = 0u;
+  //! unroll
   for (var k = 0u; k < ITEMS; k += 1u) {
     let c = countOneBits((masks >> (4u * k)) & 15u);
     let inclusive = subgroup_scan_inclusive(c, li);
@@ -289,6 +295,7 @@ fn select_raked(tile: u32, l: u32, li: lane_info) {
   // No barrier before: nothing of this tile has read wg_subgroup_totals yet.
   let sp = across_subgroups(run, li);
   let bases = tile_bases_of(tile, l, li, sp.total);
+  //! unroll
   for (var k = 0u; k < ITEMS; k += 1u) {
     let kept_in_tile = sp.before + lane_kept[k];  // kept elements of the tile before vec4 k
     var kept_at = bases.kept + kept_in_tile;
@@ -327,6 +334,7 @@ fn select_tiles(@builtin(local_invocation_index) l: u32, li: lane_info) {
   if (STAGED) {
     var kept_at = parts.exclusive;              // this invocation's next kept element, in the tile
     var rejected_at = l * ITEMS4 - parts.exclusive;  // and its next rejected one
+    //! unroll
     for (var k = 0u; k < ITEMS4; k += 1u) {
       if ((mask & (1u << k)) != 0u) {
         wg_out[kept_at] = kept_value(vals[k], tile_first + l * ITEMS4 + k);
@@ -352,6 +360,7 @@ fn select_tiles(@builtin(local_invocation_index) l: u32, li: lane_info) {
   }
   var kept_at = bases.kept + parts.exclusive;  // where vals[0] goes if kept
   var rejected_at = bases.rejected + l * ITEMS4 - parts.exclusive;
+  //! unroll
   for (var k = 0u; k < ITEMS4; k += 1u) {
     if ((mask & (1u << k)) != 0u) {
       write_out(kept_at, kept_value(vals[k], tile_first + l * ITEMS4 + k));

@@ -51,9 +51,9 @@ int onesweep_fold();
 /// errc::invalid_argument for any other value.
 unsigned onesweep_rounds();
 unsigned onesweep_slots();
-/// WGPRIM_UNROLL=0|1 (A/B runs, tests): the onesweep's loops over a tile's keys written out (1) or left loops (0)
-/// instead of the policy's choice (sort.unroll: GPUs on, CPU adapters off); -1 when unset; throws
-/// errc::invalid_argument for any other value.
+/// WGPRIM_UNROLL=0|1 (A/B runs, tests): the loops marked `//! unroll` written out (1) or left loops (0) instead of
+/// the policy's choice, in every kernel that has one: the onesweep sort (sort.unroll: GPUs on, CPU adapters off) and
+/// the decoupled select family (select.unroll: off); -1 when unset; throws errc::invalid_argument for any other value.
 int unroll();
 /// WGPRIM_ONESWEEP_ABLATE=rank,lookback,scatter (any subset): measurement only, the onesweep digit pass skips those
 /// phases (the output is then NOT sorted) so that per-phase costs show in `sort --phases` (issue 25 item 1). Bit 0

@@ -86,7 +86,9 @@ void unroll_loop(const std::string& for_line, std::istringstream& in, const wgsl
     throw error(errc::gpu, "internal: " + path + ": '//! unroll' " + why);
   };
   std::size_t at = for_line.find_first_not_of(" \t");
-  const std::string t = at == std::string::npos ? "" : for_line.substr(at);
+  std::string t = at == std::string::npos ? "" : for_line.substr(at);
+  t = t.substr(0, t.find("//"));  // a comment after the brace
+  t.erase(t.find_last_not_of(" \t\r") + 1);
   const std::string head = "for (var ";
   if (t.rfind(head, 0) != 0) fail("must precede a `for (var K = 0u; K < NAME; K += 1u) {` line");
   const std::size_t name_end = t.find(' ', head.size());

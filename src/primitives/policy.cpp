@@ -117,6 +117,7 @@ const std::vector<knob_def>& knob_defs() {
       WGPRIM_KNOB("select.unique_layout", 0, 2, "decoupled unique: tile layout, as select.layout", select.unique_tile, sl),
       WGPRIM_KNOB("select.partition_layout", 0, 2, "decoupled partition: tile layout, as select.layout", select.partition_tile, sl),
       WGPRIM_KNOB("select.partition_items", 1, 8, "decoupled partition: vec4 per invocation", select.partition_items, u32),
+      WGPRIM_KNOB("select.unroll", 0, 1, "decoupled select: loops over an invocation's elements written out (1) or kept loops (0)", select.unroll, bool),
       WGPRIM_KNOB("select.subgroup_lookback", 0, 1, "decoupled select: subgroup 0 walks the look-back", select.subgroup_lookback, bool),
       WGPRIM_KNOB("reduce.items", 1, 64, "fast reduce: vec4 per invocation per tile", reduce.items, u32),
       WGPRIM_KNOB("reduce.workgroups", 1, 16384, "fast reduce: workgroups of the first pass (at most)", reduce.max_groups, u32),

@@ -20,7 +20,7 @@ fn unrolled(@builtin(global_invocation_id) gid: vec3u) {
   var vals: array<u32, COUNT>;
   let x = src[gid.x];
   //! unroll
-  for (var k = 0u; k < COUNT; k += 1u) {
+  for (var k = 0u; k < COUNT; k += 1u) {  // a comment after the loop's brace
     vals[k] = (x * (k + 1u)) ^ k;  // a comment with a brace }
   }
   var sum = 0u;

@@ -44,3 +44,16 @@ for rep in 1 2; do
   row "held items14" 14 WGPRIM_ONESWEEP_RELOAD=0
 done
 for ab in rank lookback scatter; do row "ablate-$ab" 0 WGPRIM_ONESWEEP_ABLATE=$ab; done
+# The select family with its loops written out (select.unroll, off by default) against the loops, at 2^24 and 2^28.
+for rep in 1 2; do
+  for u in 0 1; do
+    for n in 24 28; do
+      WGPRIM_UNROLL=$u timeout 60 $B/wgprim bench --json --quiet --reps 5 --batch 10 --min-log2 $n --max-log2 $n \
+        --primitives select_if,select_flagged,partition_if,unique --algorithm decoupled > $OUT/sel.json 2>/dev/null || echo "select rc=$?"
+      python3 -c '
+import json,sys
+for r in json.load(open(sys.argv[1]))["results"]:
+  if r["primitive"] != "copy": print("unroll", sys.argv[2], r["n"], r["primitive"], r["type"], r["algorithm"], "gpu %.4f call %.4f b %.4f" % (r["gpu_ms"], r["call_ms"], r["batched_ms"]))' $OUT/sel.json $u
+    done
+  done
+done

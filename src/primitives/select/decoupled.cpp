@@ -4,6 +4,7 @@
 // where the caller wants it.
 #include <memory>
 
+#include "core/env.hpp"
 #include "core/wgsl_compose.hpp"
 #include "gpu/gpu.hpp"
 #include "primitives/copy/widen.hpp"
@@ -87,11 +88,14 @@ void record_select_decoupled(recorder& rec, const select_args& a) {
   const bool reversed = a.partition && a.opt->rejected == rejected_order::reversed;
   // A view (fused, or a buffer with a transform) is read through load_input + view_lift.
   const view_desc* view = a.view && (view_fused(a.view) || a.view->tr) ? a.view : nullptr;
+  const int unroll_env = env::unroll();
+  const bool unroll = unroll_env >= 0 ? unroll_env == 1 : pol.unroll;
   auto compose = [&]() -> const std::string& {
     const monoid counts(op::sum(), dtype::u32);
     const std::string lanes = lanes_module(pol.subgroups);
     const char* mode = a.mode == select_mode::flags ? "1u" : a.mode == select_mode::unique ? "2u" : "0u";
     wgsl_constants constants{{"WG_SIZE", std::to_string(pol.wg_size) + "u"}, {"ITEMS", std::to_string(pol.items) + "u"},
+                             {"ITEMS4", std::to_string(pol.items * 4) + "u"}, {"UNROLL", unroll ? "true" : "false"},
                              {"WINDOW", std::to_string(pol.window) + "u"}, {"MODE", mode},
                              {"PARTITION", a.partition ? "true" : "false"}, {"HEADS", a.heads ? "true" : "false"},
                              {"REVERSED", reversed ? "true" : "false"},
@@ -109,7 +113,7 @@ void record_select_decoupled(recorder& rec, const select_args& a) {
            : memo_text(text_key{&select_decoupled_spec,
                                 {pol.wg_size, pol.items, pol.window, static_cast<std::uint32_t>(a.mode), a.partition,
                                  static_cast<std::uint32_t>(a.type), static_cast<std::uint32_t>(pol.tile),
-                                 pol.subgroups, pol.subgroup_lookback, a.heads, reversed},
+                                 pol.subgroups, pol.subgroup_lookback, a.heads, reversed, unroll},
                                 a.pred ? a.pred->wgsl_expression() : std::string()},
                        compose);
   // Trusted (no naga bounds checks, no loop bounding) even with a user predicate: the predicate is re-emitted by

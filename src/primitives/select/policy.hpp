@@ -24,6 +24,9 @@ struct select_policy {
   std::uint32_t partition_items = 2;
   std::uint32_t window = 32;      // tile states read at once by the workgroup's look-back walk
   bool subgroup_lookback = true;  // subgroup 0 walks the look-back (tile/lookback.wgsl), as the scan's; subgroups only
+  // The kernel's loops over an invocation's elements written out by wgsl_compose (`//! unroll`), as the onesweep's
+  // (sort/policy.hpp: 6-15 % there on the H100). Off until measured here (WGPRIM_UNROLL=1 for A/B).
+  bool unroll = false;
 };
 
 /// Checks the tuning knobs against what the kernel handles (errc::invalid_argument naming the knob). `tile` and
