@@ -266,6 +266,23 @@ TEST(Select, LookbackFallbackTakenAndResultUnchanged) {
             << "\n";
 }
 
+// Every mode of the decoupled select against the CPU twins at each of `sizes` (at most `len`): select_if and both
+// partitions over f32 data from `seed`, select_flagged over u32 data from seed + 1 (flag: bit `flag_bit`), unique
+// over runs from seed + 2. One data type per kind: each kind compiles once per policy.
+void check_every_mode(std::size_t len, std::uint32_t seed, unsigned flag_bit, std::initializer_list<std::size_t> sizes) {
+  auto xf = make_data(dtype::f32, len, seed), xu = make_data(dtype::u32, len, seed + 1);
+  auto runs = runs_data(dtype::u32, len, seed + 2);
+  std::vector<std::uint32_t> flags(len);
+  for (std::size_t i = 0; i < len; ++i) flags[i] = (xu[i] >> flag_bit) & 1u;
+  for (const std::size_t n : sizes) {
+    check(ctx(), what::select_if, dtype::f32, xf, n, nullptr, "a > 0.0");
+    check(ctx(), what::partition, dtype::f32, xf, n, nullptr, "abs(a) < 0.25 && a != 0.0");
+    check(ctx(), what::partition_reversed, dtype::f32, xf, n, nullptr, "abs(a) < 0.25 && a != 0.0");
+    check(ctx(), what::select_flagged, dtype::u32, xu, n, &flags, "");
+    check(ctx(), what::unique, dtype::u32, runs, n, nullptr, "");
+  }
+}
+
 TEST(Select, PolicyVariants) {
   // Every code path whatever the adapter's default: raked, staged or direct writes, subgroup or workgroup-memory scans,
   // short and long tiles (items 1..8; 8 leaves no room to stage on a 32 KiB adapter), a spin limit of one poll.
@@ -281,20 +298,8 @@ TEST(Select, PolicyVariants) {
     policy_override.items = p.items;
     policy_override.spin_limit = p.spin;
     policy_override.lookback_subgroup = p.lookback_sg;
-    // (f32 for the predicate kinds, u32 for flags and unique: each kind compiles once per variant.)
-    auto xf = make_data(dtype::f32, 70001, 81), xu = make_data(dtype::u32, 70001, 82);
-    auto runs = runs_data(dtype::u32, 70001, 83);
-    std::vector<std::uint32_t> flags(70001);
-    for (std::size_t i = 0; i < flags.size(); ++i) flags[i] = (xu[i] >> 3) & 1u;
     const std::size_t tile = 1024u * p.items;
-    for (std::size_t n : {std::size_t(1), std::size_t(1025), tile - 1, tile, tile + 1, 3 * tile + 1, std::size_t(8195),
-                          std::size_t(70001)}) {
-      check(ctx(), what::select_if, dtype::f32, xf, n, nullptr, "a > 0.0");
-      check(ctx(), what::partition, dtype::f32, xf, n, nullptr, "abs(a) < 0.25 && a != 0.0");
-      check(ctx(), what::partition_reversed, dtype::f32, xf, n, nullptr, "abs(a) < 0.25 && a != 0.0");
-      check(ctx(), what::select_flagged, dtype::u32, xu, n, &flags, "");
-      check(ctx(), what::unique, dtype::u32, runs, n, nullptr, "");
-    }
+    check_every_mode(70001, 81, 3, {1, 1025, tile - 1, tile, tile + 1, 3 * tile + 1, 8195, 70001});
   }
   policy_override = tuning{};
 }
@@ -310,18 +315,8 @@ TEST(Select, UnrolledVariants) {
     policy_override.subgroups = p.subgroups;
     policy_override.staged = p.staged;
     policy_override.items = p.items;
-    auto xf = make_data(dtype::f32, 40001, 91), xu = make_data(dtype::u32, 40001, 92);
-    auto runs = runs_data(dtype::u32, 40001, 93);
-    std::vector<std::uint32_t> flags(40001);
-    for (std::size_t i = 0; i < flags.size(); ++i) flags[i] = (xu[i] >> 5) & 1u;
     const std::size_t tile = 1024u * p.items;
-    for (std::size_t n : {std::size_t(1), tile - 1, tile, tile + 1, 3 * tile + 7, std::size_t(40001)}) {
-      check(ctx(), what::select_if, dtype::f32, xf, n, nullptr, "a > 0.0");
-      check(ctx(), what::partition, dtype::f32, xf, n, nullptr, "abs(a) < 0.25 && a != 0.0");
-      check(ctx(), what::partition_reversed, dtype::f32, xf, n, nullptr, "abs(a) < 0.25 && a != 0.0");
-      check(ctx(), what::select_flagged, dtype::u32, xu, n, &flags, "");
-      check(ctx(), what::unique, dtype::u32, runs, n, nullptr, "");
-    }
+    check_every_mode(40001, 91, 5, {1, tile - 1, tile, tile + 1, 3 * tile + 7, 40001});
   }
   policy_override = tuning{};
 }

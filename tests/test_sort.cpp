@@ -810,6 +810,25 @@ TEST(Sort, OnesweepFoldedDigitStarts) {
   expect_onesweep_refused("2");
 }
 
+// The onesweep (under whatever variant the caller's environment picks) against the CPU twin at each of `sizes`:
+// every 32-bit key type (orders alternating, pairs every other size), u32 pairs over bits 4:20 in `bits_order`,
+// 64-bit keys; keys from seeds n + seed, seed + 1 and n + seed + 3.
+void check_onesweep_at(std::initializer_list<std::size_t> sizes, std::uint32_t seed, order bits_order) {
+  std::size_t i = 0;
+  for (const std::size_t n : sizes) {
+    for (dtype t : key_types) {
+      const order o = orders[(i + static_cast<std::size_t>(t)) % 2];
+      check_sort(ctx(), "onesweep", t, o, random_keys(t, n, static_cast<std::uint32_t>(n) + seed, i % 3 == 1), i % 2 == 0);
+    }
+    check_sort(ctx(), "onesweep", dtype::u32, bits_order, random_keys(dtype::u32, n, seed + 1, false), true, nullptr, 4,
+               20);
+    const int kind = static_cast<int>(i % 3);
+    check_sort64(ctx(), "onesweep", kind, orders[i % 2],
+                 random_keys64(kind, n, static_cast<std::uint32_t>(n) + seed + 3, false), i % 2 == 1, false);
+    ++i;
+  }
+}
+
 TEST(Sort, OnesweepScatterRounds) {
   // The scatter in rounds through a pool of 1/rounds of the tile (WGPRIM_ONESWEEP_ROUNDS, policy
   // sort.scatter_rounds), with fewer subgroup histograms (WGPRIM_ONESWEEP_SLOTS: more ranking phases where the
@@ -830,19 +849,8 @@ TEST(Sort, OnesweepScatterRounds) {
     ASSERT_EQ(pol.items % pol.scatter_rounds, 0u);
     if (pol.items % 2 == 0) EXPECT_GT(pol.scatter_rounds, 1u) << "the rounds asked for were not taken";
     const std::size_t tile = std::size_t(pol.wg_size) * pol.items, chunk = tile / pol.scatter_rounds;
-    const std::size_t sizes[] = {0, 1, chunk - 1, chunk, chunk + 1, tile - 1, tile, tile + 1, 4 * tile + chunk + 3};
-    for (std::size_t i = 0; i < std::size(sizes); ++i) {
-      const std::size_t n = sizes[i];
-      for (dtype t : key_types) {
-        const order o = orders[(i + static_cast<std::size_t>(t)) % 2];
-        check_sort(ctx(), "onesweep", t, o, random_keys(t, n, static_cast<std::uint32_t>(n) + 81, i % 3 == 1), i % 2 == 0);
-      }
-      check_sort(ctx(), "onesweep", dtype::u32, order::descending, random_keys(dtype::u32, n, 82, false), true, nullptr,
-                 4, 20);
-      const int kind = static_cast<int>(i % 3);
-      check_sort64(ctx(), "onesweep", kind, orders[i % 2], random_keys64(kind, n, static_cast<std::uint32_t>(n) + 84, false),
-                   i % 2 == 1, false);
-    }
+    check_onesweep_at({0, 1, chunk - 1, chunk, chunk + 1, tile - 1, tile, tile + 1, 4 * tile + chunk + 3}, 81,
+                      order::descending);
     check_onesweep_stressed(dtype::u32, order::ascending, 40000, 83);
   }
   rounds.set("7");
@@ -870,19 +878,7 @@ TEST(Sort, OnesweepUnrolled) {
     const detail::sort_onesweep_policy pol = detail::sort_onesweep_policy_for(ctx(), {}, false, 1);
     if (std::string(r) == "2" && pol.items % 2 == 0) EXPECT_EQ(pol.scatter_rounds, 2u);
     const std::size_t tile = std::size_t(pol.wg_size) * pol.items, chunk = tile / pol.scatter_rounds;
-    const std::size_t sizes[] = {0, 1, chunk - 1, chunk + 1, tile - 1, tile, tile + 1, 3 * tile + 5};
-    for (std::size_t i = 0; i < std::size(sizes); ++i) {
-      const std::size_t n = sizes[i];
-      for (dtype t : key_types) {
-        const order o = orders[(i + static_cast<std::size_t>(t)) % 2];
-        check_sort(ctx(), "onesweep", t, o, random_keys(t, n, static_cast<std::uint32_t>(n) + 91, i % 3 == 1), i % 2 == 0);
-      }
-      check_sort(ctx(), "onesweep", dtype::u32, order::ascending, random_keys(dtype::u32, n, 92, false), true, nullptr,
-                 4, 20);
-      const int kind = static_cast<int>(i % 3);
-      check_sort64(ctx(), "onesweep", kind, orders[i % 2], random_keys64(kind, n, static_cast<std::uint32_t>(n) + 94, false),
-                   i % 2 == 1, false);
-    }
+    check_onesweep_at({0, 1, chunk - 1, chunk + 1, tile - 1, tile, tile + 1, 3 * tile + 5}, 91, order::ascending);
     check_onesweep_stressed(dtype::u32, order::descending, 40000, 93);
   }
 }

@@ -55,6 +55,11 @@ unsigned onesweep_slots();
 /// the policy's choice, in every kernel that has one: the onesweep sort (sort.unroll: GPUs on, CPU adapters off) and
 /// the decoupled select family (select.unroll: off); -1 when unset; throws errc::invalid_argument for any other value.
 int unroll();
+/// unroll() where set, else the policy's choice `policy`.
+inline bool unroll_or(bool policy) {
+  const int e = unroll();
+  return e >= 0 ? e == 1 : policy;
+}
 /// WGPRIM_ONESWEEP_ABLATE=rank,lookback,scatter (any subset): measurement only, the onesweep digit pass skips those
 /// phases (the output is then NOT sorted) so that per-phase costs show in `sort --phases` (issue 25 item 1). Bit 0
 /// rank, bit 1 look-back, bit 2 scatter; 0 when unset.

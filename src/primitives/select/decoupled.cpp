@@ -88,8 +88,7 @@ void record_select_decoupled(recorder& rec, const select_args& a) {
   const bool reversed = a.partition && a.opt->rejected == rejected_order::reversed;
   // A view (fused, or a buffer with a transform) is read through load_input + view_lift.
   const view_desc* view = a.view && (view_fused(a.view) || a.view->tr) ? a.view : nullptr;
-  const int unroll_env = env::unroll();
-  const bool unroll = unroll_env >= 0 ? unroll_env == 1 : pol.unroll;
+  const bool unroll = env::unroll_or(pol.unroll);
   auto compose = [&]() -> const std::string& {
     const monoid counts(op::sum(), dtype::u32);
     const std::string lanes = lanes_module(pol.subgroups);

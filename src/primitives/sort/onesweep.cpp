@@ -138,8 +138,7 @@ class onesweep final : public sort_algorithm {
     const int reload_env = env::onesweep_reload();
     const bool reload = reload_env >= 0 ? reload_env == 1 : pol_.reload_keys;
     const bool fold = env::onesweep_fold() != 0;
-    const int unroll_env = env::unroll();
-    const bool unroll = unroll_env >= 0 ? unroll_env == 1 : pol_.unroll;
+    const bool unroll = env::unroll_or(pol_.unroll);
     auto compose = [&]() -> const std::string& {
       wgsl_constants c = sort_constants(pol_.wg_size, pol_.items, a.key_words);
       c.push_back({"SLOTS", std::to_string(pol_.slots) + "u"});
