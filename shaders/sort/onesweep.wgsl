@@ -213,9 +213,7 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
     }
   }
   if (RELOAD) {
-    for (var w = 0u; w < DIG_WORDS; w += 1u) {
-      p_dig[w] = 0u;
-    }
+    p_dig = array<u32, DIG_WORDS>();  // zeroed whole: no loop indexes the array by a variable
     //! unroll
     for (var k = 0u; k < ITEMS; k += 1u) {
       p_dig[k / 4u] |= key_digit(k, key_lo[k], key_hi[k]) << ((k % 4u) * 8u);
