@@ -400,6 +400,64 @@ TEST(Pipeline, AlternatingInputsGetTheirOwnBindGroups) {
   }
 }
 
+// From the second run on one input, a run records the next one while the GPU works (WebGPU: submitted by the next
+// run with the same input and length). Such a recording must read what the input holds when it runs, not when it
+// was recorded: here the input is rewritten between runs (a queued write), other calls that share the context's
+// scratch buffers run between them, host inputs of one length change content, a subrange of the same buffer
+// changes the length, and runs are queued several at a time. Every run must match the CPU twin.
+TEST(Pipeline, RunsRecordedAheadReadTheirInputWhenTheyRun) {
+  for (context* c : contexts()) {
+    SCOPED_TRACE(name_of(*c));
+    auto p = pipeline(*c, dtype::u32);
+    p.select_if(predicate::expr("a % 2u == 0u")).sort(key_bits(0, 16)).unique().sort();
+    auto q = pipeline(*c, dtype::u32);  // a sort first: the input is copied into the pipeline's buffer
+    q.sort(key_bits(0, 12)).unique().select_if(predicate::expr("a > 100u"));
+    const std::size_t n = 6007;
+    device_vector<std::uint32_t> d(*c, n);
+    std::uint32_t seed = 40;
+    for (int i = 0; i < 8; ++i) {
+      SCOPED_TRACE("round " + std::to_string(i));
+      std::vector<std::uint32_t> x = data_for(dtype::u32, n, ++seed);
+      for (auto& v : x) v &= 0x1ffffu;
+      d.assign(x);
+      ASSERT_EQ(p.run(d.span()), p.reference(x.data(), n).size());
+      EXPECT_EQ(p.output<std::uint32_t>(), p.reference(x.data(), n));
+      if (i) EXPECT_EQ(p.kernels_created_last_run(), 0u) << "a replay created kernels";
+      ASSERT_EQ(q.run(d.span()), q.reference(x.data(), n).size());
+      EXPECT_EQ(q.output<std::uint32_t>(), q.reference(x.data(), n));
+      if (i % 3 == 1) {
+        // Other calls between runs: a sort and a select of their own data, through the same scratch buffers.
+        std::vector<std::uint32_t> y = data_for(dtype::u32, 3 * n, seed + 100);
+        device_vector<std::uint32_t> dy(*c, y);
+        sort(*c, dy.span());
+        std::vector<std::uint32_t> sy = y;
+        std::stable_sort(sy.begin(), sy.end());
+        EXPECT_EQ(dy.to_host(), sy);
+      }
+      if (i == 5) {
+        // The same buffer, a shorter range: another length, so the recording made ahead is not the one to run.
+        const std::size_t m = n - 1000;
+        ASSERT_EQ(p.run(d.span().subspan(0, m)), p.reference(x.data(), m).size());
+        EXPECT_EQ(p.output<std::uint32_t>(), p.reference(x.data(), m));
+      }
+      // Host input of one length, new content each time.
+      std::vector<std::uint32_t> h = data_for(dtype::u32, n, seed + 200);
+      for (auto& v : h) v &= 0xffffu;
+      ASSERT_EQ(q.run(h), q.reference(h.data(), n).size());
+      EXPECT_EQ(q.output<std::uint32_t>(), q.reference(h.data(), n));
+    }
+    // Several runs queued, the input rewritten between them: the last one's result.
+    std::vector<std::uint32_t> x;
+    for (int i = 0; i < 4; ++i) {
+      x = data_for(dtype::u32, n, 700 + static_cast<std::uint32_t>(i));
+      d.assign(x);
+      p.enqueue(d.span());
+    }
+    ASSERT_EQ(p.count().read(), p.reference(x.data(), n).size());
+    EXPECT_EQ(p.output<std::uint32_t>(), p.reference(x.data(), n));
+  }
+}
+
 TEST(Pipeline, EnqueueDoesNotWaitAndTypesAreChecked) {
   for (context* c : contexts()) {
     SCOPED_TRACE(name_of(*c));

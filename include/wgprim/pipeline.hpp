@@ -10,9 +10,12 @@
 ///   std::uint64_t k2 = p.run(host_vector);  // again, on another input of another length: no shader compiled
 ///   std::vector<std::uint32_t> out = p.output<std::uint32_t>();
 /// @endcode
-/// WebGPU command buffers are single-use, so a run encodes the recorded steps again; what a replay does not do is
+/// WebGPU command buffers are single-use, so every run needs the recorded steps encoded again; a replay does not
 /// compose WGSL anew into new shaders or create pipelines (kernels_created_last_run() is 0 from the second run
-/// with a length that fits the capacity). The capacity grows to the largest input seen (new buffers, the same
+/// with a length that fits the capacity). Once two runs in a row had the same input (the same device range, or
+/// host data of the same length), each run also encodes the next one while the GPU works on it, and the next run
+/// with that input only submits it: the encoding is off the caller's wait. Such a run reads its input, like any
+/// run, when it executes (writes queued before it are seen). The capacity grows to the largest input seen (new buffers, the same
 /// kernels). On the native backend each step runs eagerly, the count read on the host between steps.
 /// Element types: u32, i32 and f32. Steps: select_if, sort (keys, in place, a bit range), unique.
 #pragma once

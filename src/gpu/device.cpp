@@ -784,6 +784,66 @@ void context::submit(WGPUCommandEncoder encoder) {
   s.check(errc::gpu, "submitting GPU work");
 }
 
+namespace detail {
+finished_commands finish_commands(context& ctx, WGPUCommandEncoder encoder, WGPUBuffer hold) {
+  auto& s = ctx.impl();
+  s.need_webgpu("finishing a command encoder");
+  if (!encoder || !s.own_encoders.count(encoder))
+    throw error(errc::gpu, "internal: finish_commands takes an encoder of begin_commands, not yet submitted");
+  if (s.kept_enc == encoder) s.end_kept_pass();
+  s.own_encoders.erase(encoder);
+  WGPUCommandBufferDescriptor cd = WGPU_COMMAND_BUFFER_DESCRIPTOR_INIT;
+  finished_commands f;
+  f.cmd = wgpuCommandEncoderFinish(encoder, &cd);
+  f.enc = encoder;  // kept (not released) while its ring slots are: ring_encoders knows it by its handle
+  if (hold) {
+    wgpuBufferAddRef(hold);
+    f.held = hold;
+  }
+  try {
+    s.check(errc::gpu, "recording GPU work");
+  } catch (...) {
+    drop_finished(ctx, f);
+    throw;
+  }
+  return f;
+}
+
+void submit_finished(context& ctx, finished_commands& f) {
+  auto& s = ctx.impl();
+  if (!f) throw error(errc::gpu, "internal: submit_finished of nothing");
+  s.flush_open();  // queued calls made before this submit run before it
+  s.ring_flush();  // its parameter slots (kept in the ring since it was recorded)
+  wgpuQueueSubmit(s.queue, 1, &f.cmd);
+  wgpuCommandBufferRelease(f.cmd);
+  s.idle_known = false;
+  s.ring_encoders.erase(std::remove(s.ring_encoders.begin(), s.ring_encoders.end(), f.enc), s.ring_encoders.end());
+  s.submitted_encoders.push_back(f.enc);  // released later, as context::submit's
+  if (s.submitted_encoders.size() > s.submitted_kept) {
+    wgpuCommandEncoderRelease(s.submitted_encoders.front());
+    s.submitted_encoders.pop_front();
+  }
+  if (f.held) wgpuBufferRelease(f.held);
+  f = {};
+  s.check(errc::gpu, "submitting GPU work");
+}
+
+void drop_finished(context& ctx, finished_commands& f) {
+  auto& s = ctx.impl();
+  if (f.cmd) wgpuCommandBufferRelease(f.cmd);
+  if (f.enc) {
+    if (s.kept_enc == f.enc) s.end_kept_pass();  // an encoder dropped before it was finished
+    s.ring_encoders.erase(std::remove(s.ring_encoders.begin(), s.ring_encoders.end(), f.enc), s.ring_encoders.end());
+    s.own_encoders.erase(f.enc);
+    wgpuCommandEncoderRelease(f.enc);
+  }
+  if (f.held) wgpuBufferRelease(f.held);
+  f = {};
+}
+
+bool owns_buffer(const context& ctx, WGPUBuffer b) { return b && ctx.impl().own_buffers.count(b) > 0; }
+}  // namespace detail
+
 namespace testing {
 void simulate_device_loss(context& ctx) {
   auto& s = ctx.impl();

@@ -10,6 +10,8 @@
 #include "wgprim/context.hpp"
 #include "wgprim/op.hpp"
 
+typedef struct WGPUCommandBufferImpl* WGPUCommandBuffer;
+
 typedef struct WGPUCommandEncoderImpl* WGPUCommandEncoder;
 
 namespace wgprim::detail {
@@ -172,6 +174,25 @@ std::uint64_t kernels_created(context& ctx);
 
 /// Queues a write of host bytes into any buffer of the context's device (ordered before later submits).
 void wgpu_write(context& ctx, WGPUBuffer dst, std::uint64_t offset, const void* data, std::uint64_t bytes);
+
+/// A command encoder finished (encoded) now and submitted later: a recorded pipeline encodes its next run while the
+/// GPU runs this one (src/pipeline). Until submitted or dropped it keeps its parameter slots in the ring and a
+/// reference to `held` (the run's input buffer, so that its handle cannot be reused by another buffer meanwhile).
+struct finished_commands {
+  WGPUCommandBuffer cmd = nullptr;
+  WGPUCommandEncoder enc = nullptr;
+  WGPUBuffer held = nullptr;
+  explicit operator bool() const { return cmd != nullptr; }
+};
+/// Finishes `encoder` (of context::begin_commands) without submitting it; `hold` (may be null) is referenced.
+finished_commands finish_commands(context& ctx, WGPUCommandEncoder encoder, WGPUBuffer hold);
+/// Submits what finish_commands made, after the calls queued before it; f is empty afterwards.
+void submit_finished(context& ctx, finished_commands& f);
+/// Releases what finish_commands made without running it; f is empty afterwards.
+void drop_finished(context& ctx, finished_commands& f);
+/// Whether `b` is a buffer this context made (a caller's own WGPUBuffer may be destroyed behind the library's back,
+/// and a submit that reads a destroyed buffer aborts wgpu-native: nothing finished early may read one).
+bool owns_buffer(const context& ctx, WGPUBuffer b);
 
 /// Splits n work items into a 2-D grid whose dimensions fit the 65,535 limit; x * y >= n.
 inline void grid_2d(std::uint64_t n, std::uint32_t max_dim, std::uint32_t& x, std::uint32_t& y) {

@@ -88,6 +88,14 @@ struct backend_ops {
   /// A command encoder for a chain of calls submitted once (a pipeline's run), or null where the backend runs
   /// every call at once (each call of the chain then gets a null encoder).
   WGPUCommandEncoder (*begin_chain)(context&);
+  /// A chain recorded now and run later (a pipeline records its next run while the GPU runs this one): an encoder
+  /// for it, or null where the backend cannot hold recorded work (no chain encoders; an `input` (may be null) that
+  /// is a caller's own buffer, which could be destroyed before the run); then finish_chain encodes it (keeping
+  /// `input` referenced), submit_chain runs it after the calls queued before, drop_chain releases it unrun.
+  WGPUCommandEncoder (*begin_early_chain)(context&, const device_view* input);
+  finished_commands (*finish_chain)(context&, WGPUCommandEncoder, const device_view* input);
+  void (*submit_chain)(context&, finished_commands&);
+  void (*drop_chain)(context&, finished_commands&);
   /// Copies `bytes` from one device view of this context to another (recorded into `encoder` when not null).
   void (*copy_bytes)(context&, WGPUCommandEncoder, const device_view& from, const device_view& to,
                      std::uint64_t bytes);

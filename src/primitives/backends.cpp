@@ -21,6 +21,15 @@ namespace wgprim::detail {
 namespace {
 WGPUCommandEncoder begin_chain_webgpu(context& ctx) { return ctx.begin_commands(); }
 
+WGPUCommandEncoder begin_early_chain_webgpu(context& ctx, const device_view* input) {
+  if (input && !owns_buffer(ctx, input->buf)) return nullptr;
+  return ctx.begin_commands();
+}
+
+finished_commands finish_chain_webgpu(context& ctx, WGPUCommandEncoder enc, const device_view* input) {
+  return finish_commands(ctx, enc, input ? input->buf : nullptr);
+}
+
 void copy_bytes_webgpu(context& ctx, WGPUCommandEncoder encoder, const device_view& from, const device_view& to,
                        std::uint64_t bytes) {
   WGPUCommandEncoder enc = encoder ? encoder : ctx.begin_commands();
@@ -59,6 +68,10 @@ const backend_ops webgpu_backend = {
     reduce_by_key_webgpu,
     histogram_webgpu,
     begin_chain_webgpu,
+    begin_early_chain_webgpu,
+    finish_chain_webgpu,
+    submit_finished,
+    drop_finished,
     copy_bytes_webgpu,
     counted_sort_webgpu,
     counted_reduce_webgpu,
@@ -280,6 +293,13 @@ void histogram_native(context& ctx, WGPUCommandEncoder encoder, const range_ref&
 
 // This backend runs every call at once: a chain's calls get no encoder, counted calls read their count here.
 WGPUCommandEncoder begin_chain_native(context&) { return nullptr; }
+WGPUCommandEncoder begin_early_chain_native(context&, const device_view*) { return nullptr; }
+finished_commands finish_chain_native(context&, WGPUCommandEncoder, const device_view*) {
+  throw error(errc::gpu, "internal: the native backend records no chains");
+}
+void release_chain_native(context&, finished_commands&) {
+  throw error(errc::gpu, "internal: the native backend records no chains");
+}
 
 void copy_bytes_native(context&, WGPUCommandEncoder, const device_view& from, const device_view& to,
                        std::uint64_t bytes) {
@@ -347,6 +367,10 @@ const backend_ops native_backend = {
     reduce_by_key_native,
     histogram_native,
     begin_chain_native,
+    begin_early_chain_native,
+    finish_chain_native,
+    release_chain_native,
+    release_chain_native,
     copy_bytes_native,
     sort_counted_native,
     reduce_counted_native,
