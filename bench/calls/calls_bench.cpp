@@ -11,8 +11,8 @@
 //   pipeline_queued  --batch runs queued with enqueue() and one read of the count: per-run ms, which stands for the
 //                    replay's GPU time plus its encoding; the target is replay - queued <= 1.2 x the floor of a
 //                    call (bench/floor's dispatch_read, measured in the same session)
-//   pipeline_encode  the wall of enqueue() alone (recording the chain again and submitting it; the read after it
-//                    is not timed): the host's share of a replay
+//   pipeline_encode  the wall of enqueue() alone (the read after it is not timed): the host's share of a replay,
+//                    since session 25 submitting the run recorded ahead and recording the next one (src/pipeline)
 //
 // usage: wgprim_calls [--sizes 10,16,20] [--calls 1000] [--batch 20] [--reps 7] [--warmup 2] [--adapter S] [--json]
 #include <algorithm>
