@@ -18,10 +18,24 @@ def shape(primitive, op):
     if primitive.startswith("histogram"):
         return op.split(" ")[0]
     if primitive.startswith("segmented"):
-        return "one" if "one segment" in op else "4" if "segments of 4" in op else "1000"
+        return "one" if "one segment" in op else "16" if "segments of 16" in op else "4" if "segments of 4" in op else "1000"
     if primitive == "reduce":
         return "max" if "max" in op else "sum"
     return ""
+
+
+def counterpart(r):
+    """The CUB row's primitive and type for a wgprim row: the comparator sort (sort_keys, algorithm merge) is CUB's
+    merge sort, the segmented sort CUB's segmented sort; CUB's segmented scan is timed on u32, the same bytes as
+    wgprim's f32 row."""
+    p, t = r["primitive"], r.get("type")
+    if p == "sort_keys" and r.get("algorithm") == "merge":
+        return "merge_sort", t
+    if p == "segmented_sort_keys":
+        return "segmented_sort", t
+    if p == "segmented_scan" and t == "f32":
+        return p, "u32"
+    return p, t
 
 
 def main(args):
@@ -51,7 +65,8 @@ def main(args):
         for r in rows:
             line = "%s %s %s %s %d gpu %.4f call %.4f b %.4f" % (label, r["primitive"], r.get("type"), r.get("algorithm", ""), r["n"],
                                                                r.get("gpu_ms", 0), r.get("call_ms", 0), r.get("batched_ms", 0))
-            c = cub.get((r["primitive"], r.get("type"), r["n"], shape(r["primitive"], r.get("op"))))
+            p, t = counterpart(r)
+            c = cub.get((p, t, r["n"], shape(p, r.get("op"))))
             if short:
                 if c and r.get("call_ms"):
                     b = c.get("batched_ms", 0) / r["batched_ms"] if r.get("batched_ms") else 0

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Session 25, call 3: call 1 found the onesweep faster with tiles of 512 invocations (u32 2^26 3.408 vs 3.655 ms)
+# and with keys held in registers (3.464): both, alone and together, on every key type through `wgprim bench`
+# (u32 / f32 / i64 keys, u32 pairs at 2^24 and 2^28), the driver's registers for each (vkstats), then the sort and
+# pipeline tests under the pair of settings (env overrides the policy).
+set -u
+. devbuild/setup.sh
+mkdir -p $OUT
+export XDG_CACHE_HOME=/tmp/wgprim-cache
+{ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; date -u; } 2>&1
+for cfg in "WGPRIM_ONESWEEP_WG=512" "WGPRIM_ONESWEEP_WG=512 WGPRIM_ONESWEEP_RELOAD=0"; do
+  env $cfg VK_LAYER_PATH=$PWD/devbuild/vkstats VK_INSTANCE_LAYERS=VK_LAYER_WGPRIM_stats XDG_CACHE_HOME=$(mktemp -d) \
+    timeout 60 $B/wgprim sort --generate uniform:100000 --type u32 --algorithm onesweep 2>&1 |
+    grep -E "^vkstats onesweep.*(Register|Shared)" | sed "s/^/[$cfg] /"
+done
+for rep in 1 2; do
+  for cfg in "X=1" "WGPRIM_ONESWEEP_WG=512" "WGPRIM_ONESWEEP_RELOAD=0" "WGPRIM_ONESWEEP_WG=512 WGPRIM_ONESWEEP_RELOAD=0"; do
+    for n in 24 28; do
+      env $cfg timeout 90 $B/wgprim bench --json --quiet --reps 5 --batch 10 --min-log2 $n --max-log2 $n \
+        --primitives sort_keys,sort_pairs --algorithm onesweep > $OUT/s.json 2>/dev/null || echo "[$cfg] rc=$?"
+      python3 -c '
+import json,sys
+for r in json.load(open(sys.argv[1]))["results"]:
+  print("[%s]" % sys.argv[2], r["primitive"], r["type"], r["n"], "gpu %.4f call %.4f b %.4f" % (r["gpu_ms"], r["call_ms"], r["batched_ms"]))' $OUT/s.json "$cfg"
+    done
+  done
+done
+rm -f $OUT/s.json
+t0=$(date +%s)
+WGPRIM_ONESWEEP_WG=512 WGPRIM_ONESWEEP_RELOAD=0 timeout 200 $B/wgprim_tests --gtest_brief=1 \
+  --gtest_filter='Sort*:*Sort*:Pipeline*:Counted*' > $OUT/tests.log 2>&1; echo "tests rc=$? $(( $(date +%s) - t0 )) s"
+grep -E "PASSED|FAILED|Failure" $OUT/tests.log | head -20
