@@ -11,6 +11,7 @@
 #include "common.hpp"
 #include "gpu/gpu.hpp"
 #include "primitives/policy.hpp"
+#include "primitives/sort/policy.hpp"
 
 namespace wgprim::test {
 namespace {
@@ -286,6 +287,39 @@ TEST(Policy, NoTuneTurnsTheFileOff) {
   ::setenv("WGPRIM_NO_TUNE", "0", 1);
   context on(webgpu_options());
   EXPECT_EQ(knob(policy(on), "scan.items"), 2u);
+}
+
+// The onesweep's tile of 512 invocations as a policy knob (what `wgprim tune` writes): taken by the sort's policy,
+// sorted keys equal std::stable_sort's across the new tile's edges, and a size the kernel cannot take refused with
+// one line when a sort runs.
+TEST(Policy, SortWorkgroupSizeKnob) {
+  context c(webgpu_options());
+  if (!c.features().subgroups) GTEST_SKIP() << "the onesweep needs subgroups";
+  set_policy(c, {{"sort.wg_size", 512}});
+  EXPECT_EQ(knob(policy(c), "sort.wg_size"), 512u);
+  const detail::sort_onesweep_policy pol = detail::sort_onesweep_policy_for(c, tuning{}, false, 1);
+  ASSERT_EQ(pol.wg_size, 512u);
+  const std::size_t tile = std::size_t(pol.wg_size) * pol.items;
+  run_options o;
+  o.algorithm = "onesweep";
+  std::mt19937 rng(5);
+  for (std::size_t n : {tile - 1, tile + 1, 2 * tile + 7}) {
+    std::vector<std::uint32_t> keys(n);
+    for (auto& k : keys) k = rng();
+    std::vector<std::uint32_t> want = keys;
+    std::stable_sort(want.begin(), want.end());
+    sort(c, keys, sort_order{}, o);
+    EXPECT_EQ(keys, want) << "n=" << n;
+  }
+  set_policy(c, {{"sort.wg_size", 300}});
+  std::vector<std::uint32_t> keys(1000, 1u);
+  try {
+    sort(c, keys, sort_order{}, o);
+    ADD_FAILURE() << "sort.wg_size 300 was taken";
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), errc::invalid_argument) << e.what();
+    EXPECT_NE(std::string(e.what()).find("sort.wg_size"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Policy, FileNames) {

@@ -97,6 +97,11 @@ sort_onesweep_policy sort_onesweep_policy_for(const context& ctx, const tuning& 
     if (!wg_fits(w)) throw error(errc::unsupported, "WGPRIM_ONESWEEP_WG: the adapter's workgroups are smaller");
     p.wg_size = w;
   }
+  // The policy's (a tuning file's) size: the kernel takes the radix or twice it; a size the adapter cannot run
+  // falls back to the radix (a policy file may come from another adapter of the same class).
+  if (p.wg_size != 256 && p.wg_size != 512)
+    throw error(errc::invalid_argument, "policy: sort.wg_size must be 256 or 512, not " + std::to_string(p.wg_size));
+  if (!wg_fits(p.wg_size)) p.wg_size = 256;
   // The policy's subgroup histograms (16, 16 KiB: subgroups of 16 lanes or more rank in one phase) where they fit.
   if (const unsigned s = env::onesweep_slots()) p.slots = s;
   if (const unsigned r = env::onesweep_rounds()) p.scatter_rounds = r;

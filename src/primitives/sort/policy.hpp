@@ -15,7 +15,9 @@ struct sort_rts_policy {
 sort_rts_policy sort_rts_policy_for(const context& ctx, const tuning& t);
 
 struct sort_onesweep_policy {
-  std::uint32_t wg_size = 256;  // 256 (the radix); WGPRIM_ONESWEEP_WG=512 for tiles of 512 invocations (measured slower)
+  // 256 (the radix) or 512 (knob sort.wg_size, WGPRIM_ONESWEEP_WG): H200 session 7 (loops) 512 no faster; H100
+  // session 25 (written out, u32 2^26) 3.408 vs 3.655 ms, u32 only so far: `wgprim tune` tries both on GPUs.
+  std::uint32_t wg_size = 256;
   // Keys per invocation (tune.items): tiles of 4,608. H200 2026-12-02 (session 12), u32 keys at 2^28, batched ms
   // per sort: 15 18.3, 16 18.0, 17 17.6, 18 17.3, 19 17.1, 20 26.1. The cliff is workgroup memory, not registers
   // (session 21, bench/results/2026-12-03-h200-session21): a pass is ~50 % slower as soon as the kernel's workgroup
