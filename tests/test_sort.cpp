@@ -858,6 +858,28 @@ TEST(Sort, OnesweepScatterRounds) {
                error);
 }
 
+TEST(Sort, OnesweepEarlyCounts) {
+  // CUB's early counts (WGPRIM_ONESWEEP_EARLY=1, knob sort.early_counts): each tile publishes its digit counts from a
+  // workgroup histogram before it ranks. With keys held or read again, each ranking, tiles of 256 and 512
+  // invocations, against the CPU twin: 32- and 64-bit keys, both orders, pairs, a bit range, sizes around the tile,
+  // and the fallback under stress (a held-back tile's successors count it themselves).
+  env_override early("WGPRIM_ONESWEEP_EARLY", "1");
+  env_override reload("WGPRIM_ONESWEEP_RELOAD", "1");
+  env_override rank("WGPRIM_ONESWEEP_RANK", "ballot");
+  env_override wg("WGPRIM_ONESWEEP_WG", "256");
+  for (const auto& [rl, rk, w] : {std::tuple<const char*, const char*, const char*>{"1", "atomic", "256"},
+                                  {"0", "ballot", "512"}}) {
+    SCOPED_TRACE(std::string("reload ") + rl + ", rank " + rk + ", workgroup " + w);
+    reload.set(rl);
+    rank.set(rk);
+    wg.set(w);
+    const detail::sort_onesweep_policy pol = detail::sort_onesweep_policy_for(ctx(), {}, false, 1);
+    const std::size_t tile = std::size_t(pol.wg_size) * pol.items;
+    check_onesweep_at({0, 1, tile - 1, tile, tile + 1, 3 * tile + 5}, 97, order::descending);
+    check_onesweep_stressed(dtype::u32, order::ascending, 40000, 99);
+  }
+}
+
 TEST(Sort, OnesweepUnrolled) {
   // The onesweep with its loops over a tile's keys written out by wgsl_compose (`//! unroll`: the GPU policy's
   // sort.unroll; CPU adapters keep the loops, so this test forces it with WGPRIM_UNROLL=1, and on GPUs the loops

@@ -18,7 +18,8 @@
 //    input order (stable). With one phase and FOLDED (GPUs: subgroups of 16 lanes or more) the tile's digit starts
 //    are scanned right then and added into the slots' prefixes, so each key's rank is its place in the tile after
 //    one lookup; otherwise the starts are added after the look-back. Only the slots in use are zeroed and scanned.
-// 2. publishes its digit counts per (tile, digit) and looks back for each digit's prefix: invocation d owns digit
+// 2. publishes its digit counts per (tile, digit) (with EARLY, before step 1, from a workgroup histogram of its
+//    keys, as CUB's early counts) and looks back for each digit's prefix: invocation d owns digit
 //    d (d < RADIX) and walks digit d's chain back on its own (tile/lookback_core.wgsl's walk_word_chain), without
 //    barriers, reading WINDOW predecessor states at once and polling a NOT_READY one alone; it publishes its
 //    INCLUSIVE prefix as soon as it has it. A digit whose predecessor stays NOT_READY for spin_limit polls stops;
@@ -147,6 +148,27 @@ fn peers_of(d: u32, everyone: vec4<u32>, narrow: bool) -> vec4<u32> {
   return m;
 }
 
+// Publishes the tile's count of digit l (l < RADIX): INCLUSIVE for tile 0, else AGGREGATE. Under stress, tiles
+// t % 3 == 1 hold theirs back first (their successors then fall back). Called by every invocation (a barrier inside,
+// in control flow uniform over the workgroup: tile comes from workgroupUniformLoad).
+fn publish_counts(tile: u32, own: u32, l: u32, count: u32) {
+  if (tile == 0u) {
+    if (l < RADIX) {
+      atomicMax(&state[own], (INCLUSIVE << 30u) | count);
+    }
+    return;
+  }
+  if (params.stress != 0u && tile % 3u == 1u) {
+    if (l == 0u) {
+      stress_hold_back(8u + params.slot);
+    }
+    workgroupBarrier();
+  }
+  if (l < RADIX) {
+    atomicMax(&state[own], (AGGREGATE << 30u) | count);
+  }
+}
+
 @compute @workgroup_size(WG_SIZE)
 fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
   if (l == 0u) {
@@ -218,6 +240,28 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
     for (var k = 0u; k < ITEMS; k += 1u) {
       p_dig[k / 4u] |= key_digit(k, key_lo[k], key_hi[k]) << ((k % 4u) * 8u);
     }
+  }
+  // EARLY (CUB's early counts): the tile's digit counts from a workgroup histogram of its keys, published before
+  // it ranks, so that a successor's look-back finds an AGGREGATE instead of waiting out this tile's ranking.
+  let own = TILE_STATES + tile * RADIX + l;
+  if (EARLY && !ABLATE_LOOKBACK) {
+    if (l < RADIX) {
+      atomicStore(&wg_bins[l], 0u);
+    }
+    workgroupBarrier();
+    //! unroll
+    for (var k = 0u; k < ITEMS; k += 1u) {
+      atomicAdd(&wg_bins[digit_at(k, key_lo[k], key_hi[k])], 1u);
+    }
+    workgroupBarrier();
+    var early = 0u;
+    if (l < RADIX) {
+      early = atomicLoad(&wg_bins[l]);
+    }
+    if (l == RADIX - 1u) {
+      early -= TILE - valid;  // the missing keys of the last tile (digit 255)
+    }
+    publish_counts(tile, own, l, early);
   }
   let below = lower_lanes(li.lane);
   let narrow = li.size <= 32u;
@@ -370,27 +414,13 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
     count -= TILE - valid;  // the missing keys of the last tile (after every real key: no tile_start moves)
   }
 
-  // 2. Publish, look back.
-  let own = TILE_STATES + tile * RADIX + l;
+  // 2. Publish (unless EARLY did), look back.
   var prefix = 0u;
 //! if ABLATE_LOOKBACK
   // Measurement only (WGPRIM_ONESWEEP_ABLATE=lookback): no tile states, every tile's prefix 0 (not sorted).
 //! else
-  if (tile == 0u) {
-    if (l < RADIX) {
-      atomicMax(&state[own], (INCLUSIVE << 30u) | count);
-    }
-  } else {
-    if (params.stress != 0u && tile % 3u == 1u) {
-      // Test-only: hold this tile's counts back so that its successor gives up waiting and falls back.
-      if (l == 0u) {
-        stress_hold_back(8u + params.slot);
-      }
-      workgroupBarrier();
-    }
-    if (l < RADIX) {
-      atomicMax(&state[own], (AGGREGATE << 30u) | count);
-    }
+  if (!EARLY) {
+    publish_counts(tile, own, l, count);
   }
   if (tile > 0u) {
     var w = word_walk_start(tile);

@@ -46,6 +46,9 @@ int onesweep_reload();
 /// WGPRIM_ONESWEEP_FOLD=0|1: the onesweep adds the tile's digit starts into the slots' prefixes when every subgroup
 /// ranks in one phase (1, the default), or after the look-back (0; A/B runs); -1 when unset
 int onesweep_fold();
+/// WGPRIM_ONESWEEP_EARLY=0|1: the onesweep publishes its tiles' digit counts before ranking (1) or after (0); -1
+/// unset (the policy's sort.early_counts).
+int onesweep_early();
 /// WGPRIM_ONESWEEP_ROUNDS=1..6 / WGPRIM_ONESWEEP_SLOTS=1..16 (A/B runs): the onesweep's scatter rounds and subgroup
 /// histograms instead of the policy's (sort.scatter_rounds, sort.slots); 0 when unset; throws
 /// errc::invalid_argument for any other value.

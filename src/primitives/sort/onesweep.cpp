@@ -143,6 +143,8 @@ class onesweep final : public sort_algorithm {
     const int reload_env = env::onesweep_reload();
     const bool reload = reload_env >= 0 ? reload_env == 1 : pol_.reload_keys;
     const bool fold = env::onesweep_fold() != 0;
+    const int early_env = env::onesweep_early();
+    const bool early = early_env >= 0 ? early_env == 1 : pol_.early_counts;
     const bool unroll = env::unroll_or(pol_.unroll);
     auto compose = [&]() -> const std::string& {
       wgsl_constants c = sort_constants(pol_.wg_size, pol_.items, a.key_words);
@@ -154,6 +156,7 @@ class onesweep final : public sort_algorithm {
       c.push_back({"RANK_ATOMIC", pol_.atomic_counts ? "true" : "false"});
       c.push_back({"RELOAD", reload ? "true" : "false"});
       c.push_back({"FOLDED", fold ? "true" : "false"});
+      c.push_back({"EARLY", early ? "true" : "false"});
       c.push_back({"UNROLL", unroll ? "true" : "false"});
       c.push_back({"ABLATE_RANK", ablate & 1 ? "true" : "false"});
       c.push_back({"ABLATE_LOOKBACK", ablate & 2 ? "true" : "false"});
@@ -163,7 +166,7 @@ class onesweep final : public sort_algorithm {
     };
     const text_key key{&sort_onesweep_spec,
                        {pol_.wg_size, pol_.items, a.key_words, pol_.slots, pol_.window, pol_.atomic_counts, ablate, reload, fold,
-                        pol_.scatter_rounds, env::onesweep_pool(), unroll},
+                        pol_.scatter_rounds, env::onesweep_pool(), unroll, early},
                        {}};
     kernel_ = &get_kernel(ctx, sort_onesweep_spec, memo_text(key, compose), true);
     const std::uint64_t tile = std::uint64_t(pol_.wg_size) * pol_.items;

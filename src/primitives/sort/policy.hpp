@@ -53,6 +53,11 @@ struct sort_onesweep_policy {
   // 64-bit keys (word by word; session 15, call 1, i64 GPU ms held / reloaded): 2^24 3.19 / 2.87, 2^27 23.97 /
   // 21.20, 2^28 54.08 / 48.48.
   bool reload_keys = true;
+  // CUB's early counts: a tile publishes its digit counts (from a workgroup histogram of its keys) before it ranks,
+  // so that its successors' look-backs need not wait out its ranking (WGPRIM_ONESWEEP_EARLY=0|1, knob
+  // sort.early_counts). H200 session 9 (loops, ranking then ~3 of a 5.7 ms pass): 0.7 % slower. Off until measured
+  // again: the H100 (session 25, written out) spends 28 % of a u32 sort in the look-back.
+  bool early_counts = false;
   std::uint32_t window = 1;     // predecessor states each digit reads at once in the look-back (tune.lookback_window);
                                 // H200 2026-12-01, 512 x 15 tiles, ms per pass at 2^28: window 1 5.96, 2 6.07, 4 6.26, 8 6.55
 };
