@@ -446,6 +446,16 @@ TEST(Pipeline, RunsRecordedAheadReadTheirInputWhenTheyRun) {
       ASSERT_EQ(q.run(h), q.reference(h.data(), n).size());
       EXPECT_EQ(q.output<std::uint32_t>(), q.reference(h.data(), n));
     }
+    // A step appended after runs were recorded ahead: the next run has it.
+    {
+      std::vector<std::uint32_t> x = data_for(dtype::u32, n, 500);
+      d.assign(x);
+      ASSERT_EQ(p.run(d.span()), p.reference(x.data(), n).size());
+      ASSERT_EQ(p.run(d.span()), p.reference(x.data(), n).size());
+      p.select_if(predicate::expr("a % 3u == 0u"));
+      ASSERT_EQ(p.run(d.span()), p.reference(x.data(), n).size());
+      EXPECT_EQ(p.output<std::uint32_t>(), p.reference(x.data(), n));
+    }
     // Several runs queued, the input rewritten between them: the last one's result.
     std::vector<std::uint32_t> x;
     for (int i = 0; i < 4; ++i) {

@@ -58,6 +58,11 @@ struct pipeline::state {
   void drop_next() {
     if (next) detail::backend_of(*ctx).drop_chain(*ctx, next);
   }
+  // A step added: a run recorded ahead lacks it.
+  void changed() {
+    drop_next();
+    last.reset();
+  }
   bool record(WGPUCommandEncoder enc, const detail::range_ref& in);
 };
 
@@ -72,6 +77,7 @@ pipeline& pipeline::operator=(pipeline&& o) noexcept = default;
 pipeline& pipeline::select_if(const predicate& p) {
   bound_predicate check(p, s_->type);  // a bad predicate fails here, not at the first run
   s_->steps.push_back({step_kind::select_if, p, {}});
+  s_->changed();
   return *this;
 }
 pipeline& pipeline::sort(sort_order o) {
@@ -81,10 +87,12 @@ pipeline& pipeline::sort(sort_order o) {
   if (s_->type == dtype::f32 && o.direction == order::descending)
     throw error(errc::unsupported, "pipeline: an f32 sort step sorts ascending only");
   s_->steps.push_back({step_kind::sort, std::nullopt, o});
+  s_->changed();
   return *this;
 }
 pipeline& pipeline::unique() {
   s_->steps.push_back({step_kind::unique, std::nullopt, {}});
+  s_->changed();
   return *this;
 }
 std::size_t pipeline::steps() const { return s_->steps.size(); }
