@@ -412,6 +412,8 @@ TEST(Pipeline, RunsRecordedAheadReadTheirInputWhenTheyRun) {
     p.select_if(predicate::expr("a % 2u == 0u")).sort(key_bits(0, 16)).unique().sort();
     auto q = pipeline(*c, dtype::u32);  // a sort first: the input is copied into the pipeline's buffer
     q.sort(key_bits(0, 12)).unique().select_if(predicate::expr("a > 100u"));
+    auto r = pipeline(*c, dtype::u32);  // the same steps, host input only
+    r.sort(key_bits(0, 12)).unique().select_if(predicate::expr("a > 100u"));
     const std::size_t n = 6007;
     device_vector<std::uint32_t> d(*c, n);
     std::uint32_t seed = 40;
@@ -443,8 +445,8 @@ TEST(Pipeline, RunsRecordedAheadReadTheirInputWhenTheyRun) {
       // Host input of one length, new content each time.
       std::vector<std::uint32_t> h = data_for(dtype::u32, n, seed + 200);
       for (auto& v : h) v &= 0xffffu;
-      ASSERT_EQ(q.run(h), q.reference(h.data(), n).size());
-      EXPECT_EQ(q.output<std::uint32_t>(), q.reference(h.data(), n));
+      ASSERT_EQ(r.run(h), r.reference(h.data(), n).size());
+      EXPECT_EQ(r.output<std::uint32_t>(), r.reference(h.data(), n));
     }
     // A step appended after runs were recorded ahead: the next run has it.
     {
@@ -465,6 +467,41 @@ TEST(Pipeline, RunsRecordedAheadReadTheirInputWhenTheyRun) {
     }
     ASSERT_EQ(p.count().read(), p.reference(x.data(), n).size());
     EXPECT_EQ(p.output<std::uint32_t>(), p.reference(x.data(), n));
+  }
+}
+
+// A pipeline holding a run recorded ahead may be replaced, destroyed, or outlive a move of its context: the
+// recording is dropped unrun each time, and the context goes on (its other pipelines and calls match the twin).
+TEST(Pipeline, RunsRecordedAheadAreDroppedWithTheirPipeline) {
+  context c(webgpu_options());
+  const std::size_t n = 5000;
+  const std::vector<std::uint32_t> x = data_for(dtype::u32, n, 31);
+  device_vector<std::uint32_t> d(c, x);
+  auto make = [&](context& on) {
+    auto p = pipeline(on, dtype::u32);
+    p.unique().sort(key_bits(0, 20)).select_if(predicate::expr("a % 4u != 1u"));
+    return p;
+  };
+  auto p = make(c);
+  for (int i = 0; i < 3; ++i) ASSERT_EQ(p.run(d.span()), p.reference(x.data(), n).size());
+  p = make(c);  // the old one's recording dropped by the move-assignment
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_EQ(p.run(d.span()), p.reference(x.data(), n).size());
+    EXPECT_EQ(p.output<std::uint32_t>(), p.reference(x.data(), n));
+  }
+  {
+    auto q = make(c);
+    for (int i = 0; i < 3; ++i) ASSERT_EQ(q.run(x), q.reference(x.data(), n).size());
+  }  // destroyed holding one
+  ASSERT_EQ(p.run(d.span()), p.reference(x.data(), n).size());  // holds one again
+  context moved(std::move(c));
+  p = pipeline(moved, dtype::u32);  // dropped after its context moved (a pipeline keeps the object it was made on)
+  p.sort();
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_EQ(p.run(d.span()), n);
+    std::vector<std::uint32_t> want = x;
+    std::sort(want.begin(), want.end());
+    EXPECT_EQ(p.output<std::uint32_t>(), want);
   }
 }
 

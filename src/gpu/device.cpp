@@ -794,6 +794,7 @@ finished_commands finish_commands(context& ctx, WGPUCommandEncoder encoder, WGPU
   s.own_encoders.erase(encoder);
   WGPUCommandBufferDescriptor cd = WGPU_COMMAND_BUFFER_DESCRIPTOR_INIT;
   finished_commands f;
+  f.owner = s.id;
   f.cmd = wgpuCommandEncoderFinish(encoder, &cd);
   f.enc = encoder;  // kept (not released) while its ring slots are: ring_encoders knows it by its handle
   if (hold) {
@@ -803,7 +804,7 @@ finished_commands finish_commands(context& ctx, WGPUCommandEncoder encoder, WGPU
   try {
     s.check(errc::gpu, "recording GPU work");
   } catch (...) {
-    drop_finished(ctx, f);
+    drop_finished(f);
     throw;
   }
   return f;
@@ -828,15 +829,20 @@ void submit_finished(context& ctx, finished_commands& f) {
   s.check(errc::gpu, "submitting GPU work");
 }
 
-void drop_finished(context& ctx, finished_commands& f) {
-  auto& s = ctx.impl();
-  if (f.cmd) wgpuCommandBufferRelease(f.cmd);
+void drop_finished(finished_commands& f) noexcept {
   if (f.enc) {
-    if (s.kept_enc == f.enc) s.end_kept_pass();  // an encoder dropped before it was finished
-    s.ring_encoders.erase(std::remove(s.ring_encoders.begin(), s.ring_encoders.end(), f.enc), s.ring_encoders.end());
-    s.own_encoders.erase(f.enc);
-    wgpuCommandEncoderRelease(f.enc);
+    // The context's bookkeeping of the encoder, if the context still lives (found by id, as buffers tell theirs).
+    std::lock_guard<std::mutex> g(registry_mu());
+    auto it = registry().find(f.owner);
+    if (it != registry().end()) {
+      context_impl& s = *it->second;
+      if (s.kept_enc == f.enc) s.end_kept_pass();  // an encoder dropped before it was finished
+      s.ring_encoders.erase(std::remove(s.ring_encoders.begin(), s.ring_encoders.end(), f.enc), s.ring_encoders.end());
+      s.own_encoders.erase(f.enc);
+    }
   }
+  if (f.cmd) wgpuCommandBufferRelease(f.cmd);
+  if (f.enc) wgpuCommandEncoderRelease(f.enc);
   if (f.held) wgpuBufferRelease(f.held);
   f = {};
 }

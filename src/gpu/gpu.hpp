@@ -182,14 +182,17 @@ struct finished_commands {
   WGPUCommandBuffer cmd = nullptr;
   WGPUCommandEncoder enc = nullptr;
   WGPUBuffer held = nullptr;
+  std::uint64_t owner = 0;  // the context's id (context::id)
   explicit operator bool() const { return cmd != nullptr; }
 };
 /// Finishes `encoder` (of context::begin_commands) without submitting it; `hold` (may be null) is referenced.
 finished_commands finish_commands(context& ctx, WGPUCommandEncoder encoder, WGPUBuffer hold);
 /// Submits what finish_commands made, after the calls queued before it; f is empty afterwards.
 void submit_finished(context& ctx, finished_commands& f);
-/// Releases what finish_commands made without running it; f is empty afterwards.
-void drop_finished(context& ctx, finished_commands& f);
+/// Releases what finish_commands made (or an encoder of begin_commands, unfinished: f.enc and f.owner set) without
+/// running it; f is empty afterwards. Needs no context: it tells its context, found by f.owner, if that still lives
+/// (a pipeline may be destroyed after its context was moved from or, against the contract, destroyed).
+void drop_finished(finished_commands& f) noexcept;
 /// Whether `b` is a buffer this context made (a caller's own WGPUBuffer may be destroyed behind the library's back,
 /// and a submit that reads a destroyed buffer aborts wgpu-native: nothing finished early may read one).
 bool owns_buffer(const context& ctx, WGPUBuffer b);

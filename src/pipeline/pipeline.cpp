@@ -51,12 +51,16 @@ struct pipeline::state {
   // submits it. Made once two runs in a row had the same key.
   std::optional<run_key> last;
   run_key next_key;
+  // It holds the recording's encoder and command buffer, a reference to its input buffer and the ring slots of its
+  // parameters; it uses the kernels and policies of when it was recorded (a set_policy or an environment override
+  // between runs takes effect from the run after). drop: the backend's, kept so that the destructor needs no context.
   detail::finished_commands next;
+  void (*drop)(detail::finished_commands&) noexcept = nullptr;
   bool next_in_a = true;
   state(context& c, dtype t) : ctx(&c), type(t), count(c) {}
   ~state() { drop_next(); }
-  void drop_next() {
-    if (next) detail::backend_of(*ctx).drop_chain(*ctx, next);
+  void drop_next() noexcept {
+    if (next && drop) drop(next);
   }
   // A step added: a run recorded ahead lacks it.
   void changed() {
@@ -205,21 +209,29 @@ void pipeline::enqueue_ref(const detail::range_ref& in) {
   const bool replay = s.last && *s.last == key;
   s.last = key;
   if (!replay) return;
-  WGPUCommandEncoder enc = backend.begin_early_chain(ctx, in.on_device ? &in.view : nullptr);
+  // Only an early recording that fails is given up, unrun (its steps would overwrite this run's results); the next
+  // run records again and reports what is wrong then (an error of the device meanwhile is reported by the next call
+  // that checks, as any call's).
+  WGPUCommandEncoder enc = nullptr;
+  try {
+    enc = backend.begin_early_chain(ctx, in.on_device ? &in.view : nullptr);
+  } catch (...) {
+    return;
+  }
   if (!enc) return;
   try {
     s.next_in_a = s.record(enc, in);
   } catch (...) {
-    // Only an early recording failed: released unrun (its steps would overwrite this run's results); the next
-    // run records again and reports what is wrong then.
     finished_commands unfinished;
     unfinished.enc = enc;
-    backend.drop_chain(ctx, unfinished);
+    unfinished.owner = ctx.id();
+    backend.drop_chain(unfinished);
     return;
   }
   try {
     s.next = backend.finish_chain(ctx, enc, in.on_device ? &in.view : nullptr);  // released there if it fails
     s.next_key = key;
+    s.drop = backend.drop_chain;
   } catch (...) {
   }
 }

@@ -95,7 +95,7 @@ struct backend_ops {
   WGPUCommandEncoder (*begin_early_chain)(context&, const device_view* input);
   finished_commands (*finish_chain)(context&, WGPUCommandEncoder, const device_view* input);
   void (*submit_chain)(context&, finished_commands&);
-  void (*drop_chain)(context&, finished_commands&);
+  void (*drop_chain)(finished_commands&) noexcept;  // needs no context (a destructor's)
   /// Copies `bytes` from one device view of this context to another (recorded into `encoder` when not null).
   void (*copy_bytes)(context&, WGPUCommandEncoder, const device_view& from, const device_view& to,
                      std::uint64_t bytes);

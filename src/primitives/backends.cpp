@@ -297,9 +297,10 @@ WGPUCommandEncoder begin_early_chain_native(context&, const device_view*) { retu
 finished_commands finish_chain_native(context&, WGPUCommandEncoder, const device_view*) {
   throw error(errc::gpu, "internal: the native backend records no chains");
 }
-void release_chain_native(context&, finished_commands&) {
+void submit_chain_native(context&, finished_commands&) {
   throw error(errc::gpu, "internal: the native backend records no chains");
 }
+void drop_chain_native(finished_commands&) noexcept {}  // never holds one (begin_early_chain gives no encoder)
 
 void copy_bytes_native(context&, WGPUCommandEncoder, const device_view& from, const device_view& to,
                        std::uint64_t bytes) {
@@ -369,8 +370,8 @@ const backend_ops native_backend = {
     begin_chain_native,
     begin_early_chain_native,
     finish_chain_native,
-    release_chain_native,
-    release_chain_native,
+    submit_chain_native,
+    drop_chain_native,
     copy_bytes_native,
     sort_counted_native,
     reduce_counted_native,
