@@ -15,7 +15,9 @@
 /// with a length that fits the capacity). Once two runs in a row had the same input (the same device range, or
 /// host data of the same length), each run also encodes the next one while the GPU works on it, and the next run
 /// with that input only submits it: the encoding is off the caller's wait. Such a run reads its input, like any
-/// run, when it executes (writes queued before it are seen). The capacity grows to the largest input seen (new buffers, the same
+/// run, when it executes (writes queued before it are seen). It keeps a reference to its input buffer until the
+/// next run or the pipeline's end, and the kernels and policies of when it was recorded (a set_policy between runs
+/// takes effect from the run after). A step appended, another input or length drops it. The capacity grows to the largest input seen (new buffers, the same
 /// kernels). On the native backend each step runs eagerly, the count read on the host between steps.
 /// Element types: u32, i32 and f32. Steps: select_if, sort (keys, in place, a bit range), unique.
 #pragma once
