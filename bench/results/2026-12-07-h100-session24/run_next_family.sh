@@ -10,9 +10,11 @@ export XDG_CACHE_HOME=/tmp/wgprim-cache
 { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; date -u; } 2>&1 | tee $OUT/env.txt
 F=inclusive_scan,exclusive_scan,select_if,select_flagged,partition_if,unique,run_length_encode,reduce_by_key,histogram_even,segmented_reduce,segmented_scan,reduce,arg_max,copy
 S=sort_keys,sort_pairs,segmented_sort_keys,chain
-timeout 150 $B/cub_bench --json --sizes 16,20,24,28 --k 10 --reps 5 --primitives $F,$S,merge_sort,segmented_sort > $OUT/cub.jsonl 2>&1
+# FAMILY_SIZES (log2, space-separated; default 16 20 24 28): the family's sizes (session 25 ran 20 24 28).
+FAMILY_SIZES=${FAMILY_SIZES:-16 20 24 28}
+timeout 150 $B/cub_bench --json --sizes $(echo $FAMILY_SIZES | tr ' ' ,) --k 10 --reps 5 --primitives $F,$S,merge_sort,segmented_sort > $OUT/cub.jsonl 2>&1
 echo "cub rc=$?"
-for n in 16 20 24 28; do
+for n in $FAMILY_SIZES; do
   timeout 120 $B/wgprim bench --json --quiet --reps 5 --batch 10 --min-log2 $n --max-log2 $n --primitives $F \
     > $OUT/fam_$n.json 2>/dev/null || echo "family 2^$n rc=$?"
 done
