@@ -29,7 +29,7 @@
 //    and from there to the output in order of sorted position: consecutive invocations write consecutive addresses
 //    within a digit's run. With ROUNDS > 1 the pool holds CHUNK sorted positions at a time and round r stages and
 //    writes positions [r * CHUNK, (r + 1) * CHUNK): less workgroup memory for two barriers more per round.
-// Tile state: one u32 per (tile, digit) at TILE_STATES + tile * RADIX + digit, lookback_core's one-word state
+// Tile state: one u32 per (tile, digit) at states_of(slot) + tile * RADIX + digit, lookback_core's one-word state
 // (flag << 30) | count, written with atomicMax so it only moves forward; counts fit in 30 bits as n < 2^30.
 // The missing keys of the last tile rank as digit 255 after every real key and are never written or counted.
 //! import sort/buffers.wgsl
@@ -70,6 +70,13 @@ var<workgroup> wg_tile: u32;
 var<workgroup> wg_n: u32;
 var<workgroup> wg_uniform: u32;
 var<workgroup> wg_stuck: atomic<u32>;
+
+// The tile states of slot j: two regions of params.tiles * RADIX words, used by slots in turn. The host zeroes
+// region 0 before slot 0; every tile of slot j zeroes its own states in the other region for slot j + 1, which
+// runs after the whole of slot j (a later dispatch), while slot j - 1, the last to use it, is done.
+fn states_of(j: u32) -> u32 {
+  return TILE_STATES + (j % 2u) * params.tiles * RADIX;
+}
 
 // Lanes below `lane`, as a ballot.
 fn lower_lanes(lane: u32) -> vec4<u32> {
@@ -191,6 +198,10 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
   if (tile >= params.tiles || tile * TILE >= n) {
     return;  // past the keys (a counted range's tiles past its count: nothing waits on them)
   }
+  if (l < RADIX) {
+    atomicStore(&state[states_of(params.slot + 1u) + tile * RADIX + l], 0u);  // for the next slot
+  }
+  let states = states_of(params.slot);
   let dpass = packed & 0xffu;
   let src = (packed >> 8u) & 0xffu;
   let dst = packed >> 16u;
@@ -243,7 +254,7 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
   }
   // EARLY (CUB's early counts): the tile's digit counts from a workgroup histogram of its keys, published before
   // it ranks, so that a successor's look-back finds an AGGREGATE instead of waiting out this tile's ranking.
-  let own = TILE_STATES + tile * RADIX + l;
+  let own = states + tile * RADIX + l;
   if (EARLY && !ABLATE_LOOKBACK) {
     if (l < RADIX) {
       atomicStore(&wg_bins[l], 0u);
@@ -429,7 +440,7 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
       // Each digit walks its chain alone (tile/lookback_core.wgsl): no barriers until it is done or stuck, and it
       // publishes its inclusive prefix as soon as it has it (the successors' walks stop there).
       if (!w.done) {
-        w = walk_word_chain(w, TILE_STATES + l, RADIX, tile, params.spin_limit, params.stress != 0u);
+        w = walk_word_chain(w, states + l, RADIX, tile, params.spin_limit, params.stress != 0u);
         if (w.done) {
           atomicMax(&state[own], (INCLUSIVE << 30u) | (w.prefix + count));
         } else {
@@ -458,7 +469,7 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
       var c = 0u;
       if (l < RADIX) {
         c = atomicLoad(&wg_bins[l]);
-        atomicMax(&state[TILE_STATES + js * RADIX + l], (AGGREGATE << 30u) | c);
+        atomicMax(&state[states + js * RADIX + l], (AGGREGATE << 30u) | c);
       }
       if (l == 0u) {
         atomicAdd(&state[8u + params.slot], 1u);

@@ -1,7 +1,7 @@
 // The Onesweep radix sort: one dispatch per slot (sort/onesweep.wgsl): tiles in order from an atomic counter, keys
 // in registers, subgroup-ballot ranking, per-digit look-back (each digit walks alone over a window of
-// predecessors) with the decoupled fallback, scatter through workgroup memory. Needs subgroups. The tile states of
-// a slot are cleared before it (1 KiB per tile).
+// predecessors) with the decoupled fallback, scatter through workgroup memory. Needs subgroups. The tile states
+// (1 KiB per tile) alternate between two regions by slot; each slot clears the next one's (see state_words).
 //
 // Per-tile work (issue 25 item 2, measured on the H200 with 256 x 15 keys per tile): a tile is 3,840 keys (15 KiB of
 // u32 keys), so 2^24 keys are 4,370 tiles and 2^28 keys 69,906. Its look-back is digit-parallel already: invocation
@@ -173,12 +173,15 @@ class onesweep final : public sort_algorithm {
     tiles_ = (a.n + tile - 1) / tile;
   }
 
-  std::uint64_t state_words() const override { return tiles_ * 256; }
+  // Two regions of tile states, slot j using region j % 2: each tile of slot j zeroes its states in the other region
+  // for slot j + 1 (which runs after the whole of slot j), so only region 0 is cleared by a dispatch, with the sort's
+  // state header (one fill per sort instead of one per slot: host encoding and GPU gaps between dispatches).
+  std::uint64_t state_words() const override { return 2 * tiles_ * 256; }
+  std::uint64_t state_words_zeroed_first() const override { return tiles_ * 256; }
 
   void slot(recorder& rec, std::uint32_t j, const sort_bindings& b) override {
     context& ctx = rec.ctx();
     const buffer& state = sort_state(ctx);
-    record_zero(rec, state, tile_states_word * 4, tiles_ * 256 * 4);  // inside the pass
     sort_params p = sort_params_of(a_);
     p.tiles = static_cast<std::uint32_t>(tiles_);
     p.slot = j;
@@ -190,7 +193,7 @@ class onesweep final : public sort_algorithm {
     // Workgroups past the last tile (gx * gy > tiles) claim a tile number >= tiles and return.
     rec.dispatch(*kernel_,
                  {rec.params(p), b.keys_in, b.keys_x, b.keys_y, b.vals_in, b.vals_x, b.vals_y,
-                  bind(state, 0, (tile_states_word + tiles_ * 256) * 4)},
+                  bind(state, 0, (tile_states_word + 2 * tiles_ * 256) * 4)},
                  gx, gy);
   }
 

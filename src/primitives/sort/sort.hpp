@@ -115,8 +115,11 @@ void check_sort_size(const context& ctx, std::uint64_t n, std::uint32_t key_word
 /// An algorithm's per-sort state: the tile-state words it needs, and one dispatch (or a few) per slot.
 struct sort_algorithm {
   virtual ~sort_algorithm() = default;
-  /// Tile-state words the state buffer needs past TILE_STATES (cleared by the algorithm itself per slot).
+  /// Tile-state words the state buffer needs past TILE_STATES, and how many of them (from TILE_STATES on) must be
+  /// zero before slot 0: the sort clears them with its state header, in one dispatch; the algorithm keeps the rest
+  /// cleared itself.
   virtual std::uint64_t state_words() const = 0;
+  virtual std::uint64_t state_words_zeroed_first() const { return 0; }
   virtual void slot(recorder& rec, std::uint32_t j, const sort_bindings& b) = 0;
 };
 std::unique_ptr<sort_algorithm> make_sort_rts(recorder& rec, const sort_args& a);
