@@ -48,19 +48,18 @@ struct pipeline::state {
   std::uint64_t created = 0;
   // A replay's recording, made while the GPU ran the run before it (WebGPU command buffers are single-use, and
   // recording the chain costs the host as much as a call's whole round trip): the next run with the same key only
-  // submits it. Made once two runs in a row had the same key.
+  // submits it. Made once two runs in a row had the same key, so `next`, when held, was recorded for `last`.
   std::optional<run_key> last;
-  run_key next_key;
   // It holds the recording's encoder and command buffer, a reference to its input buffer and the ring slots of its
   // parameters; it uses the kernels and policies of when it was recorded (a set_policy or an environment override
   // between runs takes effect from the run after). drop: the backend's, kept so that the destructor needs no context.
   detail::finished_commands next;
-  void (*drop)(detail::finished_commands&) noexcept = nullptr;
+  void (*drop)(detail::finished_commands&) noexcept;
   bool next_in_a = true;
-  state(context& c, dtype t) : ctx(&c), type(t), count(c) {}
+  state(context& c, dtype t) : ctx(&c), type(t), count(c), drop(detail::backend_of(c).drop_chain) {}
   ~state() { drop_next(); }
   void drop_next() noexcept {
-    if (next && drop) drop(next);
+    if (next) drop(next);
   }
   // A step added: a run recorded ahead lacks it.
   void changed() {
@@ -185,7 +184,7 @@ void pipeline::enqueue_ref(const detail::range_ref& in) {
   key.capacity = s.capacity;
   const std::uint64_t before = kernels_created(ctx);
   const backend_ops& backend = backend_of(ctx);
-  if (s.next && !(s.next_key == key)) s.drop_next();
+  if (s.next && !(*s.last == key)) s.drop_next();
   s.count.write(n);
   if (n && !in.on_device) ctx.write(s.a, 0, in.host, n * 4);
   if (s.next) {
@@ -230,8 +229,6 @@ void pipeline::enqueue_ref(const detail::range_ref& in) {
   }
   try {
     s.next = backend.finish_chain(ctx, enc, in.on_device ? &in.view : nullptr);  // released there if it fails
-    s.next_key = key;
-    s.drop = backend.drop_chain;
   } catch (...) {
   }
 }
