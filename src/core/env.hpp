@@ -58,11 +58,11 @@ unsigned onesweep_slots();
 /// the policy's choice, in every kernel that has one: the onesweep sort (sort.unroll: GPUs on, CPU adapters off) and
 /// the decoupled select family (select.unroll: off); -1 when unset; throws errc::invalid_argument for any other value.
 int unroll();
+/// A 0|1 setting read as -1 when unset (unroll(), onesweep_reload(), onesweep_early()...): the setting where set,
+/// else the policy's choice `policy`.
+inline bool set_or(int setting, bool policy) { return setting >= 0 ? setting == 1 : policy; }
 /// unroll() where set, else the policy's choice `policy`.
-inline bool unroll_or(bool policy) {
-  const int e = unroll();
-  return e >= 0 ? e == 1 : policy;
-}
+inline bool unroll_or(bool policy) { return set_or(unroll(), policy); }
 /// WGPRIM_ONESWEEP_ABLATE=rank,lookback,scatter (any subset): measurement only, the onesweep digit pass skips those
 /// phases (the output is then NOT sorted) so that per-phase costs show in `sort --phases` (issue 25 item 1). Bit 0
 /// rank, bit 1 look-back, bit 2 scatter; 0 when unset.

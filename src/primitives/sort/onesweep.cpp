@@ -140,11 +140,9 @@ class onesweep final : public sort_algorithm {
     pol_ = sort_onesweep_policy_for(ctx, a.opt->tune, stress_, a.key_words);
     const unsigned ablate = env::onesweep_ablate();
     // Keys read again for the scatter (64-bit keys word by word), digits packed meanwhile: the policy's choice.
-    const int reload_env = env::onesweep_reload();
-    const bool reload = reload_env >= 0 ? reload_env == 1 : pol_.reload_keys;
+    const bool reload = env::set_or(env::onesweep_reload(), pol_.reload_keys);
     const bool fold = env::onesweep_fold() != 0;
-    const int early_env = env::onesweep_early();
-    const bool early = early_env >= 0 ? early_env == 1 : pol_.early_counts;
+    const bool early = env::set_or(env::onesweep_early(), pol_.early_counts);
     const bool unroll = env::unroll_or(pol_.unroll);
     auto compose = [&]() -> const std::string& {
       wgsl_constants c = sort_constants(pol_.wg_size, pol_.items, a.key_words);
