@@ -752,6 +752,31 @@ WGPUCommandEncoder context::begin_commands() {
   return enc;
 }
 
+namespace detail {
+namespace {
+// An encoder whose command buffer was made: released once it leaves submitted_encoders, until then a second submit
+// of it is recognised.
+void remember_submitted(context_impl& s, WGPUCommandEncoder encoder) {
+  s.submitted_encoders.push_back(encoder);
+  if (s.submitted_encoders.size() > s.submitted_kept) {
+    wgpuCommandEncoderRelease(s.submitted_encoders.front());
+    s.submitted_encoders.pop_front();
+  }
+}
+
+// Submits `encoder`'s finished command buffer: the parameter slots of the calls recorded into it uploaded first
+// (recorder::end leaves them to this upload), then free for the ring to reuse.
+void submit_command_buffer(context_impl& s, WGPUCommandBuffer cmd, WGPUCommandEncoder encoder) {
+  s.ring_flush();
+  wgpuQueueSubmit(s.queue, 1, &cmd);
+  wgpuCommandBufferRelease(cmd);
+  s.idle_known = false;
+  s.ring_encoders.erase(std::remove(s.ring_encoders.begin(), s.ring_encoders.end(), encoder), s.ring_encoders.end());
+  s.check(errc::gpu, "submitting GPU work");
+}
+}  // namespace
+}  // namespace detail
+
 void context::submit(WGPUCommandEncoder encoder) {
   auto& s = impl();
   s.need_webgpu("submitting a command encoder");
@@ -763,25 +788,14 @@ void context::submit(WGPUCommandEncoder encoder) {
   s.own_encoders.erase(encoder);
   WGPUCommandBufferDescriptor cd = WGPU_COMMAND_BUFFER_DESCRIPTOR_INIT;
   WGPUCommandBuffer cmd = wgpuCommandEncoderFinish(encoder, &cd);
-  // Released once it leaves submitted_encoders (see there): until then a second submit is recognised.
-  s.submitted_encoders.push_back(encoder);
-  if (s.submitted_encoders.size() > s.submitted_kept) {
-    wgpuCommandEncoderRelease(s.submitted_encoders.front());
-    s.submitted_encoders.pop_front();
-  }
+  detail::remember_submitted(s, encoder);
   try {
     s.check(errc::gpu, "recording GPU work");
   } catch (...) {
     if (cmd) wgpuCommandBufferRelease(cmd);
     throw;
   }
-  s.ring_flush();  // the parameter slots of the calls recorded into it (recorder::end leaves them to this upload)
-  wgpuQueueSubmit(s.queue, 1, &cmd);
-  wgpuCommandBufferRelease(cmd);
-  s.idle_known = false;
-  // Its parameter slots are submitted now: the ring may reuse them.
-  s.ring_encoders.erase(std::remove(s.ring_encoders.begin(), s.ring_encoders.end(), encoder), s.ring_encoders.end());
-  s.check(errc::gpu, "submitting GPU work");
+  detail::submit_command_buffer(s, cmd, encoder);
 }
 
 namespace detail {
@@ -814,19 +828,11 @@ void submit_finished(context& ctx, finished_commands& f) {
   auto& s = ctx.impl();
   if (!f) throw error(errc::gpu, "internal: submit_finished of nothing");
   s.flush_open();  // queued calls made before this submit run before it
-  s.ring_flush();  // its parameter slots (kept in the ring since it was recorded)
-  wgpuQueueSubmit(s.queue, 1, &f.cmd);
-  wgpuCommandBufferRelease(f.cmd);
-  s.idle_known = false;
-  s.ring_encoders.erase(std::remove(s.ring_encoders.begin(), s.ring_encoders.end(), f.enc), s.ring_encoders.end());
-  s.submitted_encoders.push_back(f.enc);  // released later, as context::submit's
-  if (s.submitted_encoders.size() > s.submitted_kept) {
-    wgpuCommandEncoderRelease(s.submitted_encoders.front());
-    s.submitted_encoders.pop_front();
-  }
-  if (f.held) wgpuBufferRelease(f.held);
+  const finished_commands g = f;
   f = {};
-  s.check(errc::gpu, "submitting GPU work");
+  remember_submitted(s, g.enc);
+  if (g.held) wgpuBufferRelease(g.held);  // wgpu keeps it for the work submitted below
+  submit_command_buffer(s, g.cmd, g.enc);
 }
 
 void drop_finished(finished_commands& f) noexcept {
