@@ -8,4 +8,5 @@ mkdir -p $OUT
 export XDG_CACHE_HOME=/tmp/wgprim-cache
 { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; date -u; } 2>&1
 . bench/h200/suite.sh
-bash bench/results/2026-12-07-h100-session24/run_next.sh
+# AFTER_SUITE: the script run after the suite (run_next.sh runs this call with run_3.sh).
+bash ${AFTER_SUITE:-bench/results/2026-12-07-h100-session24/run_next.sh}

@@ -5,10 +5,4 @@
 # held keys, early counts, the look-back window, on every key type). Rebuild, `make -C bench/cub`, `make -C
 # bench/vkstats`, `bash bench/h200/pack.sh && rm -f devbuild/bin/wgprim_calls devbuild/bin/wgprim_floor` first; carry
 # [".gl", "devbuild"].
-set -u
-. devbuild/setup.sh
-mkdir -p $OUT
-export XDG_CACHE_HOME=/tmp/wgprim-cache
-{ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; date -u; } 2>&1
-. bench/h200/suite.sh
-bash bench/results/2026-12-07-h100-session25/run_3.sh
+AFTER_SUITE=bench/results/2026-12-07-h100-session25/run_3.sh bash bench/results/2026-12-07-h100-session25/run_1.sh
