@@ -12,7 +12,7 @@ import sys
 
 def shape(primitive, op):
     """What must agree besides primitive, type and n: the bins of a histogram, the segment shape of a segmented op
-    (wgprim's plain "sum" row has segments of ~1000), the operator of a reduce; other ops are named differently by
+    (wgprim's plain "sum" row has segments of ~1000), the operator of a reduce, the bits of a sort; other ops are named differently by
     the two benches and describe the same data."""
     op = op or ""
     if primitive.startswith("histogram"):
@@ -21,6 +21,8 @@ def shape(primitive, op):
         return "one" if "one segment" in op else "16" if "segments of 16" in op else "4" if "segments of 4" in op else "1000"
     if primitive == "reduce":
         return "max" if "max" in op else "sum"
+    if primitive in ("sort_keys", "sort_pairs") and "bits" in op:
+        return op[op.index("bits"):].split(",")[0]  # CUB's "bits 0:16" rows are not its full sorts
     return ""
 
 
