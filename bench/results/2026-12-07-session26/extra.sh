@@ -23,3 +23,20 @@ import json,sys; d=json.load(sys.stdin)
 print("segsort", sys.argv[1], "gpu %.4f" % d["gpu_ms"], "; ".join("%s %.4f" % (p["phase"], p["gpu_ms"]) for p in d["phases"] if not p["skipped"]))' $seg ||
     echo "segsort $seg failed"
 done
+# Occupancy: session 25's driver figures had the loops with 2 rounds and 8 slots at 80 registers and no local
+# memory (three workgroups of 256 per SM instead of two), never timed. u32 at 2^26, GPU ms per sort.
+for cfg in "X=1" "WGPRIM_UNROLL=0 WGPRIM_ONESWEEP_ROUNDS=2 WGPRIM_ONESWEEP_SLOTS=8" \
+           "WGPRIM_ONESWEEP_ROUNDS=2 WGPRIM_ONESWEEP_SLOTS=8"; do
+  for it in 0 12 15 24; do
+    timeout 60 $B/wgprim sort --generate uniform:67108864 --type u32 --algorithm onesweep --repeat 7 --no-check \
+      --json --items $it 2>/dev/null |
+      python3 -c 'import json,sys; d=json.load(sys.stdin); print("[%s] items" % sys.argv[2], sys.argv[1], "%.4f ms" % d["gpu_ms"])' $it "$cfg"
+  done
+done
+for cfg in "WGPRIM_UNROLL=0 WGPRIM_ONESWEEP_ROUNDS=2 WGPRIM_ONESWEEP_SLOTS=8"; do
+  for it in 12 24; do
+    env $cfg VK_LAYER_PATH=$PWD/devbuild/vkstats VK_INSTANCE_LAYERS=VK_LAYER_WGPRIM_stats XDG_CACHE_HOME=$(mktemp -d) \
+      timeout 60 $B/wgprim sort --generate uniform:100000 --type u32 --algorithm onesweep --items $it 2>&1 |
+      grep -E "^vkstats onesweep.*(Register|Local)" | sed "s/^/[$cfg items $it] /"
+  done
+done
