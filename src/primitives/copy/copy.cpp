@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/wgsl_compose.hpp"
+#include "primitives/copy/widen.hpp"
 #include "primitives/backend.hpp"
 #include "wgprim/copy.hpp"
 #include "wgprim/error.hpp"
@@ -37,6 +38,22 @@ void record_zero(recorder& rec, const buffer& b, std::uint64_t offset, std::uint
   const std::uint32_t groups = static_cast<std::uint32_t>(std::min<std::uint64_t>(1024, (words + 255) / 256));
   const fill_params p{static_cast<std::uint32_t>(words), 0, 0, 0};
   rec.dispatch(k, {rec.params(p), bind(b, offset, bytes)}, groups);
+}
+
+namespace {
+std::uint64_t round_up(std::uint64_t v, std::uint64_t a) { return a > 1 ? (v + a - 1) / a * a : v; }
+}  // namespace
+
+lookback_workspace::lookback_workspace(context& ctx, const std::string& name, std::uint64_t carry_bytes,
+                                       std::uint64_t state_bytes)
+    : carry_bytes_(carry_bytes),
+      state_at_(round_up(carry_bytes, ctx.limits().min_storage_buffer_offset_alignment)),
+      state_bytes_(state_bytes),
+      buf_(scratch(ctx, name, state_at_ + state_bytes)) {}
+
+void lookback_workspace::copy_state_word(recorder& rec, std::uint64_t word, const buffer& dst,
+                                         std::uint64_t dst_offset) const {
+  rec.copy(buf_, state_at_ + 4 * word, dst, dst_offset, 4);
 }
 
 struct words_params {

@@ -1,5 +1,7 @@
 // Packed storage types (f16, u8, i8) widened into their accumulation type (f32, u32, i32) on the device.
 #pragma once
+#include <string>
+
 #include "primitives/primitive.hpp"
 
 namespace wgprim::detail {
@@ -14,6 +16,27 @@ extern const kernel_spec widen_spec;
 /// the range cannot be bound as storage.
 void record_zero(recorder& rec, const buffer& b, std::uint64_t offset, std::uint64_t bytes);
 extern const kernel_spec fill_spec;
+
+/// The workspace of a decoupled look-back pass kept by the context: carry words (counts between chunks, totals) at
+/// offset 0, then the tile states at a binding offset, in one buffer, so that a one-chunk call clears both with one
+/// fill dispatch (each dispatch in a compute pass costs GPU time: ~4 us on an H100).
+class lookback_workspace {
+ public:
+  lookback_workspace(context& ctx, const std::string& name, std::uint64_t carry_bytes, std::uint64_t state_bytes);
+  const buffer& buf() const { return buf_; }
+  binding carry() const { return bind(buf_, 0, carry_bytes_); }
+  binding states() const { return bind(buf_, state_at_, state_bytes_); }
+  /// Zeroes the carry and the first `state_used` bytes of the states with one dispatch.
+  void clear(recorder& rec, std::uint64_t state_used) const { record_zero(rec, buf_, 0, state_at_ + state_used); }
+  void clear_carry(recorder& rec) const { record_zero(rec, buf_, 0, carry_bytes_); }
+  void clear_states(recorder& rec, std::uint64_t state_used) const { record_zero(rec, buf_, state_at_, state_used); }
+  /// Copies state word `word` (a pass's fallback count) to dst at dst_offset (a transfer command).
+  void copy_state_word(recorder& rec, std::uint64_t word, const buffer& dst, std::uint64_t dst_offset) const;
+
+ private:
+  std::uint64_t carry_bytes_, state_at_, state_bytes_;
+  const buffer& buf_;
+};
 
 /// Copies `bytes` (a multiple of 4, at most 64 KiB, 4-byte aligned offsets, two buffers) with a dispatch inside
 /// the current compute pass (a count or a small table: recorder::copy_raw is a transfer command and ends the pass);

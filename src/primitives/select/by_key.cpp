@@ -68,21 +68,25 @@ segmented_workspace record_by_key_decoupled(recorder& rec, const segmented_args&
   const std::uint64_t prev_base = 2 * (chunks + 1), next_base = prev_base + chunks;
   // Workspaces kept by the context (no allocation, and no zero-fill by wgpu, per call): carry is zeroed per call,
   // state per pass; the run count in carry is copied or read back by the caller before another call records.
-  const buffer& carry = scratch(ctx, "by_key.carry", (next_base + chunks) * 4);
+  // Carry words and tile states in one workspace (one clearing dispatch for one chunk).
+  const lookback_workspace work(ctx, "by_key.work", (next_base + chunks) * 4, (2 + 4 * max_tiles) * 4);
+  const binding carry = work.carry(), state = work.states();
   segmented_workspace ws;
-  ws.tiles = &carry;
+  ws.tiles = &work.buf();  // the carry words from offset 0
   ws.runs_index = 2 * chunks;
-  const buffer& state = scratch(ctx, "by_key.state", (2 + 4 * max_tiles) * 4);
   // Placeholders: read-only ones for RLE's values and short chunks' vectors, one writable one per output.
   const buffer& dummy_vec = scratch(ctx, "by_key.dummy_vec", 16);
   const buffer& dummy = scratch(ctx, "by_key.dummy", 16);
   const buffer& dummy_keys_out = scratch(ctx, "by_key.dummy_keys_out", 16);
   const buffer& dummy_sums_out = scratch(ctx, "by_key.dummy_sums_out", 16);
-  record_zero(rec, carry, 0, carry.size_bytes());  // a dispatch: the compute pass stays open
+  // Dispatches (the compute pass stays open); one chunk: the carry and the states together.
+  const bool one_clear = chunks == 1;
+  if (one_clear) work.clear(rec, (2 + 4 * ((parts[0].count + tile - 1) / tile)) * 4);
+  else work.clear_carry(rec);
   for (std::uint64_t c = 0; c < chunks; ++c) {
-    if (c > 0) rec.copy_raw(a.keys.buf, a.keys.offset + (parts[c].first - 1) * 4, carry.native(), (prev_base + c) * 4, 4);
+    if (c > 0) rec.copy_raw(a.keys.buf, a.keys.offset + (parts[c].first - 1) * 4, carry.buf, (prev_base + c) * 4, 4);
     if (c + 1 < chunks)
-      rec.copy_raw(a.keys.buf, a.keys.offset + (parts[c].first + parts[c].count) * 4, carry.native(),
+      rec.copy_raw(a.keys.buf, a.keys.offset + (parts[c].first + parts[c].count) * 4, carry.buf,
                    (next_base + c) * 4, 4);
   }
   auto vec = [&](const device_view& v, const chunk& ch) {
@@ -105,14 +109,14 @@ segmented_workspace record_by_key_decoupled(recorder& rec, const segmented_args&
                             static_cast<std::uint32_t>(next_base + c), c > 0 ? 1u : 0u, c + 1 < chunks ? 1u : 0u,
                             static_cast<std::uint32_t>(win_first), static_cast<std::uint32_t>(win_count), pol.spin,
                             stress ? 1u : 0u};
-      record_zero(rec, state, 0, (2 + 4 * tiles) * 4);
+      if (!one_clear) work.clear_states(rec, (2 + 4 * tiles) * 4);
       auto out = [&](const device_view& v, const buffer& placeholder) {
         return win_count ? bind(v, win_first, win_count) : bind(view_of(placeholder));
       };
       rec.dispatch(k, {rec.params(p), bind(a.keys, ch.first, ch.count), vec(a.keys, ch),
                        a.ones ? bind(view_of(dummy)) : bind(a.values, ch.first, ch.count),
                        a.ones ? bind(view_of(dummy_vec)) : vec(a.values, ch), out(a.unique_keys, dummy_keys_out), out(a.sums, dummy_sums_out),
-                       bind(view_of(state)), bind(view_of(carry))},
+                       state, carry},
                    gx, gy);
     }
   }

@@ -160,13 +160,17 @@ void record_select_decoupled(recorder& rec, const select_args& a) {
   // carry: [0, chunks] kept before each chunk, [chunks + 1] the partition's total, [chunks + 2 + c] the element
   // before chunk c (unique).
   const std::uint64_t total_index = chunks + 1, prev_base = chunks + 2;
-  // Workspaces kept by the context (no allocation, and no zero-fill by wgpu, per call); both are cleared below.
-  const buffer& carry = scratch(ctx, "select.carry", (prev_base + chunks) * 4);
-  const buffer& state = scratch(ctx, "select.state", (2 + 2 * max_tiles) * 4);
+  // One workspace kept by the context (no allocation, and no zero-fill by wgpu, per call): the carry words, then the
+  // tile states at state_at (a binding offset). Cleared by dispatches (record_zero): a transfer command would end the
+  // compute pass between calls. One chunk (one output window): carry and states with one dispatch, as nothing
+  // writes either before the select's pass (the stable partition's count pass only adds to the zeroed carry).
+  const lookback_workspace ws(ctx, "select.work", (prev_base + chunks) * 4, (2 + 2 * max_tiles) * 4);
+  const binding carry = ws.carry(), state = ws.states();
   const buffer& dummy_vec = scratch(ctx, "select.dummy_vec", 16);
   const buffer& dummy_flags = scratch(ctx, "select.dummy_flags", 16);
-  // Cleared by dispatches (record_zero): a transfer command would end the compute pass between calls.
-  record_zero(rec, carry, 0, (prev_base + chunks) * 4);
+  const bool one_clear = chunks == 1;
+  if (one_clear) ws.clear(rec, (2 + 2 * ((parts[0].count + tile - 1) / tile)) * 4);
+  else ws.clear_carry(rec);
   if (view && a.mode == select_mode::unique && chunks > 1)
     throw error(errc::limit, "unique over a view: at most one storage binding of elements (" +
                                  std::to_string(per_binding) + ")");
@@ -177,7 +181,7 @@ void record_select_decoupled(recorder& rec, const select_args& a) {
   };
   if (a.mode == select_mode::unique)
     for (std::uint64_t c = 1; c < chunks; ++c)
-      rec.copy_raw(a.in.buf, a.in.offset + (parts[c].first - 1) * 4, carry.native(), (prev_base + c) * 4, 4);
+      rec.copy_raw(a.in.buf, a.in.offset + (parts[c].first - 1) * 4, carry.buf, (prev_base + c) * 4, 4);
 
   auto params_for = [&](std::uint64_t c, std::uint64_t tiles, std::uint32_t gx, std::uint64_t win_first,
                         std::uint64_t win_count) {
@@ -207,7 +211,7 @@ void record_select_decoupled(recorder& rec, const select_args& a) {
       grid_2d(tiles, ctx.limits().max_compute_workgroups_per_dimension, gx, gy);
       run(kc, params_for(c, tiles, gx, 0, 0),
           {in_bind(c), in_vec(c), flag_bind(ch), flag_vec(ch), bind(a.out, 0, 1),
-           bind(view_of(state)), bind(view_of(carry))},
+           state, carry},
           gx, gy);
     }
   }
@@ -222,15 +226,14 @@ void record_select_decoupled(recorder& rec, const select_args& a) {
     const std::uint64_t reach = a.partition ? n : ch.first + ch.count;
     for (std::uint64_t w = 0; w * per_binding < reach; ++w) {
       const std::uint64_t win_first = w * per_binding, win_count = std::min(per_binding, n - win_first);
-      record_zero(rec, state, 0, (2 + 2 * tiles) * 4);
+      if (!one_clear) ws.clear_states(rec, (2 + 2 * tiles) * 4);
       run(k, params_for(c, tiles, gx, win_first, win_count),
-          {in_bind(c), in_vec(c), flag_bind(ch), flag_vec(ch),
-           bind(a.out, win_first, win_count), bind(view_of(state)), bind(view_of(carry))},
+          {in_bind(c), in_vec(c), flag_bind(ch), flag_vec(ch), bind(a.out, win_first, win_count), state, carry},
           gx, gy);
-      if (a.fallbacks) rec.copy(state, 4, *a.fallbacks, 4 * slot_index++, 4);
+      if (a.fallbacks) ws.copy_state_word(rec, 1, *a.fallbacks, 4 * slot_index++);
     }
   }
-  record_copy_words(rec, carry.native(), chunks * 4, a.count.buf, a.count.offset, 4);  // inside the pass
+  record_copy_words(rec, carry.buf, chunks * 4, a.count.buf, a.count.offset, 4);  // inside the pass
 }
 
 }  // namespace wgprim::detail
