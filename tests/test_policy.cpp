@@ -324,6 +324,43 @@ TEST(Policy, SortWorkgroupSizeKnob) {
   }
 }
 
+// 64-bit keys take their own size (sort.wg_size_wide: 512 lost for them on the H100 while it won for 32-bit keys):
+// each width gets its knob, and 64-bit keys sort across the edges of a 512-invocation tile.
+TEST(Policy, SortWorkgroupSizeWideKnob) {
+  const env_override wg("WGPRIM_ONESWEEP_WG", "0");
+  context c(webgpu_options());
+  if (!c.features().subgroups) GTEST_SKIP() << "the onesweep needs subgroups";
+  const bool fits = c.limits().max_compute_invocations_per_workgroup >= 512 && c.limits().max_compute_workgroup_size_x >= 512;
+  set_policy(c, {{"sort.wg_size", 512}, {"sort.wg_size_wide", 256}});
+  EXPECT_EQ(detail::sort_onesweep_policy_for(c, tuning{}, false, 1).wg_size, fits ? 512u : 256u);
+  EXPECT_EQ(detail::sort_onesweep_policy_for(c, tuning{}, false, 2).wg_size, 256u);
+  set_policy(c, {{"sort.wg_size", 256}, {"sort.wg_size_wide", 512}});
+  EXPECT_EQ(detail::sort_onesweep_policy_for(c, tuning{}, false, 1).wg_size, 256u);
+  const detail::sort_onesweep_policy pol = detail::sort_onesweep_policy_for(c, tuning{}, false, 2);
+  ASSERT_EQ(pol.wg_size, fits ? 512u : 256u);
+  const std::size_t tile = std::size_t(pol.wg_size) * pol.items;
+  run_options o;
+  o.algorithm = "onesweep";
+  std::mt19937_64 rng(9);
+  for (std::size_t n : {tile - 1, tile + 1}) {
+    std::vector<std::int64_t> keys(n);
+    for (auto& k : keys) k = static_cast<std::int64_t>(rng());
+    std::vector<std::int64_t> want = keys;
+    std::stable_sort(want.begin(), want.end());
+    sort(c, keys, sort_order{}, o);
+    EXPECT_EQ(keys, want) << "n=" << n;
+  }
+  set_policy(c, {{"sort.wg_size_wide", 300}});
+  std::vector<std::int64_t> keys(1000, 1);
+  try {
+    sort(c, keys, sort_order{}, o);
+    ADD_FAILURE() << "sort.wg_size_wide 300 was taken";
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), errc::invalid_argument) << e.what();
+    EXPECT_NE(std::string(e.what()).find("sort.wg_size_wide"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Policy, FileNames) {
   adapter_info a;
   a.name = "llvmpipe (LLVM 15.0.6, 256 bits)";

@@ -83,7 +83,10 @@ sort_onesweep_policy sort_onesweep_policy_for(const context& ctx, const tuning& 
   // On a CPU adapter the predecessor is rarely running: waiting is waste; and every workgroup barrier is a switch
   // between all invocations, so bigger tiles (fewer tiles, fewer look-backs) pay: the table's spin and items.
   sort_onesweep_policy p = policy_for(ctx).sort;
-  if (key_words == 2) p.items = p.items_wide;  // two key words in registers
+  if (key_words == 2) {  // two key words in registers
+    p.items = p.items_wide;
+    p.wg_size = p.wg_size_wide;
+  }
   const std::uint32_t limit = ctx.limits().max_compute_workgroup_storage_size;
   const auto& L = ctx.limits();
   const auto wg_fits = [&](std::uint32_t w) {
@@ -100,7 +103,8 @@ sort_onesweep_policy sort_onesweep_policy_for(const context& ctx, const tuning& 
   // The policy's (a tuning file's) size: the kernel takes the radix or twice it; a size the adapter cannot run
   // falls back to the radix (a policy file may come from another adapter of the same class).
   if (p.wg_size != 256 && p.wg_size != 512)
-    throw error(errc::invalid_argument, "policy: sort.wg_size must be 256 or 512, not " + std::to_string(p.wg_size));
+    throw error(errc::invalid_argument, std::string("policy: sort.wg_size") + (key_words == 2 ? "_wide" : "") +
+                                            " must be 256 or 512, not " + std::to_string(p.wg_size));
   if (!wg_fits(p.wg_size)) p.wg_size = 256;
   // The policy's subgroup histograms (16, 16 KiB: subgroups of 16 lanes or more rank in one phase) where they fit.
   if (const unsigned s = env::onesweep_slots()) p.slots = s;

@@ -16,8 +16,13 @@ sort_rts_policy sort_rts_policy_for(const context& ctx, const tuning& t);
 
 struct sort_onesweep_policy {
   // 256 (the radix) or 512 (knob sort.wg_size, WGPRIM_ONESWEEP_WG): H200 session 7 (loops) 512 no faster; H100
-  // session 25 (written out, u32 2^26) 3.408 vs 3.655 ms, u32 only so far: `wgprim tune` tries both on GPUs.
+  // session 25 (written out, u32 2^26) 3.408 vs 3.655 ms. NVIDIA's row takes 512 for 32-bit keys since session 26
+  // (H100, bench/results/2026-12-07-session26, GPU ms, 256 / 512: u32 2^24 0.974 / 0.922, 2^26 3.632 / 3.436; f32
+  // 2^24 1.013 / 0.964, 2^26 3.757 / 3.580; u32 pairs 2^24 1.185 / 1.135); `wgprim tune` tries both on GPUs.
   std::uint32_t wg_size = 256;
+  // The same for 64-bit keys (knob sort.wg_size_wide): 256 everywhere, as 512 lost on the H100 (session 26: i64 2^24
+  // 2.492 / 2.739 ms).
+  std::uint32_t wg_size_wide = 256;
   // Keys per invocation (tune.items): tiles of 4,608. H200 2026-12-02 (session 12), u32 keys at 2^28, batched ms
   // per sort: 15 18.3, 16 18.0, 17 17.6, 18 17.3, 19 17.1, 20 26.1. The cliff is workgroup memory, not registers
   // (session 21, bench/results/2026-12-03-h200-session21): a pass is ~50 % slower as soon as the kernel's workgroup
