@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Session 26, call 3 (~180 s): the sorts against CUB with NVIDIA's new row (32-bit keys in tiles of 512
+# invocations), and the select family at 2^20 / 2^24 after the one-dispatch clear (carry and tile states in one
+# workspace), wall clock per call and K = 10 batched, ratios by bench/h200/vs_cub.py.
+set -u
+. devbuild/setup.sh
+mkdir -p $OUT
+export XDG_CACHE_HOME=/tmp/wgprim-cache
+{ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; date -u; } 2>&1 | tee $OUT/env.txt
+timeout 60 $B/cub_bench --json --sizes 20,24,28 --k 10 --reps 3 \
+  --primitives sort_keys,sort_pairs,select_if,select_flagged,partition_if,unique > $OUT/cub.jsonl 2>&1
+echo "cub rc=$?"
+for n in 20 24 28; do
+  timeout 80 $B/wgprim bench --json --quiet --reps 3 --batch 10 --min-log2 $n --max-log2 $n --primitives sort_keys,sort_pairs \
+    --algorithm onesweep > $OUT/w_$n.json 2>/dev/null || echo "sort 2^$n rc=$?"
+done
+for n in 20 24; do
+  timeout 40 $B/wgprim bench --json --quiet --reps 3 --batch 10 --min-log2 $n --max-log2 $n \
+    --primitives select_if,select_flagged,partition_if,unique > $OUT/w_s$n.json 2>/dev/null || echo "select 2^$n rc=$?"
+done
+python3 - "$OUT" <<'PY'
+import json, sys, os
+out = sys.argv[1]; rows = []
+for name in ("w_20", "w_24", "w_28", "w_s20", "w_s24"):
+    p = os.path.join(out, name + ".json")
+    try:
+        rows += json.load(open(p))["results"]
+    except (OSError, ValueError, KeyError) as e:
+        print(p, "unreadable:", e)
+json.dump({"results": rows}, open(os.path.join(out, "w.json"), "w"))
+PY
+python3 bench/h200/vs_cub.py $OUT/cub.jsonl $OUT/w.json --short | tee $OUT/ratios.txt
