@@ -333,6 +333,9 @@ void check_pipeline(context& c, bool device_input) {
     if (n != 20011u) {
       EXPECT_EQ(p.kernels_created_last_run(), 0u) << "a replay created kernels";
     }
+    // The native backend runs the steps eagerly: no dispatches.
+    if (c.backend() == backend_choice::native) EXPECT_EQ(p.dispatches_last_run(), 0u);
+    else EXPECT_GT(p.dispatches_last_run(), 0u);
   }
 }
 
@@ -417,6 +420,7 @@ TEST(Pipeline, RunsRecordedAheadReadTheirInputWhenTheyRun) {
     const std::size_t n = 6007;
     device_vector<std::uint32_t> d(*c, n);
     std::uint32_t seed = 40;
+    std::uint64_t p_dispatches = 0;
     for (int i = 0; i < 8; ++i) {
       SCOPED_TRACE("round " + std::to_string(i));
       std::vector<std::uint32_t> x = data_for(dtype::u32, n, ++seed);
@@ -425,6 +429,9 @@ TEST(Pipeline, RunsRecordedAheadReadTheirInputWhenTheyRun) {
       ASSERT_EQ(p.run(d.span()), p.reference(x.data(), n).size());
       EXPECT_EQ(p.output<std::uint32_t>(), p.reference(x.data(), n));
       if (i) EXPECT_EQ(p.kernels_created_last_run(), 0u) << "a replay created kernels";
+      // A run recorded ahead reports its own recording's dispatches: the same as the run recorded when it came.
+      if (i == 0) p_dispatches = p.dispatches_last_run();
+      else EXPECT_EQ(p.dispatches_last_run(), p_dispatches);
       ASSERT_EQ(q.run(d.span()), q.reference(x.data(), n).size());
       EXPECT_EQ(q.output<std::uint32_t>(), q.reference(x.data(), n));
       if (i % 3 == 1) {

@@ -90,6 +90,9 @@ class pipeline {
   void read_output_bits(std::uint32_t* dst, std::size_t n) { read_output(dst, n); }
   /// How many kernels (shaders and their pipelines) the last run created: 0 for a replay.
   std::uint64_t kernels_created_last_run() const;
+  /// How many compute dispatches the last run's recording holds (each costs GPU time between passes: a few us on
+  /// NVIDIA); 0 on the native backend, which runs the steps eagerly.
+  std::uint64_t dispatches_last_run() const;
   /// The CPU twin of the chain on raw 32-bit elements: the expected output of run().
   std::vector<std::uint32_t> reference(const std::uint32_t* bits, std::size_t n) const;
 

@@ -1796,5 +1796,6 @@ NB_MODULE(_wgprim, m) {
       .def("output", &py_pipeline::output, "count"_a, "The last run's first `count` output elements (NumPy).")
       .def_prop_ro("steps", [](py_pipeline& p) { return p.p->steps(); })
       .def_prop_ro("kernels_created_last_run", [](py_pipeline& p) { return p.p->kernels_created_last_run(); })
+      .def_prop_ro("dispatches_last_run", [](py_pipeline& p) { return p.p->dispatches_last_run(); })
       .def_prop_ro("device", [](py_pipeline& p) { return p.dev; });
 }

@@ -80,6 +80,7 @@ def test_chain_replayed_matches_numpy(kind, t):
         if i:  # a replay: the kernels of the first run serve every length up to it
             assert counted.kernels_created_last_run == 0, n
             assert arrays.kernels_created_last_run == 0, n
+        assert (counted.dispatches_last_run == 0) == (kind == "native"), (n, kind, counted.dispatches_last_run)
 
 
 @pytest.mark.parametrize("kind", DEVICES)

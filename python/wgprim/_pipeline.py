@@ -106,6 +106,11 @@ class Pipeline:
         """How many kernels (shaders and their pipelines) the last call created: 0 for a replay."""
         return self._p.kernels_created_last_run
 
+    @property
+    def dispatches_last_run(self):
+        """How many compute dispatches the last call recorded (0 on the native CPU backend, which runs eagerly)."""
+        return self._p.dispatches_last_run
+
     def _input(self, x):
         if isinstance(x, _wgprim.DeviceArray):
             return x

@@ -112,6 +112,7 @@ struct context_impl {
   std::string lost_message;
 
   std::map<std::string, std::unique_ptr<kernel>> kernels;
+  std::uint64_t dispatches = 0;  // dispatches recorded so far (direct and indirect): dispatches_recorded()
   std::map<std::string, std::unique_ptr<render_kernel>> render_kernels;
   // Kernels found without rebuilding a key from the WGSL text: (memoised composed text, spec, trusted) -> kernel.
   struct spec_key {

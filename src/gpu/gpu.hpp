@@ -169,6 +169,8 @@ std::uint32_t next_epoch(context& ctx, const std::string& name, bool& restarted)
 /// How many compute kernels (shader module + pipeline) this context has created so far: a replayed pipeline
 /// (src/pipeline) creates none.
 std::uint64_t kernels_created(context& ctx);
+/// How many dispatches (direct and indirect) this context has recorded so far (the native backend: 0).
+std::uint64_t dispatches_recorded(context& ctx);
 
 // lookback_stress(ctx), the test hook: core/backend_hooks.hpp.
 

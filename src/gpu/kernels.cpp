@@ -123,4 +123,8 @@ std::uint64_t kernels_created(context& ctx) {
   return ctx.backend() == backend_choice::native ? 0 : ctx.impl().kernels.size();
 }
 
+std::uint64_t dispatches_recorded(context& ctx) {
+  return ctx.backend() == backend_choice::native ? 0 : ctx.impl().dispatches;
+}
+
 }  // namespace wgprim::detail

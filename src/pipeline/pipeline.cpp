@@ -46,6 +46,7 @@ struct pipeline::state {
   bool result_in_a = true;
   device_count count;
   std::uint64_t created = 0;
+  std::uint64_t dispatches = 0, next_dispatches = 0;  // the last run's recording, and the one recorded ahead
   // A replay's recording, made while the GPU ran the run before it (WebGPU command buffers are single-use, and
   // recording the chain costs the host as much as a call's whole round trip): the next run with the same key only
   // submits it. Made once two runs in a row had the same key, so `next`, when held, was recorded for `last`.
@@ -102,6 +103,7 @@ std::size_t pipeline::steps() const { return s_->steps.size(); }
 dtype pipeline::type() const { return s_->type; }
 const device_count& pipeline::count() const { return s_->count; }
 std::uint64_t pipeline::kernels_created_last_run() const { return s_->created; }
+std::uint64_t pipeline::dispatches_last_run() const { return s_->dispatches; }
 
 void pipeline::check_type(dtype t) const {
   if (t != s_->type)
@@ -190,11 +192,14 @@ void pipeline::enqueue_ref(const detail::range_ref& in) {
   if (s.next) {
     // Recorded while the GPU ran the previous run: the queued writes above (count, host input) come before it.
     s.result_in_a = s.next_in_a;
+    s.dispatches = s.next_dispatches;
     backend.submit_chain(ctx, s.next);
   } else {
     WGPUCommandEncoder enc = backend.begin_chain(ctx);
     try {
+      const std::uint64_t d0 = dispatches_recorded(ctx);
       s.result_in_a = s.record(enc, in);
+      s.dispatches = dispatches_recorded(ctx) - d0;
       if (enc) ctx.submit(enc);
     } catch (...) {
       // Releases the encoder (what it holds is whole steps before the failing one); the first error is the one
@@ -219,7 +224,9 @@ void pipeline::enqueue_ref(const detail::range_ref& in) {
   }
   if (!enc) return;
   try {
+    const std::uint64_t d0 = dispatches_recorded(ctx);
     s.next_in_a = s.record(enc, in);
+    s.next_dispatches = dispatches_recorded(ctx) - d0;
   } catch (...) {
     finished_commands unfinished;
     unfinished.enc = enc;

@@ -195,7 +195,8 @@ int run(const run_cli& c) {
             {"adapter", ctx.adapter().name},
             {"first_ms", first_ms},
             {"ms", replays[replays.size() / 2]},
-            {"replay_kernels_created", replay_kernels}};
+            {"replay_kernels_created", replay_kernels},
+            {"dispatches", p.dispatches_last_run()}};
   if (!c.no_check) j["mismatches"] = mismatches;
   if (!c.output.empty()) {
     io::write_array(c.output, io::array{a.type, got});
