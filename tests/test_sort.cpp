@@ -3,9 +3,11 @@
 // a stability check.
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <iterator>
 #include <limits>
 #include <tuple>
+#include <utility>
 
 #include "common.hpp"
 #include "primitives/sort/policy.hpp"
@@ -813,15 +815,29 @@ TEST(Sort, OnesweepFoldedDigitStarts) {
 // The onesweep (under whatever variant the caller's environment picks) against the CPU twin at each of `sizes`:
 // every 32-bit key type (orders alternating, pairs every other size), u32 pairs over bits 4:20 in `bits_order`,
 // 64-bit keys; keys from seeds n + seed, seed + 1 and n + seed + 3.
-void check_onesweep_at(std::initializer_list<std::size_t> sizes, std::uint32_t seed, order bits_order) {
+// sizes(tile, chunk): the sizes to sort around a tile of `tile` keys scattered in chunks of `chunk`; called with the
+// onesweep policy's tile for 32-bit keys and again for 64-bit keys (their tiles differ: items_wide, wg_size_wide).
+void check_onesweep_at(const std::function<std::vector<std::size_t>(std::size_t, std::size_t)>& sizes,
+                       std::uint32_t seed, order bits_order) {
+  auto tile_of = [](std::uint32_t key_words) {
+    const detail::sort_onesweep_policy pol = detail::sort_onesweep_policy_for(ctx(), {}, false, key_words);
+    const std::size_t tile = std::size_t(pol.wg_size) * pol.items;
+    return std::pair<std::size_t, std::size_t>(tile, tile / pol.scatter_rounds);
+  };
+  const auto [tile, chunk] = tile_of(1);
   std::size_t i = 0;
-  for (const std::size_t n : sizes) {
+  for (const std::size_t n : sizes(tile, chunk)) {
     for (dtype t : key_types) {
       const order o = orders[(i + static_cast<std::size_t>(t)) % 2];
       check_sort(ctx(), "onesweep", t, o, random_keys(t, n, static_cast<std::uint32_t>(n) + seed, i % 3 == 1), i % 2 == 0);
     }
     check_sort(ctx(), "onesweep", dtype::u32, bits_order, random_keys(dtype::u32, n, seed + 1, false), true, nullptr, 4,
                20);
+    ++i;
+  }
+  const auto [tile64, chunk64] = tile_of(2);
+  i = 0;
+  for (const std::size_t n : sizes(tile64, chunk64)) {
     const int kind = static_cast<int>(i % 3);
     check_sort64(ctx(), "onesweep", kind, orders[i % 2],
                  random_keys64(kind, n, static_cast<std::uint32_t>(n) + seed + 3, false), i % 2 == 1, false);
@@ -848,9 +864,9 @@ TEST(Sort, OnesweepScatterRounds) {
     const detail::sort_onesweep_policy pol = detail::sort_onesweep_policy_for(ctx(), {}, false, 1);
     ASSERT_EQ(pol.items % pol.scatter_rounds, 0u);
     if (pol.items % 2 == 0) EXPECT_GT(pol.scatter_rounds, 1u) << "the rounds asked for were not taken";
-    const std::size_t tile = std::size_t(pol.wg_size) * pol.items, chunk = tile / pol.scatter_rounds;
-    check_onesweep_at({0, 1, chunk - 1, chunk, chunk + 1, tile - 1, tile, tile + 1, 4 * tile + chunk + 3}, 81,
-                      order::descending);
+    check_onesweep_at([](std::size_t tile, std::size_t chunk) {
+      return std::vector<std::size_t>{0, 1, chunk - 1, chunk, chunk + 1, tile - 1, tile, tile + 1, 4 * tile + chunk + 3};
+    }, 81, order::descending);
     check_onesweep_stressed(dtype::u32, order::ascending, 40000, 83);
   }
   rounds.set("7");
@@ -873,9 +889,9 @@ TEST(Sort, OnesweepEarlyCounts) {
     reload.set(rl);
     rank.set(rk);
     wg.set(w);
-    const detail::sort_onesweep_policy pol = detail::sort_onesweep_policy_for(ctx(), {}, false, 1);
-    const std::size_t tile = std::size_t(pol.wg_size) * pol.items;
-    check_onesweep_at({0, 1, tile - 1, tile, tile + 1, 3 * tile + 5}, 97, order::descending);
+    check_onesweep_at([](std::size_t tile, std::size_t) {
+      return std::vector<std::size_t>{0, 1, tile - 1, tile, tile + 1, 3 * tile + 5};
+    }, 97, order::descending);
     check_onesweep_stressed(dtype::u32, order::ascending, 40000, 99);
   }
 }
@@ -899,8 +915,9 @@ TEST(Sort, OnesweepUnrolled) {
     rank.set(rk);
     const detail::sort_onesweep_policy pol = detail::sort_onesweep_policy_for(ctx(), {}, false, 1);
     if (std::string(r) == "2" && pol.items % 2 == 0) EXPECT_EQ(pol.scatter_rounds, 2u);
-    const std::size_t tile = std::size_t(pol.wg_size) * pol.items, chunk = tile / pol.scatter_rounds;
-    check_onesweep_at({0, 1, chunk - 1, chunk + 1, tile - 1, tile, tile + 1, 3 * tile + 5}, 91, order::ascending);
+    check_onesweep_at([](std::size_t tile, std::size_t chunk) {
+      return std::vector<std::size_t>{0, 1, chunk - 1, chunk + 1, tile - 1, tile, tile + 1, 3 * tile + 5};
+    }, 91, order::ascending);
     check_onesweep_stressed(dtype::u32, order::descending, 40000, 93);
   }
 }

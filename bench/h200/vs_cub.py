@@ -26,6 +26,15 @@ def shape(primitive, op):
     return ""
 
 
+def sort_bits(r):
+    """A wgprim sort row's bit range as CUB names it: `--sort-bits LO:HI` rows carry it in the algorithm
+    ("onesweep/bits0:16"), not in the op ("-")."""
+    alg = r.get("algorithm") or ""
+    if r["primitive"] in ("sort_keys", "sort_pairs") and "/bits" in alg:
+        return "bits " + alg.split("/bits", 1)[1]
+    return None
+
+
 def counterpart(r):
     """The CUB row's primitive and type for a wgprim row: the comparator sort (sort_keys, algorithm merge) is CUB's
     merge sort, the segmented sort CUB's segmented sort; CUB's segmented scan is timed on u32, the same bytes as
@@ -68,7 +77,7 @@ def main(args):
             line = "%s %s %s %s %d gpu %.4f call %.4f b %.4f" % (label, r["primitive"], r.get("type"), r.get("algorithm", ""), r["n"],
                                                                r.get("gpu_ms", 0), r.get("call_ms", 0), r.get("batched_ms", 0))
             p, t = counterpart(r)
-            c = cub.get((p, t, r["n"], shape(p, r.get("op"))))
+            c = cub.get((p, t, r["n"], sort_bits(r) or shape(p, r.get("op"))))
             if short:
                 if c and r.get("call_ms"):
                     b = c.get("batched_ms", 0) / r["batched_ms"] if r.get("batched_ms") else 0
