@@ -183,9 +183,9 @@ void recorder::dispatch(const kernel& k, std::initializer_list<binding> bindings
   if (bindings.size() != k.slots) throw error(errc::gpu, "internal: binding count does not match the kernel");
   if (bindings.size() > group_key::max_slots) throw error(errc::gpu, "internal: too many bindings for one kernel");
   if (x == 0 || y == 0) return;
-  ++c.dispatches;
   if (x > c.limits.max_compute_workgroups_per_dimension || y > c.limits.max_compute_workgroups_per_dimension)
     throw error(errc::limit, "internal: dispatch exceeds the workgroups-per-dimension limit");
+  ++c.dispatches;
   if (!s_->pass) {
     WGPUComputePassDescriptor pd = WGPU_COMPUTE_PASS_DESCRIPTOR_INIT;
     WGPUPassTimestampWrites tw = WGPU_PASS_TIMESTAMP_WRITES_INIT;

@@ -196,6 +196,7 @@ void pipeline::enqueue_ref(const detail::range_ref& in) {
     backend.submit_chain(ctx, s.next);
   } else {
     WGPUCommandEncoder enc = backend.begin_chain(ctx);
+    s.dispatches = 0;  // until this run's recording is whole
     try {
       const std::uint64_t d0 = dispatches_recorded(ctx);
       s.result_in_a = s.record(enc, in);
