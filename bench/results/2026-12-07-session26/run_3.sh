@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session 26, call 3 (~180 s): the sorts against CUB with NVIDIA's new row (32-bit keys in tiles of 512
+# Session 26, call 3 (~190 s): the sorts (and u32 keys on bits 0:16, issue 25 item 3) against CUB with NVIDIA's new row (32-bit keys in tiles of 512
 # invocations), and the select family at 2^20 / 2^24 after the one-dispatch clear (carry and tile states in one
 # workspace), wall clock per call and K = 10 batched, ratios by bench/h200/vs_cub.py.
 set -u
@@ -11,7 +11,7 @@ timeout 60 $B/cub_bench --json --sizes 20,24,28 --k 10 --reps 3 \
   --primitives sort_keys,sort_pairs,select_if,select_flagged,partition_if,unique > $OUT/cub.jsonl 2>&1
 echo "cub rc=$?"
 for n in 20 24 28; do
-  timeout 80 $B/wgprim bench --json --quiet --reps 3 --batch 10 --min-log2 $n --max-log2 $n --primitives sort_keys,sort_pairs \
+  timeout 80 $B/wgprim bench --json --quiet --reps 3 --batch 10 --min-log2 $n --max-log2 $n --primitives sort_keys,sort_pairs --sort-bits 0:16 \
     --algorithm onesweep > $OUT/w_$n.json 2>/dev/null || echo "sort 2^$n rc=$?"
 done
 for n in 20 24; do
