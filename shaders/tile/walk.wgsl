@@ -18,7 +18,8 @@
 //              element x (index i in the bound chunk) into chain 0..3; fn walk_tile_end(s) runs after every full
 //              tile (the exact sum normalises its batch there: at most 4 * ITEMS elements per batch, plus the
 //              partial tile and 3 tail elements before the importer's last normalisation);
-//   constants  WG_SIZE, ITEMS, VEC_LOADS (a compose-time condition).
+//   constants  WG_SIZE, ITEMS, VEC_LOADS and LOAD_FIRST (compose-time conditions: LOAD_FIRST, with VEC_LOADS, loads a
+//              whole tile into registers before the hooks see it, for hooks that write workgroup memory).
 //   n_vec = n / 4 (VEC_LOADS only). Offsets are u32: the host keeps n + groups * tile below 2^32.
 //! import tile/load.wgsl
 
@@ -28,6 +29,24 @@ fn tile_walk(s: ptr<function, walk_state>, g: u32, groups: u32, l: u32, n: u32, 
   var base = g * tile;
   let stride = groups * tile;
   while (base + tile <= n_vec) {
+//! if LOAD_FIRST
+    // Every load of the tile before any hook (both loops written out: v stays in registers), so that the tile's loads
+    // are in flight together even when a hook writes workgroup memory (the exact sum's limbs), across which a
+    // compiler may not move a load.
+    var v: array<EV, ITEMS>;
+    //! unroll
+    for (var k = 0u; k < ITEMS; k += 1u) {
+      v[k] = src_vec[base + k * WG_SIZE + l];
+    }
+    //! unroll
+    for (var k = 0u; k < ITEMS; k += 1u) {
+      let j = base + k * WG_SIZE + l;
+      walk_take(s, 0u, v[k][0], 4u * j);
+      walk_take(s, 1u, v[k][1], 4u * j + 1u);
+      walk_take(s, 2u, v[k][2], 4u * j + 2u);
+      walk_take(s, 3u, v[k][3], 4u * j + 3u);
+    }
+//! else
     for (var k = 0u; k < ITEMS; k += 1u) {
       let j = base + k * WG_SIZE + l;
       let v = src_vec[j];
@@ -36,6 +55,7 @@ fn tile_walk(s: ptr<function, walk_state>, g: u32, groups: u32, l: u32, n: u32, 
       walk_take(s, 2u, v[2], 4u * j + 2u);
       walk_take(s, 3u, v[3], 4u * j + 3u);
     }
+//! endif
     walk_tile_end(s);
     base += stride;
   }

@@ -58,6 +58,9 @@ unsigned onesweep_slots();
 /// the policy's choice, in every kernel that has one: the onesweep sort (sort.unroll: GPUs on, CPU adapters off) and
 /// the decoupled select family (select.unroll: off); -1 when unset; throws errc::invalid_argument for any other value.
 int unroll();
+/// WGPRIM_EXACT_LOAD_FIRST=0|1 (A/B runs): the exact sum's tile walk loads a whole tile into registers before adding
+/// it (1, the default) or loads each vec4 as it adds it (0); -1 when unset.
+int exact_load_first();
 /// A 0|1 setting read as -1 when unset (unroll(), onesweep_reload(), onesweep_early()...): the setting where set,
 /// else the policy's choice `policy`.
 inline bool set_or(int setting, bool policy) { return setting >= 0 ? setting == 1 : policy; }

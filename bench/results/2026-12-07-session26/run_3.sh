@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session 26, call 3 (~190 s): the sorts (and u32 keys on bits 0:16, issue 25 item 3) against CUB with NVIDIA's new row (32-bit keys in tiles of 512
+# Session 26, call 3 (~230 s): the sorts (and u32 keys on bits 0:16, issue 25 item 3) against CUB with NVIDIA's new row (32-bit keys in tiles of 512
 # invocations), and the select family at 2^20 / 2^24 after the one-dispatch clear (carry and tile states in one
 # workspace), wall clock per call and K = 10 batched, ratios by bench/h200/vs_cub.py.
 set -u
@@ -30,3 +30,10 @@ for name in ("w_20", "w_24", "w_28", "w_s20", "w_s24"):
 json.dump({"results": rows}, open(os.path.join(out, "w.json"), "w"))
 PY
 python3 bench/h200/vs_cub.py $OUT/cub.jsonl $OUT/w.json --short | tee $OUT/ratios.txt
+# The exact sum with its tile loaded first (the default since f41a9b6's successor) against the old walk, 2^28, GPU ms.
+for lf in 1 0 1 0; do
+  for acc in reproducible fast; do
+    WGPRIM_EXACT_LOAD_FIRST=$lf timeout 60 $B/wgprim reduce --generate mixed:268435456 --accuracy $acc --repeat 9 --json \
+      2>/dev/null | python3 -c 'import json,sys; d=json.load(sys.stdin); print("exact load_first", sys.argv[1], sys.argv[2], "gpu %.4f" % d["gpu_ms"], "matches_cpu", d.get("matches_cpu"))' $lf $acc
+  done
+done

@@ -43,6 +43,7 @@ void record_arg_reduce_fast(recorder& rec, const arg_reduce_args& a) {
   wgsl_constants constants{{"WG_SIZE", std::to_string(pol.wg_size) + "u"},
                            {"ITEMS", std::to_string(pol.items) + "u"},
                            {"VEC_LOADS", pol.vec_loads ? "true" : "false"},
+                           {"LOAD_FIRST", "false"},
                            {"IS_MAX", a.op == arg_op::max ? "true" : "false"},
                            {"IS_F32", a.type == dtype::f32 ? "true" : "false"},
                            {"IS_I32", a.type == dtype::i32 ? "true" : "false"}};

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "core/wgsl_compose.hpp"
+#include "core/env.hpp"
 #include "primitives/reduce/policy.hpp"
 #include "primitives/reduce/reduce.hpp"
 #include "primitives/view.hpp"
@@ -34,6 +35,11 @@ struct exact_policy {
   std::uint64_t small_n = 16384;
   bool vec_loads = true;
   bool window = false;  // registers before the workgroup-memory column (sa_window)
+  // The tile walk loads a whole tile (items vec4) into registers before adding it to the column (tile/walk.wgsl's
+  // LOAD_FIRST): each vec4 loaded as it is added leaves one load in flight per invocation between the limbs'
+  // read-modify-writes of workgroup memory. H100 (session 26) without it: 0.594-0.607 ms at 2^28 against 0.345 for the
+  // fast sum. WGPRIM_EXACT_LOAD_FIRST=0|1 for A/B.
+  bool load_first = true;
 };
 
 exact_policy exact_policy_for(const context& ctx, const tuning& t) {
@@ -53,6 +59,7 @@ exact_policy exact_policy_for(const context& ctx, const tuning& t) {
   if (t.items > 29) throw error(errc::invalid_argument, "tuning: items must be 1..29 for exact sums");
   if (t.items) p.items = t.items;
   if (t.exact_window >= 0) p.window = t.exact_window != 0;
+  p.load_first = env::set_or(env::exact_load_first(), p.load_first);
   return p;
 }
 
@@ -64,7 +71,8 @@ const std::string& exact_module(const exact_policy& pol, const view_desc* view) 
   wgsl_constants constants{{"WG_SIZE", std::to_string(pol.wg_size) + "u"},
                            {"ITEMS", std::to_string(pol.items) + "u"},
                            {"VEC_LOADS", pol.vec_loads && !view ? "true" : "false"},
-                           {"WINDOW", pol.window ? "true" : "false"}};
+                           {"WINDOW", pol.window ? "true" : "false"},
+                           {"LOAD_FIRST", pol.load_first ? "true" : "false"}};
   for (auto& c : view_constants(view)) constants.push_back(c);
   return compose_wgsl(reduce_exact_spec.file, m, constants);
 }

@@ -48,7 +48,8 @@ void record_reduce_fast(recorder& rec, const reduce_args& a) {
     auto compose = [&]() -> const std::string& {
       wgsl_constants constants{{"WG_SIZE", std::to_string(pol.wg_size) + "u"},
                                {"ITEMS", std::to_string(pol.items) + "u"},
-                               {"VEC_LOADS", vec_loads ? "true" : "false"}};
+                               {"VEC_LOADS", vec_loads ? "true" : "false"},
+                               {"LOAD_FIRST", "false"}};
       for (auto& c : view_constants(v)) constants.push_back(c);
       return compose_wgsl(reduce_fast_spec.file, m, constants, {lanes_module(pol.subgroups)}, acc,
                           elements_are_accumulators, tr);

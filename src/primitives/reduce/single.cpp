@@ -36,7 +36,8 @@ void record_reduce_single(recorder& rec, const reduce_args& a) {
   auto compose = [&]() -> const std::string& {
     wgsl_constants constants{{"WG_SIZE", std::to_string(pol.wg_size) + "u"},
                              {"ITEMS", std::to_string(pol.items) + "u"},
-                             {"VEC_LOADS", pol.vec_loads && !view ? "true" : "false"}};
+                             {"VEC_LOADS", pol.vec_loads && !view ? "true" : "false"},
+                             {"LOAD_FIRST", "false"}};
     for (auto& c : view_constants(view)) constants.push_back(c);
     return compose_wgsl(reduce_single_spec.file, m, constants, {lanes_module(pol.subgroups)}, accum::plain, false,
                         a.transform);
