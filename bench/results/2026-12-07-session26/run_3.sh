@@ -30,7 +30,7 @@ for name in ("w_20", "w_24", "w_28", "w_s20", "w_s24"):
 json.dump({"results": rows}, open(os.path.join(out, "w.json"), "w"))
 PY
 python3 bench/h200/vs_cub.py $OUT/cub.jsonl $OUT/w.json --short | tee $OUT/ratios.txt
-# The exact sum with its tile loaded first (the default since f41a9b6's successor) against the old walk, 2^28, GPU ms.
+# The exact sum with its tile loaded first (the default since 5a759d1) against the old walk, 2^28, GPU ms.
 for lf in 1 0 1 0; do
   for acc in reproducible fast; do
     WGPRIM_EXACT_LOAD_FIRST=$lf timeout 60 $B/wgprim reduce --generate mixed:268435456 --accuracy $acc --repeat 9 --json \
