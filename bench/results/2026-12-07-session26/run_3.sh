@@ -25,6 +25,7 @@ for name in ("w_20", "w_24", "w_28", "w_s20", "w_s24"):
     p = os.path.join(out, name + ".json")
     try:
         rows += json.load(open(p))["results"]
+        os.remove(p)  # the device tool returns 8 files at most
     except (OSError, ValueError, KeyError) as e:
         print(p, "unreadable:", e)
 json.dump({"results": rows}, open(os.path.join(out, "w.json"), "w"))
