@@ -7,7 +7,7 @@ set -u
 mkdir -p $OUT
 export XDG_CACHE_HOME=/tmp/wgprim-cache
 { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; date -u; } 2>&1 | tee $OUT/env.txt
-timeout 60 $B/cub_bench --json --sizes 20,24,28 --k 10 --reps 3 \
+timeout 120 $B/cub_bench --json --no-check --sizes 20,24,28 --k 10 --reps 3 \
   --primitives sort_keys,sort_pairs,select_if,select_flagged,partition_if,unique > $OUT/cub.jsonl 2>&1
 echo "cub rc=$?"
 for n in 20 24 28; do
