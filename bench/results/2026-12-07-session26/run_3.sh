@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session 26, call 3 (~230 s): the sorts (and u32 keys on bits 0:16, issue 25 item 3) against CUB with NVIDIA's new row (32-bit keys in tiles of 512
+# Session 26, call 3 (~300 s): the sorts (and u32 keys on bits 0:16, issue 25 item 3) against CUB with NVIDIA's new row (32-bit keys in tiles of 512
 # invocations), and the select family at 2^20 / 2^24 after the one-dispatch clear (carry and tile states in one
 # workspace), wall clock per call and K = 10 batched, ratios by bench/h200/vs_cub.py.
 set -u
@@ -10,31 +10,36 @@ export XDG_CACHE_HOME=/tmp/wgprim-cache
 timeout 120 $B/cub_bench --json --no-check --sizes 20,24,28 --k 10 --reps 3 \
   --primitives sort_keys,sort_pairs,select_if,select_flagged,partition_if,unique > $OUT/cub.jsonl 2>&1
 echo "cub rc=$?"
-for n in 20 24 28; do
-  timeout 80 $B/wgprim bench --json --quiet --reps 3 --batch 10 --min-log2 $n --max-log2 $n --primitives sort_keys,sort_pairs --sort-bits 0:16 \
-    --algorithm onesweep > $OUT/w_$n.json 2>/dev/null || echo "sort 2^$n rc=$?"
-done
-for n in 20 24; do
-  timeout 40 $B/wgprim bench --json --quiet --reps 3 --batch 10 --min-log2 $n --max-log2 $n \
-    --primitives select_if,select_flagged,partition_if,unique > $OUT/w_s$n.json 2>/dev/null || echo "select 2^$n rc=$?"
-done
+# Merges the bench files so far into w.json (the device tool returns 8 files at most) and prints the ratios.
+ratios() {
 python3 - "$OUT" <<'PY'
 import json, sys, os
 out = sys.argv[1]; rows = []
 for name in ("w_20", "w_24", "w_28", "w_s20", "w_s24"):
-    p = os.path.join(out, name + ".json")
     try:
-        rows += json.load(open(p))["results"]
-        os.remove(p)  # the device tool returns 8 files at most
-    except (OSError, ValueError, KeyError) as e:
-        print(p, "unreadable:", e)
+        rows += json.load(open(os.path.join(out, name + ".json")))["results"]
+    except (OSError, ValueError, KeyError):
+        pass
 json.dump({"results": rows}, open(os.path.join(out, "w.json"), "w"))
 PY
 python3 bench/h200/vs_cub.py $OUT/cub.jsonl $OUT/w.json --short | tee $OUT/ratios.txt
-# The exact sum with its tile loaded first (the default since 5a759d1) against the old walk, 2^28, GPU ms.
-for lf in 1 0 1 0; do
-  for acc in reproducible fast; do
-    WGPRIM_EXACT_LOAD_FIRST=$lf timeout 60 $B/wgprim reduce --generate mixed:268435456 --accuracy $acc --repeat 9 --json \
-      2>/dev/null | python3 -c 'import json,sys; d=json.load(sys.stdin); print("exact load_first", sys.argv[1], sys.argv[2], "gpu %.4f" % d["gpu_ms"], "matches_cpu", d.get("matches_cpu"))' $lf $acc
-  done
+}
+for n in 20 24 28; do
+  timeout 110 $B/wgprim bench --json --quiet --reps 3 --batch 10 --min-log2 $n --max-log2 $n --primitives sort_keys,sort_pairs --sort-bits 0:16 \
+    --algorithm onesweep > $OUT/w_$n.json 2>/dev/null || echo "sort 2^$n rc=$?"
 done
+ratios
+# The exact sum with its tile loaded first (the default since 5a759d1) against the old walk, 2^28, GPU ms.
+for lf in 1 0 1; do
+  WGPRIM_EXACT_LOAD_FIRST=$lf timeout 60 $B/wgprim reduce --generate mixed:268435456 --accuracy reproducible --repeat 9 \
+    --json 2>/dev/null | python3 -c 'import json,sys; d=json.load(sys.stdin); print("exact load_first", sys.argv[1], "gpu %.4f" % d["gpu_ms"], "matches_cpu", d.get("matches_cpu"))' $lf
+done
+timeout 60 $B/wgprim reduce --generate mixed:268435456 --repeat 9 --json 2>/dev/null |
+  python3 -c 'import json,sys; d=json.load(sys.stdin); print("fast sum gpu %.4f" % d["gpu_ms"])'
+# Last (the call may run out of time here): the select family at 2^20 / 2^24.
+for n in 20 24; do
+  timeout 40 $B/wgprim bench --json --quiet --reps 3 --batch 10 --min-log2 $n --max-log2 $n \
+    --primitives select_if,select_flagged,partition_if,unique > $OUT/w_s$n.json 2>/dev/null || echo "select 2^$n rc=$?"
+done
+ratios
+rm -f $OUT/w_*.json
