@@ -168,7 +168,8 @@ TEST(Context, EveryComposedVariantCompiles) {
       }
       if (m.is_sum() && t == dtype::f32) {  // the exact sum's module (superaccumulator), checked runtime bounds
         for (const char* vec : {"true", "false"}) {
-          detail::wgsl_constants c{{"WG_SIZE", "256u"}, {"ITEMS", "8u"}, {"VEC_LOADS", vec}, {"WINDOW", vec}};
+          detail::wgsl_constants c{{"WG_SIZE", "256u"}, {"ITEMS", "8u"}, {"VEC_LOADS", vec}, {"WINDOW", vec},
+                                   {"LOAD_FIRST", vec}};
           for (const auto& v : view_off()) c.push_back(v);
           auto r = detail::compose_wgsl("reduce/exact.wgsl", m, c);
           for (const char* e : {"accumulate_elements", "combine_partials"})
@@ -180,7 +181,7 @@ TEST(Context, EveryComposedVariantCompiles) {
       std::vector<std::string> lanes = {"shared/lanes_workgroup.wgsl"};
       if (ctx().features().subgroups) lanes.push_back("shared/lanes_subgroup.wgsl");
       for (const auto& lane : lanes) {
-        detail::wgsl_constants fc{{"WG_SIZE", "256u"}, {"ITEMS", "4u"}, {"VEC_LOADS", "true"}};
+        detail::wgsl_constants fc{{"WG_SIZE", "256u"}, {"ITEMS", "4u"}, {"VEC_LOADS", "true"}, {"LOAD_FIRST", "false"}};
         for (const auto& v : view_off()) fc.push_back(v);
         auto r = detail::compose_wgsl("reduce/fast.wgsl", m, fc, {lane});
         EXPECT_NO_THROW(detail::get_kernel(
