@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session 26, call 3 (~300 s): the sorts (and u32 keys on bits 0:16, issue 25 item 3) against CUB with NVIDIA's new row (32-bit keys in tiles of 512
+# Session 26, call 3 (~320 s): the sorts (and u32 keys on bits 0:16, issue 25 item 3) against CUB with NVIDIA's new row (32-bit keys in tiles of 512
 # invocations), and the select family at 2^20 / 2^24 after the one-dispatch clear (carry and tile states in one
 # workspace), wall clock per call and K = 10 batched, ratios by bench/h200/vs_cub.py.
 set -u
@@ -36,6 +36,12 @@ for lf in 1 0 1; do
 done
 timeout 60 $B/wgprim reduce --generate mixed:268435456 --repeat 9 --json 2>/dev/null |
   python3 -c 'import json,sys; d=json.load(sys.stdin); print("fast sum gpu %.4f" % d["gpu_ms"])'
+# Where a digit pass goes with the 512-invocation tiles (u32 2^26, GPU ms; the output unsorted when ablated).
+for ab in none lookback scatter lookback,scatter; do
+  env $( [ $ab != none ] && echo WGPRIM_ONESWEEP_ABLATE=$ab ) timeout 60 $B/wgprim sort --generate uniform:67108864 --type u32 \
+    --algorithm onesweep --repeat 7 --no-check --json 2>/dev/null |
+    python3 -c 'import json,sys; d=json.load(sys.stdin); print("ablate", sys.argv[1], "%.4f ms" % d["gpu_ms"])' $ab
+done
 # Last (the call may run out of time here): the select family at 2^20 / 2^24.
 for n in 20 24; do
   timeout 40 $B/wgprim bench --json --quiet --reps 3 --batch 10 --min-log2 $n --max-log2 $n \
