@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Prepared for the next session with device time (~530 s, one call; name `kind: "nvidia-h200"`): the whole suite on
+# Prepared for the next session with device time (~555 s, one call; name `kind: "nvidia-h200"`): the whole suite on
 # the tree as committed (session 26's commits after 9a31328 have not run on a GPU: NVIDIA's 512-invocation sort tiles
 # as the policy, the dispatch counter, the onesweep tests' 64-bit tile sizes, the exact sum's tile loaded first), then
 # run_3.sh (the sorts, bits 0:16 and the select family against CUB; the exact sum's load-first A/B). Rebuild,
