@@ -23,6 +23,16 @@
 //   n_vec = n / 4 (VEC_LOADS only). Offsets are u32: the host keeps n + groups * tile below 2^32.
 //! import tile/load.wgsl
 
+//! if VEC_LOADS
+// Vec4 j (elements 4 j .. 4 j + 3) to the four chains.
+fn walk_take_vec4(s: ptr<function, walk_state>, v: EV, j: u32) {
+  walk_take(s, 0u, v[0], 4u * j);
+  walk_take(s, 1u, v[1], 4u * j + 1u);
+  walk_take(s, 2u, v[2], 4u * j + 2u);
+  walk_take(s, 3u, v[3], 4u * j + 3u);
+}
+//! endif
+
 fn tile_walk(s: ptr<function, walk_state>, g: u32, groups: u32, l: u32, n: u32, n_vec: u32) {
 //! if VEC_LOADS
   let tile = WG_SIZE * ITEMS;  // in vec4
@@ -41,19 +51,12 @@ fn tile_walk(s: ptr<function, walk_state>, g: u32, groups: u32, l: u32, n: u32, 
     //! unroll
     for (var k = 0u; k < ITEMS; k += 1u) {
       let j = base + k * WG_SIZE + l;
-      walk_take(s, 0u, v[k][0], 4u * j);
-      walk_take(s, 1u, v[k][1], 4u * j + 1u);
-      walk_take(s, 2u, v[k][2], 4u * j + 2u);
-      walk_take(s, 3u, v[k][3], 4u * j + 3u);
+      walk_take_vec4(s, v[k], j);
     }
 //! else
     for (var k = 0u; k < ITEMS; k += 1u) {
       let j = base + k * WG_SIZE + l;
-      let v = src_vec[j];
-      walk_take(s, 0u, v[0], 4u * j);
-      walk_take(s, 1u, v[1], 4u * j + 1u);
-      walk_take(s, 2u, v[2], 4u * j + 2u);
-      walk_take(s, 3u, v[3], 4u * j + 3u);
+      walk_take_vec4(s, src_vec[j], j);
     }
 //! endif
     walk_tile_end(s);
@@ -63,11 +66,7 @@ fn tile_walk(s: ptr<function, walk_state>, g: u32, groups: u32, l: u32, n: u32, 
     for (var k = 0u; k < ITEMS; k += 1u) {
       let j = base + k * WG_SIZE + l;
       if (j < n_vec) {
-        let v = src_vec[j];
-        walk_take(s, 0u, v[0], 4u * j);
-        walk_take(s, 1u, v[1], 4u * j + 1u);
-        walk_take(s, 2u, v[2], 4u * j + 2u);
-        walk_take(s, 3u, v[3], 4u * j + 3u);
+        walk_take_vec4(s, src_vec[j], j);
       }
     }
   }
