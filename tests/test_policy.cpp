@@ -289,6 +289,41 @@ TEST(Policy, NoTuneTurnsTheFileOff) {
   EXPECT_EQ(knob(policy(on), "scan.items"), 2u);
 }
 
+// Whether the adapter runs workgroups of 512 invocations (else the onesweep's policy falls back to 256).
+bool runs_512(const context& c) {
+  return c.limits().max_compute_invocations_per_workgroup >= 512 && c.limits().max_compute_workgroup_size_x >= 512;
+}
+
+// The onesweep sorts random keys of n in `sizes` as std::stable_sort does.
+template <class K, class Rng>
+void expect_onesweep_sorts(context& c, std::initializer_list<std::size_t> sizes, Rng rng) {
+  run_options o;
+  o.algorithm = "onesweep";
+  for (std::size_t n : sizes) {
+    std::vector<K> keys(n);
+    for (auto& k : keys) k = static_cast<K>(rng());
+    std::vector<K> want = keys;
+    std::stable_sort(want.begin(), want.end());
+    sort(c, keys, sort_order{}, o);
+    EXPECT_EQ(keys, want) << "n=" << n;
+  }
+}
+
+// A sort of K keys refuses the policy's workgroup size with one line naming `knob`.
+template <class K>
+void expect_size_refused(context& c, const std::string& knob) {
+  run_options o;
+  o.algorithm = "onesweep";
+  std::vector<K> keys(1000, K(1));
+  try {
+    sort(c, keys, sort_order{}, o);
+    ADD_FAILURE() << knob << " 300 was taken";
+  } catch (const error& e) {
+    EXPECT_EQ(e.code(), errc::invalid_argument) << e.what();
+    EXPECT_NE(std::string(e.what()).find(knob), std::string::npos) << e.what();
+  }
+}
+
 // The onesweep's tile of 512 invocations as a policy knob (what `wgprim tune` writes): taken by the sort's policy,
 // sorted keys equal std::stable_sort's across the new tile's edges, and a size the kernel cannot take refused with
 // one line when a sort runs.
@@ -296,32 +331,14 @@ TEST(Policy, SortWorkgroupSizeKnob) {
   const env_override wg("WGPRIM_ONESWEEP_WG", "0");  // the environment's size would override the knob
   context c(webgpu_options());
   if (!c.features().subgroups) GTEST_SKIP() << "the onesweep needs subgroups";
-  const bool fits = c.limits().max_compute_invocations_per_workgroup >= 512 && c.limits().max_compute_workgroup_size_x >= 512;
   set_policy(c, {{"sort.wg_size", 512}});
   EXPECT_EQ(knob(policy(c), "sort.wg_size"), 512u);
   const detail::sort_onesweep_policy pol = detail::sort_onesweep_policy_for(c, tuning{}, false, 1);
-  ASSERT_EQ(pol.wg_size, fits ? 512u : 256u) << "512 where the adapter runs it, else the radix";
+  ASSERT_EQ(pol.wg_size, runs_512(c) ? 512u : 256u) << "512 where the adapter runs it, else the radix";
   const std::size_t tile = std::size_t(pol.wg_size) * pol.items;
-  run_options o;
-  o.algorithm = "onesweep";
-  std::mt19937 rng(5);
-  for (std::size_t n : {tile - 1, tile + 1, 2 * tile + 7}) {
-    std::vector<std::uint32_t> keys(n);
-    for (auto& k : keys) k = rng();
-    std::vector<std::uint32_t> want = keys;
-    std::stable_sort(want.begin(), want.end());
-    sort(c, keys, sort_order{}, o);
-    EXPECT_EQ(keys, want) << "n=" << n;
-  }
+  expect_onesweep_sorts<std::uint32_t>(c, {tile - 1, tile + 1, 2 * tile + 7}, std::mt19937(5));
   set_policy(c, {{"sort.wg_size", 300}});
-  std::vector<std::uint32_t> keys(1000, 1u);
-  try {
-    sort(c, keys, sort_order{}, o);
-    ADD_FAILURE() << "sort.wg_size 300 was taken";
-  } catch (const error& e) {
-    EXPECT_EQ(e.code(), errc::invalid_argument) << e.what();
-    EXPECT_NE(std::string(e.what()).find("sort.wg_size"), std::string::npos) << e.what();
-  }
+  expect_size_refused<std::uint32_t>(c, "sort.wg_size");
 }
 
 // 64-bit keys take their own size (sort.wg_size_wide: 512 lost for them on the H100 while it won for 32-bit keys):
@@ -330,7 +347,7 @@ TEST(Policy, SortWorkgroupSizeWideKnob) {
   const env_override wg("WGPRIM_ONESWEEP_WG", "0");
   context c(webgpu_options());
   if (!c.features().subgroups) GTEST_SKIP() << "the onesweep needs subgroups";
-  const bool fits = c.limits().max_compute_invocations_per_workgroup >= 512 && c.limits().max_compute_workgroup_size_x >= 512;
+  const bool fits = runs_512(c);
   set_policy(c, {{"sort.wg_size", 512}, {"sort.wg_size_wide", 256}});
   EXPECT_EQ(detail::sort_onesweep_policy_for(c, tuning{}, false, 1).wg_size, fits ? 512u : 256u);
   EXPECT_EQ(detail::sort_onesweep_policy_for(c, tuning{}, false, 2).wg_size, 256u);
@@ -339,26 +356,9 @@ TEST(Policy, SortWorkgroupSizeWideKnob) {
   const detail::sort_onesweep_policy pol = detail::sort_onesweep_policy_for(c, tuning{}, false, 2);
   ASSERT_EQ(pol.wg_size, fits ? 512u : 256u);
   const std::size_t tile = std::size_t(pol.wg_size) * pol.items;
-  run_options o;
-  o.algorithm = "onesweep";
-  std::mt19937_64 rng(9);
-  for (std::size_t n : {tile - 1, tile + 1}) {
-    std::vector<std::int64_t> keys(n);
-    for (auto& k : keys) k = static_cast<std::int64_t>(rng());
-    std::vector<std::int64_t> want = keys;
-    std::stable_sort(want.begin(), want.end());
-    sort(c, keys, sort_order{}, o);
-    EXPECT_EQ(keys, want) << "n=" << n;
-  }
+  expect_onesweep_sorts<std::int64_t>(c, {tile - 1, tile + 1}, std::mt19937_64(9));
   set_policy(c, {{"sort.wg_size_wide", 300}});
-  std::vector<std::int64_t> keys(1000, 1);
-  try {
-    sort(c, keys, sort_order{}, o);
-    ADD_FAILURE() << "sort.wg_size_wide 300 was taken";
-  } catch (const error& e) {
-    EXPECT_EQ(e.code(), errc::invalid_argument) << e.what();
-    EXPECT_NE(std::string(e.what()).find("sort.wg_size_wide"), std::string::npos) << e.what();
-  }
+  expect_size_refused<std::int64_t>(c, "sort.wg_size_wide");
 }
 
 TEST(Policy, FileNames) {
