@@ -896,6 +896,40 @@ TEST(Sort, OnesweepEarlyCounts) {
   }
 }
 
+TEST(Sort, OnesweepMatchRanking) {
+  // Ranking by match words (WGPRIM_ONESWEEP_MATCH=1, knob sort.rank_match): each key sets its lane's bit in its
+  // subgroup's word of its digit and reads the word back after a subgroup barrier. Taken wherever the adapter has the
+  // subgroup barrier (lavapipe and NVIDIA do) with the atomic counts; with keys held or read again, tiles of 256 and
+  // 512 invocations, early counts or not, one ranking phase or several (8 histograms for more subgroups), against
+  // the CPU twin: 32- and 64-bit keys (few distinct digits every third size: many peers per word), both orders,
+  // pairs, a bit range, sizes around the tile, and the fallback under stress.
+  env_override match("WGPRIM_ONESWEEP_MATCH", "1");
+  env_override rank("WGPRIM_ONESWEEP_RANK", "atomic");
+  env_override reload("WGPRIM_ONESWEEP_RELOAD", "1");
+  env_override wg("WGPRIM_ONESWEEP_WG", "256");
+  env_override early("WGPRIM_ONESWEEP_EARLY", "0");
+  env_override slots("WGPRIM_ONESWEEP_SLOTS", "8");
+  for (const auto& [rl, w, e, sl] : {std::tuple<const char*, const char*, const char*, const char*>{"1", "256", "0", "8"},
+                                     {"0", "512", "1", "16"}, {"1", "512", "0", "4"}}) {
+    SCOPED_TRACE(std::string("reload ") + rl + ", workgroup " + w + ", early " + e + ", slots " + sl);
+    reload.set(rl);
+    wg.set(w);
+    early.set(e);
+    slots.set(sl);
+    const detail::sort_onesweep_policy pol = detail::sort_onesweep_policy_for(ctx(), {}, false, 1);
+    EXPECT_EQ(pol.rank_match, ctx().features().subgroup_barrier) << "the match ranking was not taken";
+    check_onesweep_at([](std::size_t tile, std::size_t) {
+      return std::vector<std::size_t>{0, 1, 31, 33, tile - 1, tile, tile + 1, 2 * tile + 7};
+    }, 101, order::ascending);
+    check_onesweep_stressed(dtype::u32, order::descending, 40000, 103);
+  }
+  // Without the atomic counts (the ballots' barrier per key) the match words are not used.
+  rank.set("ballot");
+  EXPECT_FALSE(detail::sort_onesweep_policy_for(ctx(), {}, false, 1).rank_match);
+  match.set("2");
+  EXPECT_THROW(detail::sort_onesweep_policy_for(ctx(), {}, false, 1), error);
+}
+
 TEST(Sort, OnesweepUnrolled) {
   // The onesweep with its loops over a tile's keys written out by wgsl_compose (`//! unroll`: the GPU policy's
   // sort.unroll; CPU adapters keep the loops, so this test forces it with WGPRIM_UNROLL=1, and on GPUs the loops

@@ -71,6 +71,8 @@ struct device_features {
   bool shader_f16 = false;
   /// WGSL subgroup operations.
   bool subgroups = false;
+  /// wgpu-native's subgroup barrier (WGSL subgroupBarrier): the onesweep sort's match ranking (sort.rank_match).
+  bool subgroup_barrier = false;
   bool shader_f64 = false;    ///< wgpu-native's shader-f64: f64 elements
   bool shader_int64 = false;  ///< wgpu-native's shader-int64: i64/u64 elements
   bool immediates = false;    ///< wgpu-native's immediates (push constants): kernel parameters without a buffer write

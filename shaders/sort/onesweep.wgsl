@@ -282,6 +282,10 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
   // The slots in use: fewer subgroups than SLOTS (NVIDIA: 8 of 32 lanes) leave the rest unzeroed and unscanned.
   let used = min(SLOTS, li.count);
   let folded = FOLDED && phases == 1u && !ABLATE_RANK;
+  // RANK_MATCH (the host sizes the pool for it): the match words of the ranking subgroups (RADIX each) after their
+  // counts; subgroups of more than 32 lanes rank by ballots.
+  let match_base = used * RADIX;
+  let matched = RANK_MATCH && RANK_ATOMIC && narrow;
   var folded_start = 0u;  // invocation d < RADIX: the tile's start of digit d (one phase, FOLDED)
 //! if ABLATE_RANK
   // Measurement only (WGPRIM_ONESWEEP_ABLATE=rank): the digit counts from shared atomics, each key's rank its index
@@ -302,8 +306,8 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
   workgroupBarrier();
 //! else
   for (var phase = 0u; phase < phases; phase += 1u) {
-    for (var i = l; i < used * RADIX; i += WG_SIZE) {
-      pool_set(i, 0u);
+    for (var i = l; i < select(used, 2u * used, matched) * RADIX; i += WG_SIZE) {
+      pool_set(i, 0u);  // the slots' counts (and the match words after them)
     }
     workgroupBarrier();
     let ranking = li.id / SLOTS == phase;
@@ -316,7 +320,27 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
     // key's peers in lower lanes (bits 0-7), the lowest peer's lane (8-14) and the number of peers (15-22), then in
     // the lowest peer the count before them (from bit 15 on).
     if (ranking) {
-      if (narrow) {
+      if (matched) {
+//! if RANK_MATCH
+        // RANK_MATCH (at most 32 lanes): each lane sets its bit in its subgroup's word of
+        // its digit with a workgroup atomicOr, and after a subgroup barrier that word is the key's peers; the lowest
+        // of them clears it once every lane has read it. One atomic and three subgroup barriers per key instead of
+        // eight ballots (CUB's WARP_MATCH_ATOMIC_OR).
+        //! unroll
+        for (var k = 0u; k < ITEMS; k += 1u) {
+          let at = match_base + li.id % SLOTS * RADIX + digit_at(k, key_lo[k], key_hi[k]);
+          atomicOr(&wg_pool[at], 1u << li.lane);
+          subgroupBarrier();
+          let m = atomicLoad(&wg_pool[at]);
+          subgroupBarrier();
+          if ((m & below.x) == 0u) {
+            atomicStore(&wg_pool[at], 0u);
+          }
+          subgroupBarrier();
+          ranks[k] = countOneBits(m & below.x) | (firstTrailingBit(m) << 8u) | (countOneBits(m) << 15u);
+        }
+//! endif
+      } else if (narrow) {
         // At most 32 lanes (NVIDIA, lavapipe): one ballot word, scalar masks; the branch is taken once per tile,
         // not per key, so the loop holds no vec4 mask (H200: see bench/results/2026-12-03-h200-session19).
         //! unroll

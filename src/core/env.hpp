@@ -49,6 +49,10 @@ int onesweep_fold();
 /// WGPRIM_ONESWEEP_EARLY=0|1: the onesweep publishes its tiles' digit counts before ranking (1) or after (0); -1
 /// unset (the policy's sort.early_counts).
 int onesweep_early();
+/// WGPRIM_ONESWEEP_MATCH=0|1: the onesweep ranks 32-lane (or narrower) subgroups by workgroup atomicOr match words and
+/// subgroup barriers (1) or by eight ballots per key (0); -1 unset (the policy's sort.rank_match). Needs the adapter's
+/// subgroup barrier; without it the ballots rank.
+int onesweep_match();
 /// WGPRIM_ONESWEEP_ROUNDS=1..6 / WGPRIM_ONESWEEP_SLOTS=1..16 (A/B runs): the onesweep's scatter rounds and subgroup
 /// histograms instead of the policy's (sort.scatter_rounds, sort.slots); 0 when unset; throws
 /// errc::invalid_argument for any other value.

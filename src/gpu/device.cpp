@@ -374,6 +374,8 @@ context::context(const context_options& options) : impl_(std::make_unique<detail
   s.features.shader_f16 = take(WGPUFeatureName_ShaderF16);
   s.features.subgroups = take(WGPUFeatureName_Subgroups);
   if (!s.features.subgroups) s.features.subgroups = take(static_cast<WGPUFeatureName>(WGPUNativeFeature_Subgroup));
+  if (s.features.subgroups)
+    s.features.subgroup_barrier = take(static_cast<WGPUFeatureName>(WGPUNativeFeature_SubgroupBarrier));
   // 64-bit elements (naga needs no `enable` for them in 29.x; the features turn on its FLOAT64 / SHADER_INT64
   // capabilities).
   s.features.shader_f64 = take(static_cast<WGPUFeatureName>(WGPUNativeFeature_ShaderF64));
@@ -495,6 +497,9 @@ context context::from_device(WGPUDevice device, WGPUQueue queue, WGPUAdapter ada
   s.features.shader_f16 = wgpuDeviceHasFeature(device, WGPUFeatureName_ShaderF16);
   s.features.subgroups = wgpuDeviceHasFeature(device, WGPUFeatureName_Subgroups) ||
                          wgpuDeviceHasFeature(device, static_cast<WGPUFeatureName>(WGPUNativeFeature_Subgroup));
+  s.features.subgroup_barrier =
+      s.features.subgroups &&
+      wgpuDeviceHasFeature(device, static_cast<WGPUFeatureName>(WGPUNativeFeature_SubgroupBarrier));
   s.features.shader_f64 = wgpuDeviceHasFeature(device, static_cast<WGPUFeatureName>(WGPUNativeFeature_ShaderF64));
   s.features.shader_int64 = wgpuDeviceHasFeature(device, static_cast<WGPUFeatureName>(WGPUNativeFeature_ShaderInt64));
   wgpuDevicePushErrorScope(device, WGPUErrorFilter_Validation);

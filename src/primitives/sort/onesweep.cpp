@@ -67,10 +67,10 @@ std::uint32_t rounds_of(const sort_onesweep_policy& p) {
   while (p.items % r) --r;
   return r;
 }
-// The pool holds the tile (a round's share of it), and while ranking the subgroup counts (SLOTS x RADIX words).
-// WGPRIM_ONESWEEP_POOL pads it (an occupancy sweep).
+// The pool holds the tile (a round's share of it), and while ranking the subgroup counts (SLOTS x RADIX words),
+// with rank_match as many match words after them. WGPRIM_ONESWEEP_POOL pads it (an occupancy sweep).
 std::uint32_t pool_words(const sort_onesweep_policy& p) {
-  return std::max({p.wg_size * (p.items / rounds_of(p)), p.slots * 256, env::onesweep_pool()});
+  return std::max({p.wg_size * (p.items / rounds_of(p)), (p.rank_match ? 2 : 1) * p.slots * 256, env::onesweep_pool()});
 }
 std::uint32_t wg_bytes(const sort_onesweep_policy& p) { return pool_words(p) * 4 + fixed_wg_bytes(p.wg_size); }
 // WGPRIM_ONESWEEP_WG=256|512 overrides the policy's workgroup size (A/B runs, and the tests of the 512 shape on a
@@ -109,10 +109,13 @@ sort_onesweep_policy sort_onesweep_policy_for(const context& ctx, const tuning& 
   // The policy's subgroup histograms (16, 16 KiB: subgroups of 16 lanes or more rank in one phase) where they fit.
   if (const unsigned s = env::onesweep_slots()) p.slots = s;
   if (const unsigned r = env::onesweep_rounds()) p.scatter_rounds = r;
-  // Where the histograms asked for do not fit the adapter's workgroup memory, 8 (one phase for 32-lane subgroups).
-  if (p.slots * 256 * 4 + fixed_wg_bytes(p.wg_size) > limit) p.slots = std::min(p.slots, 8u);
-  p.slots = std::max(p.slots, 1u);
   if (const int rank = env::onesweep_rank(); rank >= 0) p.atomic_counts = rank == 1;  // -1: the policy's ranking
+  // Match words need the subgroup barrier and the atomic counts (whose pool is atomic).
+  p.rank_match = env::set_or(env::onesweep_match(), p.rank_match) && ctx.features().subgroup_barrier && p.atomic_counts;
+  // Where the histograms (and match words) asked for do not fit the adapter's workgroup memory, 8 (one phase for
+  // 32-lane subgroups).
+  if ((p.rank_match ? 2 : 1) * p.slots * 256 * 4 + fixed_wg_bytes(p.wg_size) > limit) p.slots = std::min(p.slots, 8u);
+  p.slots = std::max(p.slots, 1u);
   // The largest tile (up to the default keys per invocation) whose pool fits the adapter's workgroup memory.
   while (p.items > 1 && wg_bytes(p) > limit) --p.items;
   if (t.items) {
@@ -159,6 +162,7 @@ class onesweep final : public sort_algorithm {
       c.push_back({"RELOAD", reload ? "true" : "false"});
       c.push_back({"FOLDED", fold ? "true" : "false"});
       c.push_back({"EARLY", early ? "true" : "false"});
+      c.push_back({"RANK_MATCH", pol_.rank_match ? "true" : "false"});
       c.push_back({"UNROLL", unroll ? "true" : "false"});
       c.push_back({"ABLATE_RANK", ablate & 1 ? "true" : "false"});
       c.push_back({"ABLATE_LOOKBACK", ablate & 2 ? "true" : "false"});
@@ -168,7 +172,7 @@ class onesweep final : public sort_algorithm {
     };
     const text_key key{&sort_onesweep_spec,
                        {pol_.wg_size, pol_.items, a.key_words, pol_.slots, pol_.window, pol_.atomic_counts, ablate, reload, fold,
-                        pol_.scatter_rounds, env::onesweep_pool(), unroll, early},
+                        pol_.scatter_rounds, env::onesweep_pool(), unroll, early, pol_.rank_match},
                        {}};
     kernel_ = &get_kernel(ctx, sort_onesweep_spec, memo_text(key, compose), true);
     const std::uint64_t tile = std::uint64_t(pol_.wg_size) * pol_.items;

@@ -63,6 +63,12 @@ struct sort_onesweep_policy {
   // sort.early_counts). H200 session 9 (loops, ranking then ~3 of a 5.7 ms pass): 0.7 % slower. Off until measured
   // again: the H100 (session 25, written out) spends 28 % of a u32 sort in the look-back.
   bool early_counts = false;
+  // Ranking by match words (WGPRIM_ONESWEEP_MATCH=0|1, knob sort.rank_match): each key sets its lane's bit in its
+  // subgroup's word of its digit (a workgroup atomicOr) and reads the word back after a subgroup barrier: its peers
+  // with one atomic and three subgroup barriers instead of eight ballots (CUB's WARP_MATCH_ATOMIC_OR). Subgroups of at
+  // most 32 lanes, the adapter's subgroup barrier, atomic counts; the words sit in the pool beside the counts (the
+  // ballots rank where they do not fit). Off until measured on a GPU.
+  bool rank_match = false;
   std::uint32_t window = 1;     // predecessor states each digit reads at once in the look-back (tune.lookback_window);
                                 // H200 2026-12-01, 512 x 15 tiles, ms per pass at 2^28: window 1 5.96, 2 6.07, 4 6.26, 8 6.55
 };
