@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Session 27, call 3 (~300 s): NVIDIA's row with the match ranking (sort.rank_match on; the histograms cut to what fits
+# beside the words: 16 for tiles of 512 x 18, 9 for 256 x 18 and 64-bit keys): the sort, pipeline and policy tests,
+# then the sorts (every key type, pairs, bits 0:16) and the chain (issue 27) against CUB at 2^20 / 2^24 / 2^28, wall
+# clock per call and K = 10 batched, ratios by bench/h200/vs_cub.py.
+set -u
+. devbuild/setup.sh
+mkdir -p $OUT
+export XDG_CACHE_HOME=/tmp/wgprim-cache
+{ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; date -u; } 2>&1 | tee $OUT/env.txt
+$B/wgprim info --json | grep -E '"sort\.(rank_match|slots|wg_size)'
+t0=$(date +%s)
+timeout 150 $B/wgprim_tests --gtest_brief=1 --gtest_filter='Sort*:CountedSort*:Pipeline*:Policy*' > $OUT/tests.log 2>&1
+echo "tests rc=$? $(( $(date +%s) - t0 )) s"
+grep -E "PASSED|FAILED|Failure" $OUT/tests.log | head -20
+timeout 120 $B/cub_bench --json --no-check --sizes 20,24,28 --k 10 --reps 3 --primitives sort_keys,sort_pairs,chain \
+  > $OUT/cub.jsonl 2>&1
+echo "cub rc=$?"
+for n in 20 24 28; do
+  timeout 110 $B/wgprim bench --json --quiet --reps 3 --batch 10 --min-log2 $n --max-log2 $n \
+    --primitives sort_keys,sort_pairs --sort-bits 0:16 --algorithm onesweep > $OUT/w_$n.json 2>/dev/null || echo "2^$n rc=$?"
+  timeout 60 $B/wgprim bench --json --quiet --reps 3 --batch 10 --min-log2 $n --max-log2 $n \
+    --primitives chain > $OUT/w_c$n.json 2>/dev/null || echo "chain 2^$n rc=$?"
+done
+python3 - "$OUT" <<'PY'
+import json, sys, os
+out = sys.argv[1]; rows = []
+for name in ("w_20", "w_24", "w_28", "w_c20", "w_c24", "w_c28"):
+    try:
+        rows += json.load(open(os.path.join(out, name + ".json")))["results"]
+    except (OSError, ValueError, KeyError):
+        pass
+json.dump({"results": rows}, open(os.path.join(out, "w.json"), "w"))
+PY
+rm -f $OUT/w_*.json
+python3 bench/h200/vs_cub.py $OUT/cub.jsonl $OUT/w.json --short | tee $OUT/ratios.txt
