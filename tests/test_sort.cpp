@@ -902,20 +902,24 @@ TEST(Sort, OnesweepMatchRanking) {
   // subgroup barrier (lavapipe and NVIDIA do) with the atomic counts; with keys held or read again, tiles of 256 and
   // 512 invocations, early counts or not, one ranking phase or several (8 histograms for more subgroups), against
   // the CPU twin: 32- and 64-bit keys (few distinct digits every third size: many peers per word), both orders,
-  // pairs, a bit range, sizes around the tile, and the fallback under stress.
+  // pairs, a bit range, sizes around the tile, and the fallback under stress; each way of clearing the words (the
+  // lowest peer after a third barrier, or every lane its own bit).
   env_override match("WGPRIM_ONESWEEP_MATCH", "1");
   env_override rank("WGPRIM_ONESWEEP_RANK", "atomic");
   env_override reload("WGPRIM_ONESWEEP_RELOAD", "1");
   env_override wg("WGPRIM_ONESWEEP_WG", "256");
   env_override early("WGPRIM_ONESWEEP_EARLY", "0");
   env_override slots("WGPRIM_ONESWEEP_SLOTS", "8");
-  for (const auto& [rl, w, e, sl] : {std::tuple<const char*, const char*, const char*, const char*>{"1", "256", "0", "8"},
-                                     {"0", "512", "1", "16"}, {"1", "512", "0", "4"}}) {
-    SCOPED_TRACE(std::string("reload ") + rl + ", workgroup " + w + ", early " + e + ", slots " + sl);
+  env_override clear("WGPRIM_ONESWEEP_MATCH_CLEAR", "leader");
+  for (const auto& [rl, w, e, sl, cl] :
+       {std::tuple<const char*, const char*, const char*, const char*, const char*>{"1", "256", "0", "8", "leader"},
+        {"0", "512", "1", "16", "own"}, {"1", "512", "0", "4", "leader"}, {"1", "256", "0", "8", "own"}}) {
+    SCOPED_TRACE(std::string("reload ") + rl + ", workgroup " + w + ", early " + e + ", slots " + sl + ", clear " + cl);
     reload.set(rl);
     wg.set(w);
     early.set(e);
     slots.set(sl);
+    clear.set(cl);
     const detail::sort_onesweep_policy pol = detail::sort_onesweep_policy_for(ctx(), {}, false, 1);
     EXPECT_EQ(pol.rank_match, ctx().features().subgroup_barrier) << "the match ranking was not taken";
     check_onesweep_at([](std::size_t tile, std::size_t) {

@@ -333,10 +333,15 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
           subgroupBarrier();
           let m = atomicLoad(&wg_pool[at]);
           subgroupBarrier();
-          if ((m & below.x) == 0u) {
-            atomicStore(&wg_pool[at], 0u);
+          if (MATCH_OWN_CLEAR) {
+            // Each lane takes its own bit back: the next key's bits (other words or other bits) need no barrier.
+            atomicXor(&wg_pool[at], 1u << li.lane);
+          } else {
+            if ((m & below.x) == 0u) {
+              atomicStore(&wg_pool[at], 0u);
+            }
+            subgroupBarrier();
           }
-          subgroupBarrier();
           ranks[k] = countOneBits(m & below.x) | (firstTrailingBit(m) << 8u) | (countOneBits(m) << 15u);
         }
 //! endif

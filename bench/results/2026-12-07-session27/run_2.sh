@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Session 27, call 3 (~300 s): NVIDIA's row with the match ranking (sort.rank_match on; the histograms cut to what fits
+# Session 27, call 3 (~330 s): NVIDIA's row with the match ranking (sort.rank_match on; the histograms cut to what fits
 # beside the words: 16 for tiles of 512 x 18, 9 for 256 x 18 and 64-bit keys): the sort, pipeline and policy tests,
-# then the sorts (every key type, pairs, bits 0:16) and the chain (issue 27) against CUB at 2^20 / 2^24 / 2^28, wall
+# then the two ways of clearing the match words (u32 2^26), then the sorts (every key type, pairs, bits 0:16) and the chain (issue 27) against CUB at 2^20 / 2^24 / 2^28, wall
 # clock per call and K = 10 batched, ratios by bench/h200/vs_cub.py.
 set -u
 . devbuild/setup.sh
@@ -13,6 +13,15 @@ t0=$(date +%s)
 timeout 150 $B/wgprim_tests --gtest_brief=1 --gtest_filter='Sort*:CountedSort*:Pipeline*:Policy*' > $OUT/tests.log 2>&1
 echo "tests rc=$? $(( $(date +%s) - t0 )) s"
 grep -E "PASSED|FAILED|Failure" $OUT/tests.log | head -20
+# How the match words are cleared (WGPRIM_ONESWEEP_MATCH_CLEAR): the lowest peer after a third subgroup barrier, or
+# every lane its own bit with no third barrier; A B A B, GPU ms per sort.
+for rep in A B; do
+  for cl in leader own; do
+    WGPRIM_ONESWEEP_MATCH_CLEAR=$cl timeout 60 $B/wgprim sort --generate uniform:67108864 --type u32 --algorithm onesweep \
+      --repeat 7 --no-check --json 2>/dev/null |
+      python3 -c 'import json,sys; d=json.load(sys.stdin); print("clear", sys.argv[1], sys.argv[2], "u32 2^26 %.4f ms" % d["gpu_ms"])' $cl $rep
+  done
+done
 timeout 120 $B/cub_bench --json --no-check --sizes 20,24,28 --k 10 --reps 3 --primitives sort_keys,sort_pairs,chain \
   > $OUT/cub.jsonl 2>&1
 echo "cub rc=$?"
