@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Session 27, call 3 (~330 s): NVIDIA's row with the match ranking (sort.rank_match on; the histograms cut to what fits
+# Session 27, call 3 (~400 s): NVIDIA's row with the match ranking (sort.rank_match on; the histograms cut to what fits
 # beside the words: 16 for tiles of 512 x 18, 9 for 256 x 18 and 64-bit keys): the sort, pipeline and policy tests,
-# then the two ways of clearing the match words (u32 2^26), then the sorts (every key type, pairs, bits 0:16) and the chain (issue 27) against CUB at 2^20 / 2^24 / 2^28, wall
+# then the two ways of clearing the match words (u32 2^26), the exact sum's items and workgroups, then the sorts (every key type, pairs, bits 0:16) and the chain (issue 27) against CUB at 2^20 / 2^24 / 2^28, wall
 # clock per call and K = 10 batched, ratios by bench/h200/vs_cub.py.
 set -u
 . devbuild/setup.sh
@@ -22,6 +22,18 @@ for rep in A B; do
       python3 -c 'import json,sys; d=json.load(sys.stdin); print("clear", sys.argv[1], sys.argv[2], "u32 2^26 %.4f ms" % d["gpu_ms"])' $cl $rep
   done
 done
+# The exact sum with its tile loaded first: keys per invocation and workgroups (2^28 mixed f32, GPU ms; the policy:
+# items 8, the fast reduce's workgroups), and the fast sum.
+for it in 8 4 12 16 24 8; do
+  timeout 40 $B/wgprim reduce --generate mixed:268435456 --accuracy reproducible --repeat 9 --items $it --json 2>/dev/null |
+    python3 -c 'import json,sys; d=json.load(sys.stdin); print("exact items", sys.argv[1], "gpu %.4f" % d["gpu_ms"], d.get("matches_cpu"))' $it
+done
+for wg in 256 512 2048 4096; do
+  timeout 40 $B/wgprim reduce --generate mixed:268435456 --accuracy reproducible --repeat 9 --workgroups $wg --json 2>/dev/null |
+    python3 -c 'import json,sys; d=json.load(sys.stdin); print("exact workgroups", sys.argv[1], "gpu %.4f" % d["gpu_ms"], d.get("matches_cpu"))' $wg
+done
+timeout 40 $B/wgprim reduce --generate mixed:268435456 --repeat 9 --json 2>/dev/null |
+  python3 -c 'import json,sys; d=json.load(sys.stdin); print("fast sum gpu %.4f" % d["gpu_ms"])'
 timeout 120 $B/cub_bench --json --no-check --sizes 20,24,28 --k 10 --reps 3 --primitives sort_keys,sort_pairs,chain \
   > $OUT/cub.jsonl 2>&1
 echo "cub rc=$?"
