@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session 27, call 3 (~400 s): NVIDIA's row with the match ranking (sort.rank_match on; the histograms cut to what fits
+# Session 27, call 3 (~430 s): NVIDIA's row with the match ranking (sort.rank_match on; the histograms cut to what fits
 # beside the words: 16 for tiles of 512 x 18, 9 for 256 x 18 and 64-bit keys): the sort, pipeline and policy tests,
 # then the two ways of clearing the match words (u32 2^26), the exact sum's items and workgroups, then the sorts (every key type, pairs, bits 0:16) and the chain (issue 27) against CUB at 2^20 / 2^24 / 2^28, wall
 # clock per call and K = 10 batched, ratios by bench/h200/vs_cub.py.
@@ -21,6 +21,20 @@ for rep in A B; do
       --repeat 7 --no-check --json 2>/dev/null |
       python3 -c 'import json,sys; d=json.load(sys.stdin); print("clear", sys.argv[1], sys.argv[2], "u32 2^26 %.4f ms" % d["gpu_ms"])' $cl $rep
   done
+done
+# Keys per invocation with match words (98 registers; tiles of 512, u32 2^26, GPU ms): fewer tiles, fewer look-backs.
+for it in 18 16 20 21 18; do
+  timeout 60 $B/wgprim sort --generate uniform:67108864 --type u32 --algorithm onesweep --repeat 7 --no-check --items $it \
+    --json 2>/dev/null | python3 -c 'import json,sys; d=json.load(sys.stdin); print("sort items", sys.argv[1], "u32 2^26 %.4f ms" % d["gpu_ms"])' $it
+done
+# Occupancy: tiles of 256 with fewer keys per invocation (fewer registers: 3 workgroups an SM need <= 85), u32 2^26.
+for it in 18 16 14 12; do
+  WGPRIM_ONESWEEP_WG=256 VK_LAYER_PATH=$PWD/devbuild/vkstats VK_INSTANCE_LAYERS=VK_LAYER_WGPRIM_stats XDG_CACHE_HOME=$(mktemp -d) \
+    timeout 60 $B/wgprim sort --generate uniform:100000 --type u32 --algorithm onesweep --items $it 2>&1 |
+    grep -E "^vkstats onesweep.*(Register|Shared)" | sed "s/^/[256 x $it] /"
+  WGPRIM_ONESWEEP_WG=256 timeout 60 $B/wgprim sort --generate uniform:67108864 --type u32 --algorithm onesweep --repeat 7 \
+    --no-check --items $it --json 2>/dev/null |
+    python3 -c 'import json,sys; d=json.load(sys.stdin); print("sort 256 x", sys.argv[1], "u32 2^26 %.4f ms" % d["gpu_ms"])' $it
 done
 # The exact sum with its tile loaded first: keys per invocation and workgroups (2^28 mixed f32, GPU ms; the policy:
 # items 8, the fast reduce's workgroups), and the fast sum.

@@ -127,10 +127,12 @@ sort_onesweep_policy sort_onesweep_policy_for(const context& ctx, const tuning& 
       throw error(errc::invalid_argument, "tuning: lookback_window must be 1..32 for the onesweep sort");
     p.window = t.lookback_window;
   }
-  // Match words beside the counts in no more than the tile's pool: fewer histograms rather than a larger pool (H100
-  // session 27, i64 keys at 2^24 in tiles of 256 x 18: 16 histograms grew the pool to 32 KiB, 3.10 ms against 2.50
-  // with the ballots; 8 histograms, the 8 subgroups of 32 lanes, 2.39).
-  if (p.rank_match) p.slots = std::max(1u, std::min(p.slots, p.wg_size * (p.items / rounds_of(p)) / 512));
+  // Match words beside the counts: no more histograms than fit beside them in the tile's pool, or than a workgroup
+  // has subgroups of 32 lanes (one ranking phase for those), rather than a larger pool (H100 session 27, i64 keys at
+  // 2^24 in tiles of 256 x 18: 16 histograms grew the pool to 32 KiB, 3.10 ms against 2.50 with the ballots; 8
+  // histograms 2.39).
+  if (p.rank_match)
+    p.slots = std::max(1u, std::min(p.slots, std::max(p.wg_size * (p.items / rounds_of(p)) / 512, p.wg_size / 32)));
   if (wg_bytes(p) > limit)
     throw error(errc::invalid_argument, "tuning: " + std::to_string(p.items) +
                                             " keys per invocation exceed the adapter's workgroup memory");
