@@ -27,6 +27,12 @@ for it in 18 16 20 21 18; do
   timeout 60 $B/wgprim sort --generate uniform:67108864 --type u32 --algorithm onesweep --repeat 7 --no-check --items $it \
     --json 2>/dev/null | python3 -c 'import json,sys; d=json.load(sys.stdin); print("sort items", sys.argv[1], "u32 2^26 %.4f ms" % d["gpu_ms"])' $it
 done
+# Keys held through the pass instead of read again for the scatter (WGPRIM_ONESWEEP_RELOAD=0), with match words.
+for rl in 0 1 0 1; do
+  WGPRIM_ONESWEEP_RELOAD=$rl timeout 60 $B/wgprim sort --generate uniform:67108864 --type u32 --algorithm onesweep --repeat 7 \
+    --no-check --json 2>/dev/null |
+    python3 -c 'import json,sys; d=json.load(sys.stdin); print("sort reload", sys.argv[1], "u32 2^26 %.4f ms" % d["gpu_ms"])' $rl
+done
 # Occupancy: tiles of 256 with fewer keys per invocation (fewer registers: 3 workgroups an SM need <= 85), u32 2^26.
 for it in 18 16 14 12; do
   WGPRIM_ONESWEEP_WG=256 VK_LAYER_PATH=$PWD/devbuild/vkstats VK_INSTANCE_LAYERS=VK_LAYER_WGPRIM_stats XDG_CACHE_HOME=$(mktemp -d) \
