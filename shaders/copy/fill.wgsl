@@ -4,8 +4,8 @@
 struct fill_params {
   n: u32,
   value: u32,
-  pad0: u32,
-  pad1: u32,
+  take_at: u32,  // fill_take: the word that takes take_src[src_at] instead of the value
+  src_at: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: fill_params;
@@ -18,3 +18,4 @@ fn fill(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg:
     dst[i] = params.value;
   }
 }
+

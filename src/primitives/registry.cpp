@@ -183,13 +183,13 @@ void check_algorithm_name(const char* primitive, const std::string& requested) {
   unknown(primitive, requested, "native");
 }
 
-extern const kernel_spec copy_spec, widen_spec, fill_spec, dist_splitter_bounds_spec;
+extern const kernel_spec copy_spec, widen_spec, fill_spec, fill_take_spec, dist_splitter_bounds_spec;
 
 const std::vector<const kernel_spec*>& kernel_specs() {
   static const std::vector<const kernel_spec*> specs = {
       &reduce_fast_spec,      &reduce_single_spec, &reduce_seed_spec,   &reduce_exact_spec,    &reduce_exact_combine_spec, &scan_decoupled_spec,
       &scan_seed_blocks_spec, &scan_seed_add_spec, &scan_seed_carry_spec,
-      &scan_exact_tiles_spec, &scan_exact_prefixes_spec, &scan_exact_scan_spec, &copy_spec, &widen_spec, &fill_spec, &copy_words_spec,
+      &scan_exact_tiles_spec, &scan_exact_prefixes_spec, &scan_exact_scan_spec, &copy_spec, &widen_spec, &fill_spec, &fill_take_spec, &copy_words_spec,
       &arg_reduce_partials_spec, &arg_reduce_final_spec,
       &sort_histogram_spec,   &sort_plan_spec, &sort_finish_spec, &sort_rts_count_spec, &sort_rts_scatter_spec, &sort_onesweep_spec, &sort_merge_split_spec, &sort_merge_spec,
       &sort_seg_tile_starts_spec, &sort_seg_short_spec, &sort_seg_mid_spec, &sort_seg_bin_spec, &sort_merge_level_spec,

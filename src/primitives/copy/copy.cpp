@@ -19,25 +19,54 @@ const kernel_spec copy_spec{"copy/copy.wgsl", "copy", {slot::uniform, slot::stor
                             sizeof(copy_params)};
 
 struct fill_params {
-  std::uint32_t n, value, pad0, pad1;
+  std::uint32_t n, value, take_at, src_at;
 };
 static_assert(sizeof(fill_params) == 16);
-extern const kernel_spec fill_spec;
+extern const kernel_spec fill_spec, fill_take_spec;
 const kernel_spec fill_spec{"copy/fill.wgsl", "fill", {slot::uniform, slot::storage_rw}, sizeof(fill_params)};
+const kernel_spec fill_take_spec{"copy/fill_take.wgsl", "fill_take", {slot::uniform, slot::storage_rw, slot::storage_read},
+                                 sizeof(fill_params)};
+
+namespace {
+// record_zero's dispatch where the range can be bound (false: the caller falls back).
+bool bindable_fill(context& ctx, std::uint64_t offset, std::uint64_t bytes) {
+  const std::uint64_t align = ctx.limits().min_storage_buffer_offset_alignment;
+  return !(bytes % 4 || bytes == 0 || (align && offset % align) || bytes > elements_per_binding(ctx, 4, 4) * 4 ||
+           bytes / 4 > 0xffffffffull);
+}
+std::uint32_t fill_groups(std::uint64_t words) {
+  return static_cast<std::uint32_t>(std::min<std::uint64_t>(1024, (words + 255) / 256));
+}
+}  // namespace
 
 void record_zero(recorder& rec, const buffer& b, std::uint64_t offset, std::uint64_t bytes) {
   context& ctx = rec.ctx();
-  const std::uint64_t align = ctx.limits().min_storage_buffer_offset_alignment;
   const std::uint64_t words = bytes / 4;
   // Too large for one binding or one u32 count, or not bindable at this offset: the transfer command.
-  if (bytes % 4 || words == 0 || (align && offset % align) || bytes > elements_per_binding(ctx, 4, 4) * 4 ||
-      words > 0xffffffffull)
-    return rec.clear(b, offset, bytes);
+  if (!bindable_fill(ctx, offset, bytes)) return rec.clear(b, offset, bytes);
   static const std::string& text = compose_wgsl(fill_spec.file, monoid(op::sum(), dtype::u32), {});
   const auto& k = get_kernel(ctx, fill_spec, text, true);
-  const std::uint32_t groups = static_cast<std::uint32_t>(std::min<std::uint64_t>(1024, (words + 255) / 256));
   const fill_params p{static_cast<std::uint32_t>(words), 0, 0, 0};
-  rec.dispatch(k, {rec.params(p), bind(b, offset, bytes)}, groups);
+  rec.dispatch(k, {rec.params(p), bind(b, offset, bytes)}, fill_groups(words));
+}
+
+void record_zero_take(recorder& rec, const buffer& b, std::uint64_t offset, std::uint64_t bytes,
+                      std::uint64_t take_word, WGPUBuffer src, std::uint64_t src_offset) {
+  context& ctx = rec.ctx();
+  const std::uint64_t align = std::max<std::uint32_t>(ctx.limits().min_storage_buffer_offset_alignment, 4);
+  // Not one dispatch (the range unbindable, the word outside it, the source unaligned or in the same buffer): a
+  // clear and a copy.
+  if (!bindable_fill(ctx, offset, bytes) || take_word >= bytes / 4 || src_offset % 4 || src == b.native()) {
+    record_zero(rec, b, offset, bytes);
+    return record_copy_words(rec, src, src_offset, b.native(), offset + take_word * 4, 4);
+  }
+  static const std::string& text = compose_wgsl(fill_take_spec.file, monoid(op::sum(), dtype::u32), {});
+  const auto& k = get_kernel(ctx, fill_take_spec, text, true);
+  const std::uint64_t sb = src_offset / align * align;  // the source bound from the aligned offset at or below it
+  const std::uint64_t words = bytes / 4;
+  const fill_params p{static_cast<std::uint32_t>(words), 0, static_cast<std::uint32_t>(take_word),
+                      static_cast<std::uint32_t>((src_offset - sb) / 4)};
+  rec.dispatch(k, {rec.params(p), bind(b, offset, bytes), binding{src, sb, src_offset - sb + 4}}, fill_groups(words));
 }
 
 namespace {

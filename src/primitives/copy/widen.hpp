@@ -15,7 +15,11 @@ extern const kernel_spec widen_spec;
 /// states before every call): recorder::clear is a transfer command and ends the pass. Falls back to it where
 /// the range cannot be bound as storage.
 void record_zero(recorder& rec, const buffer& b, std::uint64_t offset, std::uint64_t bytes);
-extern const kernel_spec fill_spec;
+/// record_zero, and word `take_word` of the range takes the u32 at src_offset of src, in the same dispatch (a
+/// cleared state with a device count in it); a clear and a copy where one dispatch cannot.
+void record_zero_take(recorder& rec, const buffer& b, std::uint64_t offset, std::uint64_t bytes,
+                      std::uint64_t take_word, WGPUBuffer src, std::uint64_t src_offset);
+extern const kernel_spec fill_spec, fill_take_spec;
 
 /// The workspace of a decoupled look-back pass kept by the context: carry words (counts between chunks, totals) at
 /// offset 0, then the tile states at a binding offset, in one buffer, so that a one-chunk call clears both with one

@@ -109,8 +109,12 @@ void record_sort(recorder& rec0, const sort_args& a, sort_phase_split* split) {
 
   // Dispatches, not transfer commands: the state is cleared and the count copied inside the compute pass (a
   // transfer ends it, and every pass boundary costs host and GPU time: docs/performance.md, pipelines).
-  record_zero(*r, state, 0, (tile_states_word + alg->state_words_zeroed_first()) * 4);
-  if (a.count) record_copy_words(*r, a.count->buf, a.count->offset, state.native(), device_n_word * 4, 4);
+  // With a device count, one dispatch clears the state and copies the count into it.
+  if (a.count)
+    record_zero_take(*r, state, 0, (tile_states_word + alg->state_words_zeroed_first()) * 4, device_n_word,
+                     a.count->buf, a.count->offset);
+  else
+    record_zero(*r, state, 0, (tile_states_word + alg->state_words_zeroed_first()) * 4);
   {  // the histogram of every digit
     const auto& k = get_kernel(ctx, sort_histogram_spec, memo_text({&sort_histogram_spec, {a.key_words}, {}}, [&]() -> const std::string& {
                                  return compose_wgsl(sort_histogram_spec.file, u32_sum(),
