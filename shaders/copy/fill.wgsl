@@ -18,4 +18,3 @@ fn fill(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg:
     dst[i] = params.value;
   }
 }
-
