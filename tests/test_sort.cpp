@@ -927,6 +927,20 @@ TEST(Sort, OnesweepMatchRanking) {
     }, 101, order::ascending);
     check_onesweep_stressed(dtype::u32, order::descending, 40000, 103);
   }
+  // The policy's histograms (WGPRIM_ONESWEEP_SLOTS unset): the words do not grow the pool past the tile's (or past
+  // what one histogram per 32 lanes needs), for either workgroup size, and the sort is still right.
+  slots.set("");
+  for (const char* w : {"256", "512"}) {
+    SCOPED_TRACE(std::string("policy histograms, workgroup ") + w);
+    wg.set(w);
+    const detail::sort_onesweep_policy pol = detail::sort_onesweep_policy_for(ctx(), {}, false, 1);
+    if (!pol.rank_match) continue;
+    EXPECT_LE(2 * pol.slots * 256, std::max(pol.wg_size * (pol.items / pol.scatter_rounds), 2 * (pol.wg_size / 32) * 256));
+    EXPECT_GE(pol.slots, 1u);
+    const std::size_t tile = std::size_t(pol.wg_size) * pol.items;
+    for (const std::size_t n : {tile - 1, 3 * tile + 1})
+      check_sort(ctx(), "onesweep", dtype::u32, order::ascending, random_keys(dtype::u32, n, 105, n % 2 == 0), n % 2 == 1);
+  }
   // Without the atomic counts (the ballots' barrier per key) the match words are not used.
   rank.set("ballot");
   EXPECT_FALSE(detail::sort_onesweep_policy_for(ctx(), {}, false, 1).rank_match);

@@ -113,8 +113,11 @@ sort_onesweep_policy sort_onesweep_policy_for(const context& ctx, const tuning& 
   // Match words need the subgroup barrier and the atomic counts (whose pool is atomic).
   p.rank_match = env::set_or(env::onesweep_match(), p.rank_match) && ctx.features().subgroup_barrier && p.atomic_counts;
   // Where the histograms (and match words) asked for do not fit the adapter's workgroup memory, 8 (one phase for
-  // 32-lane subgroups).
-  if ((p.rank_match ? 2 : 1) * p.slots * 256 * 4 + fixed_wg_bytes(p.wg_size) > limit) p.slots = std::min(p.slots, 8u);
+  // 32-lane subgroups); with match words, as many as fit beside them (so that the tile below is not cut instead).
+  const std::uint32_t per_slot = (p.rank_match ? 2 : 1) * 256 * 4;
+  if (p.slots * per_slot + fixed_wg_bytes(p.wg_size) > limit) p.slots = std::min(p.slots, 8u);
+  if (p.rank_match && p.slots * per_slot + fixed_wg_bytes(p.wg_size) > limit)
+    p.slots = limit > fixed_wg_bytes(p.wg_size) ? (limit - fixed_wg_bytes(p.wg_size)) / per_slot : 1;
   p.slots = std::max(p.slots, 1u);
   // The largest tile (up to the default keys per invocation) whose pool fits the adapter's workgroup memory.
   while (p.items > 1 && wg_bytes(p) > limit) --p.items;
@@ -130,8 +133,8 @@ sort_onesweep_policy sort_onesweep_policy_for(const context& ctx, const tuning& 
   // Match words beside the counts: no more histograms than fit beside them in the tile's pool, or than a workgroup
   // has subgroups of 32 lanes (one ranking phase for those), rather than a larger pool (H100 session 27, i64 keys at
   // 2^24 in tiles of 256 x 18: 16 histograms grew the pool to 32 KiB, 3.10 ms against 2.50 with the ballots; 8
-  // histograms 2.39).
-  if (p.rank_match)
+  // histograms 2.39). Not where WGPRIM_ONESWEEP_SLOTS asks for a number (A/B runs).
+  if (p.rank_match && !env::onesweep_slots())
     p.slots = std::max(1u, std::min(p.slots, std::max(p.wg_size * (p.items / rounds_of(p)) / 512, p.wg_size / 32)));
   if (wg_bytes(p) > limit)
     throw error(errc::invalid_argument, "tuning: " + std::to_string(p.items) +
