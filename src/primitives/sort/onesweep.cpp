@@ -69,8 +69,10 @@ std::uint32_t rounds_of(const sort_onesweep_policy& p) {
 }
 // The pool holds the tile (a round's share of it), and while ranking the subgroup counts (SLOTS x RADIX words),
 // with rank_match as many match words after them. WGPRIM_ONESWEEP_POOL pads it (an occupancy sweep).
+// Pool words per subgroup histogram while ranking: its counts, and with rank_match its match words.
+std::uint32_t slot_words(const sort_onesweep_policy& p) { return (p.rank_match ? 2 : 1) * 256; }
 std::uint32_t pool_words(const sort_onesweep_policy& p) {
-  return std::max({p.wg_size * (p.items / rounds_of(p)), (p.rank_match ? 2 : 1) * p.slots * 256, env::onesweep_pool()});
+  return std::max({p.wg_size * (p.items / rounds_of(p)), p.slots * slot_words(p), env::onesweep_pool()});
 }
 std::uint32_t wg_bytes(const sort_onesweep_policy& p) { return pool_words(p) * 4 + fixed_wg_bytes(p.wg_size); }
 // WGPRIM_ONESWEEP_WG=256|512 overrides the policy's workgroup size (A/B runs, and the tests of the 512 shape on a
@@ -114,7 +116,7 @@ sort_onesweep_policy sort_onesweep_policy_for(const context& ctx, const tuning& 
   p.rank_match = env::set_or(env::onesweep_match(), p.rank_match) && ctx.features().subgroup_barrier && p.atomic_counts;
   // Where the histograms (and match words) asked for do not fit the adapter's workgroup memory, 8 (one phase for
   // 32-lane subgroups); with match words, as many as fit beside them (so that the tile below is not cut instead).
-  const std::uint32_t per_slot = (p.rank_match ? 2 : 1) * 256 * 4;
+  const std::uint32_t per_slot = slot_words(p) * 4;
   if (p.slots * per_slot + fixed_wg_bytes(p.wg_size) > limit) p.slots = std::min(p.slots, 8u);
   if (p.rank_match && p.slots * per_slot + fixed_wg_bytes(p.wg_size) > limit)
     p.slots = limit > fixed_wg_bytes(p.wg_size) ? (limit - fixed_wg_bytes(p.wg_size)) / per_slot : 1;
@@ -135,7 +137,8 @@ sort_onesweep_policy sort_onesweep_policy_for(const context& ctx, const tuning& 
   // 2^24 in tiles of 256 x 18: 16 histograms grew the pool to 32 KiB, 3.10 ms against 2.50 with the ballots; 8
   // histograms 2.39). Not where WGPRIM_ONESWEEP_SLOTS asks for a number (A/B runs).
   if (p.rank_match && !env::onesweep_slots())
-    p.slots = std::max(1u, std::min(p.slots, std::max(p.wg_size * (p.items / rounds_of(p)) / 512, p.wg_size / 32)));
+    p.slots = std::max(1u, std::min(p.slots, std::max(p.wg_size * (p.items / rounds_of(p)) / slot_words(p),
+                                                      p.wg_size / 32)));
   if (wg_bytes(p) > limit)
     throw error(errc::invalid_argument, "tuning: " + std::to_string(p.items) +
                                             " keys per invocation exceed the adapter's workgroup memory");
