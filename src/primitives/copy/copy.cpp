@@ -34,6 +34,15 @@ bool bindable_fill(context& ctx, std::uint64_t offset, std::uint64_t bytes) {
   return !(bytes % 4 || bytes == 0 || (align && offset % align) || bytes > elements_per_binding(ctx, 4, 4) * 4 ||
            bytes / 4 > 0xffffffffull);
 }
+// A binding of `bytes` at `offset` of buf from the storage-aligned offset at or below it; *word: offset's index in it,
+// in u32 words (record_copy_words and record_zero_take read a word at any 4-byte offset).
+binding bind_from_aligned(context& ctx, WGPUBuffer buf, std::uint64_t offset, std::uint64_t bytes,
+                          std::uint32_t* word) {
+  const std::uint64_t align = std::max<std::uint32_t>(ctx.limits().min_storage_buffer_offset_alignment, 4);
+  const std::uint64_t at = offset / align * align;
+  *word = static_cast<std::uint32_t>((offset - at) / 4);
+  return binding{buf, at, offset - at + bytes};
+}
 std::uint32_t fill_groups(std::uint64_t words) {
   return static_cast<std::uint32_t>(std::min<std::uint64_t>(1024, (words + 255) / 256));
 }
@@ -53,7 +62,6 @@ void record_zero(recorder& rec, const buffer& b, std::uint64_t offset, std::uint
 void record_zero_take(recorder& rec, const buffer& b, std::uint64_t offset, std::uint64_t bytes,
                       std::uint64_t take_word, WGPUBuffer src, std::uint64_t src_offset) {
   context& ctx = rec.ctx();
-  const std::uint64_t align = std::max<std::uint32_t>(ctx.limits().min_storage_buffer_offset_alignment, 4);
   // Not one dispatch (the range unbindable, the word outside it, the source unaligned or in the same buffer): a
   // clear and a copy.
   if (!bindable_fill(ctx, offset, bytes) || take_word >= bytes / 4 || src_offset % 4 || src == b.native()) {
@@ -62,11 +70,11 @@ void record_zero_take(recorder& rec, const buffer& b, std::uint64_t offset, std:
   }
   static const std::string& text = compose_wgsl(fill_take_spec.file, monoid(op::sum(), dtype::u32), {});
   const auto& k = get_kernel(ctx, fill_take_spec, text, true);
-  const std::uint64_t sb = src_offset / align * align;  // the source bound from the aligned offset at or below it
   const std::uint64_t words = bytes / 4;
-  const fill_params p{static_cast<std::uint32_t>(words), 0, static_cast<std::uint32_t>(take_word),
-                      static_cast<std::uint32_t>((src_offset - sb) / 4)};
-  rec.dispatch(k, {rec.params(p), bind(b, offset, bytes), binding{src, sb, src_offset - sb + 4}}, fill_groups(words));
+  std::uint32_t src_at = 0;
+  const binding from = bind_from_aligned(ctx, src, src_offset, 4, &src_at);
+  const fill_params p{static_cast<std::uint32_t>(words), 0, static_cast<std::uint32_t>(take_word), src_at};
+  rec.dispatch(k, {rec.params(p), bind(b, offset, bytes), from}, fill_groups(words));
 }
 
 namespace {
@@ -96,18 +104,16 @@ const kernel_spec copy_words_spec{"copy/words.wgsl", "copy_words", {slot::unifor
 void record_copy_words(recorder& rec, WGPUBuffer src, std::uint64_t src_offset, WGPUBuffer dst,
                        std::uint64_t dst_offset, std::uint64_t bytes) {
   context& ctx = rec.ctx();
-  const std::uint64_t align = std::max<std::uint32_t>(ctx.limits().min_storage_buffer_offset_alignment, 4);
   // Large, unaligned or within one buffer (read and written by one dispatch): the transfer command.
   if (bytes == 0 || bytes % 4 || src_offset % 4 || dst_offset % 4 || bytes > 65536 || src == dst)
     return rec.copy_raw(src, src_offset, dst, dst_offset, bytes);
   static const std::string& text = compose_wgsl(copy_words_spec.file, monoid(op::sum(), dtype::u32), {});
   const auto& k = get_kernel(ctx, copy_words_spec, text, true);
   // Each side bound from the aligned offset at or below its first word.
-  const std::uint64_t sb = src_offset / align * align, db = dst_offset / align * align;
-  const words_params p{static_cast<std::uint32_t>(bytes / 4), static_cast<std::uint32_t>((src_offset - sb) / 4),
-                       static_cast<std::uint32_t>((dst_offset - db) / 4), 0};
-  rec.dispatch(k, {rec.params(p), binding{src, sb, src_offset - sb + bytes}, binding{dst, db, dst_offset - db + bytes}},
-               static_cast<std::uint32_t>((bytes / 4 + 63) / 64));
+  words_params p{static_cast<std::uint32_t>(bytes / 4), 0, 0, 0};
+  const binding from = bind_from_aligned(ctx, src, src_offset, bytes, &p.src_at);
+  const binding to = bind_from_aligned(ctx, dst, dst_offset, bytes, &p.dst_at);
+  rec.dispatch(k, {rec.params(p), from, to}, static_cast<std::uint32_t>((bytes / 4 + 63) / 64));
 }
 
 void copy_run(context& ctx, WGPUCommandEncoder encoder, const range_ref& in, const range_ref& out,
