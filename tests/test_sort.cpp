@@ -26,7 +26,8 @@ std::string what(const std::string& alg, dtype t, order o, std::size_t n, bool p
 
 /// Sorts x (and its indices when pairs) on the GPU and compares bit for bit with the CPU twin.
 void check_sort(context& c, const std::string& alg, dtype t, order o, const std::vector<std::uint32_t>& x,
-                bool pairs, run_stats* stats = nullptr, unsigned begin_bit = 0, unsigned end_bit = 0) {
+                bool pairs, run_stats* stats = nullptr, unsigned begin_bit = 0, unsigned end_bit = 0,
+                std::uint32_t items = 0) {
   const std::size_t n = x.size();
   std::vector<std::uint32_t> want = x, want_v(n);
   for (std::size_t i = 0; i < n; ++i) want_v[i] = static_cast<std::uint32_t>(i);
@@ -34,6 +35,7 @@ void check_sort(context& c, const std::string& alg, dtype t, order o, const std:
   run_options opt;
   opt.algorithm = alg;
   opt.stats = stats;
+  opt.tune.items = items;  // 0: the policy's keys per invocation
   std::vector<std::uint32_t> got(n), got_v(n);
   buffer in = c.create_buffer(std::max<std::size_t>(n, 1) * 4), out = c.create_buffer(std::max<std::size_t>(n, 1) * 4);
   buffer vin = c.create_buffer(std::max<std::size_t>(n, 1) * 4), vout = c.create_buffer(std::max<std::size_t>(n, 1) * 4);
@@ -903,7 +905,8 @@ TEST(Sort, OnesweepMatchRanking) {
   // 512 invocations, early counts or not, one ranking phase or several (8 histograms for more subgroups), against
   // the CPU twin: 32- and 64-bit keys (few distinct digits every third size: many peers per word), both orders,
   // pairs, a bit range, sizes around the tile, and the fallback under stress; each way of clearing the words (the
-  // lowest peer after a third barrier, or every lane its own bit).
+  // lowest peer after a third barrier, every lane its own bit, or every lane its bit of the previous key in the
+  // other of two words: `pair`, with an odd number of keys per invocation too, so that either word is the last).
   env_override match("WGPRIM_ONESWEEP_MATCH", "1");
   env_override rank("WGPRIM_ONESWEEP_RANK", "atomic");
   env_override reload("WGPRIM_ONESWEEP_RELOAD", "1");
@@ -913,7 +916,8 @@ TEST(Sort, OnesweepMatchRanking) {
   env_override clear("WGPRIM_ONESWEEP_MATCH_CLEAR", "leader");
   for (const auto& [rl, w, e, sl, cl] :
        {std::tuple<const char*, const char*, const char*, const char*, const char*>{"1", "256", "0", "8", "leader"},
-        {"0", "512", "1", "16", "own"}, {"1", "512", "0", "4", "leader"}, {"1", "256", "0", "8", "own"}}) {
+        {"0", "512", "1", "16", "own"}, {"1", "512", "0", "4", "leader"}, {"1", "256", "0", "8", "own"},
+        {"1", "512", "0", "16", "pair"}, {"0", "256", "1", "8", "pair"}}) {
     SCOPED_TRACE(std::string("reload ") + rl + ", workgroup " + w + ", early " + e + ", slots " + sl + ", clear " + cl);
     reload.set(rl);
     wg.set(w);
@@ -926,6 +930,14 @@ TEST(Sort, OnesweepMatchRanking) {
       return std::vector<std::size_t>{0, 1, 31, 33, tile - 1, tile, tile + 1, 2 * tile + 7};
     }, 101, order::ascending);
     check_onesweep_stressed(dtype::u32, order::descending, 40000, 103);
+    if (std::string(cl) == "pair")
+      for (const std::uint32_t items : {9u, 3u}) {
+        SCOPED_TRACE("keys per invocation " + std::to_string(items));
+        const std::size_t tile = std::size_t(pol.wg_size) * items;
+        for (const std::size_t n : {tile - 1, tile + 1, 2 * tile + 7})
+          check_sort(ctx(), "onesweep", dtype::u32, order::ascending, random_keys(dtype::u32, n, 107, n % 2 == 0), true,
+                     nullptr, 0, 0, items);
+      }
   }
   // The policy's histograms (WGPRIM_ONESWEEP_SLOTS unset): the words do not grow the pool past the tile's (or past
   // what one histogram per 32 lanes needs), for either workgroup size, and the sort is still right.

@@ -324,26 +324,49 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
       if (matched) {
 //! if RANK_MATCH
         // RANK_MATCH (at most 32 lanes): each lane sets its bit in its subgroup's word of its digit with a workgroup
-        // atomicOr, and after a subgroup barrier that word is the key's peers; the lowest of them clears it once every
-        // lane has read it. One atomic and three subgroup barriers per key instead of eight ballots (CUB's
-        // WARP_MATCH_ATOMIC_OR); H100: 98 registers instead of 128, 8.5 % less time (sort/policy.hpp).
+        // atomicOr, and after a subgroup barrier that word is the key's peers (CUB's WARP_MATCH_ATOMIC_OR; H100: 98
+        // registers instead of 128, 8.5 % less time than eight ballots, sort/policy.hpp). The word is emptied before
+        // the subgroup's next use of it in one of three ways (MATCH_CLEAR, WGPRIM_ONESWEEP_MATCH_CLEAR):
+        // 0 (leader): the lowest peer stores 0 once every lane has read it (a second barrier) and a third barrier
+        //   orders that before the next key's bits;
+        // 1 (own): each lane takes its own bit back with an atomicXor after a second barrier (other lanes' next bits
+        //   are other bits or other words, so the XOR commutes with them);
+        // 2 (pair): two words per digit, used by alternate keys (the subgroup's count words while ranking, which are
+        //   zero until the counts' loop below, and its match words); each lane takes back its bit of the previous key
+        //   after this key's barrier: every lane read the previous key's word before arriving at this barrier, and
+        //   the lane's own bit of the key after next goes in after its removal (program order), while the other
+        //   lanes' removals precede their arrival at that key's barrier. One subgroup barrier per key; the last
+        //   key's table is the match words, so the count words end empty (one more barrier before the counts).
+        var prev_at = 0u;
         //! unroll
         for (var k = 0u; k < ITEMS; k += 1u) {
-          let at = match_base + li.id % SLOTS * RADIX + digit_at(k, key_lo[k], key_hi[k]);
+          var table = match_base;
+          if (MATCH_CLEAR == 2u && (ITEMS - 1u - k) % 2u == 1u) {
+            table = 0u;
+          }
+          let at = table + li.id % SLOTS * RADIX + digit_at(k, key_lo[k], key_hi[k]);
           atomicOr(&wg_pool[at], 1u << li.lane);
           subgroupBarrier();
           let m = atomicLoad(&wg_pool[at]);
-          subgroupBarrier();
-          if (MATCH_OWN_CLEAR) {
-            // Each lane takes its own bit back: the next key's bits (other words or other bits) need no barrier.
+          if (MATCH_CLEAR == 2u) {
+            if (k > 0u) {
+              atomicXor(&wg_pool[prev_at], 1u << li.lane);
+            }
+            prev_at = at;
+          } else if (MATCH_CLEAR == 1u) {
+            subgroupBarrier();
             atomicXor(&wg_pool[at], 1u << li.lane);
           } else {
+            subgroupBarrier();
             if ((m & below.x) == 0u) {
               atomicStore(&wg_pool[at], 0u);
             }
             subgroupBarrier();
           }
           ranks[k] = countOneBits(m & below.x) | (firstTrailingBit(m) << 8u) | (countOneBits(m) << 15u);
+        }
+        if (MATCH_CLEAR == 2u) {
+          subgroupBarrier();  // every lane's removals from the count words before the counts' atomics
         }
 //! endif
       } else if (narrow) {

@@ -125,7 +125,7 @@ int onesweep_reload() { return choice("WGPRIM_ONESWEEP_RELOAD", {"0", "1"}); }
 int onesweep_fold() { return choice("WGPRIM_ONESWEEP_FOLD", {"0", "1"}); }
 int onesweep_early() { return choice("WGPRIM_ONESWEEP_EARLY", {"0", "1"}); }
 int onesweep_match() { return choice("WGPRIM_ONESWEEP_MATCH", {"0", "1"}); }
-int onesweep_match_clear() { return choice("WGPRIM_ONESWEEP_MATCH_CLEAR", {"leader", "own"}); }
+int onesweep_match_clear() { return choice("WGPRIM_ONESWEEP_MATCH_CLEAR", {"leader", "own", "pair"}); }
 int exact_load_first() { return choice("WGPRIM_EXACT_LOAD_FIRST", {"0", "1"}); }
 
 bool no_tune() {

@@ -53,9 +53,10 @@ int onesweep_early();
 /// subgroup barriers (1) or by eight ballots per key (0); -1 unset (the policy's sort.rank_match). Needs the adapter's
 /// subgroup barrier; without it the ballots rank.
 int onesweep_match();
-/// WGPRIM_ONESWEEP_MATCH_CLEAR=leader|own (A/B runs): after every lane has read a match word, its lowest lane clears
-/// it and a third subgroup barrier orders that before the next key (leader, the default), or each lane takes its own
-/// bit back with an atomicXor and no third barrier (own); 0 / 1, -1 unset.
+/// WGPRIM_ONESWEEP_MATCH_CLEAR=leader|own|pair (A/B runs): after every lane has read a match word, its lowest lane
+/// clears it and a third subgroup barrier orders that before the next key (leader, the default); each lane takes its
+/// own bit back with an atomicXor and no third barrier (own); or alternate keys use two words per digit and each
+/// lane takes back its bit of the previous key after this key's one barrier (pair); 0 / 1 / 2, -1 unset.
 int onesweep_match_clear();
 /// WGPRIM_ONESWEEP_ROUNDS=1..6 / WGPRIM_ONESWEEP_SLOTS=1..16 (A/B runs): the onesweep's scatter rounds and subgroup
 /// histograms instead of the policy's (sort.scatter_rounds, sort.slots); 0 when unset; throws

@@ -163,7 +163,7 @@ class onesweep final : public sort_algorithm {
     const bool fold = env::onesweep_fold() != 0;
     const bool early = env::set_or(env::onesweep_early(), pol_.early_counts);
     const bool unroll = env::unroll_or(pol_.unroll);
-    const bool own_clear = env::onesweep_match_clear() == 1;
+    const int match_clear = std::max(0, env::onesweep_match_clear());  // 0 leader, 1 own, 2 pair
     auto compose = [&]() -> const std::string& {
       wgsl_constants c = sort_constants(pol_.wg_size, pol_.items, a.key_words);
       c.push_back({"SLOTS", std::to_string(pol_.slots) + "u"});
@@ -176,7 +176,7 @@ class onesweep final : public sort_algorithm {
       c.push_back({"FOLDED", fold ? "true" : "false"});
       c.push_back({"EARLY", early ? "true" : "false"});
       c.push_back({"RANK_MATCH", pol_.rank_match ? "true" : "false"});
-      c.push_back({"MATCH_OWN_CLEAR", own_clear ? "true" : "false"});
+      c.push_back({"MATCH_CLEAR", std::to_string(match_clear) + "u"});
       c.push_back({"UNROLL", unroll ? "true" : "false"});
       c.push_back({"ABLATE_RANK", ablate & 1 ? "true" : "false"});
       c.push_back({"ABLATE_LOOKBACK", ablate & 2 ? "true" : "false"});
@@ -186,7 +186,7 @@ class onesweep final : public sort_algorithm {
     };
     const text_key key{&sort_onesweep_spec,
                        {pol_.wg_size, pol_.items, a.key_words, pol_.slots, pol_.window, pol_.atomic_counts, ablate, reload, fold,
-                        pol_.scatter_rounds, env::onesweep_pool(), unroll, early, pol_.rank_match, own_clear},
+                        pol_.scatter_rounds, env::onesweep_pool(), unroll, early, pol_.rank_match, static_cast<std::uint32_t>(match_clear)},
                        {}};
     kernel_ = &get_kernel(ctx, sort_onesweep_spec, memo_text(key, compose), true);
     const std::uint64_t tile = std::uint64_t(pol_.wg_size) * pol_.items;
