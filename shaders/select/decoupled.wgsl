@@ -30,6 +30,7 @@
 // what earlier chunks kept and the last tile writes carry[carry_index + 1]. The output is bound as a window of
 // at most one binding [win_first, win_first + win_count): elements whose destination falls outside are written by
 // the dispatch of another window (one array = one window: a single dispatch).
+// count_out: the caller's count, written by the last tile where params.count_write says so (one chunk, some tiles).
 // carry (u32): [0, chunks] kept before each chunk, [total_index] the partition's total, [prev_index] the element
 // before this chunk (unique).
 
@@ -53,6 +54,9 @@ struct select_params {
   spin_limit: u32,
   stress: u32,
   n_total: u32,       // REVERSED: elements of the whole array (the rejected part ends there)
+  count_at: u32,      // count_write: the kept count's word in count_out
+  count_write: u32,   // 1: the last tile also writes the kept count to count_out[count_at] (the caller's count:
+                      // one array, so no dispatch copies it from carry afterwards)
 }
 
 @group(0) @binding(0) var<uniform> params: select_params;
@@ -67,6 +71,7 @@ struct select_params {
 @group(0) @binding(5) var<storage, read_write> dst: array<u32>;
 @group(0) @binding(6) var<storage, read_write> state: array<atomic<u32>>;
 @group(0) @binding(7) var<storage, read_write> carry: array<atomic<u32>>;
+@group(0) @binding(8) var<storage, read_write> count_out: array<u32>;
 
 //! import tile/lookback.wgsl
 //! import tile/load.wgsl
@@ -210,6 +215,9 @@ fn tile_bases_of(tile: u32, l: u32, li: lane_info, aggregate: u32) -> tile_bases
     publish(tile, INCLUSIVE, walked.prefix + aggregate);
     if (tile == params.tiles - 1u) {
       atomicStore(&carry[params.carry_index + 1u], chunk_before + walked.prefix + aggregate);
+      if (params.count_write != 0u) {
+        count_out[params.count_at] = chunk_before + walked.prefix + aggregate;
+      }
     }
   }
   var total = 0u;
@@ -319,6 +327,10 @@ fn select_raked(tile: u32, l: u32, li: lane_info) {
 fn select_tiles(@builtin(local_invocation_index) l: u32, li: lane_info) {
   let tile = claim_tile(l);
   if (tile >= params.tiles) {
+    // A counted pass over a count of 0 runs one workgroup (count_words::one_group) to write the count of 0.
+    if (params.tiles == 0u && params.count_write != 0u && tile == 0u && l == 0u) {
+      count_out[params.count_at] = 0u;
+    }
     return;
   }
 //! if RAKED

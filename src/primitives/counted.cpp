@@ -17,9 +17,9 @@ namespace wgprim::detail {
 
 // shaders/pipeline/count_args.wgsl: count_args_config, at the end of the work block.
 struct count_args_config {
-  std::uint32_t capacity, tile, max_dim, words, n_word, tiles_word, grid_x_word, n2_word, count_at;
+  std::uint32_t capacity, tile, max_dim, words, n_word, tiles_word, grid_x_word, n2_word, count_at, one_group;
 };
-static_assert(sizeof(count_args_config) == 36);
+static_assert(sizeof(count_args_config) == 40);  // at most 48 bytes: the work block's [B + 16, B + 64)
 struct pad_params {
   std::uint32_t capacity, pad, count_at, unused;
 };
@@ -66,6 +66,7 @@ counted_pass record_counted_pass(recorder& rec, const device_view& count, const 
   cfg.tiles_word = words.tiles;
   cfg.grid_x_word = words.grid_x;
   cfg.n2_word = words.n2;
+  cfg.one_group = words.one_group ? 1 : 0;
   const binding c = count_window(ctx, count, cfg.count_at);
   std::uint8_t w[max_block + 64] = {};
   std::memcpy(w, block, bytes);

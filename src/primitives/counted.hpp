@@ -17,6 +17,8 @@ struct count_words {
   std::uint32_t tiles = none;   // ceil(n / tile)
   std::uint32_t grid_x = none;  // workgroups per row of the 2-D grid (detail::grid_2d's x)
   std::uint32_t n2 = none;      // a second word that takes the count
+  bool one_group = false;       // a count of 0 still runs one workgroup (whose kernel writes what an empty range
+                                // gives, e.g. the select's count of 0), with tiles 0
 };
 
 /// What a counted pass binds: its parameter block (a work block of the parameter ring, patched on the device

@@ -34,8 +34,12 @@ bool bindable_fill(context& ctx, std::uint64_t offset, std::uint64_t bytes) {
   return !(bytes % 4 || bytes == 0 || (align && offset % align) || bytes > elements_per_binding(ctx, 4, 4) * 4 ||
            bytes / 4 > 0xffffffffull);
 }
-// A binding of `bytes` at `offset` of buf from the storage-aligned offset at or below it; *word: offset's index in it,
-// in u32 words (record_copy_words and record_zero_take read a word at any 4-byte offset).
+std::uint32_t fill_groups(std::uint64_t words) {
+  return static_cast<std::uint32_t>(std::min<std::uint64_t>(1024, (words + 255) / 256));
+}
+}  // namespace
+
+// record_copy_words, record_zero_take and the select's fused count read or write a word at any 4-byte offset.
 binding bind_from_aligned(context& ctx, WGPUBuffer buf, std::uint64_t offset, std::uint64_t bytes,
                           std::uint32_t* word) {
   const std::uint64_t align = std::max<std::uint32_t>(ctx.limits().min_storage_buffer_offset_alignment, 4);
@@ -43,10 +47,6 @@ binding bind_from_aligned(context& ctx, WGPUBuffer buf, std::uint64_t offset, st
   *word = static_cast<std::uint32_t>((offset - at) / 4);
   return binding{buf, at, offset - at + bytes};
 }
-std::uint32_t fill_groups(std::uint64_t words) {
-  return static_cast<std::uint32_t>(std::min<std::uint64_t>(1024, (words + 255) / 256));
-}
-}  // namespace
 
 void record_zero(recorder& rec, const buffer& b, std::uint64_t offset, std::uint64_t bytes) {
   context& ctx = rec.ctx();

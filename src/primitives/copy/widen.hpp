@@ -48,5 +48,8 @@ class lookback_workspace {
 void record_copy_words(recorder& rec, WGPUBuffer src, std::uint64_t src_offset, WGPUBuffer dst,
                        std::uint64_t dst_offset, std::uint64_t bytes);
 extern const kernel_spec copy_words_spec;
+/// A binding of the u32 at `offset` (4-byte aligned) of `buf` and `bytes` after it, from the storage-offset alignment
+/// at or below it: `*word` is the u32's index in that binding.
+binding bind_from_aligned(context& ctx, WGPUBuffer buf, std::uint64_t offset, std::uint64_t bytes, std::uint32_t* word);
 
 }  // namespace wgprim::detail

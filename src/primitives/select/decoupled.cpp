@@ -1,7 +1,7 @@
 // The single-pass decoupled-fallback select (shaders/select/decoupled.wgsl): one dispatch per storage-binding
 // chunk of the input and window of the output (one of each unless the array is larger than one binding), after
-// one count_kept dispatch per chunk for stable partitions (a reversed one needs none), then the count copied to
-// where the caller wants it.
+// one count_kept dispatch per chunk for stable partitions (a reversed one needs none). The last tile writes the
+// count where the caller wants it (one chunk, some elements, a host length); otherwise a dispatch copies it there.
 #include <memory>
 
 #include "core/env.hpp"
@@ -19,13 +19,13 @@ namespace wgprim::detail {
 
 struct select_params {
   std::uint32_t n, tiles, grid_x, chunk_first, win_first, win_count, carry_index, total_index, prev_index, has_prev,
-      spin_limit, stress, n_total;
+      spin_limit, stress, n_total, count_at, count_write;
 };
-static_assert(sizeof(select_params) == 52);
+static_assert(sizeof(select_params) == 60);
 namespace {
 const std::vector<slot> select_layout = {slot::uniform,      slot::storage_read, slot::storage_read,
                                          slot::storage_read, slot::storage_read, slot::storage_rw,
-                                         slot::storage_rw,   slot::storage_rw};
+                                         slot::storage_rw,   slot::storage_rw,    slot::storage_rw};
 }
 const kernel_spec select_decoupled_spec{"select/decoupled.wgsl", "select_tiles", select_layout, sizeof(select_params)};
 const kernel_spec select_count_spec{"select/decoupled.wgsl", "count_kept", select_layout, sizeof(select_params)};
@@ -135,27 +135,6 @@ void record_select_decoupled(recorder& rec, const select_args& a) {
   if (counted && chunks > 1)
     throw error(errc::limit, "select: a counted input must fit one storage binding (" +
                                  std::to_string(per_binding) + " elements here)");
-  auto run = [&](const kernel& kk, const select_params& p, std::initializer_list<binding> rest, std::uint32_t gx,
-                 std::uint32_t gy) {
-    std::vector<binding> all;
-    counted_pass cp;
-    if (counted) {
-      // n, tiles, grid_x and the window's width (the whole output: one chunk) follow the count; a reversed
-      // partition's n_total takes the count instead of the width (which stays the capacity: every write lands below
-      // the count).
-      count_words w;
-      w.n = 0; w.tiles = 1; w.grid_x = 2; w.n2 = reversed ? 12 : 5;
-      cp = record_counted_pass(rec, a.in_count, &p, sizeof p, w, tile, n);
-      all.push_back(cp.params);
-    } else {
-      all.push_back(rec.params(p));
-    }
-    all.insert(all.end(), rest.begin(), rest.end());
-    // select_layout: 8 slots.
-    const std::initializer_list<binding> b = {all[0], all[1], all[2], all[3], all[4], all[5], all[6], all[7]};
-    if (counted) rec.dispatch_indirect(kk, b, cp.args, cp.args_offset);
-    else rec.dispatch(kk, b, gx, gy);
-  };
   const std::uint64_t max_tiles = chunks ? (parts.front().count + tile - 1) / tile : 1;
   // carry: [0, chunks] kept before each chunk, [chunks + 1] the partition's total, [chunks + 2 + c] the element
   // before chunk c (unique).
@@ -183,6 +162,40 @@ void record_select_decoupled(recorder& rec, const select_args& a) {
     for (std::uint64_t c = 1; c < chunks; ++c)
       rec.copy_raw(a.in.buf, a.in.offset + (parts[c].first - 1) * 4, carry.buf, (prev_base + c) * 4, 4);
 
+  // The caller's count written by the select pass's last tile (no dispatch after it to copy it from carry): with one
+  // chunk and some elements (a device count of 0 runs one workgroup that writes 0), and the count in none of the
+  // buffers the pass reads (a read-only binding and a writable one of one buffer may not meet in a dispatch).
+  const buffer& dummy_count = scratch(ctx, "select.dummy_count", 16);
+  std::uint32_t count_at = 0;
+  bool count_fused = chunks == 1 && n > 0;
+  if (count_fused)
+    for (const binding& r : {in_bind(0), in_vec(0)})
+      count_fused = count_fused && r.buf != a.count.buf;
+  if (count_fused && a.mode == select_mode::flags) count_fused = a.flags.buf != a.count.buf;
+  const binding count_out =
+      count_fused ? bind_from_aligned(ctx, a.count.buf, a.count.offset, 4, &count_at) : bind(view_of(dummy_count));
+  auto run = [&](const kernel& kk, const select_params& p, std::initializer_list<binding> rest, std::uint32_t gx,
+                 std::uint32_t gy) {
+    std::vector<binding> all;
+    counted_pass cp;
+    if (counted) {
+      // n, tiles, grid_x and the window's width (the whole output: one chunk) follow the count; a reversed
+      // partition's n_total takes the count instead of the width (which stays the capacity: every write lands below
+      // the count).
+      count_words w;
+      w.n = 0; w.tiles = 1; w.grid_x = 2; w.n2 = reversed ? 12 : 5;
+      w.one_group = count_fused && &kk == &k;  // the select pass writes the count, 0 included
+      cp = record_counted_pass(rec, a.in_count, &p, sizeof p, w, tile, n);
+      all.push_back(cp.params);
+    } else {
+      all.push_back(rec.params(p));
+    }
+    all.insert(all.end(), rest.begin(), rest.end());
+    // select_layout: 9 slots.
+    const std::initializer_list<binding> b = {all[0], all[1], all[2], all[3], all[4], all[5], all[6], all[7], all[8]};
+    if (counted) rec.dispatch_indirect(kk, b, cp.args, cp.args_offset);
+    else rec.dispatch(kk, b, gx, gy);
+  };
   auto params_for = [&](std::uint64_t c, std::uint64_t tiles, std::uint32_t gx, std::uint64_t win_first,
                         std::uint64_t win_count) {
     return select_params{static_cast<std::uint32_t>(parts[c].count), static_cast<std::uint32_t>(tiles), gx,
@@ -190,7 +203,7 @@ void record_select_decoupled(recorder& rec, const select_args& a) {
                          static_cast<std::uint32_t>(win_count), static_cast<std::uint32_t>(c),
                          static_cast<std::uint32_t>(total_index), static_cast<std::uint32_t>(prev_base + c),
                          (a.mode == select_mode::unique && c > 0) ? 1u : 0u, pol.spin, stress ? 1u : 0u,
-                         static_cast<std::uint32_t>(n)};
+                         static_cast<std::uint32_t>(n), count_at, count_fused ? 1u : 0u};
   };
   // Fewer than 4 elements: no whole vec4 to bind, so the vector views bind (unused) placeholders.
   auto vec = [&](const device_view& v, const chunk& ch) {
@@ -211,7 +224,7 @@ void record_select_decoupled(recorder& rec, const select_args& a) {
       grid_2d(tiles, ctx.limits().max_compute_workgroups_per_dimension, gx, gy);
       run(kc, params_for(c, tiles, gx, 0, 0),
           {in_bind(c), in_vec(c), flag_bind(ch), flag_vec(ch), bind(a.out, 0, 1),
-           state, carry},
+           state, carry, count_out},
           gx, gy);
     }
   }
@@ -228,12 +241,13 @@ void record_select_decoupled(recorder& rec, const select_args& a) {
       const std::uint64_t win_first = w * per_binding, win_count = std::min(per_binding, n - win_first);
       if (!one_clear) ws.clear_states(rec, (2 + 2 * tiles) * 4);
       run(k, params_for(c, tiles, gx, win_first, win_count),
-          {in_bind(c), in_vec(c), flag_bind(ch), flag_vec(ch), bind(a.out, win_first, win_count), state, carry},
+          {in_bind(c), in_vec(c), flag_bind(ch), flag_vec(ch), bind(a.out, win_first, win_count), state, carry,
+           count_out},
           gx, gy);
       if (a.fallbacks) ws.copy_state_word(rec, 1, *a.fallbacks, 4 * slot_index++);
     }
   }
-  record_copy_words(rec, carry.buf, chunks * 4, a.count.buf, a.count.offset, 4);  // inside the pass
+  if (!count_fused) record_copy_words(rec, carry.buf, chunks * 4, a.count.buf, a.count.offset, 4);  // inside the pass
 }
 
 }  // namespace wgprim::detail
