@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session 28, call 1 (~570 s, one call; carry [".gl", "devbuild"]): the whole suite (session 27's commits after
+# Session 28, call 1 (~590 s, one call; carry [".gl", "devbuild"]): the whole suite (session 27's commits after
 # 6c352e0 and this session's `pair` clear of the match words have not run on a GPU), then run_2.sh (the sorts and
 # the chain against CUB, then the A/B runs). Build, `make -C bench/cub`, `make -C bench/vkstats`,
 # `bash bench/h200/pack.sh && rm -f devbuild/bin/wgprim_calls devbuild/bin/wgprim_floor` first.
