@@ -1,7 +1,8 @@
 // The single-pass decoupled-fallback select (shaders/select/decoupled.wgsl): one dispatch per storage-binding
 // chunk of the input and window of the output (one of each unless the array is larger than one binding), after
 // one count_kept dispatch per chunk for stable partitions (a reversed one needs none). The last tile writes the
-// count where the caller wants it (one chunk, some elements, a host length); otherwise a dispatch copies it there.
+// count where the caller wants it (one chunk; a device count of 0 runs one workgroup to write 0); otherwise a dispatch
+// copies it there.
 #include <memory>
 
 #include "core/env.hpp"
