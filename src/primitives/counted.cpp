@@ -9,6 +9,7 @@
 
 #include "core/wgsl_compose.hpp"
 #include "primitives/backend.hpp"
+#include "primitives/copy/widen.hpp"
 #include "wgprim/error.hpp"
 #include "wgprim/reduce.hpp"
 #include "wgprim/sort.hpp"
@@ -38,13 +39,6 @@ std::uint32_t narrow(std::uint64_t x, const char* what) {
   if (x > 0xffffffffull) throw error(errc::limit, std::string("counted pass: ") + what + " past 2^32 - 1");
   return static_cast<std::uint32_t>(x);
 }
-// The count's u32 bound from the aligned offset at or below it; `at` gets its word in that binding.
-binding count_window(const context& ctx, const device_view& count, std::uint32_t& at) {
-  const std::uint64_t align = std::max<std::uint64_t>(ctx.limits().min_storage_buffer_offset_alignment, 4);
-  const std::uint64_t base = count.offset / align * align;
-  at = static_cast<std::uint32_t>((count.offset - base) / 4);
-  return binding{count.buf, base, count.offset - base + 4};
-}
 }  // namespace
 
 const kernel_spec count_args_size_spec{"pipeline/count_args.wgsl", "size_grid", count_args_layout, 0};
@@ -67,7 +61,7 @@ counted_pass record_counted_pass(recorder& rec, const device_view& count, const 
   cfg.grid_x_word = words.grid_x;
   cfg.n2_word = words.n2;
   cfg.one_group = words.one_group ? 1 : 0;
-  const binding c = count_window(ctx, count, cfg.count_at);
+  const binding c = bind_from_aligned(ctx, count.buf, count.offset, 4, &cfg.count_at);
   std::uint8_t w[max_block + 64] = {};
   std::memcpy(w, block, bytes);
   std::memcpy(w + b + 16, &cfg, sizeof cfg);
@@ -82,7 +76,7 @@ void record_pad_tail(recorder& rec, const device_view& count, const device_view&
   pad_params p{};
   p.pad = pad;
   p.capacity = narrow(v.count, "capacity");
-  binding c = count_window(ctx, count, p.count_at);
+  binding c = bind_from_aligned(ctx, count.buf, count.offset, 4, &p.count_at);
   if (count.buf == v.buf) {
     // One buffer cannot be bound read-only and writable in one dispatch: the count is read from a copy.
     const std::uint32_t zero = 0;
