@@ -248,7 +248,11 @@ void record_select_decoupled(recorder& rec, const select_args& a) {
       if (a.fallbacks) ws.copy_state_word(rec, 1, *a.fallbacks, 4 * slot_index++);
     }
   }
-  if (!count_fused) record_copy_words(rec, carry.buf, chunks * 4, a.count.buf, a.count.offset, 4);  // inside the pass
+  // Not written by the pass: copied from carry inside the compute pass, but for no elements at all (the zeroed carry
+  // word) by a transfer, so that an empty call (a pipeline's run on an empty input) makes no kernel its non-empty
+  // calls did not.
+  if (!count_fused && chunks == 0) rec.copy_raw(carry.buf, 0, a.count.buf, a.count.offset, 4);
+  else if (!count_fused) record_copy_words(rec, carry.buf, chunks * 4, a.count.buf, a.count.offset, 4);
 }
 
 }  // namespace wgprim::detail
