@@ -507,6 +507,44 @@ TEST(Select, InPlaceIsHandled) {
   }
 }
 
+TEST(Select, CountInTheInputsBuffer) {
+  // The count's u32 in the buffer the pass reads (after the input, or after the flags): the pass, which writes the
+  // count itself elsewhere, cannot bind one buffer read-only and writable, so the count is copied after it. Every
+  // mode, a count at an unaligned offset, one tile and several.
+  for (const std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(4097), std::size_t(70001)}) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    auto x = make_data(dtype::u32, n, 73);
+    std::vector<std::uint32_t> f(n);
+    for (std::size_t i = 0; i < n; ++i) f[i] = (x[i] >> 3) & 1u;
+    std::vector<std::uint32_t> with_count = x, flags_with_count = f;
+    with_count.push_back(0xdeadu);
+    flags_with_count.push_back(0xdeadu);
+    for (what w : {what::select_if, what::select_flagged, what::partition, what::partition_reversed, what::unique}) {
+      SCOPED_TRACE(name_of(w));
+      device_vector<std::uint32_t> buf(ctx(), with_count), fbuf(ctx(), flags_with_count), out(ctx(), n + 1);
+      const auto in = buf.span().first(n);
+      // select_flagged: the count after the flags; the others: after the input.
+      const auto count = w == what::select_flagged ? fbuf.span().subspan(n, 1) : buf.span().subspan(n, 1);
+      const auto pred = predicate::expr("(a & 1u) == 0u");
+      run_options o;
+      if (w == what::partition_reversed) o.rejected = rejected_order::reversed;
+      switch (w) {
+        case what::select_if: select_if(ctx(), in, out.span(), count, pred); break;
+        case what::select_flagged: select_flagged(ctx(), in, fbuf.span().first(n), out.span(), count); break;
+        case what::partition:
+        case what::partition_reversed: partition(ctx(), in, out.span(), count, pred, o); break;
+        case what::unique: unique(ctx(), in, out.span(), count); break;
+      }
+      const outcome want = run_cpu(w, dtype::u32, x, n, &f, "(a & 1u) == 0u");
+      std::vector<std::uint32_t> got_count = (w == what::select_flagged ? fbuf : buf).to_host();
+      EXPECT_EQ(got_count[n], want.kept);
+      std::vector<std::uint32_t> got = out.to_host();
+      got.resize(want.out.size());
+      EXPECT_EQ(got, want.out);
+    }
+  }
+}
+
 TEST(Select, DeviceCountHostVectorsAndEncoder) {
   std::vector<std::uint32_t> h = {5, 150, 7, 101, 100, 9000, 3};
   const auto p = predicate::expr("a > 100");
