@@ -361,6 +361,26 @@ TEST(Policy, SortWorkgroupSizeWideKnob) {
   expect_size_refused<std::int64_t>(c, "sort.wg_size_wide");
 }
 
+// The match words' clear as a policy knob (sort.match_clear: what an adapter's row or `wgprim tune` sets; the
+// environment's WGPRIM_ONESWEEP_MATCH_CLEAR unset): each of the three sorts keys equal to std::stable_sort's across the
+// tile's edges (the match words on, with the atomic counts they need), and a value past 2 is refused.
+TEST(Policy, SortMatchClearKnob) {
+  const env_override clear("WGPRIM_ONESWEEP_MATCH_CLEAR", ""), match("WGPRIM_ONESWEEP_MATCH", ""),
+      rank("WGPRIM_ONESWEEP_RANK", ""), wg("WGPRIM_ONESWEEP_WG", "0");
+  context c(webgpu_options());
+  if (!c.features().subgroups || !c.features().subgroup_barrier) GTEST_SKIP() << "the match words need subgroup barriers";
+  for (std::uint64_t mc : {0u, 1u, 2u}) {
+    SCOPED_TRACE("sort.match_clear " + std::to_string(mc));
+    set_policy(c, {{"sort.rank_match", 1}, {"sort.atomic_ranks", 1}, {"sort.match_clear", mc}});
+    EXPECT_EQ(knob(policy(c), "sort.match_clear"), mc);
+    const detail::sort_onesweep_policy pol = detail::sort_onesweep_policy_for(c, tuning{}, false, 1);
+    ASSERT_TRUE(pol.rank_match);
+    const std::size_t tile = std::size_t(pol.wg_size) * pol.items;
+    expect_onesweep_sorts<std::uint32_t>(c, {tile - 1, 2 * tile + 7}, std::mt19937(11 + static_cast<unsigned>(mc)));
+  }
+  EXPECT_THROW(set_policy(c, {{"sort.match_clear", 3}}), error);
+}
+
 TEST(Policy, FileNames) {
   adapter_info a;
   a.name = "llvmpipe (LLVM 15.0.6, 256 bits)";

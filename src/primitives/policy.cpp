@@ -140,6 +140,7 @@ const std::vector<knob_def>& knob_defs() {
       WGPRIM_KNOB("sort.reload_keys", 0, 1, "onesweep sort: keys read again for the scatter, digits packed meanwhile (1), or held in registers (0)", sort.reload_keys, bool),
       WGPRIM_KNOB("sort.scatter_rounds", 1, 6, "onesweep sort: the tile scattered in this many rounds through a pool of 1/rounds of it (less workgroup memory)", sort.scatter_rounds, u32),
       WGPRIM_KNOB("sort.unroll", 0, 1, "onesweep sort: loops over a tile's keys written out (1) or kept loops (0)", sort.unroll, bool),
+      WGPRIM_KNOB("sort.match_clear", 0, 2, "onesweep sort with match words: how a word is emptied for the next key: 0 the lowest peer (three subgroup barriers a key), 1 each lane its own bit (two), 2 two words a digit used by alternate keys (one)", sort.match_clear, u32),
       WGPRIM_KNOB("sort.rank_match", 0, 1, "onesweep sort: subgroups of <= 32 lanes rank by atomicOr match words and subgroup barriers (1) or by eight ballots per key (0)", sort.rank_match, bool),
       WGPRIM_KNOB("sort.early_counts", 0, 1, "onesweep sort: a tile's digit counts published before it ranks (1, CUB's early counts) or after (0)", sort.early_counts, bool),
       WGPRIM_KNOB("sort.wg_size", 256, 512, "onesweep sort: invocations per tile, 256 or 512 (half the tiles: half the look-backs; 256 where the adapter's workgroups are smaller)", sort.wg_size, u32),

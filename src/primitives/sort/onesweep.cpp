@@ -163,7 +163,9 @@ class onesweep final : public sort_algorithm {
     const bool fold = env::onesweep_fold() != 0;
     const bool early = env::set_or(env::onesweep_early(), pol_.early_counts);
     const bool unroll = env::unroll_or(pol_.unroll);
-    const int match_clear = std::max(0, env::onesweep_match_clear());  // 0 leader, 1 own, 2 pair
+    // 0 leader, 1 own, 2 pair: WGPRIM_ONESWEEP_MATCH_CLEAR, else the knob sort.match_clear
+    const int clear_env = env::onesweep_match_clear();
+    const int match_clear = clear_env >= 0 ? clear_env : static_cast<int>(std::min(pol_.match_clear, 2u));
     auto compose = [&]() -> const std::string& {
       wgsl_constants c = sort_constants(pol_.wg_size, pol_.items, a.key_words);
       c.push_back({"SLOTS", std::to_string(pol_.slots) + "u"});

@@ -71,6 +71,11 @@ struct sort_onesweep_policy {
   // match: u32 keys 2^26 3.437 / 3.145, f32 2^26 3.59 / 3.38, u32 2^24 0.930 / 0.847, u32 pairs 2^24 1.139 / 1.051,
   // i64 2^24 in 8 histograms 2.49 / 2.39; 98 registers instead of 128).
   bool rank_match = false;
+  // How the match words are emptied for the subgroup's next key (WGPRIM_ONESWEEP_MATCH_CLEAR=leader|own|pair, knob
+  // sort.match_clear 0 / 1 / 2): the lowest peer stores 0 between two more subgroup barriers (three a key); each lane
+  // XORs its own bit back after a second barrier (two); or alternate keys use the count words and the match words and
+  // each lane takes back its bit of the previous key after this key's one barrier (shaders/sort/onesweep.wgsl).
+  std::uint32_t match_clear = 0;
   std::uint32_t window = 1;     // predecessor states each digit reads at once in the look-back (tune.lookback_window);
                                 // H200 2026-12-01, 512 x 15 tiles, ms per pass at 2^28: window 1 5.96, 2 6.07, 4 6.26, 8 6.55
 };
