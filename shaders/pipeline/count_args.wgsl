@@ -31,6 +31,11 @@ struct count_args_config {
 
 @compute @workgroup_size(1)
 fn size_grid() {
+  size_work_block();
+}
+
+// The sizing itself (size_grid, and pipeline/count_args_fill.wgsl's first invocation).
+fn size_work_block() {
   let grid_at = arrayLength(&work) - 16u;
   let c = grid_at + 4u;
   let cfg = count_args_config(work[c], work[c + 1u], work[c + 2u], work[c + 3u], work[c + 4u], work[c + 5u],

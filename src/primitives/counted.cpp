@@ -28,6 +28,7 @@ static_assert(sizeof(pad_params) == 16);
 
 namespace {
 const std::vector<slot> count_args_layout = {slot::storage_rw_dynamic, slot::storage_read};
+const std::vector<slot> count_args_fill_layout = {slot::storage_rw_dynamic, slot::storage_read, slot::storage_rw};
 const std::vector<slot> pad_tail_layout = {slot::uniform, slot::storage_read, slot::storage_rw};
 constexpr std::size_t max_block = 240;
 
@@ -42,10 +43,12 @@ std::uint32_t narrow(std::uint64_t x, const char* what) {
 }  // namespace
 
 const kernel_spec count_args_size_spec{"pipeline/count_args.wgsl", "size_grid", count_args_layout, 0};
+const kernel_spec count_args_fill_spec{"pipeline/count_args_fill.wgsl", "size_grid_fill", count_args_fill_layout, 0};
 const kernel_spec count_args_pad_spec{"pipeline/pad_tail.wgsl", "pad_tail", pad_tail_layout, sizeof(pad_params)};
 
 counted_pass record_counted_pass(recorder& rec, const device_view& count, const void* block, std::size_t bytes,
-                                 const count_words& words, std::uint64_t tile, std::uint64_t capacity) {
+                                 const count_words& words, std::uint64_t tile, std::uint64_t capacity,
+                                 const binding* zero) {
   context& ctx = rec.ctx();
   if (bytes % 4 || bytes == 0 || bytes > max_block)
     throw error(errc::gpu, "internal: a counted pass's parameter block is 4 to 240 bytes, whole words");
@@ -66,7 +69,15 @@ counted_pass record_counted_pass(recorder& rec, const device_view& count, const 
   std::memcpy(w, block, bytes);
   std::memcpy(w + b + 16, &cfg, sizeof cfg);
   const binding work = rec.work_block(w, b + 64);
-  rec.dispatch(count_args_kernel(ctx, count_args_size_spec), {work, c}, 1);
+  if (zero) {
+    const std::uint64_t words_to_zero = zero->size / 4;
+    const auto groups = static_cast<std::uint32_t>(std::min<std::uint64_t>(1024, (words_to_zero + 255) / 256));
+    // Composed (it imports count_args.wgsl); one text for the process.
+    static const std::string& text = compose_wgsl(count_args_fill_spec.file, monoid(op::sum(), dtype::u32), {});
+    rec.dispatch(get_kernel(ctx, count_args_fill_spec, text, true), {work, c, *zero}, std::max(groups, 1u));
+  } else {
+    rec.dispatch(count_args_kernel(ctx, count_args_size_spec), {work, c}, 1);
+  }
   return counted_pass{binding{work.buf, work.offset, b}, work.buf, work.offset + b};
 }
 

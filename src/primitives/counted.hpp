@@ -33,8 +33,11 @@ struct counted_pass {
 /// at `count`: one dispatch inside the current compute pass (no buffer made, no copy, no queue write) that writes
 /// the grid and patches the block (`bytes` <= 240, a multiple of 4) in a work block of the parameter ring. Record
 /// the pass right after, with rec.dispatch_indirect(kernel, {result.params, ...}, result.args, result.args_offset).
+/// `zero` (a storage-bindable range, e.g. the pass's tile states; another buffer than the count's): zeroed by the
+/// same dispatch (pipeline/count_args_fill.wgsl) instead of a fill of its own before.
 counted_pass record_counted_pass(recorder& rec, const device_view& count, const void* block, std::size_t bytes,
-                                 const count_words& words, std::uint64_t tile, std::uint64_t capacity);
+                                 const count_words& words, std::uint64_t tile, std::uint64_t capacity,
+                                 const binding* zero = nullptr);
 
 /// Records writes of `pad` into the u32 words [count, v.count) of `v` (a bindable view; count clamped).
 void record_pad_tail(recorder& rec, const device_view& count, const device_view& v, std::uint32_t pad);
@@ -46,6 +49,6 @@ const kernel& counted_kernel(context& ctx, const kernel_spec& spec, const std::s
 /// Reads a u32 count of a native-backend view (the native backend runs counted calls eagerly).
 std::uint64_t host_count(const device_view& count);
 
-extern const kernel_spec count_args_size_spec, count_args_pad_spec;
+extern const kernel_spec count_args_size_spec, count_args_fill_spec, count_args_pad_spec;
 
 }  // namespace wgprim::detail

@@ -197,7 +197,7 @@ const std::vector<const kernel_spec*>& kernel_specs() {
       &histogram_atomic_spec, &seg_heads_offsets_spec, &seg_heads_keys_spec, &seg_tile_reduce_spec,
       &seg_spine_spec,        &seg_tile_scan_spec,  &seg_gather_spec, &segr_bounds_spec, &segr_tile_spec, &segr_spine_up_spec, &segr_spine_top_spec, &segr_spine_down_spec, &segr_scan_spec, &segr_subgroup_spec, &segr_chunk_args_spec, &segr_chunks_spec, &segr_longs_spec, &segr_chunk_scan_spec, &seg_decoupled_bounds_spec, &seg_decoupled_spec,
       &select_decoupled_spec, &select_count_spec, &by_key_spec, &rle_heads_spec,
-      &count_args_size_spec,  &count_args_pad_spec, &dist_splitter_bounds_spec,
+      &count_args_size_spec,  &count_args_fill_spec, &count_args_pad_spec, &dist_splitter_bounds_spec,
   };
   return specs;
 }

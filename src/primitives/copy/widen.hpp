@@ -32,6 +32,8 @@ class lookback_workspace {
   binding states() const { return bind(buf_, state_at_, state_bytes_); }
   /// Zeroes the carry and the first `state_used` bytes of the states with one dispatch.
   void clear(recorder& rec, std::uint64_t state_used) const { record_zero(rec, buf_, 0, state_at_ + state_used); }
+  /// What clear() zeroes, as a binding (for a dispatch that zeroes it beside its own work).
+  binding cleared(std::uint64_t state_used) const { return bind(buf_, 0, state_at_ + state_used); }
   void clear_carry(recorder& rec) const { record_zero(rec, buf_, 0, carry_bytes_); }
   void clear_states(recorder& rec, std::uint64_t state_used) const { record_zero(rec, buf_, state_at_, state_used); }
   /// Copies state word `word` (a pass's fallback count) to dst at dst_offset (a transfer command).

@@ -4,6 +4,7 @@
 // count where the caller wants it (one chunk; a device count of 0 runs one workgroup to write 0); otherwise a dispatch
 // copies it there.
 #include <memory>
+#include <optional>
 
 #include "core/env.hpp"
 #include "core/wgsl_compose.hpp"
@@ -149,7 +150,11 @@ void record_select_decoupled(recorder& rec, const select_args& a) {
   const buffer& dummy_vec = scratch(ctx, "select.dummy_vec", 16);
   const buffer& dummy_flags = scratch(ctx, "select.dummy_flags", 16);
   const bool one_clear = chunks == 1;
-  if (one_clear) ws.clear(rec, (2 + 2 * ((parts[0].count + tile - 1) / tile)) * 4);
+  // A counted input: the first counted pass's sizing dispatch zeroes them (count_args_fill.wgsl), one dispatch fewer.
+  std::optional<binding> zero_in_sizing;
+  const std::uint64_t used_states = one_clear ? (2 + 2 * ((parts[0].count + tile - 1) / tile)) * 4 : 0;
+  if (one_clear && counted) zero_in_sizing = ws.cleared(used_states);
+  else if (one_clear) ws.clear(rec, used_states);
   else ws.clear_carry(rec);
   if (view && a.mode == select_mode::unique && chunks > 1)
     throw error(errc::limit, "unique over a view: at most one storage binding of elements (" +
@@ -186,7 +191,8 @@ void record_select_decoupled(recorder& rec, const select_args& a) {
       count_words w;
       w.n = 0; w.tiles = 1; w.grid_x = 2; w.n2 = reversed ? 12 : 5;
       w.one_group = count_fused && &kk == &k;  // the select pass writes the count, 0 included
-      cp = record_counted_pass(rec, a.in_count, &p, sizeof p, w, tile, n);
+      cp = record_counted_pass(rec, a.in_count, &p, sizeof p, w, tile, n, zero_in_sizing ? &*zero_in_sizing : nullptr);
+      zero_in_sizing.reset();  // once, before the first counted pass
       all.push_back(cp.params);
     } else {
       all.push_back(rec.params(p));
