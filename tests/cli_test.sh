@@ -613,6 +613,18 @@ assert j["runs"] == 3 and isinstance(j["lookback_fallbacks"], int) and j["lookba
 assert j["mismatches"] == 0, j
 PY
 done
+# select / partition / unique --json count theirs too (summed over the timed runs).
+for op in select partition unique; do
+  pred=$([ $op = unique ] || echo "--predicate a>0.5")
+  "$W" $op --generate uniform:70001 --type f32 $pred --repeat 3 --spin-limit 1 --json >"$T/sel_fb.json" 2>"$T/err" ||
+    bad "$op fallbacks rc: $(cat "$T/err")"
+  python3 - "$T/sel_fb.json" <<'PY' && ok || bad "$op --json lookback_fallbacks: $(head -c 400 "$T/sel_fb.json")"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["runs"] == 3 and isinstance(j["lookback_fallbacks"], int) and j["lookback_fallbacks"] >= 0, j
+assert j["mismatches"] == 0, j
+PY
+done
 # --scan-tunes rows: one per layout, each with its batched figure like the default row's.
 "$W" bench --primitives inclusive_scan --algorithm decoupled --scan-tunes raked:4,direct:2 --min-log2 12 --max-log2 12 \
   --reps 1 --warmup 0 --batch 2 --json >"$T/bench_t.json" 2>"$T/err" || bad "bench --scan-tunes rc: $(cat "$T/err")"

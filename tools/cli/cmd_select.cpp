@@ -94,9 +94,11 @@ int run(kind k, const select_cli& c) {
   };
   // One untimed call first, as reduce and scan make: its cost beyond a timed one is compile_ms, not GPU time.
   const first_call warm = warm_up(once, st);
+  std::uint64_t fallbacks = 0;  // the timed runs' look-back fallbacks (each call's stats hold its own)
   for (int r = 0; r < c.repeat; ++r) {
     once();
     times.push_back(st.gpu_ms);
+    fallbacks += st.lookback_fallbacks;
   }
   std::sort(times.begin(), times.end());
   const double compile_ms = warm.compile_ms + std::max(0.0, warm.gpu_ms - times[times.size() / 2]);
@@ -130,7 +132,9 @@ int run(kind k, const select_cli& c) {
             {"compile_ms", compile_ms},
             {"gpu_timer", st.gpu_timestamps ? "timestamps" : "wall"},
             {"upload_ms", upload_ms},
-            {"cpu_ms", cpu_ms}};
+            {"cpu_ms", cpu_ms},
+            {"lookback_fallbacks", fallbacks},
+            {"runs", c.repeat}};
   if (!c.predicate.empty()) j["predicate"] = c.predicate;
   if (k == kind::partition) j["rejected"] = c.reversed ? "reversed" : "stable";
   if (!c.output.empty()) {
