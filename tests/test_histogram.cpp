@@ -266,7 +266,7 @@ TEST(Histogram, PastOneBindingAndDeviceSpans) {
       ASSERT_EQ(got, want) << dtype_name(t) << " bins=" << bins << ": " << first_diff(got, want);
     }
   }
-  // Device spans at unaligned offsets, and the caller's encoder.
+  // Device spans at unaligned offsets, counts in the input's buffer, and the caller's encoder.
   const std::size_t n = 100003;
   auto x = spread(dtype::f32, n + 3, -10, 10, 6);
   buffer in = ctx().create_buffer((n + 3) * 4), out = ctx().create_buffer(300 * 4);
@@ -280,8 +280,23 @@ TEST(Histogram, PastOneBindingAndDeviceSpans) {
   EXPECT_EQ(got[4], 0u);
   EXPECT_EQ(got[42], 0u);
 
+  // Counts at an aligned offset are counted where they are (zeroed first: stale values there), unless they lie in
+  // the input's buffer (bound read-only by the pass: then counted aside and copied).
+  const std::size_t at = (n + 3 + 63) / 64 * 64;  // 256-byte aligned
+  buffer both = ctx().create_buffer((at + 37) * 4);
+  ctx().write(both, 0, x.data(), (n + 3) * 4);
+  const std::vector<std::uint32_t> stale(37, 0xdeadu);
+  ctx().write(both, at * 4, stale.data(), 37 * 4);
+  // (the input from offset 0: an unaligned one would be copied to a buffer of its own first)
+  histogram_even(ctx(), device_span<const float>(both, 0, n + 3), device_span<std::uint32_t>(both, at, 37), 37, -10.0,
+                 10.0);
+  std::vector<std::uint32_t> got_both(37);
+  ctx().read(both, at * 4, got_both.data(), 37 * 4);
+  EXPECT_EQ(got_both, cpu_even(dtype::f32, x, 37, -10, 10));
+
   WGPUCommandEncoder enc = ctx().begin_commands();
   buffer out2 = ctx().create_buffer(37 * 4);
+  ctx().write(out2, 0, stale.data(), 37 * 4);
   histogram_even(ctx(), enc, device_span<const float>(in, 3, n), device_span<std::uint32_t>(out2, 0, 37), 37, -10.0,
                  10.0);
   ctx().submit(enc);

@@ -122,7 +122,8 @@ class recorder {
   void copy(const texture& src, const buffer& dst);
   static std::uint32_t bytes_per_row(const texture& t) { return (t.width() * texel_bytes(t.format()) + 255) / 256 * 256; }
   /// Zeroes bytes [offset, offset + bytes) of a buffer (both multiples of 4).
-  void clear(const buffer& b, std::uint64_t offset, std::uint64_t bytes);
+  void clear(const buffer& b, std::uint64_t offset, std::uint64_t bytes) { clear_raw(b.native(), offset, bytes); }
+  void clear_raw(WGPUBuffer b, std::uint64_t offset, std::uint64_t bytes);
   /// Bytes to bring back with the submission: src[offset, offset + bytes) into dst (at most 4,096 bytes).
   struct readback {
     WGPUBuffer src;

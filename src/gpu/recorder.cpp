@@ -285,9 +285,9 @@ void recorder::copy_raw(WGPUBuffer src, std::uint64_t so, WGPUBuffer dst, std::u
 
 
 
-void recorder::clear(const buffer& b, std::uint64_t offset, std::uint64_t bytes) {
+void recorder::clear_raw(WGPUBuffer b, std::uint64_t offset, std::uint64_t bytes) {
   s_->close_pass();
-  if (bytes) wgpuCommandEncoderClearBuffer(s_->enc, b.native(), offset, bytes);
+  if (bytes) wgpuCommandEncoderClearBuffer(s_->enc, b, offset, bytes);
 }
 
 void context_impl::flush_open() {

@@ -48,15 +48,15 @@ binding bind_from_aligned(context& ctx, WGPUBuffer buf, std::uint64_t offset, st
   return binding{buf, at, offset - at + bytes};
 }
 
-void record_zero(recorder& rec, const buffer& b, std::uint64_t offset, std::uint64_t bytes) {
+void record_zero(recorder& rec, WGPUBuffer b, std::uint64_t offset, std::uint64_t bytes) {
   context& ctx = rec.ctx();
   const std::uint64_t words = bytes / 4;
   // Too large for one binding or one u32 count, or not bindable at this offset: the transfer command.
-  if (!bindable_fill(ctx, offset, bytes)) return rec.clear(b, offset, bytes);
+  if (!bindable_fill(ctx, offset, bytes)) return rec.clear_raw(b, offset, bytes);
   static const std::string& text = compose_wgsl(fill_spec.file, monoid(op::sum(), dtype::u32), {});
   const auto& k = get_kernel(ctx, fill_spec, text, true);
   const fill_params p{static_cast<std::uint32_t>(words), 0, 0, 0};
-  rec.dispatch(k, {rec.params(p), bind(b, offset, bytes)}, fill_groups(words));
+  rec.dispatch(k, {rec.params(p), binding{b, offset, bytes}}, fill_groups(words));
 }
 
 void record_zero_take(recorder& rec, const buffer& b, std::uint64_t offset, std::uint64_t bytes,

@@ -14,7 +14,10 @@ extern const kernel_spec widen_spec;
 /// Zeroes bytes [offset, offset + bytes) of `b` with a dispatch inside the current compute pass (the scan's tile
 /// states before every call): recorder::clear is a transfer command and ends the pass. Falls back to it where
 /// the range cannot be bound as storage.
-void record_zero(recorder& rec, const buffer& b, std::uint64_t offset, std::uint64_t bytes);
+void record_zero(recorder& rec, WGPUBuffer b, std::uint64_t offset, std::uint64_t bytes);
+inline void record_zero(recorder& rec, const buffer& b, std::uint64_t offset, std::uint64_t bytes) {
+  record_zero(rec, b.native(), offset, bytes);
+}
 /// record_zero, and word `take_word` of the range takes the u32 at src_offset of src, in the same dispatch (a
 /// cleared state with a device count in it); a clear and a copy where one dispatch cannot.
 void record_zero_take(recorder& rec, const buffer& b, std::uint64_t offset, std::uint64_t bytes,

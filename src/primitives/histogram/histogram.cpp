@@ -111,15 +111,21 @@ void histogram_webgpu(context& ctx, WGPUCommandEncoder encoder, const range_ref&
     a.in = device_view{};
     a.in.count = in.count;
   }
-  // The counts' workspace is kept by the context (no allocation or zero-fill by wgpu per call); cleared below.
+  if (in.count && !b.view) a.in = bindable_input(rec, a.in, temps);
+  // Device counts at a bindable offset, in none of the buffers the pass reads: zeroed and counted where they are (no
+  // dispatch copying them there after). Otherwise the counts' workspace kept by the context (no allocation or
+  // zero-fill by wgpu per call), copied to device counts after.
+  const std::uint64_t align = std::max<std::uint32_t>(ctx.limits().min_storage_buffer_offset_alignment, 4);
+  const bool direct = counts.on_device && !b.view && counts.view.offset % align == 0 &&
+                      counts.view.buf != a.in.buf && counts.view.buf != a.edges.buf;
   const buffer& cnt = scratch(ctx, "histogram.counts", bins * 4);
-  a.counts = view_of(cnt, bins);
-  record_zero(rec, cnt, 0, bins * 4);  // a dispatch: the compute pass stays open
-  if (in.count) {
-    if (!b.view) a.in = bindable_input(rec, a.in, temps);
-    record_histogram(rec, a);
-  }
-  if (counts.on_device) record_copy_words(rec, cnt.native(), 0, counts.view.buf, counts.view.offset, bins * 4);
+  device_view where = counts.view;
+  where.count = bins;
+  a.counts = direct ? where : view_of(cnt, bins);
+  record_zero(rec, a.counts.buf, a.counts.offset, bins * 4);  // a dispatch: the compute pass stays open
+  if (in.count) record_histogram(rec, a);
+  if (counts.on_device && !direct)
+    record_copy_words(rec, cnt.native(), 0, counts.view.buf, counts.view.offset, bins * 4);
   if (!own) {
     rec.end();
     return;
