@@ -83,7 +83,8 @@ segmented_workspace record_decoupled(recorder& rec, const monoid& m, const devic
   // workspace here (no allocation per call).
   const buffer& heads = scratch(ctx, "segmented_scan.heads", 16);
   ws.heads = &heads;
-  // Cleared by the prepare pass (heads[0] too; heads[1] is copied from the state at the end).
+  // The state: cleared by the prepare pass (heads[0] too); its word 1 counts the look-back's fallbacks, read from there
+  // after the submission (no dispatch copies it out).
   const buffer& state = scratch(ctx, "segmented_scan.state", (2 + 4 * tiles) * 4);
   const buffer& bounds = scratch(ctx, "segmented_scan.bounds", (tiles + 1) * 4);
   const buffer& dummy_in = scratch(ctx, "segmented_scan.dummy_in", 16);
@@ -103,7 +104,7 @@ segmented_workspace record_decoupled(recorder& rec, const monoid& m, const devic
   grid_2d(tiles, max_dim, tx, ty);
   rec.dispatch(bounds_k, {rec.params(p), vals, vals4, offs, bnd, o, o4, st, brk}, bx, by);
   rec.dispatch(scan_k, {rec.params(p), vals, vals4, offs, bnd, o, o4, st, brk}, tx, ty);
-  record_copy_words(rec, state.native(), 4, heads.native(), 4, 4);  // inside the pass
+  ws.fallbacks = &state;
   return ws;
 }
 }  // namespace

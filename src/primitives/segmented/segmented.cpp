@@ -70,7 +70,7 @@ void check_offsets_gpu(context& ctx, std::uint32_t broken, const range_ref& offs
 // The end of every segmented call: close the output, then either leave the work in the caller's encoder, or submit,
 // fill the stats, check the offsets the GPU validated (ws null: nothing was validated) and read a host output back
 // (`words` 32-bit values from `down`).
-// A look-back pass (alg.counts_fallbacks) left its fallback count in ws->heads[1], read into the stats.
+// A look-back pass (alg.counts_fallbacks) left its fallback count in word 1 of ws->fallbacks, read into the stats.
 void finish_call(context& ctx, recorder& rec, bindable_output& o, bool own, const run_options& opt,
                  const algorithm_entry& alg, const range_ref& in, const range_ref& offsets, double upload_ms,
                  const segmented_workspace* ws, const char* what, const buffer& down, const range_ref& out,
@@ -89,7 +89,7 @@ void finish_call(context& ctx, recorder& rec, bindable_output& o, bool own, cons
   if (opt.stats) {
     opt.stats->upload_ms = in.on_device ? 0 : upload_ms;
     opt.stats->lookback_fallbacks = 0;
-    if (ws && alg.counts_fallbacks) ctx.read(*heads, 4, &opt.stats->lookback_fallbacks, 4);
+    if (ws && alg.counts_fallbacks && ws->fallbacks) ctx.read(*ws->fallbacks, 4, &opt.stats->lookback_fallbacks, 4);
   }
   check_offsets_gpu(ctx, broken, offsets, in.count, what);
   if (!out.on_device) ctx.read(down, 0, out.host_out, words * 4);

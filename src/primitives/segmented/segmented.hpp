@@ -26,12 +26,13 @@ struct segmented_args {
 };
 
 /// What a recorded segmented pass leaves behind, in context scratch buffers (read or copied before the next call
-/// records over them): heads[words] counts broken offsets (heads[1] of a pass with words = 0: its look-back fallbacks,
-/// where it counts them), tiles[runs_index] holds the number of segments (heads) in the array. Each pass sets what its
+/// records over them): heads[words] counts broken offsets, word 1 of `fallbacks` a look-back pass's fallbacks (where
+/// it counts them), tiles[runs_index] holds the number of segments (heads) in the array. Each pass sets what its
 /// caller reads.
 struct segmented_workspace {
   const buffer* heads = nullptr;
   const buffer* tiles = nullptr;
+  const buffer* fallbacks = nullptr;  // the look-back's tile states (word 1: its fallback count)
   std::uint64_t words = 0, runs_index = 0;
 };
 
@@ -75,7 +76,7 @@ segmented_workspace record_segmented_scan_streaming(recorder& rec, const monoid&
 /// The segmented scan in one decoupled look-back pass over the values (shaders/segmented/decoupled.wgsl), after a
 /// bounds pass over the offsets; the same conditions as the streaming passes (segmented_reduce_streams). tune: the
 /// look-back's knobs (items 1..8: vec4 per invocation; larger is the spine's knob and ignored here).
-/// heads[0] of the result counts broken offsets, heads[1] the look-back's fallbacks.
+/// heads[0] of the result counts broken offsets, fallbacks[1] the look-back's fallbacks.
 segmented_workspace record_segmented_scan_decoupled(recorder& rec, const monoid& m, const device_view& values,
                                                     std::uint64_t n, const device_view& offsets,
                                                     std::uint64_t n_segments, const device_view& out, bool exclusive,
