@@ -365,6 +365,20 @@ TEST(Sort, SixtyFourBitKeys) {
   EXPECT_TRUE(std::isnan(v[5]));
 }
 
+TEST(Sort, SixtyFourBitKeysNoActivePass) {
+  // 64-bit keys with no active pass (every key equal), out of place: the onesweep's slot 0 copies both words of
+  // every key (and the values) where other algorithms' finish step does; sizes around its 64-bit tile.
+  const detail::sort_onesweep_policy pol = detail::sort_onesweep_policy_for(ctx(), {}, false, 2);
+  const std::size_t tile64 = std::size_t(pol.wg_size) * pol.items;
+  for (const auto& alg : algorithms("sort"))
+    for (const std::size_t m : {std::size_t(1), tile64 - 1, tile64 + 1, 2 * tile64 + 7})
+      for (int kind = 0; kind < 3; ++kind) {
+        SCOPED_TRACE(alg + " 64-bit kind " + std::to_string(kind) + " n=" + std::to_string(m));
+        check_sort64(ctx(), alg, kind, orders[m % 2], std::vector<std::uint64_t>(m, 0x0123456789abcdefull), m % 2 == 1,
+                     false);
+      }
+}
+
 TEST(Sort, StressTakesFallbacksAndStaysCorrect) {
   context c(webgpu_options());
   testing::set_lookback_stress(c, true);

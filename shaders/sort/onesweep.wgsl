@@ -41,6 +41,7 @@ const TILE: u32 = WG_SIZE * ITEMS;
 // the loops over it can be unrolled.
 const CHUNK: u32 = WG_SIZE * CHUNK_ITEMS;
 const INACTIVE: u32 = 0xffffffffu;
+const COPY_INPUT: u32 = 0xfffffffeu;  // slot 0 with no active pass, not in place: the tile's keys copied IN -> X
 
 // The subgroup histograms while ranking (atomics for RANK_ATOMIC), then the tile in sorted order.
 //! if RANK_ATOMIC
@@ -185,6 +186,11 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
     if (p.on) {
       wg_tile = atomicAdd(&state[params.slot], 1u);
       packed = p.dpass | (p.src << 8u) | (p.dst << 16u);
+    } else if (params.slot == 0u && params.in_place == 0u) {
+      // No pass is active (every key shares each compared digit): the input is the sorted output, and slot 0 copies
+      // it to X, the finish kernel's work for this case (the host records no finish for the onesweep).
+      wg_tile = atomicAdd(&state[0u], 1u);
+      packed = COPY_INPUT;
     }
     wg_uniform = packed;
     wg_n = sort_n();
@@ -198,6 +204,23 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
   let n = workgroupUniformLoad(&wg_n);
   if (tile >= params.tiles || tile * TILE >= n) {
     return;  // past the keys (a counted range's tiles past its count: nothing waits on them)
+  }
+  if (packed == COPY_INPUT) {
+    for (var k = 0u; k < ITEMS * KEY_WORDS; k += 1u) {
+      let i = tile * TILE * KEY_WORDS + k * WG_SIZE + l;
+      if (i < n * KEY_WORDS) {
+        keys_x[i] = keys_in[i];
+      }
+    }
+    if (params.pairs != 0u) {
+      for (var k = 0u; k < ITEMS; k += 1u) {
+        let i = tile * TILE + k * WG_SIZE + l;
+        if (i < n) {
+          vals_x[i] = vals_in[i];
+        }
+      }
+    }
+    return;
   }
   if (l < RADIX) {
     atomicStore(&state[states_of(params.slot + 1u) + tile * RADIX + l], 0u);  // for the next slot

@@ -201,6 +201,9 @@ class onesweep final : public sort_algorithm {
   std::uint64_t state_words() const override { return 2 * tiles_ * 256; }
   std::uint64_t state_words_zeroed_first() const override { return tiles_ * 256; }
 
+  // shaders/sort/onesweep.wgsl's COPY_INPUT.
+  bool copies_input_when_no_pass() const override { return true; }
+
   void slot(recorder& rec, std::uint32_t j, const sort_bindings& b) override {
     context& ctx = rec.ctx();
     const buffer& state = sort_state(ctx);

@@ -140,7 +140,9 @@ void record_sort(recorder& rec0, const sort_args& a, sort_phase_split* split) {
     alg->slot(*r, j, b);
     if (split) r = &split->next("slot " + std::to_string(j));
   }
-  {  // the result into X where the passes left it elsewhere
+  // The result into X where the passes left it elsewhere: an in-place sort with an odd number of active passes, or an
+  // out-of-place one with none (which the onesweep's slot 0 copies itself).
+  if (a.in_place() || a.pass_hi() == a.pass_lo() || !alg->copies_input_when_no_pass()) {
     const auto& k = get_kernel(ctx, sort_finish_spec, memo_text({&sort_finish_spec, {a.key_words}, {}}, [&]() -> const std::string& {
                                  return compose_wgsl(sort_finish_spec.file, u32_sum(),
                                                      sort_constants(256, finish_items, a.key_words));

@@ -121,6 +121,9 @@ struct sort_algorithm {
   virtual std::uint64_t state_words() const = 0;
   virtual std::uint64_t state_words_zeroed_first() const { return 0; }
   virtual void slot(recorder& rec, std::uint32_t j, const sort_bindings& b) = 0;
+  /// Whether slot 0 copies the input to the output itself when the plan finds no active pass (out of place): then
+  /// the sort records no finish dispatch (one dispatch fewer a call).
+  virtual bool copies_input_when_no_pass() const { return false; }
 };
 std::unique_ptr<sort_algorithm> make_sort_rts(recorder& rec, const sort_args& a);
 std::unique_ptr<sort_algorithm> make_sort_onesweep(recorder& rec, const sort_args& a);
