@@ -7,9 +7,9 @@
 // clamps the count to the capacity the pass was recorded for, writes the grid of ceil(n / tile) workgroups (x, y,
 // 1), split in two dimensions as detail::grid_2d does (x * y >= tiles; 0 x 0 when the count is 0: the pass does
 // not run; 1 x 1 with one_group), and patches the block in place: its count-dependent words replaced (n, tiles,
-// grid_x; NONE leaves a word alone). The pass then binds the block as its uniform parameters and the grid as its indirect arguments,
-// so its kernel reads the device count exactly where it read the host's, with no change to its WGSL and no copy
-// (a transfer command would end the compute pass). The neutral tail of a counted range: pipeline/pad_tail.wgsl.
+// grid_x; NONE leaves a word alone). The pass then binds the block as its uniform parameters and the grid as its
+// indirect arguments, so its kernel reads the device count exactly where it read the host's, with no change to its
+// WGSL and no copy (a transfer command would end the compute pass). The neutral tail of a counted range: pipeline/pad_tail.wgsl.
 
 const NONE: u32 = 0xffffffffu;
 
