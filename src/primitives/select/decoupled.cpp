@@ -2,7 +2,7 @@
 // chunk of the input and window of the output (one of each unless the array is larger than one binding), after
 // one count_kept dispatch per chunk for stable partitions (a reversed one needs none). The last tile writes the
 // count where the caller wants it (one chunk; a device count of 0 runs one workgroup to write 0); otherwise a dispatch
-// copies it there.
+// copies it there (no elements: a transfer clears it).
 #include <memory>
 #include <optional>
 
@@ -137,6 +137,12 @@ void record_select_decoupled(recorder& rec, const select_args& a) {
   if (counted && chunks > 1)
     throw error(errc::limit, "select: a counted input must fit one storage binding (" +
                                  std::to_string(per_binding) + " elements here)");
+  if (chunks == 0) {
+    // No elements: the count is 0, cleared by a transfer, so that an empty call (a pipeline's run on an empty input)
+    // makes no kernel that its non-empty calls did not (they clear their workspace in other dispatches).
+    rec.clear_raw(a.count.buf, a.count.offset, 4);
+    return;
+  }
   const std::uint64_t max_tiles = chunks ? (parts.front().count + tile - 1) / tile : 1;
   // carry: [0, chunks] kept before each chunk, [chunks + 1] the partition's total, [chunks + 2 + c] the element
   // before chunk c (unique).
@@ -254,11 +260,8 @@ void record_select_decoupled(recorder& rec, const select_args& a) {
       if (a.fallbacks) ws.copy_state_word(rec, 1, *a.fallbacks, 4 * slot_index++);
     }
   }
-  // Not written by the pass: copied from carry inside the compute pass, but for no elements at all (the zeroed carry
-  // word) by a transfer, so that an empty call (a pipeline's run on an empty input) makes no kernel its non-empty
-  // calls did not.
-  if (!count_fused && chunks == 0) rec.copy_raw(carry.buf, 0, a.count.buf, a.count.offset, 4);
-  else if (!count_fused) record_copy_words(rec, carry.buf, chunks * 4, a.count.buf, a.count.offset, 4);
+  // Not written by the pass (several chunks, or the count in a buffer the pass reads): copied from carry.
+  if (!count_fused) record_copy_words(rec, carry.buf, chunks * 4, a.count.buf, a.count.offset, 4);
 }
 
 }  // namespace wgprim::detail
