@@ -224,11 +224,18 @@ std::vector<tunable> make_tunables(context& ctx, bool quick) {
     // H100, session 25, u32 2^26: 512 3.41, held 3.46, neither 3.66 ms); not on CPU adapters, whose compiler takes
     // several times longer over the written-out kernel. (Scatter rounds, tried here in session 24, won only with
     // the loops: left to the knob.)
+    // Where the policy ranks by match words (NVIDIA's row), also how they are cleared: the lowest peer (three
+    // subgroup barriers a key) or two words a digit used by alternate keys (one): not measured on a GPU yet.
     const bool gpu = ctx.adapter().kind != adapter_kind::cpu;
+    bool match_words = false;
+    for (const auto& k : policy(ctx).knobs)
+      if (k.name == "sort.rank_match") match_words = k.value == 1 && ctx.features().subgroup_barrier;
+    std::vector<std::pair<std::string, std::vector<std::uint64_t>>> gpu_sort = {
+        {"sort.items", {12, 15, 18, 24}}, {"sort.unroll", {0, 1}}, {"sort.wg_size", {256, 512}}, {"sort.reload_keys", {0, 1}}};
+    if (match_words) gpu_sort.push_back({"sort.match_clear", {0, 2}});
     tunable t{"sort",
               quick  ? product({{"sort.items", {8, 15, 24}}})
-              : gpu  ? product({{"sort.items", {12, 15, 18, 24}}, {"sort.unroll", {0, 1}}, {"sort.wg_size", {256, 512}},
-                                {"sort.reload_keys", {0, 1}}})
+              : gpu  ? product(gpu_sort)
                      : product({{"sort.items", {8, 12, 15, 20, 24}}}),
               {}, {}, {}, 4};
     t.prepare = [upload](std::size_t n) { upload(n, true); };
