@@ -89,6 +89,18 @@ fn load_val(role: u32, i: u32) -> u32 {
   return vals_y[i];
 }
 
+// Key word i of `src` into X, and value i where i < n (the sort's result where it is not in X already: the finish
+// kernel, and the onesweep's slot 0 when no pass is active). Word indices cover [0, n * KEY_WORDS), so callers that
+// walk every word index also reach every value index.
+fn copy_word_to_x(src: u32, i: u32, n: u32) {
+  if (i < n * KEY_WORDS) {
+    keys_x[i] = key_word(src, i);
+  }
+  if (params.pairs != 0u && i < n) {
+    vals_x[i] = load_val(src, i);
+  }
+}
+
 fn store_val(role: u32, i: u32, v: u32) {
   if (role == ROLE_X) {
     vals_x[i] = v;

@@ -18,16 +18,9 @@ fn finish(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wid: v
   }
   let w = wid.y * params.grid_x + wid.x;
   let n = sort_n();
-  let words = n * KEY_WORDS;
   for (var block = w; block < params.blocks; block += params.workgroups) {
     for (var k = 0u; k < ITEMS; k += 1u) {
-      let i = (block * ITEMS + k) * WG_SIZE + l;
-      if (i < words) {
-        keys_x[i] = key_word(src, i);
-      }
-      if (params.pairs != 0u && i < n) {
-        vals_x[i] = load_val(src, i);
-      }
+      copy_word_to_x(src, (block * ITEMS + k) * WG_SIZE + l, n);
     }
   }
 }

@@ -206,19 +206,9 @@ fn onesweep(@builtin(local_invocation_index) l: u32, li: lane_info) {
     return;  // past the keys (a counted range's tiles past its count: nothing waits on them)
   }
   if (packed == COPY_INPUT) {
+    // The tile's key words (the tiles' word ranges cover every value index below n too).
     for (var k = 0u; k < ITEMS * KEY_WORDS; k += 1u) {
-      let i = tile * TILE * KEY_WORDS + k * WG_SIZE + l;
-      if (i < n * KEY_WORDS) {
-        keys_x[i] = keys_in[i];
-      }
-    }
-    if (params.pairs != 0u) {
-      for (var k = 0u; k < ITEMS; k += 1u) {
-        let i = tile * TILE + k * WG_SIZE + l;
-        if (i < n) {
-          vals_x[i] = vals_in[i];
-        }
-      }
+      copy_word_to_x(ROLE_IN, tile * TILE * KEY_WORDS + k * WG_SIZE + l, n);
     }
     return;
   }
