@@ -70,11 +70,10 @@ counted_pass record_counted_pass(recorder& rec, const device_view& count, const 
   std::memcpy(w + b + 16, &cfg, sizeof cfg);
   const binding work = rec.work_block(w, b + 64);
   if (zero) {
-    const std::uint64_t words_to_zero = zero->size / 4;
-    const auto groups = static_cast<std::uint32_t>(std::min<std::uint64_t>(1024, (words_to_zero + 255) / 256));
-    // Composed (it imports count_args.wgsl); one text for the process.
+    // Composed (it imports count_args.wgsl); one text for the process. At least one workgroup: it sizes the grid.
     static const std::string& text = compose_wgsl(count_args_fill_spec.file, monoid(op::sum(), dtype::u32), {});
-    rec.dispatch(get_kernel(ctx, count_args_fill_spec, text, true), {work, c, *zero}, std::max(groups, 1u));
+    rec.dispatch(get_kernel(ctx, count_args_fill_spec, text, true), {work, c, *zero},
+                 std::max(fill_groups(zero->size / 4), 1u));
   } else {
     rec.dispatch(count_args_kernel(ctx, count_args_size_spec), {work, c}, 1);
   }

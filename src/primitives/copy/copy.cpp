@@ -34,10 +34,11 @@ bool bindable_fill(context& ctx, std::uint64_t offset, std::uint64_t bytes) {
   return !(bytes % 4 || bytes == 0 || (align && offset % align) || bytes > elements_per_binding(ctx, 4, 4) * 4 ||
            bytes / 4 > 0xffffffffull);
 }
+}  // namespace
+
 std::uint32_t fill_groups(std::uint64_t words) {
   return static_cast<std::uint32_t>(std::min<std::uint64_t>(1024, (words + 255) / 256));
 }
-}  // namespace
 
 // record_copy_words, record_zero_take and the select's fused count read or write a word at any 4-byte offset.
 binding bind_from_aligned(context& ctx, WGPUBuffer buf, std::uint64_t offset, std::uint64_t bytes,

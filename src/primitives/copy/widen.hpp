@@ -23,6 +23,8 @@ inline void record_zero(recorder& rec, const buffer& b, std::uint64_t offset, st
 void record_zero_take(recorder& rec, const buffer& b, std::uint64_t offset, std::uint64_t bytes,
                       std::uint64_t take_word, WGPUBuffer src, std::uint64_t src_offset);
 extern const kernel_spec fill_spec, fill_take_spec;
+/// Workgroups of 256 for a grid-stride fill of `words` words (copy/fill.wgsl, pipeline/count_args_fill.wgsl).
+std::uint32_t fill_groups(std::uint64_t words);
 
 /// The workspace of a decoupled look-back pass kept by the context: carry words (counts between chunks, totals) at
 /// offset 0, then the tile states at a binding offset, in one buffer, so that a one-chunk call clears both with one
