@@ -75,6 +75,8 @@ struct sort_onesweep_policy {
   // sort.match_clear 0 / 1 / 2): the lowest peer stores 0 between two more subgroup barriers (three a key); each lane
   // XORs its own bit back after a second barrier (two); or alternate keys use the count words and the match words and
   // each lane takes back its bit of the previous key after this key's one barrier (shaders/sort/onesweep.wgsl).
+  // NVIDIA's row: pair (H100 session 29, bench/results/2026-12-07-session29, GPU ms leader / own / pair: u32 keys
+  // 2^26 3.145 / 3.152 / 3.116 in each of two rounds; u32 pairs 2^24 1.053 / - / 1.045).
   std::uint32_t match_clear = 0;
   std::uint32_t window = 1;     // predecessor states each digit reads at once in the look-back (tune.lookback_window);
                                 // H200 2026-12-01, 512 x 15 tiles, ms per pass at 2^28: window 1 5.96, 2 6.07, 4 6.26, 8 6.55
