@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session 29, call 2 (~360 s; carry [".gl", "devbuild"]). Call 1 (run_1.sh of session 28) found on the H100: the
+# Session 29, call 2 (~300 s; carry [".gl", "devbuild"]). Call 1 (run_1.sh of session 28) found on the H100: the
 # `pair` clear of the match words 1 % faster than `leader` (u32 2^26 3.116 / 3.145 ms, both rounds), and 21 keys per
 # invocation 5 % faster than the policy's 18 (2.967 / 3.136 ms, u32 2^26, one round). 1. Keys per invocation swept
 # (onesweep rows, every key type, keys and pairs, 2^24 and 2^28, pair clear). 2. The exact sum's items 8 / 16 again.
@@ -57,7 +57,7 @@ $B/wgprim info --json | grep -E '"sort\.(items|match_clear)"'
 timeout 100 $B/wgprim_tests --gtest_brief=1 --gtest_filter='Sort*:CountedSort*:SegmentedSort*:Policy*:Pipeline*' > $OUT/gtest_sort.log 2>&1
 echo "sort tests under items $best, pair: rc=$?"
 grep -E "PASSED|FAILED|Failure" $OUT/gtest_sort.log | head -20
-[ $SECONDS -lt 250 ] && {
+[ $SECONDS -lt 200 ] && {
 timeout 40 $B/cub_bench --json --no-check --sizes 24,28 --k 10 --reps 3 --primitives sort_keys,sort_pairs > $OUT/cub.jsonl 2>&1
 echo "cub rc=$?"
 for n in 24 28; do
@@ -80,4 +80,4 @@ python3 bench/h200/vs_cub.py $OUT/cub.jsonl $OUT/w.json --short
 rm -f $f
 unset WGPRIM_ONESWEEP_MATCH_CLEAR
 echo "at $SECONDS s"
-[ $SECONDS -lt 250 ] && timeout $((360 - SECONDS)) bash bench/results/2026-12-07-session28/run_3.sh 2>&1 | grep -v "^NVIDIA\|UTC" 
+[ $SECONDS -lt 200 ] && timeout $((300 - SECONDS)) bash bench/results/2026-12-07-session28/run_3.sh 2>&1 | grep -v "^NVIDIA\|UTC" 
