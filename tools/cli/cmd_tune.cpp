@@ -224,14 +224,16 @@ std::vector<tunable> make_tunables(context& ctx, bool quick) {
     // H100, session 25, u32 2^26: 512 3.41, held 3.46, neither 3.66 ms); not on CPU adapters, whose compiler takes
     // several times longer over the written-out kernel. (Scatter rounds, tried here in session 24, won only with
     // the loops: left to the knob.)
-    // Where the policy ranks by match words (NVIDIA's row), also how they are cleared: the lowest peer (three
-    // subgroup barriers a key) or two words a digit used by alternate keys (one): not measured on a GPU yet.
+    // Keys per invocation include 21 (H100 session 29, 512-invocation tiles, u32 2^26: 18 3.136, 20 3.011, 21 2.967 ms,
+    // one round: not yet NVIDIA's row). Where the policy ranks by match words (NVIDIA's row), also how they are
+    // cleared: the lowest peer (three subgroup barriers a key) or two words a digit used by alternate keys (one;
+    // NVIDIA's row since session 29, 0.9 % faster there).
     const bool gpu = ctx.adapter().kind != adapter_kind::cpu;
     bool match_words = false;
     for (const auto& k : policy(ctx).knobs)
       if (k.name == "sort.rank_match") match_words = k.value == 1 && ctx.features().subgroup_barrier;
     std::vector<std::pair<std::string, std::vector<std::uint64_t>>> gpu_sort = {
-        {"sort.items", {12, 15, 18, 24}}, {"sort.unroll", {0, 1}}, {"sort.wg_size", {256, 512}}, {"sort.reload_keys", {0, 1}}};
+        {"sort.items", {12, 15, 18, 21, 24}}, {"sort.unroll", {0, 1}}, {"sort.wg_size", {256, 512}}, {"sort.reload_keys", {0, 1}}};
     if (match_words) gpu_sort.push_back({"sort.match_clear", {0, 2}});
     tunable t{"sort",
               quick  ? product({{"sort.items", {8, 15, 24}}})
