@@ -202,5 +202,16 @@ shift_case() {  # NAME OP: the message on the native backend is the reference; t
 shift_case row11_shift_negative_count 'a + (b >> -1)'
 shift_case row11_shift_count_32 'a + (b << 32)'
 
+# --- A/B switches of the device (WGPRIM_IMMEDIATES, WGPRIM_MAPPED_RESULT) take 0 or 1: any other value was taken as
+# "on" without a word (a hostile trial, session 29); now one line and exit 2, as every other A/B switch.
+for var in WGPRIM_IMMEDIATES WGPRIM_MAPPED_RESULT; do
+  env $var=yes "$W" reduce --generate uniform:1000 --adapter "$gpu_adapter" >"$T/out" 2>"$T/err"
+  rc=$?
+  [ $rc -eq 2 ] && [ "$(wc -l <"$T/err")" -eq 1 ] && grep -q "^wgprim: error: $var must be 0 or 1" "$T/err" \
+    && ok || bad "${var}_refused: rc=$rc $(head -c 300 "$T/err")"
+  env $var=0 "$W" reduce --generate uniform:1000 --adapter "$gpu_adapter" >/dev/null 2>"$T/err" \
+    && ok || bad "${var}=0: $(head -c 300 "$T/err")"
+done
+
 echo "cli_reliability: $pass passed, $fail failed"
 [ $fail -eq 0 ]

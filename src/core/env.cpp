@@ -13,10 +13,6 @@ namespace wgprim::detail::env {
 
 namespace {
 const char* get(const char* name) { return std::getenv(name); }
-bool is_zero(const char* name) {
-  const char* v = get(name);
-  return v && std::string(v) == "0";
-}
 // The comma-separated parts of a variable's value (an empty part stays: the callers refuse it).
 std::vector<std::string> comma_parts(const std::string& v) {
   std::vector<std::string> parts;
@@ -66,8 +62,9 @@ std::optional<double> timeout_s() {
   return t;
 }
 
-bool immediates_off() { return is_zero("WGPRIM_IMMEDIATES"); }
-bool mapped_result_off() { return is_zero("WGPRIM_MAPPED_RESULT"); }
+// 0 turns the feature off, 1 (or unset) leaves it to the adapter; anything else is refused, as every A/B switch is.
+bool immediates_off() { return choice("WGPRIM_IMMEDIATES", {"0", "1"}) == 0; }
+bool mapped_result_off() { return choice("WGPRIM_MAPPED_RESULT", {"0", "1"}) == 0; }
 
 unsigned queued_calls() {
   const char* v = get("WGPRIM_QUEUED_CALLS");

@@ -14,9 +14,11 @@ bool all_backends();
 /// WGPRIM_TIMEOUT_S: the longest wait on the GPU, overriding context_options::timeout_s; throws
 /// errc::invalid_argument when it is set to anything but a positive number.
 std::optional<double> timeout_s();
-/// WGPRIM_IMMEDIATES=0: kernel parameters through a uniform ring instead of immediates (for comparison).
+/// WGPRIM_IMMEDIATES=0: kernel parameters through a uniform ring instead of immediates (for comparison); throws
+/// errc::invalid_argument for any value but 0 or 1.
 bool immediates_off();
-/// WGPRIM_MAPPED_RESULT=0: a reduce's result through a staging copy instead of a buffer the host maps.
+/// WGPRIM_MAPPED_RESULT=0: a reduce's result through a staging copy instead of a buffer the host maps; throws
+/// errc::invalid_argument for any value but 0 or 1.
 bool mapped_result_off();
 /// WGPRIM_QUEUED_CALLS: how many queued device-range calls share one submission (1..4096; 1: each call submits
 /// its own; docs/cpp.md "When calls wait"); 0 when unset or empty (the default); throws errc::invalid_argument for
