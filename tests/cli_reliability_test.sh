@@ -213,5 +213,12 @@ for var in WGPRIM_IMMEDIATES WGPRIM_MAPPED_RESULT; do
     && ok || bad "${var}=0: $(head -c 300 "$T/err")"
 done
 
+# A pool asked for through WGPRIM_ONESWEEP_POOL that the adapter cannot hold is named as the cause (exit 5, limit),
+# not "1 keys per invocation exceed ..." (the same trial).
+WGPRIM_ONESWEEP_POOL=1048576 "$W" sort --generate uniform:3000 --algorithm onesweep --adapter "$gpu_adapter" >"$T/out" 2>"$T/err"
+rc=$?
+[ $rc -eq 5 ] && [ "$(wc -l <"$T/err")" -eq 1 ] && grep -q "^wgprim: error: WGPRIM_ONESWEEP_POOL=1048576 words exceed" "$T/err" \
+  && ok || bad "onesweep_pool_too_big: rc=$rc $(head -c 300 "$T/err")"
+
 echo "cli_reliability: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -139,9 +139,14 @@ sort_onesweep_policy sort_onesweep_policy_for(const context& ctx, const tuning& 
   if (p.rank_match && !env::onesweep_slots())
     p.slots = std::max(1u, std::min(p.slots, std::max(p.wg_size * (p.items / rounds_of(p)) / slot_words(p),
                                                       p.wg_size / 32)));
-  if (wg_bytes(p) > limit)
+  if (wg_bytes(p) > limit) {
+    const unsigned pool = env::onesweep_pool();
+    if (pool && pool >= p.wg_size * (p.items / rounds_of(p)) && pool >= p.slots * slot_words(p))
+      throw error(errc::limit, "WGPRIM_ONESWEEP_POOL=" + std::to_string(pool) +
+                                   " words exceed the adapter's workgroup memory (" + std::to_string(limit) + " bytes)");
     throw error(errc::invalid_argument, "tuning: " + std::to_string(p.items) +
                                             " keys per invocation exceed the adapter's workgroup memory");
+  }
   if (t.spin_limit) p.spin = t.spin_limit;
   if (stress) p.spin = 1;
   p.scatter_rounds = rounds_of(p);
