@@ -245,6 +245,8 @@ TEST(Context, AWaitPastItsDeadlineIsATimeoutError) {
       FAIL() << "no timeout";
     } catch (const error& e) {
       EXPECT_EQ(e.code(), errc::timeout) << e.what();
+      // The limit as given (std::to_string printed 1e-07 as "0.000000").
+      EXPECT_NE(std::string(e.what()).find("within 1e-07 s"), std::string::npos) << e.what();
     }
     // The timed-out context counts as lost: a clear error, not a hang.
     try {

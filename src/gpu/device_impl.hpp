@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <sstream>
 #include <set>
 #include <string>
 #include <thread>
@@ -249,8 +250,10 @@ struct context_impl {
       if (now > deadline) {
         std::lock_guard<std::mutex> g(mu);
         lost = true;
-        lost_message = std::string("timed out after ") + std::to_string(timeout_s) + " s " + what;
-        throw error(errc::timeout, "GPU work did not finish within " + std::to_string(timeout_s) + " s (" + what +
+        std::ostringstream limit;  // 6 significant digits: 30, 0.5, 1e-09 (std::to_string printed 1e-9 as 0.000000)
+        limit << timeout_s;
+        lost_message = "timed out after " + limit.str() + " s " + what;
+        throw error(errc::timeout, "GPU work did not finish within " + limit.str() + " s (" + what +
                                        "); set WGPRIM_TIMEOUT_S to allow longer");
       }
       // Spin (small dispatches finish in microseconds; a sleeping wait costs tens of microseconds of wake-up on
