@@ -71,8 +71,12 @@ std::uint32_t rounds_of(const sort_onesweep_policy& p) {
 // with rank_match as many match words after them. WGPRIM_ONESWEEP_POOL pads it (an occupancy sweep).
 // Pool words per subgroup histogram while ranking: its counts, and with rank_match its match words.
 std::uint32_t slot_words(const sort_onesweep_policy& p) { return (p.rank_match ? 2 : 1) * 256; }
+// The words the tile and the histograms need, before WGPRIM_ONESWEEP_POOL's padding.
+std::uint32_t needed_pool_words(const sort_onesweep_policy& p) {
+  return std::max(p.wg_size * (p.items / rounds_of(p)), p.slots * slot_words(p));
+}
 std::uint32_t pool_words(const sort_onesweep_policy& p) {
-  return std::max({p.wg_size * (p.items / rounds_of(p)), p.slots * slot_words(p), env::onesweep_pool()});
+  return std::max<std::uint32_t>(needed_pool_words(p), env::onesweep_pool());
 }
 std::uint32_t wg_bytes(const sort_onesweep_policy& p) { return pool_words(p) * 4 + fixed_wg_bytes(p.wg_size); }
 // WGPRIM_ONESWEEP_WG=256|512 overrides the policy's workgroup size (A/B runs, and the tests of the 512 shape on a
@@ -141,7 +145,7 @@ sort_onesweep_policy sort_onesweep_policy_for(const context& ctx, const tuning& 
                                                       p.wg_size / 32)));
   if (wg_bytes(p) > limit) {
     const unsigned pool = env::onesweep_pool();
-    if (pool && pool >= p.wg_size * (p.items / rounds_of(p)) && pool >= p.slots * slot_words(p))
+    if (pool >= needed_pool_words(p))  // the padding, not the tile, sets the size that does not fit
       throw error(errc::limit, "WGPRIM_ONESWEEP_POOL=" + std::to_string(pool) +
                                    " words exceed the adapter's workgroup memory (" + std::to_string(limit) + " bytes)");
     throw error(errc::invalid_argument, "tuning: " + std::to_string(p.items) +
